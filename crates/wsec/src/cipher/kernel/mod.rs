@@ -1,0 +1,1 @@
+//! Fused AES-CCM kernel (placeholder; being written).

@@ -1,0 +1,16 @@
+//! wsec: IEEE 802.11 link security, byte-exact and fast.
+//!
+//! Module map (one hop to any protocol element):
+//! - [`wire`]: frame formats (MAC header, CCMP/GCMP/TKIP/WEP security headers, MME, LLC/SNAP).
+//! - [`cipher`]: per-MPDU protection, IEEE 802.11-2020 clause 12.5 (WEP, TKIP, CCMP, GCMP, BIP)
+//!   and the fused AES-CCM kernel.
+//! - [`link`]: security associations: keys by Key ID, PN generation, replay detection,
+//!   fragment reassembly, TKIP MIC-failure tracking.
+#![forbid(unsafe_op_in_unsafe_fn)]
+
+pub mod error;
+pub mod wire;
+pub mod cipher;
+pub mod link;
+
+pub use error::{Error, Result};
