@@ -1,0 +1,105 @@
+//! MPDU framing shared by the AEAD suites (CCMP 12.5.3.3, GCMP 12.5.5.3): which frames
+//! may be protected, where the 8-octet security header goes, what the output looks like.
+use super::aad::{build_aad, Aad};
+use super::{AadOptions, Pn, RxInfo, MAX_MPDU_BODY};
+use crate::error::{Error, Result};
+use crate::wire::mac::{fc, Header};
+use crate::wire::sechdr::CcmpHeaderRepr;
+
+/// Checks the MPDU can carry CCMP/GCMP and returns its parsed header and header length.
+fn check_frame(mpdu: &[u8]) -> Result<(Header<&[u8]>, usize)> {
+    let hdr = Header::new_checked(mpdu)?;
+    let f = hdr.frame_control();
+    if f.is_data() && !f.has_data_body() {
+        return Err(Error::Unsupported("Null data frames carry no body to protect"));
+    }
+    if !(f.is_data() || f.is_mgmt()) {
+        return Err(Error::Unsupported("only data and management frames can be protected"));
+    }
+    let hl = hdr.header_len();
+    Ok((hdr, hl))
+}
+
+/// Encapsulates: `out` = header (Protected set) || CCMP/GCMP header || sealed body || MIC.
+/// `seal(nonce_source_header, aad, body_in_place, mic_out)`.
+pub(crate) fn encapsulate(
+    mpdu: &[u8],
+    pn: Pn,
+    key_id: u8,
+    mic_len: usize,
+    opts: AadOptions,
+    out: &mut Vec<u8>,
+    seal: impl FnOnce(&Header<&[u8]>, &Aad, &mut [u8], &mut [u8]) -> Result<()>,
+) -> Result<()> {
+    out.clear();
+    let (hdr, hl) = check_frame(mpdu)?;
+    if hdr.frame_control().protected() {
+        return Err(Error::AlreadyProtected);
+    }
+    let body = &mpdu[hl..];
+    if body.len() > MAX_MPDU_BODY {
+        return Err(Error::Oversize);
+    }
+    let sec = CcmpHeaderRepr { pn, key_id };
+    let aad = build_aad(&hdr, opts)?;
+    out.reserve(hl + 8 + body.len() + mic_len);
+    out.extend_from_slice(&mpdu[..hl]);
+    out[1] |= (fc::PROTECTED >> 8) as u8;
+    out.extend_from_slice(&[0u8; 8]);
+    sec.emit(&mut out[hl..hl + 8])?;
+    out.extend_from_slice(body);
+    out.resize(hl + 8 + body.len() + mic_len, 0);
+    let (data, mic) = out[hl + 8..].split_at_mut(body.len());
+    if let Err(e) = seal(&hdr, &aad, data, mic) {
+        out.clear();
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// Decapsulates: `out` = header (Protected cleared) || opened body.
+/// `open(header, aad, pn, body_in_place, mic)`.
+pub(crate) fn decapsulate(
+    mpdu: &[u8],
+    mic_len: usize,
+    opts: AadOptions,
+    out: &mut Vec<u8>,
+    open: impl FnOnce(&Header<&[u8]>, &Aad, Pn, &mut [u8], &[u8]) -> Result<()>,
+) -> Result<RxInfo> {
+    out.clear();
+    let (hdr, hl) = check_frame(mpdu)?;
+    if !hdr.frame_control().protected() {
+        return Err(Error::NotProtected);
+    }
+    let rest = &mpdu[hl..];
+    let sec = CcmpHeaderRepr::parse(rest)?;
+    if rest.len() < 8 + mic_len {
+        return Err(Error::Truncated);
+    }
+    let body_len = rest.len() - 8 - mic_len;
+    if body_len > MAX_MPDU_BODY {
+        return Err(Error::Oversize);
+    }
+    let aad = build_aad(&hdr, opts)?;
+    out.reserve(hl + body_len);
+    out.extend_from_slice(&mpdu[..hl]);
+    out[1] &= !((fc::PROTECTED >> 8) as u8);
+    out.extend_from_slice(&rest[8..8 + body_len]);
+    let mic = &rest[8 + body_len..];
+    if let Err(e) = open(&hdr, &aad, sec.pn, &mut out[hl..], mic) {
+        out.clear();
+        return Err(e);
+    }
+    Ok(RxInfo { pn: sec.pn, key_id: sec.key_id })
+}
+
+/// Reads the PN and Key ID of a CCMP/GCMP-protected MPDU without decrypting it (for key
+/// selection and the replay pre-check).
+pub fn peek(mpdu: &[u8]) -> Result<RxInfo> {
+    let (hdr, hl) = check_frame(mpdu)?;
+    if !hdr.frame_control().protected() {
+        return Err(Error::NotProtected);
+    }
+    let sec = CcmpHeaderRepr::parse(&mpdu[hl..])?;
+    Ok(RxInfo { pn: sec.pn, key_id: sec.key_id })
+}
