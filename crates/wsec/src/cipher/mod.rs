@@ -158,8 +158,9 @@ pub enum OrderRule {
     /// bit there announces an HT Control field rather than a service class.
     #[default]
     Current,
-    /// P802.11i/D7.0 (2003): Order kept. The D7.0 CCMP test MPDUs 3/4/5/8 and captures from
-    /// mac80211 before 2022 follow this rule.
+    /// P802.11i/D7.0 (2003): Order kept, and the frame is parsed as pre-HT (Order in a QoS
+    /// data frame announces no HT Control field). The D7.0 CCMP test MPDUs 3/4/5/8 follow
+    /// this rule; so do captures of pre-HT QoS traffic from mac80211 before 2022.
     Draft2003,
 }
 

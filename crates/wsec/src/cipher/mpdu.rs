@@ -1,14 +1,18 @@
 //! MPDU framing shared by the AEAD suites (CCMP 12.5.3.3, GCMP 12.5.5.3): which frames
 //! may be protected, where the 8-octet security header goes, what the output looks like.
 use super::aad::{build_aad, Aad};
-use super::{AadOptions, Pn, RxInfo, MAX_MPDU_BODY};
+use super::{AadOptions, OrderRule, Pn, RxInfo, MAX_MPDU_BODY};
 use crate::error::{Error, Result};
 use crate::wire::mac::{fc, Header};
 use crate::wire::sechdr::CcmpHeaderRepr;
 
 /// Checks the MPDU can carry CCMP/GCMP and returns its parsed header and header length.
-fn check_frame(mpdu: &[u8]) -> Result<(Header<&[u8]>, usize)> {
-    let hdr = Header::new_checked(mpdu)?;
+fn check_frame(mpdu: &[u8], opts: AadOptions) -> Result<(Header<&[u8]>, usize)> {
+    let hdr = if opts.order_rule == OrderRule::Draft2003 {
+        Header::new_checked_pre_ht(mpdu)?
+    } else {
+        Header::new_checked(mpdu)?
+    };
     let f = hdr.frame_control();
     if f.is_data() && !f.has_data_body() {
         return Err(Error::Unsupported("Null data frames carry no body to protect"));
@@ -32,7 +36,7 @@ pub(crate) fn encapsulate(
     seal: impl FnOnce(&Header<&[u8]>, &Aad, &mut [u8], &mut [u8]) -> Result<()>,
 ) -> Result<()> {
     out.clear();
-    let (hdr, hl) = check_frame(mpdu)?;
+    let (hdr, hl) = check_frame(mpdu, opts)?;
     if hdr.frame_control().protected() {
         return Err(Error::AlreadyProtected);
     }
@@ -67,7 +71,7 @@ pub(crate) fn decapsulate(
     open: impl FnOnce(&Header<&[u8]>, &Aad, Pn, &mut [u8], &[u8]) -> Result<()>,
 ) -> Result<RxInfo> {
     out.clear();
-    let (hdr, hl) = check_frame(mpdu)?;
+    let (hdr, hl) = check_frame(mpdu, opts)?;
     if !hdr.frame_control().protected() {
         return Err(Error::NotProtected);
     }
@@ -95,8 +99,8 @@ pub(crate) fn decapsulate(
 
 /// Reads the PN and Key ID of a CCMP/GCMP-protected MPDU without decrypting it (for key
 /// selection and the replay pre-check).
-pub fn peek(mpdu: &[u8]) -> Result<RxInfo> {
-    let (hdr, hl) = check_frame(mpdu)?;
+pub fn peek(mpdu: &[u8], opts: AadOptions) -> Result<RxInfo> {
+    let (hdr, hl) = check_frame(mpdu, opts)?;
     if !hdr.frame_control().protected() {
         return Err(Error::NotProtected);
     }

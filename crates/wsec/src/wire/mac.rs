@@ -176,6 +176,17 @@ impl FrameControl {
     /// Length of the MAC header this Frame Control implies, or an error for frame kinds
     /// whose header is not defined here (extension frames, protocol version != 0).
     pub fn header_len(self) -> Result<usize> {
+        self.header_len_for(false)
+    }
+
+    /// Header length for a pre-HT transmitter (`pre_ht`): before 802.11n the Order bit of a
+    /// QoS data frame announced no HT Control field (P802.11i/D7.0 test MPDUs 3/4/5/8).
+    pub fn header_len_for(self, pre_ht: bool) -> Result<usize> {
+        let len = self.header_len_ht()?;
+        Ok(if pre_ht && self.is_qos_data() && self.order() { len - 4 } else { len })
+    }
+
+    fn header_len_ht(self) -> Result<usize> {
         if self.protocol_version() != 0 {
             return Err(Error::Unsupported("protocol version other than 0"));
         }
@@ -236,12 +247,26 @@ impl QosControl {
 #[derive(Debug, Clone)]
 pub struct Header<T: AsRef<[u8]>> {
     buffer: T,
+    /// Parse as a pre-HT frame: Order in QoS data frames does not announce HT Control.
+    pre_ht: bool,
 }
 
 impl<T: AsRef<[u8]>> Header<T> {
     /// Wraps a buffer without checking it; use [`Header::new_checked`] on wire data.
     pub fn new_unchecked(buffer: T) -> Header<T> {
-        Header { buffer }
+        Header { buffer, pre_ht: false }
+    }
+
+    /// Like [`Header::new_checked`], for a frame from a pre-HT transmitter
+    /// (see [`FrameControl::header_len_for`]).
+    pub fn new_checked_pre_ht(buffer: T) -> Result<Header<T>> {
+        let h = Header { buffer, pre_ht: true };
+        h.check_len()?;
+        Ok(h)
+    }
+
+    pub fn is_pre_ht(&self) -> bool {
+        self.pre_ht
     }
 
     /// Wraps a buffer, checking it holds the whole header the Frame Control announces.
@@ -256,7 +281,7 @@ impl<T: AsRef<[u8]>> Header<T> {
         if data.len() < 2 {
             return Err(Error::Truncated);
         }
-        let len = self.frame_control().header_len()?;
+        let len = self.frame_control().header_len_for(self.pre_ht)?;
         if data.len() < len {
             return Err(Error::Truncated);
         }
@@ -335,7 +360,7 @@ impl<T: AsRef<[u8]>> Header<T> {
 
     pub fn ht_control(&self) -> Option<u32> {
         let fc = self.frame_control();
-        if !fc.has_ht_control() {
+        if !fc.has_ht_control() || (self.pre_ht && fc.is_qos_data()) {
             return None;
         }
         let o = if fc.is_mgmt() { 24 } else { self.qos_offset() + 2 };
@@ -345,7 +370,7 @@ impl<T: AsRef<[u8]>> Header<T> {
 
     /// Header length; the buffer must have passed [`Header::check_len`].
     pub fn header_len(&self) -> usize {
-        self.frame_control().header_len().unwrap_or(0)
+        self.frame_control().header_len_for(self.pre_ht).unwrap_or(0)
     }
 
     /// Octets after the MAC header (security header, body, trailer; the FCS if the caller
@@ -415,6 +440,9 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Header<T> {
     }
     pub fn set_ht_control(&mut self, v: u32) {
         let fc = self.frame_control();
+        if self.pre_ht && fc.is_qos_data() {
+            return;
+        }
         let o = if fc.is_mgmt() { 24 } else { self.qos_offset() + 2 };
         self.buffer.as_mut()[o..o + 4].copy_from_slice(&v.to_le_bytes());
     }
