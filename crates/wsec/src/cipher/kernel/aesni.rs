@@ -1,0 +1,601 @@
+//! x86_64 AES-NI backend: CTR fused into the CBC-MAC chain (see the module docs of
+//! [`super`] for the scheme).
+//!
+//! Safety model: a [`NiKey`] can only be made by [`NiKey::new`], which checks that the CPU
+//! has every feature its kernels are compiled for (AES-NI + SSE4.1, and for the VAES variant
+//! also AVX-512F/VL and VAES). The existence of a `NiKey` is therefore the proof the
+//! `#[target_feature]` entry points need, and its methods are safe.
+//!
+//! The kernel bodies are `#[inline(always)]` and generic over the round count `NR`
+//! (10 for AES-128, 14 for AES-256); each is instantiated inside `#[target_feature]` entry
+//! points, once per feature set, so the same source compiles to an SSE/AES-NI kernel and to an
+//! EVEX kernel with 32 vector registers.
+use super::aad_first_block;
+use crate::error::{Error, Result};
+use core::arch::x86_64::*;
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+/// CPU has what the `"aesni"` kernels need.
+pub(crate) fn has_aesni() -> bool {
+    std::arch::is_x86_feature_detected!("aes")
+        && std::arch::is_x86_feature_detected!("sse2")
+        && std::arch::is_x86_feature_detected!("ssse3")
+        && std::arch::is_x86_feature_detected!("sse4.1")
+}
+
+/// CPU has what the `"vaes-avx512"` kernels need.
+pub(crate) fn has_vaes_avx512() -> bool {
+    has_aesni()
+        && std::arch::is_x86_feature_detected!("avx")
+        && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+        && std::arch::is_x86_feature_detected!("vaes")
+}
+
+/// Expanded encryption round keys (11 for AES-128, 15 for AES-256), zeroized on drop.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+#[repr(C, align(16))]
+pub(crate) struct NiKey {
+    rk: [[u8; 16]; 15],
+    /// 10 or 14.
+    #[zeroize(skip)]
+    nr: u8,
+    /// Use the VAES/AVX-512 entry points.
+    #[zeroize(skip)]
+    vaes: bool,
+}
+
+impl NiKey {
+    /// Expands `key` (16 or 32 octets). `vaes` selects the VAES/AVX-512 kernels. Fails with
+    /// `Unsupported` if the CPU lacks the features of the selected kernels.
+    pub(crate) fn new(key: &[u8], vaes: bool) -> Result<Self> {
+        if key.len() != 16 && key.len() != 32 {
+            return Err(Error::BadKeyLength);
+        }
+        let ok = if vaes { has_vaes_avx512() } else { has_aesni() };
+        if !ok {
+            return Err(Error::Unsupported("CPU lacks the AES-NI/VAES features for this backend"));
+        }
+        let mut k = NiKey { rk: [[0u8; 16]; 15], nr: 0, vaes };
+        if key.len() == 16 {
+            k.nr = 10;
+            // SAFETY: has_aesni() checked above.
+            unsafe { expand128(key, &mut k.rk) };
+        } else {
+            k.nr = 14;
+            // SAFETY: has_aesni() checked above.
+            unsafe { expand256(key, &mut k.rk) };
+        }
+        Ok(k)
+    }
+
+    pub(crate) fn vaes(&self) -> bool {
+        self.vaes
+    }
+
+    pub(crate) fn key_bits(&self) -> u32 {
+        if self.nr == 10 {
+            128
+        } else {
+            256
+        }
+    }
+
+    pub(crate) fn seal(&self, nonce: &[u8; 13], m: usize, aad: &[u8], data: &mut [u8], tag: &mut [u8; 16]) {
+        let rk = &self.rk;
+        // SAFETY: a NiKey exists only if NiKey::new verified the features of the kernels
+        // selected by `self.vaes`.
+        unsafe {
+            match (self.vaes, self.nr) {
+                (false, 10) => seal128_ni(rk, nonce, m, aad, data, tag),
+                (false, _) => seal256_ni(rk, nonce, m, aad, data, tag),
+                (true, 10) => seal128_vaes(rk, nonce, m, aad, data, tag),
+                (true, _) => seal256_vaes(rk, nonce, m, aad, data, tag),
+            }
+        }
+    }
+
+    pub(crate) fn open(&self, nonce: &[u8; 13], m: usize, aad: &[u8], data: &mut [u8], tag: &mut [u8; 16]) {
+        let rk = &self.rk;
+        // SAFETY: as in `seal`.
+        unsafe {
+            match (self.vaes, self.nr) {
+                (false, 10) => open128_ni(rk, nonce, m, aad, data, tag),
+                (false, _) => open256_ni(rk, nonce, m, aad, data, tag),
+                (true, 10) => open128_vaes(rk, nonce, m, aad, data, tag),
+                (true, _) => open256_vaes(rk, nonce, m, aad, data, tag),
+            }
+        }
+    }
+
+    /// XOR the CTR keystream A_1, A_2, ... into `data` (undoes a decryption).
+    pub(crate) fn ctr_xor(&self, nonce: &[u8; 13], data: &mut [u8]) {
+        let rk = &self.rk;
+        // SAFETY: as in `seal`.
+        unsafe {
+            match (self.vaes, self.nr) {
+                (false, 10) => ctr128_ni(rk, nonce, data),
+                (false, _) => ctr256_ni(rk, nonce, data),
+                (true, 10) => ctr128_vaes(rk, nonce, data),
+                (true, _) => ctr256_vaes(rk, nonce, data),
+            }
+        }
+    }
+}
+
+type Rk = [[u8; 16]; 15];
+
+macro_rules! entry_points {
+    ($feat:literal, $vaes_ctr:ident, $seal128:ident, $seal256:ident, $open128:ident, $open256:ident, $ctr128:ident, $ctr256:ident) => {
+        #[target_feature(enable = $feat)]
+        unsafe fn $seal128(rk: &Rk, nonce: &[u8; 13], m: usize, aad: &[u8], data: &mut [u8], tag: &mut [u8; 16]) {
+            // SAFETY: the features the body needs are enabled on this function; callers
+            // checked them at run time.
+            unsafe { ccm_body::<10, true>(rk, nonce, m, aad, data, tag) }
+        }
+        #[target_feature(enable = $feat)]
+        unsafe fn $seal256(rk: &Rk, nonce: &[u8; 13], m: usize, aad: &[u8], data: &mut [u8], tag: &mut [u8; 16]) {
+            // SAFETY: as above.
+            unsafe { ccm_body::<14, true>(rk, nonce, m, aad, data, tag) }
+        }
+        #[target_feature(enable = $feat)]
+        unsafe fn $open128(rk: &Rk, nonce: &[u8; 13], m: usize, aad: &[u8], data: &mut [u8], tag: &mut [u8; 16]) {
+            // SAFETY: as above.
+            unsafe { ccm_body::<10, false>(rk, nonce, m, aad, data, tag) }
+        }
+        #[target_feature(enable = $feat)]
+        unsafe fn $open256(rk: &Rk, nonce: &[u8; 13], m: usize, aad: &[u8], data: &mut [u8], tag: &mut [u8; 16]) {
+            // SAFETY: as above.
+            unsafe { ccm_body::<14, false>(rk, nonce, m, aad, data, tag) }
+        }
+        #[target_feature(enable = $feat)]
+        unsafe fn $ctr128(rk: &Rk, nonce: &[u8; 13], data: &mut [u8]) {
+            // SAFETY: as above.
+            unsafe { $vaes_ctr::<10>(rk, nonce, data) }
+        }
+        #[target_feature(enable = $feat)]
+        unsafe fn $ctr256(rk: &Rk, nonce: &[u8; 13], data: &mut [u8]) {
+            // SAFETY: as above.
+            unsafe { $vaes_ctr::<14>(rk, nonce, data) }
+        }
+    };
+}
+
+entry_points!("aes,sse2,ssse3,sse4.1", ctr_body, seal128_ni, seal256_ni, open128_ni, open256_ni, ctr128_ni, ctr256_ni);
+entry_points!(
+    "aes,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,vaes",
+    ctr_body_vaes,
+    seal128_vaes,
+    seal256_vaes,
+    open128_vaes,
+    open256_vaes,
+    ctr128_vaes,
+    ctr256_vaes
+);
+
+// ---- small helpers; every `unsafe fn` here needs the AES-NI/SSSE3 features of the caller ----
+
+#[inline(always)]
+unsafe fn enc(s: __m128i, k: __m128i) -> __m128i {
+    // SAFETY: caller runs with AES-NI enabled.
+    unsafe { _mm_aesenc_si128(s, k) }
+}
+
+#[inline(always)]
+unsafe fn enclast(s: __m128i, k: __m128i) -> __m128i {
+    // SAFETY: caller runs with AES-NI enabled.
+    unsafe { _mm_aesenclast_si128(s, k) }
+}
+
+#[inline(always)]
+fn xor(a: __m128i, b: __m128i) -> __m128i {
+    // SAFETY: SSE2 is part of the x86_64 baseline.
+    unsafe { _mm_xor_si128(a, b) }
+}
+
+/// Load 16 octets. SAFETY (caller): `p..p+16` is readable.
+#[inline(always)]
+unsafe fn loadu(p: *const u8) -> __m128i {
+    // SAFETY: caller guarantees 16 readable octets; unaligned load.
+    unsafe { _mm_loadu_si128(p.cast()) }
+}
+
+#[inline(always)]
+fn load16(b: &[u8; 16]) -> __m128i {
+    // SAFETY: a 16-octet array.
+    unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
+}
+
+#[inline(always)]
+fn store16(b: &mut [u8; 16], v: __m128i) {
+    // SAFETY: a 16-octet array.
+    unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }
+}
+
+/// Load a 16-octet slice (length checked by the caller's chunking).
+#[inline(always)]
+fn load_chunk(c: &[u8]) -> __m128i {
+    debug_assert!(c.len() >= 16);
+    // SAFETY: `c` has at least 16 octets (chunks_exact(16) or explicit checks).
+    unsafe { loadu(c.as_ptr()) }
+}
+
+#[inline(always)]
+fn store_chunk(c: &mut [u8], v: __m128i) {
+    assert!(c.len() >= 16);
+    // SAFETY: `c` has at least 16 writable octets.
+    unsafe { _mm_storeu_si128(c.as_mut_ptr().cast(), v) }
+}
+
+/// PSHUFB masks: `SHUF[32 - r..48 - r]` moves octets `16-r..16` to `0..r` and zeroes the rest.
+static SHUF: [u8; 48] = [
+    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, //
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, //
+    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+];
+/// `LOWMASK[16 - r..32 - r]` is `r` octets 0xff then zeros.
+static LOWMASK: [u8; 32] = [
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, //
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+];
+
+/// The last `r` (1..=16) octets of the 16-octet vector `w`, moved to the front, zero padded.
+#[inline(always)]
+unsafe fn last_octets(w: __m128i, r: usize) -> __m128i {
+    debug_assert!((1..=16).contains(&r));
+    let m = load_chunk(&SHUF[32 - r..48 - r]);
+    // SAFETY: caller runs with SSSE3 enabled.
+    unsafe { _mm_shuffle_epi8(w, m) }
+}
+
+/// The last `r` (1..=15) octets of `s`, at the front of a zero-padded block, without a
+/// store-to-load round trip when `s` has 16 octets or more.
+#[inline(always)]
+unsafe fn tail_block(s: &[u8], r: usize) -> __m128i {
+    debug_assert!(r > 0 && r < 16 && r <= s.len());
+    if s.len() >= 16 {
+        // SAFETY: SSSE3 as required of the caller.
+        unsafe { last_octets(load_chunk(&s[s.len() - 16..]), r) }
+    } else {
+        let mut b = [0u8; 16];
+        b[..r].copy_from_slice(&s[s.len() - r..]);
+        load16(&b)
+    }
+}
+
+#[inline(always)]
+fn load_keys<const NR: usize>(rk: &Rk) -> [__m128i; 15] {
+    // SAFETY: SSE2 is part of the x86_64 baseline.
+    let mut k = [unsafe { _mm_setzero_si128() }; 15];
+    for i in 0..=NR {
+        k[i] = load16(&rk[i]);
+    }
+    k
+}
+
+/// One CBC-MAC step on a state that is pending its last round: returns the state after
+/// rounds 1..NR-1 of `E(X ^ b)`, i.e. again pending its last round.
+/// `kx = K_NR ^ K_0` folds the chain XOR and the whitening into AESENCLAST.
+#[inline(always)]
+unsafe fn chain<const NR: usize>(x: __m128i, b: __m128i, k: &[__m128i; 15], kx: __m128i) -> __m128i {
+    // SAFETY: AES-NI as required of the caller.
+    unsafe {
+        let mut x = enclast(x, xor(kx, b));
+        for r in 1..NR {
+            x = enc(x, k[r]);
+        }
+        x
+    }
+}
+
+/// Full block encryption.
+#[inline(always)]
+unsafe fn encrypt<const NR: usize>(b: __m128i, k: &[__m128i; 15]) -> __m128i {
+    // SAFETY: AES-NI as required of the caller.
+    unsafe {
+        let mut s = xor(b, k[0]);
+        for r in 1..NR {
+            s = enc(s, k[r]);
+        }
+        enclast(s, k[NR])
+    }
+}
+
+/// Counter block `A_i`: A0 with `i` big endian in octets 14..16.
+#[inline(always)]
+fn ctr_block(a0: __m128i, i: u16) -> __m128i {
+    // SAFETY: SSE2 is part of the x86_64 baseline.
+    unsafe { _mm_insert_epi16::<7>(a0, i.swap_bytes() as i32) }
+}
+
+/// (B0, A0) for L = 2 built in general registers: no byte stores followed by a vector load.
+#[inline(always)]
+fn b0_a0(nonce: &[u8; 13], has_aad: bool, m: usize, len: usize) -> (__m128i, __m128i) {
+    let lo = u64::from_le_bytes([nonce[0], nonce[1], nonce[2], nonce[3], nonce[4], nonce[5], nonce[6], nonce[7]]);
+    let hi = u64::from_le_bytes([nonce[5], nonce[6], nonce[7], nonce[8], nonce[9], nonce[10], nonce[11], nonce[12]]);
+    let flags = (if has_aad { 0x40u64 } else { 0 }) | ((((m - 2) / 2) as u64) << 3) | 0x01;
+    let a_lo = (lo << 8) | 0x01;
+    let a_hi = hi >> 16;
+    let b_lo = (lo << 8) | flags;
+    let b_hi = a_hi | (((len as u16).swap_bytes() as u64) << 48);
+    // SAFETY: SSE2 is part of the x86_64 baseline.
+    unsafe { (_mm_set_epi64x(b_hi as i64, b_lo as i64), _mm_set_epi64x(a_hi as i64, a_lo as i64)) }
+}
+
+/// Chain the formatted AAD (RFC 3610 2.2, length < 0xFF00) into `x`.
+#[inline(always)]
+unsafe fn mac_aad<const NR: usize>(mut x: __m128i, aad: &[u8], k: &[__m128i; 15], kx: __m128i) -> __m128i {
+    let a = aad.len();
+    if a == 0 {
+        return x;
+    }
+    // SAFETY (whole block): AES-NI and SSSE3 as required of the caller; every load below is
+    // of a range inside `aad` (checked by the length tests) or a stack array.
+    unsafe {
+        if a >= 16 {
+            // [len_hi, len_lo, aad[0..14]] from one load: shift left by 2 and insert the length.
+            let v = load_chunk(aad);
+            let first = _mm_insert_epi16::<0>(_mm_slli_si128::<2>(v), (a as u16).swap_bytes() as i32);
+            x = chain::<NR>(x, first, k, kx);
+            let rest = &aad[14..];
+            let mut it = rest.chunks_exact(16);
+            for c in &mut it {
+                x = chain::<NR>(x, load_chunk(c), k, kx);
+            }
+            let r = it.remainder().len();
+            if r > 0 {
+                // The last r octets of aad (aad has >= 16 octets).
+                x = chain::<NR>(x, last_octets(load_chunk(&aad[a - 16..]), r), k, kx);
+            }
+        } else {
+            let (first, rest) = aad_first_block(aad);
+            x = chain::<NR>(x, load16(&first), k, kx);
+            if !rest.is_empty() {
+                // a is 15: one octet left.
+                let mut b = [0u8; 16];
+                b[..rest.len()].copy_from_slice(rest);
+                x = chain::<NR>(x, load16(&b), k, kx);
+            }
+        }
+    }
+    x
+}
+
+/// The fused CCM kernel. `ENCRYPT`: MAC the plaintext in `data` and encrypt it in the same
+/// loop. `!ENCRYPT`: decrypt with the keystream one block ahead of the chain and MAC the
+/// plaintext. `tag` receives the full 16 octets `T ^ E(A0)`.
+#[inline(always)]
+unsafe fn ccm_body<const NR: usize, const ENCRYPT: bool>(
+    rk: &Rk,
+    nonce: &[u8; 13],
+    m: usize,
+    aad: &[u8],
+    data: &mut [u8],
+    tag: &mut [u8; 16],
+) {
+    let n = data.len();
+    let r = n % 16;
+    let k = load_keys::<NR>(rk);
+    let kx = xor(k[NR], k[0]);
+    let (b0, a0) = b0_a0(nonce, !aad.is_empty(), m, n);
+
+    // SAFETY (whole body): AES-NI, SSE4.1 and SSSE3 are enabled by every entry point; all
+    // memory access goes through slice-checked helpers.
+    unsafe {
+        // The last partial block is read before the loop writes anything, so its load never
+        // waits on a store (it also sees the original octets in place).
+        let tail_in = if r > 0 { tail_block(data, r) } else { _mm_setzero_si128() };
+
+        // B0, the tag mask A0 and (for decryption) A1 go through the rounds together.
+        let mut x = xor(b0, k[0]);
+        let mut s0 = xor(a0, k[0]);
+        let mut ks = xor(ctr_block(a0, 1), k[0]);
+        for i in 1..NR {
+            x = enc(x, k[i]);
+            s0 = enc(s0, k[i]);
+            if !ENCRYPT {
+                ks = enc(ks, k[i]);
+            }
+        }
+        let s0 = enclast(s0, k[NR]);
+        if !ENCRYPT {
+            ks = enclast(ks, k[NR]);
+        }
+        // x is pending its last round from here on.
+        x = mac_aad::<NR>(x, aad, &k, kx);
+
+        let mut ctr: u16 = 1;
+        let mut it = data.chunks_exact_mut(16);
+        for blk in &mut it {
+            let d = load_chunk(blk);
+            if ENCRYPT {
+                // Chain block i and the keystream for block i, round by round.
+                let mut c = xor(ctr_block(a0, ctr), k[0]);
+                x = enclast(x, xor(kx, d));
+                for i in 1..NR {
+                    c = enc(c, k[i]);
+                    x = enc(x, k[i]);
+                }
+                c = enclast(c, k[NR]);
+                store_chunk(blk, xor(d, c));
+            } else {
+                // Keystream for block i is ready; make block i+1's while chaining block i.
+                let p = xor(d, ks);
+                store_chunk(blk, p);
+                let mut c = xor(ctr_block(a0, ctr.wrapping_add(1)), k[0]);
+                x = enclast(x, xor(kx, p));
+                for i in 1..NR {
+                    c = enc(c, k[i]);
+                    x = enc(x, k[i]);
+                }
+                ks = enclast(c, k[NR]);
+            }
+            ctr = ctr.wrapping_add(1);
+        }
+        let rem = it.into_remainder();
+        if r > 0 {
+            let mut out = [0u8; 16];
+            if ENCRYPT {
+                let c = encrypt::<NR>(ctr_block(a0, ctr), &k);
+                x = chain::<NR>(x, tail_in, &k, kx);
+                store16(&mut out, xor(tail_in, c));
+            } else {
+                let mask = load_chunk(&LOWMASK[16 - r..32 - r]);
+                let p = xor(tail_in, _mm_and_si128(ks, mask));
+                x = chain::<NR>(x, p, &k, kx);
+                store16(&mut out, p);
+            }
+            rem.copy_from_slice(&out[..r]);
+        }
+        let t = xor(enclast(x, k[NR]), s0);
+        store16(tag, t);
+    }
+}
+
+/// Keystream XOR with A_1, A_2, ...: four blocks in flight.
+#[inline(always)]
+unsafe fn ctr_body<const NR: usize>(rk: &Rk, nonce: &[u8; 13], data: &mut [u8]) {
+    let k = load_keys::<NR>(rk);
+    let (_, a0) = b0_a0(nonce, false, 4, 0);
+    let mut ctr: u16 = 1;
+    // SAFETY: AES-NI as enabled by the entry points; memory via slice-checked helpers.
+    unsafe {
+        let mut it = data.chunks_exact_mut(64);
+        for blk in &mut it {
+            let mut s = [
+                xor(ctr_block(a0, ctr), k[0]),
+                xor(ctr_block(a0, ctr.wrapping_add(1)), k[0]),
+                xor(ctr_block(a0, ctr.wrapping_add(2)), k[0]),
+                xor(ctr_block(a0, ctr.wrapping_add(3)), k[0]),
+            ];
+            for i in 1..NR {
+                for v in s.iter_mut() {
+                    *v = enc(*v, k[i]);
+                }
+            }
+            for (j, v) in s.iter().enumerate() {
+                let c = &mut blk[16 * j..16 * j + 16];
+                store_chunk(c, xor(load_chunk(c), enclast(*v, k[NR])));
+            }
+            ctr = ctr.wrapping_add(4);
+        }
+        ctr_tail::<NR>(it.into_remainder(), a0, ctr, &k);
+    }
+}
+
+/// Fewer than four blocks: one at a time, the last one possibly partial.
+#[inline(always)]
+unsafe fn ctr_tail<const NR: usize>(rest: &mut [u8], a0: __m128i, mut ctr: u16, k: &[__m128i; 15]) {
+    for c in rest.chunks_mut(16) {
+        // SAFETY: AES-NI as required of the caller.
+        let ks = unsafe { encrypt::<NR>(ctr_block(a0, ctr), k) };
+        let mut b = [0u8; 16];
+        store16(&mut b, ks);
+        for (d, s) in c.iter_mut().zip(&b) {
+            *d ^= s;
+        }
+        ctr = ctr.wrapping_add(1);
+    }
+}
+
+/// Keystream XOR with 512-bit VAES: four counter blocks per instruction.
+#[inline(always)]
+unsafe fn ctr_body_vaes<const NR: usize>(rk: &Rk, nonce: &[u8; 13], data: &mut [u8]) {
+    let k = load_keys::<NR>(rk);
+    let (_, a0) = b0_a0(nonce, false, 4, 0);
+    // SAFETY: AVX-512F/VL and VAES are enabled by the `*_vaes` entry points, the only
+    // callers; memory via slice-checked pointers (64 octets per chunk).
+    unsafe {
+        let mut kz = [_mm512_setzero_si512(); 15];
+        for i in 0..=NR {
+            kz[i] = _mm512_broadcast_i32x4(k[i]);
+        }
+        // Counters live big endian in octets 14..16 of each lane; keep them little endian in
+        // 32-bit lane 3 and byte-swap per lane into place.
+        let a0z = _mm512_broadcast_i32x4(a0);
+        let mut idx = _mm512_set_epi32(0, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1);
+        let four = _mm512_set_epi32(0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4);
+        // PSHUFB per lane: octet 14 <- index octet 1 of dword 0, octet 15 <- octet 0.
+        let sh = _mm512_broadcast_i32x4(_mm_set_epi8(0, 1, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128));
+        let keep = _mm512_broadcast_i32x4(_mm_set_epi8(0, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+        let mut ctr: u16 = 1;
+        let mut it = data.chunks_exact_mut(64);
+        for blk in &mut it {
+            let c = _mm512_or_si512(_mm512_and_si512(a0z, keep), _mm512_shuffle_epi8(idx, sh));
+            let mut s = _mm512_xor_si512(c, kz[0]);
+            for i in 1..NR {
+                s = _mm512_aesenc_epi128(s, kz[i]);
+            }
+            s = _mm512_aesenclast_epi128(s, kz[NR]);
+            let p = blk.as_mut_ptr();
+            _mm512_storeu_si512(p.cast(), _mm512_xor_si512(_mm512_loadu_si512(p.cast()), s));
+            idx = _mm512_add_epi32(idx, four);
+            ctr = ctr.wrapping_add(4);
+        }
+        ctr_tail::<NR>(it.into_remainder(), a0, ctr, &k);
+    }
+}
+
+// ---- key expansion (FIPS 197 5.2) with AESKEYGENASSIST ----
+
+#[inline(always)]
+fn mix(mut k: __m128i, t: __m128i) -> __m128i {
+    // SAFETY: SSE2 is part of the x86_64 baseline.
+    unsafe {
+        k = xor(k, _mm_slli_si128::<4>(k));
+        k = xor(k, _mm_slli_si128::<4>(k));
+        k = xor(k, _mm_slli_si128::<4>(k));
+    }
+    xor(k, t)
+}
+
+#[target_feature(enable = "aes,sse2")]
+unsafe fn expand128(key: &[u8], rk: &mut Rk) {
+    let mut k = load_chunk(key);
+    store16(&mut rk[0], k);
+    macro_rules! round {
+        ($i:expr, $rcon:literal) => {
+            let t = _mm_shuffle_epi32::<0xff>(_mm_aeskeygenassist_si128::<$rcon>(k));
+            k = mix(k, t);
+            store16(&mut rk[$i], k);
+        };
+    }
+    round!(1, 0x01);
+    round!(2, 0x02);
+    round!(3, 0x04);
+    round!(4, 0x08);
+    round!(5, 0x10);
+    round!(6, 0x20);
+    round!(7, 0x40);
+    round!(8, 0x80);
+    round!(9, 0x1b);
+    round!(10, 0x36);
+}
+
+#[target_feature(enable = "aes,sse2")]
+unsafe fn expand256(key: &[u8], rk: &mut Rk) {
+    let mut a = load_chunk(&key[..16]);
+    let mut b = load_chunk(&key[16..]);
+    store16(&mut rk[0], a);
+    store16(&mut rk[1], b);
+    macro_rules! round {
+        ($i:expr, $rcon:literal, $odd:expr) => {
+            let t = _mm_shuffle_epi32::<0xff>(_mm_aeskeygenassist_si128::<$rcon>(b));
+            a = mix(a, t);
+            store16(&mut rk[2 * $i], a);
+            if $odd {
+                let t = _mm_shuffle_epi32::<0xaa>(_mm_aeskeygenassist_si128::<0>(a));
+                b = mix(b, t);
+                store16(&mut rk[2 * $i + 1], b);
+            }
+        };
+    }
+    round!(1, 0x01, true);
+    round!(2, 0x02, true);
+    round!(3, 0x04, true);
+    round!(4, 0x08, true);
+    round!(5, 0x10, true);
+    round!(6, 0x20, true);
+    round!(7, 0x40, false);
+}
