@@ -1,1 +1,186 @@
-fn main(){}
+//! `wsec`: the command-line face of the wsec library.
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::Read;
+use std::process::ExitCode;
+use wsec::cipher::{self, AadOptions, CipherSuite, OrderRule};
+
+#[derive(Parser)]
+#[command(name = "wsec", version, about = "IEEE 802.11 link security: WEP, TKIP, CCMP, GCMP, BIP")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Protect a plaintext MPDU (MAC header + body, hex, no FCS); print the protected MPDU in hex.
+    Protect(ProtectArgs),
+    /// Check and remove the protection of an MPDU (hex); print the plaintext MPDU in hex,
+    /// or exit 1 with a one-line reason.
+    Unprotect(UnprotectArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CipherName {
+    /// WEP-40 or WEP-104, by key length (5 or 13 octets)
+    Wep,
+    /// TKIP; --key is the 32-octet TK || Michael A->S key || Michael S->A key
+    Tkip,
+    Ccmp,
+    #[value(name = "ccmp-256")]
+    Ccmp256,
+    Gcmp,
+    #[value(name = "gcmp-256")]
+    Gcmp256,
+    #[value(name = "bip-cmac")]
+    BipCmac,
+    #[value(name = "bip-cmac-256")]
+    BipCmac256,
+    #[value(name = "bip-gmac")]
+    BipGmac,
+    #[value(name = "bip-gmac-256")]
+    BipGmac256,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum OrderRuleArg {
+    /// IEEE 802.11-2020: Order masked in QoS Data AAD (HT Control present when Order = 1)
+    Current,
+    /// P802.11i/D7.0: Order kept, pre-HT header parsing
+    #[value(name = "2003")]
+    Draft2003,
+}
+
+#[derive(Args)]
+struct KeyArgs {
+    /// Cipher suite
+    #[arg(long, value_enum)]
+    cipher: CipherName,
+    /// Temporal key (TK, GTK, IGTK or WEP key) in hex
+    #[arg(long)]
+    key: String,
+    /// AAD rule for the Order bit of QoS Data frames (CCMP/GCMP)
+    #[arg(long, value_enum, default_value = "current")]
+    order_rule: OrderRuleArg,
+    /// SPP A-MSDU negotiated: keep the A-MSDU Present bit in the AAD (CCMP/GCMP)
+    #[arg(long)]
+    spp_amsdu: bool,
+}
+
+#[derive(Args)]
+struct ProtectArgs {
+    #[command(flatten)]
+    key: KeyArgs,
+    /// PN/TSC/IPN (48-bit); for WEP the 24-bit IV. Decimal or 0x-prefixed hex
+    #[arg(long, value_parser = parse_number)]
+    pn: u64,
+    /// Key ID (0-3; BIP 4-7). Default 0, or 4 for BIP
+    #[arg(long)]
+    keyid: Option<u8>,
+    /// The plaintext MPDU in hex (':' and whitespace allowed), or '-' for standard input
+    mpdu: String,
+}
+
+#[derive(Args)]
+struct UnprotectArgs {
+    #[command(flatten)]
+    key: KeyArgs,
+    /// The protected MPDU in hex (':' and whitespace allowed), or '-' for standard input
+    mpdu: String,
+}
+
+fn parse_number(s: &str) -> Result<u64, String> {
+    let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => s.parse(),
+    };
+    r.map_err(|e| format!("not a number: {e}"))
+}
+
+fn parse_hex(what: &str, s: &str) -> Result<Vec<u8>, String> {
+    let clean: String = s.chars().filter(|c| !(c.is_whitespace() || *c == ':' || *c == '-')).collect();
+    hex::decode(&clean).map_err(|e| format!("{what} is not valid hex: {e}"))
+}
+
+fn read_mpdu(arg: &str) -> Result<Vec<u8>, String> {
+    if arg == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).map_err(|e| format!("reading standard input: {e}"))?;
+        parse_hex("standard input", &s)
+    } else {
+        parse_hex("MPDU", arg)
+    }
+}
+
+fn suite_of(c: CipherName, key_len: usize) -> CipherSuite {
+    match c {
+        CipherName::Wep => {
+            if key_len == 5 {
+                CipherSuite::Wep40
+            } else {
+                CipherSuite::Wep104
+            }
+        }
+        CipherName::Tkip => CipherSuite::Tkip,
+        CipherName::Ccmp => CipherSuite::Ccmp128,
+        CipherName::Ccmp256 => CipherSuite::Ccmp256,
+        CipherName::Gcmp => CipherSuite::Gcmp128,
+        CipherName::Gcmp256 => CipherSuite::Gcmp256,
+        CipherName::BipCmac => CipherSuite::BipCmac128,
+        CipherName::BipCmac256 => CipherSuite::BipCmac256,
+        CipherName::BipGmac => CipherSuite::BipGmac128,
+        CipherName::BipGmac256 => CipherSuite::BipGmac256,
+    }
+}
+
+fn protection(k: &KeyArgs) -> Result<Box<dyn cipher::Protection + Send + Sync>, String> {
+    let key = parse_hex("key", &k.key)?;
+    let suite = suite_of(k.cipher, key.len());
+    let opts = AadOptions {
+        order_rule: match k.order_rule {
+            OrderRuleArg::Current => OrderRule::Current,
+            OrderRuleArg::Draft2003 => OrderRule::Draft2003,
+        },
+        spp_amsdu: k.spp_amsdu,
+    };
+    cipher::new_protection(suite, &key, opts).map_err(|e| match e {
+        wsec::Error::BadKeyLength => {
+            format!("{suite} needs a {}-octet key, got {}", suite.key_len(), key.len())
+        }
+        e => e.to_string(),
+    })
+}
+
+fn run(cli: Cli) -> Result<String, (u8, String)> {
+    let usage = |e: String| (2u8, e);
+    match cli.cmd {
+        Cmd::Protect(a) => {
+            let p = protection(&a.key).map_err(usage)?;
+            let mpdu = read_mpdu(&a.mpdu).map_err(usage)?;
+            let key_id = a.keyid.unwrap_or(if p.suite().is_bip() { 4 } else { 0 });
+            let mut out = Vec::new();
+            p.encapsulate(&mpdu, a.pn, key_id, &mut out).map_err(|e| (1, e.to_string()))?;
+            Ok(hex::encode(out))
+        }
+        Cmd::Unprotect(a) => {
+            let p = protection(&a.key).map_err(usage)?;
+            let mpdu = read_mpdu(&a.mpdu).map_err(usage)?;
+            let mut out = Vec::new();
+            p.decapsulate(&mpdu, &mut out).map_err(|e| (1, e.to_string()))?;
+            Ok(hex::encode(out))
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(line) => {
+            println!("{line}");
+            ExitCode::SUCCESS
+        }
+        Err((code, msg)) => {
+            eprintln!("wsec: {msg}");
+            ExitCode::from(code)
+        }
+    }
+}

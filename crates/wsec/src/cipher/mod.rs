@@ -14,7 +14,7 @@
 //! protected MPDU, and the reverse; the [`Protection`] trait names that contract.
 pub mod aad;
 pub mod bip;
-// pub mod ccmp; (enabled once the kernel lands)
+pub mod ccmp;
 pub mod gcmp;
 pub mod kernel;
 pub mod mpdu;
@@ -197,3 +197,18 @@ pub trait Protection {
 /// Largest MSDU body (0-2304 octets, 9.2.4.7.1) plus A-MSDU/fragment headroom: we accept
 /// bodies up to the largest MPDU of 802.11-2020 (11 454 octets, VHT) and reject larger.
 pub const MAX_MPDU_BODY: usize = 11454;
+
+/// Builds the protection of `suite` from its key (for TKIP, the 32-octet TK with both
+/// Michael keys). `opts` applies to CCMP and GCMP.
+pub fn new_protection(suite: CipherSuite, key: &[u8], opts: AadOptions) -> Result<Box<dyn Protection + Send + Sync>> {
+    if key.len() != suite.key_len() {
+        return Err(Error::BadKeyLength);
+    }
+    Ok(match suite {
+        CipherSuite::Wep40 | CipherSuite::Wep104 => Box::new(wep::WepKey::new(key)?),
+        CipherSuite::Tkip => Box::new(tkip::TkipKey::new(key)?),
+        CipherSuite::Ccmp128 | CipherSuite::Ccmp256 => Box::new(ccmp::Ccmp::with_options(key, opts)?),
+        CipherSuite::Gcmp128 | CipherSuite::Gcmp256 => Box::new(gcmp::Gcmp::with_options(key, opts)?),
+        _ => Box::new(bip::Bip::new(suite, key)?),
+    })
+}

@@ -1,0 +1,427 @@
+//! A security association as one STA holds it for one peer: the keys by Key ID and what
+//! each key needs around it, IEEE 802.11-2020 12.5 and 12.6.
+//!
+//! - Pairwise keys under Key ID 0 and 1 (Extended Key ID, 12.6.21: two PTKs may be
+//!   installed at once, and the transmitter switches between them); group keys (GTK, and
+//!   WEP default keys) under Key ID 0-3; IGTK under 4-5 and BIGTK under 6-7 (BIP).
+//! - Each key has its own transmit PN generator (fails closed at 2^48 - 1) and its own
+//!   receive replay counters; a key install gets a fresh tag so that fragments decrypted
+//!   under different keys are never joined.
+//! - Receive order: key by Key ID and A1 → replay pre-check on the cleartext PN →
+//!   decapsulation (MIC/ICV) → reassembly (TKIP: Michael on the whole MSDU) → the replay
+//!   counter advances. A frame that fails any step changes nothing.
+use super::defrag::{FragMeta, Reassembler};
+use super::mic_failure::{MicFailureAction, MicFailureTracker};
+use super::pn::PnGenerator;
+use super::replay::ReplayCounters;
+use crate::cipher::bip::Bip;
+use crate::cipher::ccmp::Ccmp;
+use crate::cipher::gcmp::Gcmp;
+use crate::cipher::tkip::{MichaelDirection, TkipKey};
+use crate::cipher::wep::WepKey;
+use crate::cipher::{mpdu, AadOptions, CipherSuite, Pn, Protection, RxInfo};
+use crate::error::{Error, Result};
+use crate::wire::mac::{is_group, Header, SeqControl};
+
+/// The STA's role in the 4-way handshake that made the PTK: it picks TKIP's Michael key
+/// for each direction (12.7.2: the Authenticator transmits with PTK octets 16-23).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Authenticator,
+    Supplicant,
+}
+
+/// Which key table a key goes in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyType {
+    /// PTK's TK, Key ID 0 or 1.
+    Pairwise,
+    /// GTK (or a WEP default key), Key ID 0-3.
+    Group,
+    /// IGTK (Key ID 4-5) or BIGTK (6-7).
+    ManagementGroup,
+}
+
+#[derive(Clone)]
+enum Key {
+    Wep(WepKey),
+    Tkip(TkipKey),
+    Ccmp(Ccmp),
+    Gcmp(Gcmp),
+    Bip(Bip),
+}
+
+impl Key {
+    fn new(suite: CipherSuite, key: &[u8], opts: AadOptions) -> Result<Key> {
+        if key.len() != suite.key_len() {
+            return Err(Error::BadKeyLength);
+        }
+        Ok(match suite {
+            CipherSuite::Wep40 | CipherSuite::Wep104 => Key::Wep(WepKey::new(key)?),
+            CipherSuite::Tkip => Key::Tkip(TkipKey::new(key)?),
+            CipherSuite::Ccmp128 | CipherSuite::Ccmp256 => Key::Ccmp(Ccmp::with_options(key, opts)?),
+            CipherSuite::Gcmp128 | CipherSuite::Gcmp256 => Key::Gcmp(Gcmp::with_options(key, opts)?),
+            _ => Key::Bip(Bip::new(suite, key)?),
+        })
+    }
+
+    fn prot(&self) -> &dyn Protection {
+        match self {
+            Key::Wep(k) => k,
+            Key::Tkip(k) => k,
+            Key::Ccmp(k) => k,
+            Key::Gcmp(k) => k,
+            Key::Bip(k) => k,
+        }
+    }
+}
+
+struct Slot {
+    key: Key,
+    tx: PnGenerator,
+    rx: ReplayCounters,
+    tag: u64,
+}
+
+/// What `unprotect` hands back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RxOutcome {
+    /// A whole plaintext MPDU (reassembled if it came in fragments), with the PN of its
+    /// last fragment and the Key ID.
+    Frame { mpdu: Vec<u8>, info: RxInfo },
+    /// A fragment was accepted and is held until the rest arrives.
+    FragmentHeld,
+}
+
+pub struct SecurityAssociation {
+    role: Role,
+    pairwise: [Option<Slot>; 2],
+    tx_pairwise: u8,
+    group: [Option<Slot>; 4],
+    tx_group: u8,
+    mgmt_group: [Option<Slot>; 4],
+    tx_mgmt_group: u8,
+    next_tag: u64,
+    defrag: Reassembler,
+    pub mic_failures: MicFailureTracker,
+    /// What the last TKIP Michael failure calls for (report, or countermeasures).
+    pub last_mic_failure: Option<MicFailureAction>,
+}
+
+impl SecurityAssociation {
+    pub fn new(role: Role) -> Self {
+        SecurityAssociation {
+            role,
+            pairwise: [None, None],
+            tx_pairwise: 0,
+            group: [None, None, None, None],
+            tx_group: 1,
+            mgmt_group: [None, None, None, None],
+            tx_mgmt_group: 4,
+            next_tag: 1,
+            defrag: Reassembler::new(),
+            mic_failures: MicFailureTracker::new(),
+            last_mic_failure: None,
+        }
+    }
+
+    fn table(&mut self, kt: KeyType, key_id: u8) -> Result<&mut Option<Slot>> {
+        let i = key_id as usize;
+        match kt {
+            KeyType::Pairwise if i < 2 => Ok(&mut self.pairwise[i]),
+            KeyType::Group if i < 4 => Ok(&mut self.group[i]),
+            KeyType::ManagementGroup if (4..8).contains(&i) => Ok(&mut self.mgmt_group[i - 4]),
+            _ => Err(Error::UnknownKeyId(key_id)),
+        }
+    }
+
+    /// Installs a key. `rsc` is the receive sequence counter announced with it (a GTK's
+    /// RSC from the GTK KDE): frames must carry a PN above it. Installing also selects the
+    /// key for transmission in its table; with Extended Key ID use [`Self::set_tx_key`]
+    /// to switch later.
+    pub fn install(
+        &mut self,
+        kt: KeyType,
+        key_id: u8,
+        suite: CipherSuite,
+        key: &[u8],
+        opts: AadOptions,
+        rsc: Option<Pn>,
+    ) -> Result<()> {
+        let valid = match kt {
+            KeyType::Pairwise => !suite.is_bip(),
+            KeyType::Group => !suite.is_bip(),
+            KeyType::ManagementGroup => suite.is_bip(),
+        };
+        if !valid {
+            return Err(Error::Unsupported("cipher suite not valid for this key type"));
+        }
+        let key = Key::new(suite, key, opts)?;
+        let tx = match key {
+            Key::Wep(_) => PnGenerator::with_range(0, 24),
+            _ => PnGenerator::new(),
+        };
+        let tag = self.next_tag;
+        self.next_tag += 1;
+        let rx = rsc.map(ReplayCounters::with_rsc).unwrap_or_default();
+        *self.table(kt, key_id)? = Some(Slot { key, tx, rx, tag });
+        self.set_tx_key(kt, key_id)?;
+        // Fragments decrypted under the old key must not be completed under the new one.
+        self.defrag.clear();
+        Ok(())
+    }
+
+    /// Selects the key used to transmit (Extended Key ID switch, GTK rollover).
+    pub fn set_tx_key(&mut self, kt: KeyType, key_id: u8) -> Result<()> {
+        if self.table(kt, key_id)?.is_none() {
+            return Err(Error::UnknownKeyId(key_id));
+        }
+        match kt {
+            KeyType::Pairwise => self.tx_pairwise = key_id,
+            KeyType::Group => self.tx_group = key_id,
+            KeyType::ManagementGroup => self.tx_mgmt_group = key_id,
+        }
+        Ok(())
+    }
+
+    /// Removes a key (and every partial MSDU).
+    pub fn remove(&mut self, kt: KeyType, key_id: u8) -> Result<()> {
+        *self.table(kt, key_id)? = None;
+        self.defrag.clear();
+        Ok(())
+    }
+
+    /// The next PN the transmit key of `kt` will use (the RSC to announce is one less).
+    pub fn tx_pn(&mut self, kt: KeyType) -> Option<Pn> {
+        let id = match kt {
+            KeyType::Pairwise => self.tx_pairwise,
+            KeyType::Group => self.tx_group,
+            KeyType::ManagementGroup => self.tx_mgmt_group,
+        };
+        self.table(kt, id).ok()?.as_ref().map(|s| s.tx.peek())
+    }
+
+    fn michael_rx(&self, group: bool) -> MichaelDirection {
+        // Group frames always come from the Authenticator (AP).
+        match (self.role, group) {
+            (Role::Supplicant, _) | (_, true) => MichaelDirection::AuthenticatorToSupplicant,
+            (Role::Authenticator, false) => MichaelDirection::SupplicantToAuthenticator,
+        }
+    }
+
+    fn michael_tx(&self) -> MichaelDirection {
+        match self.role {
+            Role::Authenticator => MichaelDirection::AuthenticatorToSupplicant,
+            Role::Supplicant => MichaelDirection::SupplicantToAuthenticator,
+        }
+    }
+
+    /// Picks the transmit key of a plaintext MPDU: BIP for group-addressed management
+    /// frames, the GTK for group-addressed data, else the pairwise key.
+    fn tx_slot(&mut self, mpdu: &[u8]) -> Result<(KeyType, u8)> {
+        let hdr = Header::new_checked(mpdu)?;
+        let f = hdr.frame_control();
+        let group = is_group(&hdr.addr1());
+        Ok(if f.is_mgmt() && group {
+            (KeyType::ManagementGroup, self.tx_mgmt_group)
+        } else if group {
+            (KeyType::Group, self.tx_group)
+        } else if self.pairwise[self.tx_pairwise as usize].is_some() || f.is_mgmt() {
+            (KeyType::Pairwise, self.tx_pairwise)
+        } else {
+            // No pairwise key: WEP default key (or a GTK-only link).
+            (KeyType::Group, self.tx_group)
+        })
+    }
+
+    /// Protects one plaintext MPDU with the right transmit key and a fresh PN.
+    pub fn protect(&mut self, mpdu: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        let (kt, id) = self.tx_slot(mpdu)?;
+        let dir = self.michael_tx();
+        let slot = self.table(kt, id)?.as_mut().ok_or(Error::UnknownKeyId(id))?;
+        let pn = slot.tx.next_pn()?;
+        match &slot.key {
+            Key::Tkip(k) if kt == KeyType::Pairwise => k.encapsulate_dir(mpdu, pn, id, dir, out),
+            Key::Tkip(k) => k.encapsulate_dir(mpdu, pn, id, MichaelDirection::AuthenticatorToSupplicant, out),
+            k => k.prot().encapsulate(mpdu, pn, id, out),
+        }
+    }
+
+    /// Protects an MSDU in fragments of at most `max_fragment_body` body octets
+    /// (10.2.7 fragmentation, then per-MPDU protection with consecutive PNs).
+    pub fn protect_fragmented(&mut self, mpdu: &[u8], max_fragment_body: usize) -> Result<Vec<Vec<u8>>> {
+        let (kt, id) = self.tx_slot(mpdu)?;
+        let dir = if kt == KeyType::Pairwise { self.michael_tx() } else { MichaelDirection::AuthenticatorToSupplicant };
+        let hdr = Header::new_checked(mpdu)?;
+        let hl = hdr.header_len();
+        if max_fragment_body == 0 {
+            return Err(Error::Malformed("fragment size 0"));
+        }
+        let slot = self.table(kt, id)?.as_mut().ok_or(Error::UnknownKeyId(id))?;
+        if let Key::Tkip(k) = &slot.key {
+            // Michael covers the whole MSDU, so the MIC may straddle fragments.
+            let n = (mpdu.len() - hl + 8).div_ceil(max_fragment_body) as u64;
+            let first = slot.tx.next_run(n)?;
+            return k.encapsulate_msdu(&mpdu[..hl], &mpdu[hl..], first, id, max_fragment_body, dir);
+        }
+        let body = &mpdu[hl..];
+        let chunks: Vec<&[u8]> = if body.is_empty() { vec![body] } else { body.chunks(max_fragment_body).collect() };
+        if chunks.len() > 16 {
+            return Err(Error::Fragment("more than 16 fragments"));
+        }
+        let first = slot.tx.next_run(chunks.len() as u64)?;
+        let seq = hdr.seq_control().ok_or(Error::Unsupported("no Sequence Control"))?.sequence();
+        let mut out = Vec::with_capacity(chunks.len());
+        for (i, c) in chunks.iter().enumerate() {
+            let mut m = mpdu[..hl].to_vec();
+            let more = i + 1 < chunks.len();
+            m[1] = if more { m[1] | 0x04 } else { m[1] & !0x04 };
+            m[22..24].copy_from_slice(&SeqControl::new(seq, i as u8).0.to_le_bytes());
+            m.extend_from_slice(c);
+            let mut p = Vec::new();
+            slot.key.prot().encapsulate(&m, first + i as u64, id, &mut p)?;
+            out.push(p);
+        }
+        Ok(out)
+    }
+
+    /// Finds the receive key of a protected (or BIP) MPDU.
+    fn rx_slot(&mut self, mpdu: &[u8]) -> Result<(KeyType, u8)> {
+        let hdr = Header::new_checked(mpdu)?;
+        let f = hdr.frame_control();
+        let group = is_group(&hdr.addr1());
+        if f.is_mgmt() && group && !f.protected() {
+            // BIP: the MME is the last element; its Key ID says which IGTK/BIGTK.
+            for (i, s) in self.mgmt_group.iter().enumerate() {
+                if let Some(Slot { key: Key::Bip(b), .. }) = s {
+                    let l = 10 + b.mic_len();
+                    if mpdu.len() >= hdr.header_len() + l {
+                        let m = &mpdu[mpdu.len() - l..];
+                        if m[0] == crate::wire::mme::ELEMENT_ID && m[2] as usize == i + 4 && m[3] == 0 {
+                            return Ok((KeyType::ManagementGroup, i as u8 + 4));
+                        }
+                    }
+                }
+            }
+            return Err(Error::MmeMissing);
+        }
+        if !f.protected() {
+            return Err(Error::NotProtected);
+        }
+        let rest = hdr.payload();
+        if rest.len() < 4 {
+            return Err(Error::Truncated);
+        }
+        let id = rest[3] >> 6;
+        if !group && id < 2 && self.pairwise[id as usize].is_some() {
+            return Ok((KeyType::Pairwise, id));
+        }
+        if self.group[id as usize].is_some() {
+            return Ok((KeyType::Group, id));
+        }
+        Err(Error::UnknownKeyId(id))
+    }
+
+    /// Checks and removes the protection of a received MPDU. `now_ns` is a monotonic clock
+    /// (reassembly lifetime, TKIP countermeasures).
+    pub fn unprotect(&mut self, now_ns: u64, mpdu: &[u8]) -> Result<RxOutcome> {
+        let (kt, id) = self.rx_slot(mpdu)?;
+        let dir = self.michael_rx(kt != KeyType::Pairwise);
+        let is_frag = Reassembler::is_fragment(mpdu);
+        let slot = self.table(kt, id)?.as_ref().ok_or(Error::UnknownKeyId(id))?;
+        let hdr = Header::new_checked(mpdu)?;
+        let replay_slot = ReplayCounters::slot(&hdr);
+        // Replay pre-check on the cleartext PN, so replays never count as MIC failures.
+        let peeked = match &slot.key {
+            Key::Ccmp(c) => Some(mpdu::peek(mpdu, c.opts)?.pn),
+            Key::Gcmp(g) => Some(mpdu::peek(mpdu, g.opts)?.pn),
+            Key::Tkip(_) => Some(TkipKey::peek(mpdu)?.pn),
+            Key::Wep(_) | Key::Bip(_) => None,
+        };
+        if let Some(pn) = peeked {
+            slot.rx.check(replay_slot, pn)?;
+        }
+        let tag = slot.tag;
+        let mut out = Vec::new();
+        let info = match (&slot.key, is_frag) {
+            (Key::Tkip(k), true) => k.decapsulate_fragment_into(mpdu, &mut out)?,
+            (Key::Tkip(k), false) => match k.decapsulate_dir(mpdu, dir, &mut out) {
+                Err(Error::MicFailure) => return Err(self.tkip_mic_failure(now_ns)),
+                r => r?,
+            },
+            (k, _) => k.prot().decapsulate(mpdu, &mut out)?,
+        };
+        if let Key::Bip(_) = slot.key {
+            slot.rx.check(replay_slot, info.pn)?;
+        }
+        let is_tkip = matches!(slot.key, Key::Tkip(_));
+        let whole = if is_frag {
+            let meta = FragMeta { pn: Some(info.pn), consecutive_pn: !is_tkip, key_tag: tag };
+            let meta = if matches!(slot.key, Key::Wep(_)) { FragMeta { pn: None, consecutive_pn: false, ..meta } } else { meta };
+            match self.defrag.push(now_ns, &out, meta)? {
+                None => {
+                    if !is_tkip {
+                        // Each CCMP/GCMP/WEP fragment verified on its own: its PN is spent.
+                        self.accept(kt, id, replay_slot, info.pn);
+                    }
+                    return Ok(RxOutcome::FragmentHeld);
+                }
+                Some(mut m) if is_tkip => {
+                    let h = Header::new_checked(&m[..])?;
+                    let (da, sa) = (h.da().ok_or(Error::Truncated)?, h.sa().ok_or(Error::Truncated)?);
+                    let prio = h.qos_control().map(|q| q.tid()).unwrap_or(0);
+                    let hl = h.header_len();
+                    let slot = self.table(kt, id)?.as_ref().ok_or(Error::UnknownKeyId(id))?;
+                    let Key::Tkip(k) = &slot.key else { unreachable!("is_tkip") };
+                    match k.verify_msdu_mic(&da, &sa, prio, &m[hl..], dir) {
+                        Ok(n) => m.truncate(hl + n),
+                        Err(Error::MicFailure) => return Err(self.tkip_mic_failure(now_ns)),
+                        Err(e) => return Err(e),
+                    }
+                    m
+                }
+                Some(m) => m,
+            }
+        } else {
+            out
+        };
+        self.accept(kt, id, replay_slot, info.pn);
+        Ok(RxOutcome::Frame { mpdu: whole, info })
+    }
+
+    fn accept(&mut self, kt: KeyType, id: u8, replay_slot: usize, pn: Pn) {
+        let wep = matches!(self.table(kt, id), Ok(Some(Slot { key: Key::Wep(_), .. })));
+        if let Ok(Some(s)) = self.table(kt, id) {
+            if !wep {
+                s.rx.accept(replay_slot, pn);
+            }
+        }
+    }
+
+    fn tkip_mic_failure(&mut self, now_ns: u64) -> Error {
+        self.last_mic_failure = Some(self.mic_failures.record(now_ns));
+        Error::MicFailure
+    }
+
+    /// Partial MSDUs held by the reassembler.
+    pub fn fragments_pending(&self) -> usize {
+        self.defrag.pending()
+    }
+}
+
+impl core::fmt::Debug for SecurityAssociation {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let ids = |t: &[Option<Slot>], base: usize| -> Vec<String> {
+            t.iter()
+                .enumerate()
+                .filter_map(|(i, s)| s.as_ref().map(|s| format!("{}:{}", i + base, s.key.prot().suite())))
+                .collect()
+        };
+        f.debug_struct("SecurityAssociation")
+            .field("role", &self.role)
+            .field("pairwise", &ids(&self.pairwise, 0))
+            .field("group", &ids(&self.group, 0))
+            .field("mgmt_group", &ids(&self.mgmt_group, 4))
+            .finish()
+    }
+}
