@@ -266,12 +266,25 @@ unsafe fn tail_block(s: &[u8], r: usize) -> __m128i {
 
 #[inline(always)]
 fn load_keys<const NR: usize>(rk: &Rk) -> [__m128i; 15] {
-    // SAFETY: SSE2 is part of the x86_64 baseline.
-    let mut k = [unsafe { _mm_setzero_si128() }; 15];
-    for i in 0..=NR {
-        k[i] = load16(&rk[i]);
-    }
-    k
+    // All 15 slots exist (unused ones are zero for AES-128); loads of the unused ones are
+    // dead and dropped. Written out so no stack copy of the schedule is made.
+    [
+        load16(&rk[0]),
+        load16(&rk[1]),
+        load16(&rk[2]),
+        load16(&rk[3]),
+        load16(&rk[4]),
+        load16(&rk[5]),
+        load16(&rk[6]),
+        load16(&rk[7]),
+        load16(&rk[8]),
+        load16(&rk[9]),
+        load16(&rk[10]),
+        load16(&rk[11]),
+        load16(&rk[12]),
+        load16(&rk[13]),
+        load16(&rk[14]),
+    ]
 }
 
 /// One CBC-MAC step on a state that is pending its last round: returns the state after
@@ -386,6 +399,8 @@ unsafe fn ccm_body<const NR: usize, const ENCRYPT: bool>(
         // The last partial block is read before the loop writes anything, so its load never
         // waits on a store (it also sees the original octets in place).
         let tail_in = if r > 0 { tail_block(data, r) } else { _mm_setzero_si128() };
+        // The last full block written (plaintext or ciphertext), for the tail's overlapping store.
+        let mut last_out = _mm_setzero_si128();
 
         // B0, the tag mask A0 and (for decryption) A1 go through the rounds together.
         let mut x = xor(b0, k[0]);
@@ -418,10 +433,12 @@ unsafe fn ccm_body<const NR: usize, const ENCRYPT: bool>(
                     x = enc(x, k[i]);
                 }
                 c = enclast(c, k[NR]);
-                store_chunk(blk, xor(d, c));
+                last_out = xor(d, c);
+                store_chunk(blk, last_out);
             } else {
                 // Keystream for block i is ready; make block i+1's while chaining block i.
                 let p = xor(d, ks);
+                last_out = p;
                 store_chunk(blk, p);
                 let mut c = xor(ctr_block(a0, ctr.wrapping_add(1)), k[0]);
                 x = enclast(x, xor(kx, p));
@@ -435,18 +452,28 @@ unsafe fn ccm_body<const NR: usize, const ENCRYPT: bool>(
         }
         let rem = it.into_remainder();
         if r > 0 {
-            let mut out = [0u8; 16];
-            if ENCRYPT {
+            // `out` holds the tail's output in octets 0..r (anything after r is ignored).
+            let out = if ENCRYPT {
                 let c = encrypt::<NR>(ctr_block(a0, ctr), &k);
                 x = chain::<NR>(x, tail_in, &k, kx);
-                store16(&mut out, xor(tail_in, c));
+                xor(tail_in, c)
             } else {
                 let mask = load_chunk(&LOWMASK[16 - r..32 - r]);
                 let p = xor(tail_in, _mm_and_si128(ks, mask));
                 x = chain::<NR>(x, p, &k, kx);
-                store16(&mut out, p);
+                p
+            };
+            if n >= 16 {
+                // One 16-octet store over data[n-16..n]: the last 16-r octets of the last full
+                // block (rewritten with the same value) then the r tail octets.
+                let head = last_octets(last_out, 16 - r);
+                let tail = _mm_shuffle_epi8(out, load_chunk(&SHUF[r..16 + r]));
+                store_chunk(&mut data[n - 16..], _mm_or_si128(head, tail));
+            } else {
+                let mut b = [0u8; 16];
+                store16(&mut b, out);
+                rem.copy_from_slice(&b[..r]);
             }
-            rem.copy_from_slice(&out[..r]);
         }
         let t = xor(enclast(x, k[NR]), s0);
         store16(tag, t);
