@@ -78,7 +78,9 @@ struct Fixture {
 /// leaves its work buffer in the state the checks read.
 trait Impl {
     fn name(&self) -> &str;
-    fn encrypt(&mut self, f: &Fixture);
+    fn encrypt(&mut self, f: &Fixture, nonce: &[u8; 13]);
+    /// First tag octet of the last `encrypt` (feeds the next nonce in latency mode).
+    fn tag0(&self) -> u8;
     fn decrypt(&mut self, f: &Fixture) -> bool;
     /// Ciphertext || tag of the last `encrypt`.
     fn sealed(&self) -> Vec<u8>;
@@ -98,8 +100,11 @@ impl Impl for Wsec {
         &self.name
     }
     #[inline(never)]
-    fn encrypt(&mut self, f: &Fixture) {
-        self.key.seal_in_place(&f.nonce, &f.aad, &mut self.buf, &mut self.tag).unwrap();
+    fn encrypt(&mut self, f: &Fixture, nonce: &[u8; 13]) {
+        self.key.seal_in_place(nonce, &f.aad, &mut self.buf, &mut self.tag).unwrap();
+    }
+    fn tag0(&self) -> u8 {
+        self.tag[0]
     }
     #[inline(never)]
     fn decrypt(&mut self, f: &Fixture) -> bool {
@@ -125,9 +130,12 @@ impl Impl for Rust {
         "rustcrypto"
     }
     #[inline(never)]
-    fn encrypt(&mut self, f: &Fixture) {
-        let t = self.c.encrypt_in_place_detached(GenericArray::from_slice(&f.nonce), &f.aad, &mut self.buf).unwrap();
+    fn encrypt(&mut self, f: &Fixture, nonce: &[u8; 13]) {
+        let t = self.c.encrypt_in_place_detached(GenericArray::from_slice(nonce), &f.aad, &mut self.buf).unwrap();
         self.tag.copy_from_slice(&t);
+    }
+    fn tag0(&self) -> u8 {
+        self.tag[0]
     }
     #[inline(never)]
     fn decrypt(&mut self, f: &Fixture) -> bool {
@@ -174,10 +182,10 @@ impl Impl for Ossl {
         "openssl"
     }
     #[inline(never)]
-    fn encrypt(&mut self, f: &Fixture) {
+    fn encrypt(&mut self, f: &Fixture, nonce: &[u8; 13]) {
         let n = f.pt.len();
         let e = &mut self.enc;
-        e.encrypt_init(None, None, Some(&f.nonce)).unwrap();
+        e.encrypt_init(None, None, Some(nonce)).unwrap();
         e.set_data_len(n).unwrap();
         // SAFETY: `out` has n + 16 octets; CCM writes exactly n in update and 0 in final.
         unsafe {
@@ -201,6 +209,9 @@ impl Impl for Ossl {
             ok && d.cipher_final_unchecked(&mut self.out[n..]).is_ok()
         }
     }
+    fn tag0(&self) -> u8 {
+        self.tag[0]
+    }
     fn sealed(&self) -> Vec<u8> {
         let n = self.out.len() - 16;
         [&self.out[..n], &self.tag[..]].concat()
@@ -220,7 +231,7 @@ struct OsslFresh {
 }
 
 impl OsslFresh {
-    fn ctx(f: &Fixture, enc: bool) -> CipherCtx {
+    fn ctx(f: &Fixture, nonce: &[u8; 13], enc: bool) -> CipherCtx {
         let c = OsslCipher::aes_128_ccm();
         let mut x = CipherCtx::new().unwrap();
         if enc {
@@ -231,10 +242,10 @@ impl OsslFresh {
         x.set_iv_length(13).unwrap();
         if enc {
             x.set_tag_length(M).unwrap();
-            x.encrypt_init(None, Some(&f.key), Some(&f.nonce)).unwrap();
+            x.encrypt_init(None, Some(&f.key), Some(nonce)).unwrap();
         } else {
             x.set_tag(&f.tag).unwrap();
-            x.decrypt_init(None, Some(&f.key), Some(&f.nonce)).unwrap();
+            x.decrypt_init(None, Some(&f.key), Some(nonce)).unwrap();
         }
         x
     }
@@ -245,9 +256,9 @@ impl Impl for OsslFresh {
         "openssl-fresh"
     }
     #[inline(never)]
-    fn encrypt(&mut self, f: &Fixture) {
+    fn encrypt(&mut self, f: &Fixture, nonce: &[u8; 13]) {
         let n = f.pt.len();
-        let mut c = OsslFresh::ctx(f, true);
+        let mut c = OsslFresh::ctx(f, nonce, true);
         c.set_data_len(n).unwrap();
         c.cipher_update(&f.aad, None).unwrap();
         let w = c.cipher_update(&f.pt, Some(&mut self.out)).unwrap();
@@ -257,13 +268,16 @@ impl Impl for OsslFresh {
     #[inline(never)]
     fn decrypt(&mut self, f: &Fixture) -> bool {
         let n = f.ct.len();
-        let mut c = OsslFresh::ctx(f, false);
+        let mut c = OsslFresh::ctx(f, &f.nonce, false);
         c.set_data_len(n).unwrap();
         c.cipher_update(&f.aad, None).unwrap();
         match c.cipher_update(&f.ct, Some(&mut self.out)) {
             Ok(w) => c.cipher_final(&mut self.out[w..]).is_ok(),
             Err(_) => false,
         }
+    }
+    fn tag0(&self) -> u8 {
+        self.tag[0]
     }
     fn sealed(&self) -> Vec<u8> {
         let n = self.out.len() - 16;
@@ -296,7 +310,7 @@ fn verify(f: &Fixture, impls: &mut [Box<dyn Impl>]) {
     for im in impls.iter_mut() {
         // Encrypt from the plaintext (in-place implementations start from it).
         let mut fresh = make_fresh(im.name(), f);
-        fresh.encrypt(f);
+        fresh.encrypt(f, &f.nonce);
         if fresh.sealed() != expect {
             eprintln!("MISMATCH: {} encrypts {} octets differently", im.name(), f.pt.len());
             std::process::exit(1);
@@ -325,7 +339,7 @@ fn run(im: &mut dyn Impl, f: &Fixture, enc: bool, iters: u64) -> (f64, f64) {
     let c0 = ticks();
     if enc {
         for _ in 0..iters {
-            im.encrypt(black_box(f));
+            im.encrypt(black_box(f), &f.nonce);
         }
     } else {
         for _ in 0..iters {
@@ -333,6 +347,22 @@ fn run(im: &mut dyn Impl, f: &Fixture, enc: bool, iters: u64) -> (f64, f64) {
         }
     }
     let c1 = ticks();
+    let ns = t0.elapsed().as_nanos() as f64;
+    (ns / iters as f64, (c1 - c0) as f64 / iters as f64)
+}
+
+/// Latency mode: each message's nonce takes the previous tag's first octet, so messages
+/// cannot overlap in the CPU; returns (ns per call, ticks per call).
+fn run_latency(im: &mut dyn Impl, f: &Fixture, iters: u64) -> (f64, f64) {
+    let mut nonce = f.nonce;
+    let t0 = Instant::now();
+    let c0 = ticks();
+    for _ in 0..iters {
+        im.encrypt(black_box(f), &nonce);
+        nonce[12] = im.tag0();
+    }
+    let c1 = ticks();
+    black_box(nonce);
     let ns = t0.elapsed().as_nanos() as f64;
     (ns / iters as f64, (c1 - c0) as f64 / iters as f64)
 }
@@ -367,6 +397,18 @@ fn main() {
     println!("AES-128-CCM, M = {M}, AAD = {AAD_LEN} octets, nonce 13 octets; median of {runs} runs of ~{run_ms} ms{}", if quick { " (quick)" } else { "" });
     println!();
 
+    // Warm up (clock ramp, page faults, lazy init) before anything is timed.
+    {
+        let key = CcmKey::new(&[7u8; 16]).unwrap();
+        let mut buf = vec![0u8; 1500];
+        let mut tag = [0u8; M];
+        let t0 = Instant::now();
+        while t0.elapsed().as_millis() < if quick { 50 } else { 500 } {
+            key.seal_in_place(&[1u8; 13], &[2u8; AAD_LEN], &mut buf, &mut tag).unwrap();
+        }
+        black_box(&buf);
+    }
+
     let mut rows: Vec<Row> = Vec::new();
     let mut ghz = Vec::new();
     for &n in &SIZES {
@@ -383,13 +425,18 @@ fn main() {
         let mut impls = make_impls(&f);
         verify(&f, &mut impls);
 
-        for enc in [true, false] {
+        for op in ["encrypt", "decrypt", "enc-lat"] {
+            let timed = |im: &mut dyn Impl, iters: u64| match op {
+                "encrypt" => run(im, &f, true, iters),
+                "decrypt" => run(im, &f, false, iters),
+                _ => run_latency(im, &f, iters),
+            };
             // Calibrate: iterations for ~run_ms per run per implementation.
             let iters: Vec<u64> = impls
                 .iter_mut()
                 .map(|im| {
-                    run(im.as_mut(), &f, enc, 50);
-                    let (ns, _) = run(im.as_mut(), &f, enc, 200);
+                    timed(im.as_mut(), 50);
+                    let (ns, _) = timed(im.as_mut(), 200);
                     ((run_ms * 1e6 / ns) as u64).max(20)
                 })
                 .collect();
@@ -397,7 +444,7 @@ fn main() {
             let mut tk_runs = vec![Vec::new(); impls.len()];
             for _ in 0..runs {
                 for (j, im) in impls.iter_mut().enumerate() {
-                    let (ns, tk) = run(im.as_mut(), &f, enc, iters[j]);
+                    let (ns, tk) = timed(im.as_mut(), iters[j]);
                     ns_runs[j].push(ns);
                     tk_runs[j].push(tk);
                     if tk > 0.0 {
@@ -408,7 +455,7 @@ fn main() {
             for (j, im) in impls.iter().enumerate() {
                 rows.push(Row {
                     name: im.name().to_string(),
-                    op: if enc { "encrypt" } else { "decrypt" },
+                    op,
                     bytes: n,
                     ns: median(&mut ns_runs[j]),
                     tpb: median(&mut tk_runs[j]) / n as f64,
@@ -443,6 +490,8 @@ fn main() {
         println!("TSC rate ~ {:.3} GHz (ticks per ns, median)", median(&mut ghz));
     }
     println!("'x OpenSSL' / 'x RustCr.': that implementation's time divided by this row's (> 1 = this row is faster).");
+    println!("encrypt/decrypt: back-to-back messages (the CPU may overlap one message's end with the next's start);");
+    println!("enc-lat: each nonce depends on the previous tag, so messages run strictly one after another.");
     println!();
     let goal = |op: &str, n: usize| -> (f64, f64) {
         let w = find("wsec", op, n).unwrap();
@@ -454,6 +503,8 @@ fn main() {
     println!("goal: encrypt 64 B < half of RustCrypto's time: {r:.2}x {}", ok(r > 2.0));
     let (o, r) = goal("decrypt", 1500);
     println!("info: decrypt 1500 B: {o:.2}x OpenSSL, {r:.2}x RustCrypto");
+    let (o, r) = goal("enc-lat", 1500);
+    println!("info: encrypt 1500 B, latency mode: {o:.2}x OpenSSL, {r:.2}x RustCrypto");
 }
 
 fn ok(b: bool) -> &'static str {
