@@ -10,6 +10,8 @@
 //! (10 for AES-128, 14 for AES-256); each is instantiated inside `#[target_feature]` entry
 //! points, once per feature set, so the same source compiles to an SSE/AES-NI kernel and to an
 //! EVEX kernel with 32 vector registers.
+// Round loops index the schedule by round number on purpose (const NR, fully unrolled).
+#![allow(clippy::needless_range_loop)]
 use super::aad_first_block;
 use crate::error::{Error, Result};
 use core::arch::x86_64::*;
@@ -55,9 +57,15 @@ impl NiKey {
         }
         let ok = if vaes { has_vaes_avx512() } else { has_aesni() };
         if !ok {
-            return Err(Error::Unsupported("CPU lacks the AES-NI/VAES features for this backend"));
+            return Err(Error::Unsupported(
+                "CPU lacks the AES-NI/VAES features for this backend",
+            ));
         }
-        let mut k = NiKey { rk: [[0u8; 16]; 15], nr: 0, vaes };
+        let mut k = NiKey {
+            rk: [[0u8; 16]; 15],
+            nr: 0,
+            vaes,
+        };
         if key.len() == 16 {
             k.nr = 10;
             // SAFETY: has_aesni() checked above.
@@ -162,7 +170,16 @@ macro_rules! entry_points {
     };
 }
 
-entry_points!("aes,sse2,ssse3,sse4.1", ctr_body, seal128_ni, seal256_ni, open128_ni, open256_ni, ctr128_ni, ctr256_ni);
+entry_points!(
+    "aes,sse2,ssse3,sse4.1",
+    ctr_body,
+    seal128_ni,
+    seal256_ni,
+    open128_ni,
+    open256_ni,
+    ctr128_ni,
+    ctr256_ni
+);
 entry_points!(
     "aes,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,vaes",
     ctr_body_vaes,
@@ -325,15 +342,24 @@ fn ctr_block(a0: __m128i, i: u16) -> __m128i {
 /// (B0, A0) for L = 2 built in general registers: no byte stores followed by a vector load.
 #[inline(always)]
 fn b0_a0(nonce: &[u8; 13], has_aad: bool, m: usize, len: usize) -> (__m128i, __m128i) {
-    let lo = u64::from_le_bytes([nonce[0], nonce[1], nonce[2], nonce[3], nonce[4], nonce[5], nonce[6], nonce[7]]);
-    let hi = u64::from_le_bytes([nonce[5], nonce[6], nonce[7], nonce[8], nonce[9], nonce[10], nonce[11], nonce[12]]);
+    let lo = u64::from_le_bytes([
+        nonce[0], nonce[1], nonce[2], nonce[3], nonce[4], nonce[5], nonce[6], nonce[7],
+    ]);
+    let hi = u64::from_le_bytes([
+        nonce[5], nonce[6], nonce[7], nonce[8], nonce[9], nonce[10], nonce[11], nonce[12],
+    ]);
     let flags = (if has_aad { 0x40u64 } else { 0 }) | ((((m - 2) / 2) as u64) << 3) | 0x01;
     let a_lo = (lo << 8) | 0x01;
     let a_hi = hi >> 16;
     let b_lo = (lo << 8) | flags;
     let b_hi = a_hi | (((len as u16).swap_bytes() as u64) << 48);
     // SAFETY: SSE2 is part of the x86_64 baseline.
-    unsafe { (_mm_set_epi64x(b_hi as i64, b_lo as i64), _mm_set_epi64x(a_hi as i64, a_lo as i64)) }
+    unsafe {
+        (
+            _mm_set_epi64x(b_hi as i64, b_lo as i64),
+            _mm_set_epi64x(a_hi as i64, a_lo as i64),
+        )
+    }
 }
 
 /// Chain the formatted AAD (RFC 3610 2.2, length < 0xFF00) into `x`.
@@ -398,7 +424,11 @@ unsafe fn ccm_body<const NR: usize, const ENCRYPT: bool>(
     unsafe {
         // The last partial block is read before the loop writes anything, so its load never
         // waits on a store (it also sees the original octets in place).
-        let tail_in = if r > 0 { tail_block(data, r) } else { _mm_setzero_si128() };
+        let tail_in = if r > 0 {
+            tail_block(data, r)
+        } else {
+            _mm_setzero_si128()
+        };
         // The last full block written (plaintext or ciphertext), for the tail's overlapping store.
         let mut last_out = _mm_setzero_si128();
 
@@ -544,8 +574,12 @@ unsafe fn ctr_body_vaes<const NR: usize>(rk: &Rk, nonce: &[u8; 13], data: &mut [
         let mut idx = _mm512_set_epi32(0, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1);
         let four = _mm512_set_epi32(0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4);
         // PSHUFB per lane: octet 14 <- index octet 1 of dword 0, octet 15 <- octet 0.
-        let sh = _mm512_broadcast_i32x4(_mm_set_epi8(0, 1, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128));
-        let keep = _mm512_broadcast_i32x4(_mm_set_epi8(0, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+        let sh = _mm512_broadcast_i32x4(_mm_set_epi8(
+            0, 1, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
+        ));
+        let keep = _mm512_broadcast_i32x4(_mm_set_epi8(
+            0, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+        ));
         let mut ctr: u16 = 1;
         let mut it = data.chunks_exact_mut(64);
         for blk in &mut it {
@@ -606,23 +640,31 @@ unsafe fn expand256(key: &[u8], rk: &mut Rk) {
     let mut b = load_chunk(&key[16..]);
     store16(&mut rk[0], a);
     store16(&mut rk[1], b);
-    macro_rules! round {
-        ($i:expr, $rcon:literal, $odd:expr) => {
+    macro_rules! even {
+        ($i:expr, $rcon:literal) => {
             let t = _mm_shuffle_epi32::<0xff>(_mm_aeskeygenassist_si128::<$rcon>(b));
             a = mix(a, t);
             store16(&mut rk[2 * $i], a);
-            if $odd {
-                let t = _mm_shuffle_epi32::<0xaa>(_mm_aeskeygenassist_si128::<0>(a));
-                b = mix(b, t);
-                store16(&mut rk[2 * $i + 1], b);
-            }
         };
     }
-    round!(1, 0x01, true);
-    round!(2, 0x02, true);
-    round!(3, 0x04, true);
-    round!(4, 0x08, true);
-    round!(5, 0x10, true);
-    round!(6, 0x20, true);
-    round!(7, 0x40, false);
+    macro_rules! odd {
+        ($i:expr) => {
+            let t = _mm_shuffle_epi32::<0xaa>(_mm_aeskeygenassist_si128::<0>(a));
+            b = mix(b, t);
+            store16(&mut rk[2 * $i + 1], b);
+        };
+    }
+    even!(1, 0x01);
+    odd!(1);
+    even!(2, 0x02);
+    odd!(2);
+    even!(3, 0x04);
+    odd!(3);
+    even!(4, 0x08);
+    odd!(4);
+    even!(5, 0x10);
+    odd!(5);
+    even!(6, 0x20);
+    odd!(6);
+    even!(7, 0x40);
 }

@@ -49,11 +49,14 @@ pub struct CcmKey {
     inner: Inner,
 }
 
+// The AES-NI schedule stays inline (hot path, no indirection); the portable one is boxed.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone)]
 enum Inner {
     #[cfg(target_arch = "x86_64")]
     Ni(aesni::NiKey),
-    Portable(portable::PortableKey),
+    /// Boxed: the `aes` crate's schedules (with its software fallback) are ~1 KiB.
+    Portable(Box<portable::PortableKey>),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -121,7 +124,7 @@ fn aad_first_block(aad: &[u8]) -> ([u8; 16], &[u8]) {
 
 #[inline(always)]
 fn check(aad: &[u8], len: usize, m: usize) -> Result<()> {
-    if !(4..=16).contains(&m) || m % 2 != 0 {
+    if !(4..=16).contains(&m) || m & 1 != 0 {
         return Err(Error::Malformed("CCM tag length must be even and 4..=16"));
     }
     if len > MAX_PAYLOAD || aad.len() >= MAX_AAD_EXCLUSIVE {
@@ -142,7 +145,7 @@ impl CcmKey {
             Backend::VaesAvx512 => Inner::Ni(aesni::NiKey::new(key, true)?),
             #[cfg(target_arch = "x86_64")]
             Backend::AesNi => Inner::Ni(aesni::NiKey::new(key, false)?),
-            Backend::Portable => Inner::Portable(portable::PortableKey::new(key)?),
+            Backend::Portable => Inner::Portable(Box::new(portable::PortableKey::new(key)?)),
         };
         Ok(CcmKey { inner })
     }
@@ -150,7 +153,9 @@ impl CcmKey {
     /// Like [`CcmKey::new`] but always on the portable backend (RustCrypto `aes`), so tests
     /// and benchmarks can cross-check backends on one machine.
     pub fn new_portable(key: &[u8]) -> Result<Self> {
-        Ok(CcmKey { inner: Inner::Portable(portable::PortableKey::new(key)?) })
+        Ok(CcmKey {
+            inner: Inner::Portable(Box::new(portable::PortableKey::new(key)?)),
+        })
     }
 
     /// A key on a named backend (`"vaes-avx512"`, `"aesni"`, `"portable"`), for tests and
@@ -164,7 +169,7 @@ impl CcmKey {
             "vaes-avx512" => Inner::Ni(aesni::NiKey::new(key, true)?),
             #[cfg(target_arch = "x86_64")]
             "aesni" => Inner::Ni(aesni::NiKey::new(key, false)?),
-            "portable" => Inner::Portable(portable::PortableKey::new(key)?),
+            "portable" => Inner::Portable(Box::new(portable::PortableKey::new(key)?)),
             _ => return Err(Error::Unsupported("backend not available on this target")),
         };
         Ok(CcmKey { inner })
