@@ -233,7 +233,7 @@ fn store16(b: &mut [u8; 16], v: __m128i) {
 /// Load a 16-octet slice (length checked by the caller's chunking).
 #[inline(always)]
 fn load_chunk(c: &[u8]) -> __m128i {
-    debug_assert!(c.len() >= 16);
+    assert!(c.len() >= 16);
     // SAFETY: `c` has at least 16 octets (chunks_exact(16) or explicit checks).
     unsafe { loadu(c.as_ptr()) }
 }
