@@ -1,4 +1,5 @@
-//! BIP verification of arbitrary bytes for all four suites: never a panic.
+//! BIP verification (MPDUs and S1G Beacons) of arbitrary bytes for all four suites:
+//! never a panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use wsec::cipher::bip::Bip;
@@ -12,5 +13,8 @@ fuzz_target!(|data: &[u8]| {
             assert!(out.len() < data.len());
         }
         let _ = b.encapsulate(data, 1, 4, &mut out);
+        let _ = b.verify_s1g_beacon(data, None, &mut out);
+        let _ = b.verify_s1g_beacon(data, Some((1, 6)), &mut out);
+        let _ = b.protect_s1g_beacon(data, 1, 6, data.len() % 2 == 0, &mut out);
     }
 });

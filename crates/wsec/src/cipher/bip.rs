@@ -10,6 +10,7 @@ use super::{CipherSuite, Pn, Protection, RxInfo, MAX_MPDU_BODY};
 use crate::error::{Error, Result};
 use crate::wire::mac::{fc, Header};
 use crate::wire::mme::MmeRepr;
+use crate::wire::s1g::{self, S1gBeacon};
 use crate::wire::sechdr::CcmpHeaderRepr;
 use aes::{Aes128, Aes256};
 use aes_gcm::aead::AeadInPlace;
@@ -76,23 +77,27 @@ impl Bip {
 
     /// MIC over AAD || `body` (whose MME MIC field is zero).
     fn mic(&self, hdr: &Header<&[u8]>, ipn: Pn, body: &[u8]) -> Result<[u8; 16]> {
-        let aad = Self::aad(hdr);
+        let a2 = hdr.addr2().ok_or(Error::Truncated)?;
+        let mut input = Vec::with_capacity(AAD_LEN + body.len());
+        input.extend_from_slice(&Self::aad(hdr));
+        input.extend_from_slice(body);
+        self.mac(&a2, ipn, &input)
+    }
+
+    /// The BIP MAC of `input` (AAD || body): AES-CMAC, or GMAC with nonce `addr` || IPN.
+    fn mac(&self, addr: &[u8; 6], ipn: Pn, input: &[u8]) -> Result<[u8; 16]> {
         let mut out = [0u8; 16];
         match &self.key {
-            BipKey::Cmac128(k) => out.copy_from_slice(&cmac_of(k, &aad, body)),
-            BipKey::Cmac256(k) => out.copy_from_slice(&cmac_of(k, &aad, body)),
+            BipKey::Cmac128(k) => out.copy_from_slice(&cmac_of(k, input)),
+            BipKey::Cmac256(k) => out.copy_from_slice(&cmac_of(k, input)),
             BipKey::Gmac128(_) | BipKey::Gmac256(_) => {
-                let a2 = hdr.addr2().ok_or(Error::Truncated)?;
                 let mut nonce = [0u8; 12];
-                nonce[..6].copy_from_slice(&a2);
+                nonce[..6].copy_from_slice(addr);
                 nonce[6..].copy_from_slice(&CcmpHeaderRepr::pn_be(ipn));
-                let mut all = Vec::with_capacity(AAD_LEN + body.len());
-                all.extend_from_slice(&aad);
-                all.extend_from_slice(body);
                 let n = Nonce::from_slice(&nonce);
                 let tag = match &self.key {
-                    BipKey::Gmac128(k) => k.encrypt_in_place_detached(n, &all, &mut []),
-                    BipKey::Gmac256(k) => k.encrypt_in_place_detached(n, &all, &mut []),
+                    BipKey::Gmac128(k) => k.encrypt_in_place_detached(n, input, &mut []),
+                    BipKey::Gmac256(k) => k.encrypt_in_place_detached(n, input, &mut []),
                     _ => unreachable!("matched above"),
                 }
                 .map_err(|_| Error::Oversize)?;
@@ -115,14 +120,13 @@ impl Bip {
     }
 }
 
-fn cmac_of<C>(k: &Cmac<C>, aad: &[u8], body: &[u8]) -> Vec<u8>
+fn cmac_of<C>(k: &Cmac<C>, input: &[u8]) -> Vec<u8>
 where
     C: cipher::BlockCipher + cipher::BlockEncrypt + Clone + cipher::BlockSizeUser<BlockSize = cipher::consts::U16>,
     Cmac<C>: Mac + Clone,
 {
     let mut m = k.clone();
-    m.update(aad);
-    m.update(body);
+    m.update(input);
     m.finalize().into_bytes().to_vec()
 }
 
@@ -196,5 +200,116 @@ impl Protection for Bip {
         }
         let key_id = u8::try_from(mme.key_id & 0x0fff).map_err(|_| Error::Malformed("MME Key ID over 255"))?;
         Ok(RxInfo { pn: mme.ipn, key_id })
+    }
+}
+
+/// Element ID of the MIC element (hostap's WLAN_EID_MIC) that replaces the MME in S1G
+/// Beacons when BCE is used: it carries only the MIC, not the Key ID or BIPN.
+pub const ELEMENT_MIC: u8 = 140;
+
+/// BIP for S1G Beacon frames (802.11ah; rule as in IEEE 802.11-2024 12.5.4.3 / P802.11REVme
+/// J.9.2, clause number not verified here): the AAD is FC (unmasked) || SA || Change
+/// Sequence || the optional header fields, then the BIPN when BCE is used (the IPN is then
+/// not sent: a MIC element replaces the MME), then the body. Duration and Timestamp are
+/// left out, and the TSF Completion field of an S1G Beacon Compatibility element at the
+/// start of the body is masked to zero. BIP-GMAC's nonce is SA || IPN.
+impl Bip {
+    fn s1g_input(&self, s: &S1gBeacon<&[u8]>, body_with_element: &[u8], bce_ipn: Option<Pn>) -> Vec<u8> {
+        let b = s.as_bytes();
+        let hl = s.header_len();
+        let mut input = Vec::with_capacity(b.len() + body_with_element.len());
+        input.extend_from_slice(&b[s1g::field::FRAME_CONTROL]);
+        input.extend_from_slice(&b[s1g::field::SA]);
+        input.push(b[s1g::field::CHANGE_SEQUENCE]);
+        input.extend_from_slice(&b[s1g::field::FIXED_LEN..hl]);
+        if let Some(ipn) = bce_ipn {
+            input.extend_from_slice(&ipn.to_le_bytes()[..6]);
+        }
+        let body_at = input.len();
+        input.extend_from_slice(body_with_element);
+        // S1G Beacon Compatibility element: ID, Length, Compatibility Information (2),
+        // Beacon Interval (2), TSF Completion (4).
+        if input.len() >= body_at + 10 && input[body_at] == s1g::ELEMENT_S1G_BEACON_COMPAT {
+            input[body_at + 6..body_at + 10].fill(0);
+        }
+        input
+    }
+
+    /// Protects an S1G Beacon with a BIGTK (Key ID 6 or 7). With `bce`, a MIC element is
+    /// appended and the IPN is only in the MIC input; otherwise an MME.
+    pub fn protect_s1g_beacon(&self, frame: &[u8], ipn: Pn, key_id: u8, bce: bool, out: &mut Vec<u8>) -> Result<()> {
+        out.clear();
+        let s = S1gBeacon::new_checked(frame)?;
+        if !(4..=7).contains(&key_id) {
+            return Err(Error::Malformed("BIP Key ID must be 4-7"));
+        }
+        let mic_len = self.mic_len();
+        let mut elem = Vec::with_capacity(10 + mic_len);
+        if bce {
+            elem.extend_from_slice(&[ELEMENT_MIC, mic_len as u8]);
+            elem.resize(2 + mic_len, 0);
+        } else {
+            let mme = MmeRepr { key_id: key_id as u16, ipn, mic_len };
+            elem.resize(mme.buffer_len(), 0);
+            mme.emit(&mut elem, &[0u8; 16][..mic_len])?;
+        }
+        let mut body = s.body().to_vec();
+        body.extend_from_slice(&elem);
+        let input = self.s1g_input(&s, &body, bce.then_some(ipn));
+        let mic = self.mac(&s.sa(), ipn, &input)?;
+        out.extend_from_slice(frame);
+        out.extend_from_slice(&elem[..elem.len() - mic_len]);
+        out.extend_from_slice(&mic[..mic_len]);
+        Ok(())
+    }
+
+    /// Verifies a protected S1G Beacon and returns it without the MME/MIC element. With a
+    /// MIC element (BCE) neither BIPN nor Key ID is on the air: the receiver supplies the
+    /// BIPN it expects and the Key ID of the BIGTK it is trying in `bce`, and a Key ID that
+    /// disagrees with the Compatibility element's BIGTK Key ID Index is refused.
+    pub fn verify_s1g_beacon(&self, frame: &[u8], bce: Option<(Pn, u8)>, out: &mut Vec<u8>) -> Result<RxInfo> {
+        let bce_ipn = bce.map(|(ipn, _)| ipn);
+        out.clear();
+        let s = S1gBeacon::new_checked(frame)?;
+        let mic_len = self.mic_len();
+        let elem_len = if bce_ipn.is_some() { 2 + mic_len } else { 10 + mic_len };
+        let body = s.body();
+        if body.len() < elem_len {
+            return Err(Error::MmeMissing);
+        }
+        let at = frame.len() - elem_len;
+        let elem = &frame[at..];
+        let (ipn, key_id) = match bce_ipn {
+            Some(ipn) => {
+                if elem[0] != ELEMENT_MIC || elem[1] as usize != mic_len {
+                    return Err(Error::MmeMissing);
+                }
+                let key_id = bce.map(|(_, k)| k).unwrap_or(6);
+                // The Compatibility element's b7 is the BIGTK Key ID Index (6 + b7).
+                let b = s.body();
+                if b.len() >= 4 && b[0] == s1g::ELEMENT_S1G_BEACON_COMPAT && 6 + ((b[2] >> 7) & 1) != key_id {
+                    return Err(Error::UnknownKeyId(key_id));
+                }
+                (ipn, key_id)
+            }
+            None => {
+                let (mme, _) = MmeRepr::parse(elem).map_err(|_| Error::MmeMissing)?;
+                if mme.mic_len != mic_len {
+                    return Err(Error::MmeMissing);
+                }
+                let id = u8::try_from(mme.key_id & 0x0fff).map_err(|_| Error::Malformed("MME Key ID over 255"))?;
+                (mme.ipn, id)
+            }
+        };
+        let mut body_zeroed = body.to_vec();
+        let l = body_zeroed.len();
+        body_zeroed[l - mic_len..].fill(0);
+        let input = self.s1g_input(&s, &body_zeroed, bce_ipn);
+        let mic = self.mac(&s.sa(), ipn, &input)?;
+        if !bool::from(mic[..mic_len].ct_eq(&frame[frame.len() - mic_len..])) {
+            return Err(Error::MicFailure);
+        }
+        out.extend_from_slice(&frame[..at]);
+        Ok(RxInfo { pn: ipn, key_id })
     }
 }

@@ -6,9 +6,11 @@
 //!   (12.5.2.2) and the WEP IV/Key ID (12.5.1.2).
 //! - [`mme`]: the Management MIC element (9.4.2.53).
 //! - [`llc`]: LLC/SNAP encapsulation of MSDUs (IEEE 802.2, RFC 1042).
+//! - [`s1g`]: the S1G Beacon header (802.11ah), which BIP protects with a BIGTK.
 pub mod llc;
 pub mod mac;
 pub mod mme;
+pub mod s1g;
 pub mod sechdr;
 
 pub use mac::{FrameControl, FrameType, Header, HeaderRepr, MacAddr, QosControl, SeqControl};
