@@ -100,7 +100,7 @@ fn pn_be(pn: u64) -> [u8; 6] {
 
 #[test]
 fn ccmp_gcmp_match_rustcrypto_on_random_frames() {
-    let mut rng = rand::rngs::StdRng::seed_from_u64(0x8021_1);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x0802_0011);
     for i in 0..3000 {
         let f = random_mpdu(&mut rng);
         let (aad, flags, hl) = independent_aad(&f);

@@ -15,7 +15,7 @@ fn qos_up(tid: u8, seq: u16, body: &[u8]) -> Vec<u8> {
     f.extend(AP);
     f.extend(STA);
     f.extend([0xff; 6]);
-    f.extend(((seq << 4) as u16).to_le_bytes());
+    f.extend((seq << 4).to_le_bytes());
     f.extend([tid, 0]);
     f.extend_from_slice(body);
     f
@@ -66,8 +66,8 @@ fn replays_and_out_of_order_pns_rejected_per_tid() {
         // ... PN 3 on TID 2 is out of order overall but in order on its TID: accepted.
         assert!(ap.unprotect(0, &sent[2]).is_ok(), "{suite}");
         // Replays on every TID, and an old PN on TID 1, are refused.
-        for i in 0..4 {
-            assert_eq!(ap.unprotect(0, &sent[i]), Err(Error::Replay), "{suite} frame {i}");
+        for (i, f) in sent.iter().enumerate() {
+            assert_eq!(ap.unprotect(0, f), Err(Error::Replay), "{suite} frame {i}");
         }
         // A forged frame with a high PN fails its MIC and does not move the counter.
         let mut forged = Vec::new();

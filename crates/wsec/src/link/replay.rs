@@ -53,7 +53,7 @@ impl ReplayCounters {
     /// Records `pn` as accepted; call only after the MIC verified.
     pub fn accept(&mut self, slot: usize, pn: Pn) {
         if let Some(s) = self.last.get_mut(slot) {
-            if s.map_or(true, |l| pn > l) {
+            if s.is_none_or(|l| pn > l) {
                 *s = Some(pn);
             }
         }

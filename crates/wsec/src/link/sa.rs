@@ -46,7 +46,8 @@ pub enum KeyType {
 enum Key {
     Wep(WepKey),
     Tkip(TkipKey),
-    Ccmp(Ccmp),
+    // Boxed: the expanded AES key schedules are large next to the other variants.
+    Ccmp(Box<Ccmp>),
     Gcmp(Gcmp),
     Bip(Bip),
 }
@@ -59,7 +60,7 @@ impl Key {
         Ok(match suite {
             CipherSuite::Wep40 | CipherSuite::Wep104 => Key::Wep(WepKey::new(key)?),
             CipherSuite::Tkip => Key::Tkip(TkipKey::new(key)?),
-            CipherSuite::Ccmp128 | CipherSuite::Ccmp256 => Key::Ccmp(Ccmp::with_options(key, opts)?),
+            CipherSuite::Ccmp128 | CipherSuite::Ccmp256 => Key::Ccmp(Box::new(Ccmp::with_options(key, opts)?)),
             CipherSuite::Gcmp128 | CipherSuite::Gcmp256 => Key::Gcmp(Gcmp::with_options(key, opts)?),
             _ => Key::Bip(Bip::new(suite, key)?),
         })
@@ -69,7 +70,7 @@ impl Key {
         match self {
             Key::Wep(k) => k,
             Key::Tkip(k) => k,
-            Key::Ccmp(k) => k,
+            Key::Ccmp(k) => k.as_ref(),
             Key::Gcmp(k) => k,
             Key::Bip(k) => k,
         }
