@@ -6,11 +6,13 @@
 //!   and the fused AES-CCM kernel.
 //! - [`link`]: security associations: keys by Key ID, PN generation, replay detection,
 //!   fragment reassembly, TKIP MIC-failure tracking.
+//! - [`rsn`]: RSN key management: key hierarchy, EAPOL-Key, RSN element, handshakes.
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod error;
 pub mod wire;
 pub mod cipher;
 pub mod link;
+pub mod rsn;
 
 pub use error::{Error, Result};

@@ -1,0 +1,16 @@
+//! RSN key management, IEEE 802.11-2020 clause 12.7.
+//!
+//! - [`akm`]: AKM suites and what they imply (KDF hash, descriptor version, key lengths).
+//! - [`kdf`]: PRF-SHA1, KDF-SHA256/384, PTK derivation and split, PMKID, GTK/IGTK.
+//! - [`pbkdf2`]: passphrase to PMK (PBKDF2-HMAC-SHA1 x4096), SHA-NI and multi-buffer.
+//! - [`keywrap`]: AES Key Wrap (RFC 3394) and the RC4 Key Data encryption of descriptor 1.
+//! - [`eapol`]: EAPOL-Key frames (wire format) and their MIC.
+//! - [`kde`]: Key Data: KDEs (GTK, IGTK, BIGTK, MAC address, PMKID) and elements.
+//! - [`ie`]: the RSN element and the WPA1 vendor element, negotiation.
+pub mod akm;
+pub mod eapol;
+pub mod ie;
+pub mod kde;
+pub mod kdf;
+pub mod keywrap;
+pub mod pbkdf2;
