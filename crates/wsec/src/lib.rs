@@ -1,6 +1,7 @@
 //! wsec: IEEE 802.11 link security, byte-exact and fast.
 //!
 //! Module map (one hop to any protocol element):
+//! - [`capture`]: reading pcap/pcapng captures and their radio headers.
 //! - [`wire`]: frame formats (MAC header, CCMP/GCMP/TKIP/WEP security headers, MME, LLC/SNAP).
 //! - [`cipher`]: per-MPDU protection, IEEE 802.11-2020 clause 12.5 (WEP, TKIP, CCMP, GCMP, BIP)
 //!   and the fused AES-CCM kernel.
@@ -11,6 +12,7 @@
 
 pub mod error;
 pub mod wire;
+pub mod capture;
 pub mod cipher;
 pub mod link;
 pub mod rsn;
