@@ -1,0 +1,209 @@
+//! Passphrase -> PMK (PBKDF2-HMAC-SHA1, 4096 iterations, 32 octets; IEEE 802.11-2020 J.4.1)
+//! per second on one core: wsec (one passphrase at a time, the batch API, and the portable
+//! backend) against RustCrypto `pbkdf2` (`pbkdf2_hmac::<sha1::Sha1>`, whose `sha1` uses
+//! SHA-NI when the CPU has it) and OpenSSL (`PKCS5_PBKDF2_HMAC` with SHA-1).
+//!
+//! `cargo bench -p wsec --bench pbkdf2` (`WSEC_BENCH_QUICK=1`, or `--quick`, for a short
+//! smoke run). Prints the CPU, whether wsec uses SHA-NI, and a table of PMKs per second
+//! (median of the runs, with the slowest and fastest run) and ratios against RustCrypto
+//! and OpenSSL (> 1 means wsec is faster). All implementations run in the same process,
+//! on the same thread, interleaved within each run so that they share the machine's noise.
+//!
+//! Before timing, every implementation's PMK of every passphrase is compared (and the
+//! IEEE J.4.1 vector checked); any difference aborts the benchmark.
+use std::hint::black_box;
+use std::time::Instant;
+use wsec::rsn::pbkdf2 as wp;
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn has_sha_ni() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("sha")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Deterministic passphrases of 8..=63 printable characters.
+fn passphrases(n: usize) -> Vec<Vec<u8>> {
+    let mut x: u32 = 0x1234_5678;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    (0..n)
+        .map(|_| {
+            let len = 8 + (next() % 56) as usize;
+            (0..len).map(|_| 32 + (next() % 95) as u8).collect()
+        })
+        .collect()
+}
+
+type Pmk = [u8; 32];
+
+struct Peer {
+    name: &'static str,
+    run: Box<dyn Fn(&[Vec<u8>], &[u8]) -> Vec<Pmk>>,
+}
+
+fn peers() -> Vec<Peer> {
+    vec![
+        Peer {
+            name: "wsec batch (psk_batch)",
+            run: Box::new(|ps, ssid| {
+                let refs: Vec<&[u8]> = ps.iter().map(|p| p.as_slice()).collect();
+                wp::psk_batch(&refs, ssid)
+                    .into_iter()
+                    .map(|r| r.expect("valid passphrase"))
+                    .collect()
+            }),
+        },
+        Peer {
+            name: "wsec single (psk_from_passphrase)",
+            run: Box::new(|ps, ssid| {
+                ps.iter()
+                    .map(|p| wp::psk_from_passphrase(p, ssid).expect("valid"))
+                    .collect()
+            }),
+        },
+        Peer {
+            name: "wsec portable (scalar, single)",
+            run: Box::new(|ps, ssid| {
+                ps.iter()
+                    .map(|p| wp::psk_from_passphrase_portable(p, ssid).expect("valid"))
+                    .collect()
+            }),
+        },
+        Peer {
+            name: "RustCrypto pbkdf2 0.12 + sha1",
+            run: Box::new(|ps, ssid| {
+                ps.iter()
+                    .map(|p| {
+                        let mut out = [0u8; 32];
+                        pbkdf2::pbkdf2_hmac::<sha1::Sha1>(p, ssid, 4096, &mut out);
+                        out
+                    })
+                    .collect()
+            }),
+        },
+        Peer {
+            name: "OpenSSL PKCS5_PBKDF2_HMAC",
+            run: Box::new(|ps, ssid| {
+                ps.iter()
+                    .map(|p| {
+                        let mut out = [0u8; 32];
+                        openssl::pkcs5::pbkdf2_hmac(p, ssid, 4096, openssl::hash::MessageDigest::sha1(), &mut out)
+                            .expect("openssl pbkdf2");
+                        out
+                    })
+                    .collect()
+            }),
+        },
+    ]
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn main() {
+    let quick =
+        std::env::var_os("WSEC_BENCH_QUICK").is_some_and(|v| v != "0") || std::env::args().any(|a| a == "--quick");
+    // Passphrases per timed run, and runs.
+    let (n, runs) = if quick { (8, 3) } else { (64, 9) };
+    let ssid = b"linksys-home-network";
+    let ps = passphrases(n);
+    let peers = peers();
+
+    println!("PBKDF2-HMAC-SHA1 passphrase -> PMK (4096 iterations, 32 octets), one thread");
+    println!("CPU: {}", cpu_model());
+    println!(
+        "CPU has SHA-NI: {}; wsec backend: {}; OpenSSL: {}",
+        if has_sha_ni() { "yes" } else { "no" },
+        wp::backend().name(),
+        openssl::version::version()
+    );
+    println!(
+        "{} passphrases (8..63 chars) per run, {} runs{}",
+        n,
+        runs,
+        if quick { " (quick)" } else { "" }
+    );
+
+    // Correctness first: the J.4.1 vector, then every peer agrees on every passphrase.
+    let ieee = wp::psk_from_passphrase(b"password", b"IEEE").unwrap();
+    assert_eq!(
+        hex(&ieee),
+        "f42c6fc52df0ebef9ebb4b90b38a5f902e83fe1b135a70e23aed762e9710a12e"
+    );
+    let reference = (peers[3].run)(&ps, ssid);
+    for p in &peers {
+        let got = (p.run)(&ps, ssid);
+        assert!(got == reference, "{} disagrees with RustCrypto", p.name);
+    }
+    println!("all {} implementations agree on all {} PMKs", peers.len(), n);
+
+    // Warm-up, then interleaved timed runs.
+    for p in &peers {
+        black_box((p.run)(&ps[..2.min(n)], ssid));
+    }
+    let mut rates: Vec<Vec<f64>> = vec![Vec::new(); peers.len()];
+    for r in 0..runs {
+        // Rotate the order each run so that no implementation always goes first.
+        for k in 0..peers.len() {
+            let i = (k + r) % peers.len();
+            let t0 = Instant::now();
+            black_box((peers[i].run)(black_box(&ps), black_box(ssid)));
+            let dt = t0.elapsed().as_secs_f64();
+            rates[i].push(n as f64 / dt);
+        }
+    }
+
+    let meds: Vec<f64> = rates.iter_mut().map(|v| median(v)).collect();
+    let (rc, ossl) = (meds[3], meds[4]);
+    println!();
+    println!(
+        "| {:<34} | {:>9} | {:>19} | {:>13} | {:>10} |",
+        "implementation", "PMK/s", "min..max PMK/s", "vs RustCrypto", "vs OpenSSL"
+    );
+    println!("|{:-<36}|{:->11}|{:->21}|{:->15}|{:->12}|", "", "", "", "", "");
+    for (i, p) in peers.iter().enumerate() {
+        let lo = rates[i].iter().cloned().fold(f64::INFINITY, f64::min);
+        let hi = rates[i].iter().cloned().fold(0.0, f64::max);
+        println!(
+            "| {:<34} | {:>9.0} | {:>19} | {:>12.2}x | {:>9.2}x |",
+            p.name,
+            meds[i],
+            format!("{lo:.0}..{hi:.0}"),
+            meds[i] / rc,
+            meds[i] / ossl
+        );
+    }
+    println!();
+    println!(
+        "goal >= 2x RustCrypto per core: batch {:.2}x, single {:.2}x -> {}",
+        meds[0] / rc,
+        meds[1] / rc,
+        if meds[0] / rc >= 2.0 { "met" } else { "NOT met" }
+    );
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
