@@ -55,10 +55,12 @@ fn passphrases(n: usize) -> Vec<Vec<u8>> {
 }
 
 type Pmk = [u8; 32];
+/// Computes the PMKs of the passphrases for one SSID.
+type RunFn = Box<dyn Fn(&[Vec<u8>], &[u8]) -> Vec<Pmk>>;
 
 struct Peer {
     name: &'static str,
-    run: Box<dyn Fn(&[Vec<u8>], &[u8]) -> Vec<Pmk>>,
+    run: RunFn,
 }
 
 fn peers() -> Vec<Peer> {

@@ -348,8 +348,8 @@ mod portable {
             w[i & 15] = x;
             x
         }
-        for i in 0..16 {
-            round!(a, b, c, d, e, (b & c) | (!b & d), 0x5A82_7999u32, w[i]);
+        for wi in w {
+            round!(a, b, c, d, e, (b & c) | (!b & d), 0x5A82_7999u32, wi);
         }
         for i in 16..20 {
             round!(a, b, c, d, e, (b & c) | (!b & d), 0x5A82_7999u32, next(&mut w, i));
@@ -440,12 +440,14 @@ mod ni {
     }
 
     #[inline(always)]
+    #[allow(unused_unsafe)]
     fn abcd_of(h: &[u32; 5]) -> __m128i {
         // SAFETY: SSE2 is part of x86_64.
         unsafe { _mm_set_epi32(h[0] as i32, h[1] as i32, h[2] as i32, h[3] as i32) }
     }
 
     #[inline(always)]
+    #[allow(unused_unsafe)]
     fn e_of(h: &[u32; 5]) -> __m128i {
         // SAFETY: SSE2 is part of x86_64.
         unsafe { _mm_set_epi32(h[4] as i32, 0, 0, 0) }
@@ -517,7 +519,6 @@ mod ni {
             sched_rounds4!($n, h1, h0, w3, w4, w0, w1, w2, 3);
             sched_rounds4!($n, h0, h1, w4, w0, w1, w2, w3, 3);
             sched_rounds4!($n, h1, h0, w0, w1, w2, w3, w4, 3);
-            let _ = (&w0, &w1, &w2, &w3, &w4);
             let mut abcd = [zero; $n];
             let mut e = [zero; $n];
             lanes!($n, |l| abcd[l] = _mm_add_epi32($s_abcd[l], h0[l]));
@@ -527,47 +528,54 @@ mod ni {
     }
 
     /// `iterations` HMAC iterations on `chains` (exactly `N` of them).
+    ///
+    /// # Safety
+    /// The CPU must support SHA, SSE2, SSSE3 and SSE4.1.
     #[target_feature(enable = "sha,sse2,ssse3,sse4.1")]
-    fn iterate<const N: usize>(chains: &mut [Chain], iterations: u32) {
-        if chains.len() != N {
-            return;
-        }
-        let zero = _mm_setzero_si128();
-        let pad1 = _mm_set_epi32(0, 0x8000_0000u32 as i32, 0, 0);
-        let pad3 = _mm_set_epi32(0, 0, 0, FIXED_BITS as i32);
-        let (mut ih_abcd, mut ih_e, mut oh_abcd, mut oh_e) = ([zero; N], [zero; N], [zero; N], [zero; N]);
-        let (mut u_abcd, mut u_e, mut t_abcd, mut t_e) = ([zero; N], [zero; N], [zero; N], [zero; N]);
-        for (l, c) in chains.iter().enumerate() {
-            ih_abcd[l] = abcd_of(&c.inner);
-            ih_e[l] = e_of(&c.inner);
-            oh_abcd[l] = abcd_of(&c.outer);
-            oh_e[l] = e_of(&c.outer);
-            u_abcd[l] = abcd_of(&c.u);
-            u_e[l] = e_of(&c.u);
-            t_abcd[l] = abcd_of(&c.t);
-            t_e[l] = e_of(&c.t);
-        }
-        for _ in 0..iterations {
-            let (x_abcd, x_e) = compress_fixed!(N, ih_abcd, ih_e, u_abcd, u_e, pad1, pad3);
-            (u_abcd, u_e) = compress_fixed!(N, oh_abcd, oh_e, x_abcd, x_e, pad1, pad3);
-            lanes!(N, |l| t_abcd[l] = _mm_xor_si128(t_abcd[l], u_abcd[l]));
-            lanes!(N, |l| t_e[l] = _mm_xor_si128(t_e[l], u_e[l]));
-        }
-        for (l, c) in chains.iter_mut().enumerate() {
-            c.u = [
-                _mm_extract_epi32(u_abcd[l], 3) as u32,
-                _mm_extract_epi32(u_abcd[l], 2) as u32,
-                _mm_extract_epi32(u_abcd[l], 1) as u32,
-                _mm_extract_epi32(u_abcd[l], 0) as u32,
-                _mm_extract_epi32(u_e[l], 3) as u32,
-            ];
-            c.t = [
-                _mm_extract_epi32(t_abcd[l], 3) as u32,
-                _mm_extract_epi32(t_abcd[l], 2) as u32,
-                _mm_extract_epi32(t_abcd[l], 1) as u32,
-                _mm_extract_epi32(t_abcd[l], 0) as u32,
-                _mm_extract_epi32(t_e[l], 3) as u32,
-            ];
+    unsafe fn iterate<const N: usize>(chains: &mut [Chain], iterations: u32) {
+        // Intrinsics are safe to call here on recent compilers, unsafe on older ones.
+        #[allow(unused_unsafe)]
+        unsafe {
+            if chains.len() != N {
+                return;
+            }
+            let zero = _mm_setzero_si128();
+            let pad1 = _mm_set_epi32(0, 0x8000_0000u32 as i32, 0, 0);
+            let pad3 = _mm_set_epi32(0, 0, 0, FIXED_BITS as i32);
+            let (mut ih_abcd, mut ih_e, mut oh_abcd, mut oh_e) = ([zero; N], [zero; N], [zero; N], [zero; N]);
+            let (mut u_abcd, mut u_e, mut t_abcd, mut t_e) = ([zero; N], [zero; N], [zero; N], [zero; N]);
+            for (l, c) in chains.iter().enumerate() {
+                ih_abcd[l] = abcd_of(&c.inner);
+                ih_e[l] = e_of(&c.inner);
+                oh_abcd[l] = abcd_of(&c.outer);
+                oh_e[l] = e_of(&c.outer);
+                u_abcd[l] = abcd_of(&c.u);
+                u_e[l] = e_of(&c.u);
+                t_abcd[l] = abcd_of(&c.t);
+                t_e[l] = e_of(&c.t);
+            }
+            for _ in 0..iterations {
+                let (x_abcd, x_e) = compress_fixed!(N, ih_abcd, ih_e, u_abcd, u_e, pad1, pad3);
+                (u_abcd, u_e) = compress_fixed!(N, oh_abcd, oh_e, x_abcd, x_e, pad1, pad3);
+                lanes!(N, |l| t_abcd[l] = _mm_xor_si128(t_abcd[l], u_abcd[l]));
+                lanes!(N, |l| t_e[l] = _mm_xor_si128(t_e[l], u_e[l]));
+            }
+            for (l, c) in chains.iter_mut().enumerate() {
+                c.u = [
+                    _mm_extract_epi32(u_abcd[l], 3) as u32,
+                    _mm_extract_epi32(u_abcd[l], 2) as u32,
+                    _mm_extract_epi32(u_abcd[l], 1) as u32,
+                    _mm_extract_epi32(u_abcd[l], 0) as u32,
+                    _mm_extract_epi32(u_e[l], 3) as u32,
+                ];
+                c.t = [
+                    _mm_extract_epi32(t_abcd[l], 3) as u32,
+                    _mm_extract_epi32(t_abcd[l], 2) as u32,
+                    _mm_extract_epi32(t_abcd[l], 1) as u32,
+                    _mm_extract_epi32(t_abcd[l], 0) as u32,
+                    _mm_extract_epi32(t_e[l], 3) as u32,
+                ];
+            }
         }
     }
 }
