@@ -199,3 +199,17 @@ fn wep_and_bip_through_the_sa() {
     assert_eq!(sta.unprotect(0, &p), Err(Error::Replay));
     assert_eq!(sta.unprotect(0, &deauth), Err(Error::MmeMissing));
 }
+
+#[test]
+fn all_zero_keys_are_refused() {
+    let mut sa = SecurityAssociation::new(Role::Supplicant);
+    for suite in [CipherSuite::Ccmp128, CipherSuite::Gcmp256, CipherSuite::Tkip, CipherSuite::Wep40] {
+        let zero = vec![0u8; suite.key_len()];
+        assert_eq!(
+            sa.install(KeyType::Pairwise, 0, suite, &zero, AadOptions::default(), None),
+            Err(Error::Malformed("all-zero key refused")),
+            "{suite}"
+        );
+    }
+    assert_eq!(sa.tx_pn(KeyType::Pairwise), None);
+}

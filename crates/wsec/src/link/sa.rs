@@ -157,6 +157,10 @@ impl SecurityAssociation {
         if !valid {
             return Err(Error::Unsupported("cipher suite not valid for this key type"));
         }
+        // KRACK's all-zero key (wpa_supplicant 2.4/2.5): never install a key of zeros.
+        if key.iter().all(|&b| b == 0) {
+            return Err(Error::Malformed("all-zero key refused"));
+        }
         let key = Key::new(suite, key, opts)?;
         let tx = match key {
             Key::Wep(_) => PnGenerator::with_range(0, 24),

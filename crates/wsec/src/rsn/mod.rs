@@ -7,8 +7,10 @@
 //! - [`eapol`]: EAPOL-Key frames (wire format) and their MIC.
 //! - [`kde`]: Key Data: KDEs (GTK, IGTK, BIGTK, MAC address, PMKID) and elements.
 //! - [`ie`]: the RSN element and the WPA1 vendor element, negotiation.
+//! - [`handshake`]: the 4-way and group key handshakes, sans-IO and KRACK-safe.
 pub mod akm;
 pub mod eapol;
+pub mod handshake;
 pub mod ie;
 pub mod kde;
 pub mod kdf;

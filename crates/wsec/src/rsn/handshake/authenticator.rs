@@ -1,0 +1,313 @@
+//! The Authenticator side of the 4-way and group key handshakes (IEEE 802.11-2020 12.7.6,
+//! 12.7.7), one instance per associated STA.
+//!
+//! Every EAPOL-Key frame it sends carries a new, larger Key Replay Counter; a reply is
+//! accepted only if it echoes the counter of a request sent in the current exchange and
+//! its MIC verifies. Requests are retransmitted after `Timers::eapol_timeout_ns`, up to
+//! `Timers::max_tries` times in all, then the handshake fails.
+use super::msg::{self, Fields, Msg};
+use super::supplicant::reason;
+use super::{random_nonce, Config, Event, Output};
+use crate::cipher::Pn;
+use crate::error::{Error, Result};
+use crate::rsn::eapol::EapolKeyRepr;
+use crate::rsn::kde::{self, KeyDataBuilder, KeyDataItem};
+use crate::rsn::kdf::{derive_ptk, Ptk};
+use zeroize::Zeroizing;
+
+/// The AP's group keys, shared by all its STAs and handed to each Authenticator.
+#[derive(Clone)]
+pub struct GroupKeys {
+    pub gtk: Zeroizing<Vec<u8>>,
+    pub gtk_key_id: u8,
+    /// The GTK's transmit sequence counter: the Key RSC sent with it.
+    pub gtk_rsc: Pn,
+    /// IGTK, its Key ID (4 or 5) and IPN, when management frame protection is in use.
+    pub igtk: Option<(Zeroizing<Vec<u8>>, u8, Pn)>,
+}
+
+impl GroupKeys {
+    /// Fresh random group keys for the config's group (and group management) cipher.
+    pub fn random(cfg: &Config, gtk_key_id: u8) -> GroupKeys {
+        let mut gtk = Zeroizing::new(random_nonce().to_vec());
+        gtk.truncate(cfg.group.key_len());
+        let igtk = cfg.group_mgmt.map(|c| {
+            let mut k = Zeroizing::new(random_nonce().to_vec());
+            k.truncate(c.key_len());
+            (k, 4, 0)
+        });
+        GroupKeys { gtk, gtk_key_id, gtk_rsc: 0, igtk }
+    }
+}
+
+enum State {
+    Idle,
+    /// Message 1 sent (counters of every copy), waiting for message 2.
+    AwaitM2 { anonce: [u8; 32], counters: Vec<u64> },
+    /// Message 3 sent, waiting for message 4.
+    AwaitM4 { anonce: [u8; 32], ptk: Box<Ptk>, counters: Vec<u64> },
+    /// The PTK is in force.
+    Done,
+    Failed,
+}
+
+enum GroupState {
+    Idle,
+    AwaitG2 { counters: Vec<u64> },
+}
+
+pub struct Authenticator {
+    cfg: Config,
+    group: GroupKeys,
+    replay_counter: u64,
+    state: State,
+    group_state: GroupState,
+    ptk: Option<Ptk>,
+    tries: u32,
+    deadline: Option<u64>,
+}
+
+impl Authenticator {
+    pub fn new(cfg: Config, group: GroupKeys) -> Authenticator {
+        Authenticator {
+            cfg,
+            group,
+            replay_counter: 0,
+            state: State::Idle,
+            group_state: GroupState::Idle,
+            ptk: None,
+            tries: 0,
+            deadline: None,
+        }
+    }
+
+    pub fn is_established(&self) -> bool {
+        self.ptk.is_some()
+    }
+
+    /// The PTK in force.
+    pub fn ptk(&self) -> Option<&Ptk> {
+        self.ptk.as_ref()
+    }
+
+    fn next_counter(&mut self) -> u64 {
+        self.replay_counter += 1;
+        self.replay_counter
+    }
+
+    fn arm(&mut self, now_ns: u64, out: &mut Output) {
+        self.deadline = Some(now_ns + self.cfg.timers.eapol_timeout_ns);
+        out.deadline = self.deadline;
+    }
+
+    /// Starts the 4-way handshake (after association), or a PTK rekey once established.
+    pub fn start(&mut self, now_ns: u64) -> Output {
+        let mut out = Output::default();
+        let anonce = random_nonce();
+        self.tries = 0;
+        self.state = State::AwaitM2 { anonce, counters: Vec::new() };
+        self.send_m1(now_ns, &mut out);
+        out
+    }
+
+    /// PTK rekey: a new 4-way handshake while the current PTK stays in force.
+    pub fn rekey_ptk(&mut self, now_ns: u64) -> Output {
+        self.start(now_ns)
+    }
+
+    fn send_m1(&mut self, now_ns: u64, out: &mut Output) {
+        let rc = self.next_counter();
+        let State::AwaitM2 { anonce, counters } = &mut self.state else { return };
+        counters.push(rc);
+        let f = Fields { replay_counter: rc, nonce: *anonce, rsc: 0, key_data: &[] };
+        match msg::build(&self.cfg, Msg::M1, f, None, None) {
+            Ok(m1) => out.tx.push(m1),
+            Err(_) => return self.fail("cannot build message 1", out),
+        }
+        self.tries += 1;
+        self.arm(now_ns, out);
+    }
+
+    /// The Key Data of message 3 and group message 1: (RSNE,) GTK KDE (, IGTK KDE).
+    fn group_key_data(&self, with_rsne: bool) -> Result<Zeroizing<Vec<u8>>> {
+        let mut b = KeyDataBuilder::new();
+        if with_rsne {
+            b.element(&self.cfg.ap_rsne)?;
+        }
+        b.gtk(self.group.gtk_key_id, false, &self.group.gtk)?;
+        if let Some((igtk, id, ipn)) = &self.group.igtk {
+            b.igtk(*id as u16, *ipn, igtk)?;
+        }
+        Ok(Zeroizing::new(b.finish()))
+    }
+
+    fn send_m3(&mut self, now_ns: u64, out: &mut Output) {
+        let rc = self.next_counter();
+        let kd = match self.group_key_data(true) {
+            Ok(kd) => kd,
+            Err(_) => return self.fail("cannot build message 3 Key Data", out),
+        };
+        let State::AwaitM4 { anonce, ptk, counters } = &mut self.state else { return };
+        counters.push(rc);
+        let f = Fields { replay_counter: rc, nonce: *anonce, rsc: self.group.gtk_rsc, key_data: &kd };
+        match msg::build(&self.cfg, Msg::M3, f, Some(ptk.kck()), Some(ptk.kek())) {
+            Ok(m3) => out.tx.push(m3),
+            Err(_) => return self.fail("cannot build message 3", out),
+        }
+        self.tries += 1;
+        self.arm(now_ns, out);
+    }
+
+    /// Starts a group key handshake with new group keys (GTK rekey).
+    pub fn rekey_group(&mut self, now_ns: u64, group: GroupKeys) -> Output {
+        let mut out = Output::default();
+        if self.ptk.is_none() {
+            out.events.push(Event::Dropped("group rekey before the 4-way handshake"));
+            return out;
+        }
+        self.group = group;
+        self.tries = 0;
+        self.group_state = GroupState::AwaitG2 { counters: Vec::new() };
+        self.send_g1(now_ns, &mut out);
+        out
+    }
+
+    fn send_g1(&mut self, now_ns: u64, out: &mut Output) {
+        let rc = self.next_counter();
+        let kd = match self.group_key_data(false) {
+            Ok(kd) => kd,
+            Err(_) => return self.fail("cannot build group message 1 Key Data", out),
+        };
+        let GroupState::AwaitG2 { counters } = &mut self.group_state else { return };
+        counters.push(rc);
+        let ptk = self.ptk.as_ref().expect("checked by rekey_group");
+        let f = Fields { replay_counter: rc, nonce: [0; 32], rsc: self.group.gtk_rsc, key_data: &kd };
+        match msg::build(&self.cfg, Msg::G1, f, Some(ptk.kck()), Some(ptk.kek())) {
+            Ok(g1) => out.tx.push(g1),
+            Err(_) => return self.fail("cannot build group message 1", out),
+        }
+        self.tries += 1;
+        self.arm(now_ns, out);
+    }
+
+    fn fail(&mut self, why: &'static str, out: &mut Output) {
+        self.state = State::Failed;
+        self.group_state = GroupState::Idle;
+        self.deadline = None;
+        out.deadline = None;
+        out.events.push(Event::Failed(why));
+    }
+
+    /// Retransmits the pending request when its deadline has passed.
+    pub fn handle_timeout(&mut self, now_ns: u64) -> Output {
+        let mut out = Output::default();
+        match self.deadline {
+            Some(d) if now_ns >= d => {}
+            d => {
+                out.deadline = d;
+                return out;
+            }
+        }
+        if self.tries >= self.cfg.timers.max_tries {
+            self.fail("no answer to the last retransmission", &mut out);
+            return out;
+        }
+        match (&self.state, &self.group_state) {
+            (State::AwaitM2 { .. }, _) => self.send_m1(now_ns, &mut out),
+            (State::AwaitM4 { .. }, _) => self.send_m3(now_ns, &mut out),
+            (_, GroupState::AwaitG2 { .. }) => self.send_g1(now_ns, &mut out),
+            _ => self.deadline = None,
+        }
+        out
+    }
+
+    /// Handles one received EAPOL frame.
+    pub fn handle_eapol(&mut self, now_ns: u64, frame: &[u8]) -> Output {
+        let mut out = Output::default();
+        if let Err(e) = self.process(now_ns, frame, &mut out) {
+            out.events.push(Event::Dropped(reason(e)));
+        }
+        if out.deadline.is_none() {
+            out.deadline = self.deadline;
+        }
+        out
+    }
+
+    fn process(&mut self, now_ns: u64, frame: &[u8], out: &mut Output) -> Result<()> {
+        let (r, m) = msg::parse(&self.cfg, frame)?;
+        match m {
+            Msg::M2 => self.on_m2(now_ns, frame, &r, out),
+            Msg::M4 => self.on_m4(frame, &r, out),
+            Msg::G2 => self.on_g2(frame, &r, out),
+            _ => Err(Error::Malformed("message not for an Authenticator")),
+        }
+    }
+
+    fn on_m2(&mut self, now_ns: u64, frame: &[u8], r: &EapolKeyRepr, out: &mut Output) -> Result<()> {
+        let State::AwaitM2 { anonce, counters } = &self.state else {
+            return Err(Error::Malformed("unexpected message 2"));
+        };
+        if !counters.contains(&r.replay_counter) {
+            return Err(Error::Replay);
+        }
+        let c = &self.cfg;
+        let ptk = derive_ptk(c.akm, &c.pmk, &c.aa, &c.spa, anonce, &r.key_nonce, c.pairwise, 0)?;
+        msg::verify(c, frame, ptk.kck())?;
+        // 12.7.6.3: the RSNE in message 2 must be the one of the (Re)Association Request.
+        let sta_rsne = kde::parse(&r.key_data)?.into_iter().find_map(|i| match i {
+            KeyDataItem::Rsn(e) => Some(e),
+            _ => None,
+        });
+        if sta_rsne != Some(&c.sta_rsne[..]) {
+            self.fail("RSNE in message 2 differs from the Association Request's", out);
+            return Ok(());
+        }
+        let anonce = *anonce;
+        self.tries = 0;
+        self.state = State::AwaitM4 { anonce, ptk: Box::new(ptk), counters: Vec::new() };
+        self.send_m3(now_ns, out);
+        Ok(())
+    }
+
+    fn on_m4(&mut self, frame: &[u8], r: &EapolKeyRepr, out: &mut Output) -> Result<()> {
+        let State::AwaitM4 { ptk, counters, .. } = &self.state else {
+            return Err(Error::Malformed("unexpected message 4"));
+        };
+        if !counters.contains(&r.replay_counter) {
+            return Err(Error::Replay);
+        }
+        msg::verify(&self.cfg, frame, ptk.kck())?;
+        let State::AwaitM4 { ptk, .. } = core::mem::replace(&mut self.state, State::Done) else { unreachable!() };
+        self.deadline = None;
+        out.deadline = None;
+        if ptk.tk_is_zero() {
+            self.fail("all-zero TK refused", out);
+            return Ok(());
+        }
+        out.events.push(Event::InstallPtk { tk: Zeroizing::new(ptk.tk().to_vec()), cipher: self.cfg.pairwise, key_id: 0 });
+        let first = self.ptk.is_none();
+        self.ptk = Some(*ptk);
+        if first {
+            out.events.push(Event::Established { akm: self.cfg.akm, pairwise: self.cfg.pairwise, group: self.cfg.group });
+        }
+        Ok(())
+    }
+
+    fn on_g2(&mut self, frame: &[u8], r: &EapolKeyRepr, out: &mut Output) -> Result<()> {
+        let GroupState::AwaitG2 { counters } = &self.group_state else {
+            return Err(Error::Malformed("unexpected group message 2"));
+        };
+        if !counters.contains(&r.replay_counter) {
+            return Err(Error::Replay);
+        }
+        let ptk = self.ptk.as_ref().ok_or(Error::Malformed("no PTK"))?;
+        msg::verify(&self.cfg, frame, ptk.kck())?;
+        self.group_state = GroupState::Idle;
+        if matches!(self.state, State::Done) {
+            self.deadline = None;
+            out.deadline = None;
+        }
+        out.events.push(Event::GroupKeyDone { key_id: self.group.gtk_key_id });
+        Ok(())
+    }
+}

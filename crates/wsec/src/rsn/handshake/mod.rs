@@ -1,0 +1,111 @@
+//! The 4-way handshake and the group key handshake (IEEE 802.11-2020 12.7.6, 12.7.7) as
+//! sans-IO cores: an [`Authenticator`] and a [`Supplicant`] take EAPOL frames and the
+//! current time and return EAPOL frames to send, the next timer deadline and events.
+//! Neither touches a socket or a clock.
+//!
+//! The events that end phase 3 ([`Event::InstallPtk`], [`Event::InstallGtk`],
+//! [`Event::InstallIgtk`], then [`Event::Established`]) carry the negotiated keys and
+//! ciphers: that is the hand-off to the host's crypto engine (`link::sa`).
+//!
+//! KRACK-safe by construction (Vanhoef and Piessens, CCS 2017):
+//! - a key already installed is never installed again: a retransmitted message 3, a
+//!   replayed or delayed group message 1 and rekey races produce the reply the peer
+//!   expects but no second install event, so the link's PN and replay counters are never
+//!   reset;
+//! - an all-zero TK is never installed (the wpa_supplicant 2.4/2.5 key-clearing bug);
+//! - replay counters only move forward, and only after a verified MIC;
+//! - nonces come from the OS CSPRNG (`getrandom`).
+pub mod authenticator;
+mod msg;
+pub mod supplicant;
+
+pub use authenticator::Authenticator;
+pub use supplicant::Supplicant;
+
+use crate::cipher::{CipherSuite, Pn};
+use crate::rsn::akm::Akm;
+use crate::wire::mac::MacAddr;
+use zeroize::Zeroizing;
+
+/// What both sides agree on before the handshake: the result of the (Re)Association
+/// negotiation, the PMK and the elements each side announced.
+#[derive(Clone)]
+pub struct Config {
+    pub akm: Akm,
+    pub pairwise: CipherSuite,
+    pub group: CipherSuite,
+    /// The group management cipher when management frame protection is negotiated.
+    pub group_mgmt: Option<CipherSuite>,
+    pub pmk: Zeroizing<Vec<u8>>,
+    /// Authenticator (AP) address.
+    pub aa: MacAddr,
+    /// Supplicant (STA) address.
+    pub spa: MacAddr,
+    /// The RSN element the AP advertises (Beacon/Probe Response): message 3 must repeat it.
+    pub ap_rsne: Vec<u8>,
+    /// The RSN element the STA sent in its (Re)Association Request: message 2 must repeat it.
+    pub sta_rsne: Vec<u8>,
+    pub timers: Timers,
+}
+
+impl core::fmt::Debug for Config {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Config")
+            .field("akm", &self.akm)
+            .field("pairwise", &self.pairwise)
+            .field("group", &self.group)
+            .field("group_mgmt", &self.group_mgmt)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Retransmission timing (hostapd's defaults: dot11RSNAConfigPairwiseUpdateTimeout and
+/// dot11RSNAConfigGroupUpdateTimeout of 1 s, and 4 tries).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timers {
+    pub eapol_timeout_ns: u64,
+    pub max_tries: u32,
+}
+
+impl Default for Timers {
+    fn default() -> Self {
+        Timers { eapol_timeout_ns: 1_000_000_000, max_tries: 4 }
+    }
+}
+
+/// What a handshake core asks of its host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// Install the pairwise temporal key for `cipher` under `key_id`.
+    InstallPtk { tk: Zeroizing<Vec<u8>>, cipher: CipherSuite, key_id: u8 },
+    /// Install a GTK; frames must carry a PN above `rsc`.
+    InstallGtk { gtk: Zeroizing<Vec<u8>>, cipher: CipherSuite, key_id: u8, rsc: Pn },
+    /// Install an IGTK (or BIGTK); frames must carry an IPN above `ipn`.
+    InstallIgtk { igtk: Zeroizing<Vec<u8>>, cipher: CipherSuite, key_id: u8, ipn: Pn },
+    /// The 4-way handshake completed: phase 3 is over and protected data may flow.
+    Established { akm: Akm, pairwise: CipherSuite, group: CipherSuite },
+    /// A group key handshake completed.
+    GroupKeyDone { key_id: u8 },
+    /// A received EAPOL-Key frame was dropped; the text says why.
+    Dropped(&'static str),
+    /// The handshake gave up (no answer after the last retransmission, or a protocol
+    /// violation after which the STA must be deauthenticated).
+    Failed(&'static str),
+}
+
+/// The result of feeding a core one input.
+#[derive(Debug, Default)]
+pub struct Output {
+    /// EAPOL frames (802.1X header + EAPOL-Key body) to send, in order.
+    pub tx: Vec<Vec<u8>>,
+    pub events: Vec<Event>,
+    /// When to call `handle_timeout` next (monotonic ns), if anything is pending.
+    pub deadline: Option<u64>,
+}
+
+/// 32 octets from the OS CSPRNG.
+pub(crate) fn random_nonce() -> [u8; 32] {
+    let mut n = [0u8; 32];
+    getrandom::getrandom(&mut n).expect("the OS CSPRNG is available");
+    n
+}

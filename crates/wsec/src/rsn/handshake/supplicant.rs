@@ -1,0 +1,274 @@
+//! The Supplicant side of the 4-way and group key handshakes (IEEE 802.11-2020 12.7.6,
+//! 12.7.7; the state machine of 13.? "Supplicant key management state machine" reduced to
+//! what a PSK/SAE/OWE STA needs: the PMK is given).
+use super::msg::{self, Fields, Msg};
+use super::{random_nonce, Config, Event, Output};
+use crate::error::{Error, Result};
+use crate::rsn::eapol::EapolKeyRepr;
+use crate::rsn::kde::{self, KeyDataItem};
+use crate::rsn::kdf::{derive_ptk, Ptk};
+use subtle::ConstantTimeEq;
+use zeroize::Zeroizing;
+
+/// A key this STA has installed, remembered so that it is never installed twice.
+#[derive(Clone)]
+struct Installed {
+    key_id: u8,
+    key: Zeroizing<Vec<u8>>,
+}
+
+impl Installed {
+    fn same(&self, key_id: u8, key: &[u8]) -> bool {
+        self.key_id == key_id && bool::from(self.key.as_slice().ct_eq(key))
+    }
+}
+
+pub struct Supplicant {
+    cfg: Config,
+    /// Highest Key Replay Counter of a frame whose MIC verified (12.7.2 e: later frames
+    /// must carry a larger one).
+    rx_replay_counter: Option<u64>,
+    /// The ANonce of the handshake in progress and our SNonce for it.
+    anonce: Option<[u8; 32]>,
+    snonce: [u8; 32],
+    /// The PTK derived from the current M1 (TPTK), and the one in force.
+    tptk: Option<Ptk>,
+    ptk: Option<Ptk>,
+    /// The ANonce the PTK in force was derived from: a retransmitted message 3 of that
+    /// handshake is answered again (message 4 may have been lost) but installs nothing.
+    ptk_anonce: Option<[u8; 32]>,
+    installed_ptk: Option<Installed>,
+    installed_gtk: Option<Installed>,
+    installed_igtk: Option<Installed>,
+    established: bool,
+}
+
+impl Supplicant {
+    pub fn new(cfg: Config) -> Supplicant {
+        Supplicant {
+            cfg,
+            rx_replay_counter: None,
+            anonce: None,
+            snonce: random_nonce(),
+            tptk: None,
+            ptk: None,
+            ptk_anonce: None,
+            installed_ptk: None,
+            installed_gtk: None,
+            installed_igtk: None,
+            established: false,
+        }
+    }
+
+    pub fn is_established(&self) -> bool {
+        self.established
+    }
+
+    /// The PTK in force (after message 3), e.g. for a host that logs or exports keys.
+    pub fn ptk(&self) -> Option<&Ptk> {
+        self.ptk.as_ref()
+    }
+
+    /// Handles one received EAPOL frame.
+    pub fn handle_eapol(&mut self, _now_ns: u64, frame: &[u8]) -> Output {
+        let mut out = Output::default();
+        if let Err(e) = self.process(frame, &mut out) {
+            out.events.push(Event::Dropped(reason(e)));
+        }
+        out
+    }
+
+    /// The Supplicant has no timers of its own: the Authenticator retransmits.
+    pub fn handle_timeout(&mut self, _now_ns: u64) -> Output {
+        Output::default()
+    }
+
+    fn check_replay_counter(&self, rc: u64) -> Result<()> {
+        match self.rx_replay_counter {
+            Some(last) if rc <= last => Err(Error::Replay),
+            _ => Ok(()),
+        }
+    }
+
+    fn process(&mut self, frame: &[u8], out: &mut Output) -> Result<()> {
+        let (r, m) = msg::parse(&self.cfg, frame)?;
+        match m {
+            Msg::M1 => self.on_m1(&r, out),
+            Msg::M3 => self.on_m3(frame, &r, out),
+            Msg::G1 => self.on_g1(frame, &r, out),
+            _ => Err(Error::Malformed("message not for a Supplicant")),
+        }
+    }
+
+    /// Message 1: a fresh ANonce (or a retransmission). Answer with message 2 under a TPTK;
+    /// nothing is installed.
+    fn on_m1(&mut self, r: &EapolKeyRepr, out: &mut Output) -> Result<()> {
+        self.check_replay_counter(r.replay_counter)?;
+        // A new ANonce (not a retransmitted M1) gets a new SNonce.
+        if self.anonce != Some(r.key_nonce) {
+            if self.anonce.is_some() {
+                self.snonce = random_nonce();
+            }
+            self.anonce = Some(r.key_nonce);
+        }
+        let c = &self.cfg;
+        let tptk = derive_ptk(c.akm, &c.pmk, &c.aa, &c.spa, &r.key_nonce, &self.snonce, c.pairwise, 0)?;
+        let m2 = msg::build(
+            c,
+            Msg::M2,
+            Fields { replay_counter: r.replay_counter, nonce: self.snonce, rsc: 0, key_data: &c.sta_rsne },
+            Some(tptk.kck()),
+            None,
+        )?;
+        self.tptk = Some(tptk);
+        out.tx.push(m2);
+        Ok(())
+    }
+
+    /// Message 3: verify under the TPTK, check the AP's RSNE, answer with message 4 and
+    /// install the keys that are not installed yet.
+    fn on_m3(&mut self, frame: &[u8], r: &EapolKeyRepr, out: &mut Output) -> Result<()> {
+        self.check_replay_counter(r.replay_counter)?;
+        if self.anonce != Some(r.key_nonce) {
+            return Err(Error::Malformed("message 3 ANonce differs from message 1"));
+        }
+        // A fresh handshake verifies under the TPTK; a retransmitted message 3 of the
+        // handshake already completed, under the PTK in force.
+        let retransmit = self.tptk.is_none() && self.ptk_anonce == Some(r.key_nonce);
+        let key = if retransmit { self.ptk.as_ref() } else { self.tptk.as_ref() };
+        let key = key.ok_or(Error::Malformed("message 3 before message 1"))?;
+        msg::verify(&self.cfg, frame, key.kck())?;
+        let kd = msg::decrypt_key_data(&self.cfg, r, key.kek())?;
+        let items = kde::parse(&kd)?;
+        let ap_rsne = items.iter().find_map(|i| match i {
+            KeyDataItem::Rsn(e) => Some(*e),
+            _ => None,
+        });
+        // 12.7.6.4: the RSNE in message 3 must equal the one in the Beacon/Probe Response
+        // (a mismatch is a downgrade attempt: deauthenticate).
+        if ap_rsne != Some(&self.cfg.ap_rsne[..]) {
+            out.events.push(Event::Failed("RSNE in message 3 differs from the Beacon's"));
+            return Ok(());
+        }
+        self.rx_replay_counter = Some(r.replay_counter);
+        if retransmit {
+            let ptk = self.ptk.as_ref().expect("checked above");
+            let m4 = msg::build(
+                &self.cfg,
+                Msg::M4,
+                Fields { replay_counter: r.replay_counter, nonce: [0; 32], rsc: 0, key_data: &[] },
+                Some(ptk.kck()),
+                None,
+            )?;
+            out.tx.push(m4);
+            // KRACK: nothing is installed again; a GTK in it is new only if it changed.
+            self.install_group_keys(&items, r.key_rsc, out)?;
+            return Ok(());
+        }
+        let tptk = self.tptk.take().expect("checked above");
+        if tptk.tk_is_zero() {
+            out.events.push(Event::Failed("all-zero TK refused"));
+            return Ok(());
+        }
+        let m4 = msg::build(
+            &self.cfg,
+            Msg::M4,
+            Fields { replay_counter: r.replay_counter, nonce: [0; 32], rsc: 0, key_data: &[] },
+            Some(tptk.kck()),
+            None,
+        )?;
+        out.tx.push(m4);
+        self.install_ptk(&tptk, out);
+        self.ptk = Some(tptk);
+        self.ptk_anonce = Some(r.key_nonce);
+        self.install_group_keys(&items, r.key_rsc, out)?;
+        if !self.established {
+            self.established = true;
+            out.events.push(Event::Established { akm: self.cfg.akm, pairwise: self.cfg.pairwise, group: self.cfg.group });
+        }
+        Ok(())
+    }
+
+    /// Group message 1: verify under the PTK, answer with group message 2, install the GTK
+    /// (and IGTK) unless it is the one already installed.
+    fn on_g1(&mut self, frame: &[u8], r: &EapolKeyRepr, out: &mut Output) -> Result<()> {
+        self.check_replay_counter(r.replay_counter)?;
+        let ptk = self.ptk.as_ref().ok_or(Error::Malformed("group message 1 before the 4-way handshake"))?;
+        msg::verify(&self.cfg, frame, ptk.kck())?;
+        let kd = msg::decrypt_key_data(&self.cfg, r, ptk.kek())?;
+        let items = kde::parse(&kd)?;
+        self.rx_replay_counter = Some(r.replay_counter);
+        let g2 = msg::build(
+            &self.cfg,
+            Msg::G2,
+            Fields { replay_counter: r.replay_counter, nonce: [0; 32], rsc: 0, key_data: &[] },
+            Some(ptk.kck()),
+            None,
+        )?;
+        out.tx.push(g2);
+        let key_id = self.install_group_keys(&items, r.key_rsc, out)?;
+        out.events.push(Event::GroupKeyDone { key_id });
+        Ok(())
+    }
+
+    fn install_ptk(&mut self, ptk: &Ptk, out: &mut Output) {
+        if self.installed_ptk.as_ref().is_some_and(|i| i.same(0, ptk.tk())) {
+            return; // KRACK: a retransmitted message 3 must not reinstall the PTK.
+        }
+        let tk = Zeroizing::new(ptk.tk().to_vec());
+        self.installed_ptk = Some(Installed { key_id: 0, key: tk.clone() });
+        out.events.push(Event::InstallPtk { tk, cipher: self.cfg.pairwise, key_id: 0 });
+    }
+
+    /// Installs the GTK/IGTK of Key Data items unless already installed; returns the GTK's
+    /// Key ID.
+    fn install_group_keys(&mut self, items: &[KeyDataItem<'_>], rsc: u64, out: &mut Output) -> Result<u8> {
+        let gtk = items
+            .iter()
+            .find_map(|i| match i {
+                KeyDataItem::Gtk(g) => Some(*g),
+                _ => None,
+            })
+            .ok_or(Error::Malformed("no GTK KDE"))?;
+        if gtk.gtk.len() != self.cfg.group.key_len() {
+            return Err(Error::BadKeyLength);
+        }
+        if !self.installed_gtk.as_ref().is_some_and(|i| i.same(gtk.key_id, gtk.gtk)) {
+            let key = Zeroizing::new(gtk.gtk.to_vec());
+            self.installed_gtk = Some(Installed { key_id: gtk.key_id, key: key.clone() });
+            out.events.push(Event::InstallGtk { gtk: key, cipher: self.cfg.group, key_id: gtk.key_id, rsc });
+        }
+        if let Some(mgmt) = self.cfg.group_mgmt {
+            let igtk = items
+                .iter()
+                .find_map(|i| match i {
+                    KeyDataItem::Igtk(g) => Some(*g),
+                    _ => None,
+                })
+                .ok_or(Error::Malformed("management frame protection negotiated but no IGTK KDE"))?;
+            let key_id = u8::try_from(igtk.key_id).map_err(|_| Error::Malformed("IGTK Key ID"))?;
+            if !(4..=5).contains(&key_id) || igtk.key.len() != mgmt.key_len() {
+                return Err(Error::Malformed("IGTK KDE Key ID or length"));
+            }
+            if !self.installed_igtk.as_ref().is_some_and(|i| i.same(key_id, igtk.key)) {
+                let key = Zeroizing::new(igtk.key.to_vec());
+                self.installed_igtk = Some(Installed { key_id, key: key.clone() });
+                out.events.push(Event::InstallIgtk { igtk: key, cipher: mgmt, key_id, ipn: igtk.ipn });
+            }
+        }
+        Ok(gtk.key_id)
+    }
+}
+
+/// A short reason for a dropped frame.
+pub(crate) fn reason(e: Error) -> &'static str {
+    match e {
+        Error::Replay => "Key Replay Counter did not increase",
+        Error::MicFailure => "EAPOL-Key MIC failure",
+        Error::Truncated => "truncated EAPOL-Key frame",
+        Error::Oversize => "Key Data longer than the frame",
+        Error::Malformed(w) | Error::Unsupported(w) => w,
+        Error::BadKeyLength => "key of the wrong length",
+        _ => "EAPOL-Key frame refused",
+    }
+}
