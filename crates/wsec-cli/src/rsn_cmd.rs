@@ -1,0 +1,164 @@
+//! `wsec passphrase` (wpa_passphrase-compatible PSK from a passphrase, IEEE 802.11-2020
+//! J.4.1) and `wsec ptk` (the 4-way handshake PTK and its split, 12.7.1.3).
+//!
+//! Both return what `main` prints on standard output, or `(exit code, message)`:
+//! exit 1 for a passphrase the standard refuses (as wpa_passphrase does), exit 2 for
+//! other usage errors.
+use clap::Args;
+use std::io::{BufRead, Write};
+use wsec::cipher::CipherSuite;
+use wsec::rsn::akm::Akm;
+use wsec::rsn::{kdf, pbkdf2};
+
+#[derive(Args)]
+pub struct PassphraseArgs {
+    /// SSID (0..32 octets)
+    pub ssid: String,
+    /// Passphrase: 8..63 printable ASCII characters. When omitted, one line is read from
+    /// standard input (up to the first CR or LF)
+    pub passphrase: Option<String>,
+}
+
+#[derive(Args)]
+pub struct PtkArgs {
+    /// PMK in hex (32 octets; 48 for the SHA-384 AKMs)
+    #[arg(long)]
+    pub pmk: String,
+    /// Authenticator address (aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff or 12 hex digits)
+    #[arg(long, value_parser = parse_mac)]
+    pub aa: [u8; 6],
+    /// Supplicant address (aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff or 12 hex digits)
+    #[arg(long, value_parser = parse_mac)]
+    pub spa: [u8; 6],
+    /// ANonce, 32 octets in hex
+    #[arg(long, value_parser = parse_nonce)]
+    pub anonce: [u8; 32],
+    /// SNonce, 32 octets in hex
+    #[arg(long, value_parser = parse_nonce)]
+    pub snonce: [u8; 32],
+    /// AKM: psk, psk-sha256, sae, sae-ext-key, owe, wpa-eap, wpa-eap-sha256,
+    /// wpa-eap-suite-b, wpa-eap-suite-b-192
+    #[arg(long, default_value = "psk", value_parser = parse_akm)]
+    pub akm: Akm,
+    /// Pairwise cipher: ccmp, ccmp-256, gcmp, gcmp-256, tkip
+    #[arg(long, default_value = "ccmp", value_parser = parse_pairwise)]
+    pub cipher: CipherSuite,
+    /// Also derive a KDK of this many octets (IEEE 802.11az; 0..=64)
+    #[arg(long, default_value_t = 0)]
+    pub kdk_len: usize,
+}
+
+fn hex_clean(s: &str) -> String {
+    s.chars()
+        .filter(|c| !(c.is_whitespace() || *c == ':' || *c == '-'))
+        .collect()
+}
+
+fn parse_mac(s: &str) -> Result<[u8; 6], String> {
+    let clean = hex_clean(s);
+    let ok_form = s.len() == 12
+        || (s.len() == 17
+            && s.chars()
+                .enumerate()
+                .all(|(i, c)| (i % 3 == 2) == (c == ':' || c == '-')));
+    match hex::decode(&clean) {
+        Ok(v) if ok_form && v.len() == 6 => Ok([v[0], v[1], v[2], v[3], v[4], v[5]]),
+        _ => Err("a MAC address is aa:bb:cc:dd:ee:ff or 12 hex digits".into()),
+    }
+}
+
+fn parse_nonce(s: &str) -> Result<[u8; 32], String> {
+    let v = hex::decode(hex_clean(s)).map_err(|e| format!("not valid hex: {e}"))?;
+    v.try_into()
+        .map_err(|v: Vec<u8>| format!("a nonce is 32 octets, got {}", v.len()))
+}
+
+fn parse_akm(s: &str) -> Result<Akm, String> {
+    Akm::from_name(s).map_err(|_| {
+        let names: Vec<&str> = Akm::ALL.iter().map(|a| a.name()).collect();
+        format!("unknown AKM; one of {}", names.join(", "))
+    })
+}
+
+fn parse_pairwise(s: &str) -> Result<CipherSuite, String> {
+    match s.parse::<CipherSuite>() {
+        Ok(
+            c @ (CipherSuite::Ccmp128
+            | CipherSuite::Ccmp256
+            | CipherSuite::Gcmp128
+            | CipherSuite::Gcmp256
+            | CipherSuite::Tkip),
+        ) => Ok(c),
+        _ => Err("pairwise cipher is one of ccmp, ccmp-256, gcmp, gcmp-256, tkip".into()),
+    }
+}
+
+/// `wsec passphrase <ssid> [passphrase]`: the output of `wpa_passphrase`.
+pub fn passphrase(a: PassphraseArgs) -> Result<String, (u8, String)> {
+    let pass = match a.passphrase {
+        Some(p) => p.into_bytes(),
+        None => {
+            // wpa_passphrase announces this on standard output before reading.
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "# reading passphrase from stdin");
+            let _ = out.flush();
+            let mut line = Vec::new();
+            match std::io::stdin().lock().read_until(b'\n', &mut line) {
+                Ok(n) if n > 0 => {}
+                _ => return Err((1, "Failed to read passphrase".into())),
+            }
+            if let Some(end) = line.iter().position(|&c| c == b'\r' || c == b'\n') {
+                line.truncate(end);
+            }
+            line
+        }
+    };
+    if !(8..=63).contains(&pass.len()) {
+        return Err((1, "Passphrase must be 8..63 characters".into()));
+    }
+    if pass.iter().any(|&c| !(32..=126).contains(&c)) {
+        return Err((1, "Invalid passphrase character".into()));
+    }
+    if a.ssid.len() > pbkdf2::MAX_SSID_LEN {
+        return Err((1, format!("SSID must be 0..32 octets, got {}", a.ssid.len())));
+    }
+    let psk = pbkdf2::psk_from_passphrase(&pass, a.ssid.as_bytes()).map_err(|e| (1, e.to_string()))?;
+    // `pass` is printable ASCII, checked above.
+    let pass = String::from_utf8_lossy(&pass);
+    Ok(format!(
+        "network={{\n\tssid=\"{}\"\n\t#psk=\"{}\"\n\tpsk={}\n}}",
+        a.ssid,
+        pass,
+        hex::encode(psk)
+    ))
+}
+
+/// `wsec ptk ...`: lines `KCK <hex>`, `KEK <hex>`, `TK <hex>` and, with `--kdk-len`, `KDK <hex>`.
+pub fn ptk(a: PtkArgs) -> Result<String, (u8, String)> {
+    let pmk = hex::decode(hex_clean(&a.pmk)).map_err(|e| (2, format!("--pmk is not valid hex: {e}")))?;
+    let ptk =
+        kdf::derive_ptk(a.akm, &pmk, &a.aa, &a.spa, &a.anonce, &a.snonce, a.cipher, a.kdk_len).map_err(
+            |e| match e {
+                wsec::Error::BadKeyLength => (
+                    2,
+                    format!(
+                        "--pmk must be {} octets for {}, got {}",
+                        a.akm.pmk_len(),
+                        a.akm,
+                        pmk.len()
+                    ),
+                ),
+                e => (2, e.to_string()),
+            },
+        )?;
+    let mut s = format!(
+        "KCK {}\nKEK {}\nTK {}",
+        hex::encode(ptk.kck()),
+        hex::encode(ptk.kek()),
+        hex::encode(ptk.tk())
+    );
+    if a.kdk_len > 0 {
+        s.push_str(&format!("\nKDK {}", hex::encode(ptk.kdk())));
+    }
+    Ok(s)
+}
