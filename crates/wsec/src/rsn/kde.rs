@@ -302,7 +302,7 @@ impl core::iter::FusedIterator for KeyDataIter<'_> {}
 /// least 16).
 pub fn pad_for_key_wrap(key_data: &mut Vec<u8>) {
     let n = key_data.len();
-    if n >= 16 && n % 8 == 0 {
+    if n >= 16 && n & 7 == 0 {
         return;
     }
     let target = (n + 1).div_ceil(8).max(2) * 8;
