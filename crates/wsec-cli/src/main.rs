@@ -4,6 +4,8 @@ use std::io::Read;
 use std::process::ExitCode;
 use wsec::cipher::{self, AadOptions, CipherSuite, OrderRule};
 
+mod rsn_cmd;
+
 #[derive(Parser)]
 #[command(name = "wsec", version, about = "IEEE 802.11 link security: WEP, TKIP, CCMP, GCMP, BIP")]
 struct Cli {
@@ -18,6 +20,10 @@ enum Cmd {
     /// Check and remove the protection of an MPDU (hex); print the plaintext MPDU in hex,
     /// or exit 1 with a one-line reason.
     Unprotect(UnprotectArgs),
+    /// The PSK (PMK) of a passphrase and SSID, printed as wpa_passphrase does.
+    Passphrase(rsn_cmd::PassphraseArgs),
+    /// The PTK of a 4-way handshake and its KCK, KEK and TK (and KDK).
+    Ptk(rsn_cmd::PtkArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -169,6 +175,8 @@ fn run(cli: Cli) -> Result<String, (u8, String)> {
             p.decapsulate(&mpdu, &mut out).map_err(|e| (1, e.to_string()))?;
             Ok(hex::encode(out))
         }
+        Cmd::Passphrase(a) => rsn_cmd::passphrase(a),
+        Cmd::Ptk(a) => rsn_cmd::ptk(a),
     }
 }
 

@@ -29,7 +29,11 @@ pub fn read_pcap(path: &std::path::Path) -> (u32, Vec<Vec<u8>>) {
     };
     let u32_at = |b: &[u8]| {
         let a = [b[0], b[1], b[2], b[3]];
-        if le { u32::from_le_bytes(a) } else { u32::from_be_bytes(a) }
+        if le {
+            u32::from_le_bytes(a)
+        } else {
+            u32::from_be_bytes(a)
+        }
     };
     let linktype = u32_at(&d[20..24]);
     let mut frames = Vec::new();
