@@ -18,6 +18,11 @@ fn arr<const N: usize>(s: &str) -> [u8; N] {
     h(s).try_into().expect("vector length")
 }
 
+/// The PBKDF2 kernels this CPU can run (the portable one always).
+fn backends() -> Vec<wp::Backend> {
+    wp::Backend::ALL.into_iter().filter(|b| b.is_supported()).collect()
+}
+
 // ---- 6.1 passphrase -> PSK ----
 
 #[test]
@@ -103,9 +108,11 @@ fn rfc6070_pbkdf2_sha1() {
         let mut out = vec![0u8; want.len() / 2];
         wp::pbkdf2_hmac_sha1(p, s, c, &mut out).unwrap();
         assert_eq!(hx(&out), want, "c={c}");
-        out.fill(0);
-        wp::pbkdf2_hmac_sha1_portable(p, s, c, &mut out).unwrap();
-        assert_eq!(hx(&out), want, "portable c={c}");
+        for be in backends() {
+            out.fill(0);
+            wp::pbkdf2_hmac_sha1_with(be, p, s, c, &mut out).unwrap();
+            assert_eq!(hx(&out), want, "{} c={c}", be.name());
+        }
     }
 }
 
@@ -205,6 +212,33 @@ fn batch_equals_single() {
             assert_eq!(*r, wp::psk_from_passphrase(refs[12 + k], b"ssid"));
         }
     }
+    // Every kernel, with batch sizes that exercise the AVX-512 grouping (2 x 16 lanes) and
+    // the SHA-NI remainder: 34 valid (chains 32 + 32 + 4), 20 (32 + 8), 11 (16 + 6).
+    let mut many: Vec<Vec<u8>> = (0..37).map(|_| random_passphrase(&mut rng)).collect();
+    many[0] = b"bad".to_vec();
+    many[17] = vec![b'z'; 70];
+    many[36] = b"bad\x7f\x7f\x7f\x7f\x7f".to_vec();
+    let refs: Vec<&[u8]> = many.iter().map(|p| p.as_slice()).collect();
+    let want: Vec<_> = refs.iter().map(|p| wp::psk_from_passphrase(p, b"batch")).collect();
+    for be in backends() {
+        for n in [37usize, 22, 12] {
+            assert_eq!(
+                wp::psk_batch_with(be, &refs[..n], b"batch"),
+                want[..n],
+                "{} n={n}",
+                be.name()
+            );
+        }
+    }
+    for be in wp::Backend::ALL.into_iter().filter(|b| !b.is_supported()) {
+        assert!(wp::psk_batch_with(be, &refs[..2], b"x")
+            .iter()
+            .all(|r| matches!(r, Err(Error::Unsupported(_)))));
+        assert!(matches!(
+            wp::psk_from_passphrase_with(be, b"password", b"x"),
+            Err(Error::Unsupported(_))
+        ));
+    }
     // An over-long SSID fails every entry.
     assert!(wp::psk_batch(&refs[..2], &[0u8; 33]).iter().all(|r| r.is_err()));
 }
@@ -219,7 +253,11 @@ fn pbkdf2_crosscheck_random() {
         let salt: Vec<u8> = (0..slen).map(|_| rng.gen()).collect();
         let iters = rng.gen_range(1..50u32);
         // Up to 10 blocks: more chains than the SHA-NI kernel runs at once.
-        let olen = rng.gen_range(1..=200);
+        let olen = if case % 10 == 0 {
+            rng.gen_range(600..=800)
+        } else {
+            rng.gen_range(1..=200)
+        };
         let mut ours = vec![0u8; olen];
         let mut portable = vec![0u8; olen];
         let mut rc = vec![0u8; olen];
@@ -241,11 +279,16 @@ fn pbkdf2_crosscheck_random() {
         );
         assert_eq!(ours, ossl, "case {case} vs OpenSSL");
         assert_eq!(portable, rc, "case {case} portable");
+        for be in backends() {
+            let mut other = vec![0u8; olen];
+            wp::pbkdf2_hmac_sha1_with(be, &pass, &salt, iters, &mut other).unwrap();
+            assert_eq!(other, rc, "case {case} {}", be.name());
+        }
     }
 }
 
 #[test]
-fn sha_ni_and_portable_agree_on_psk() {
+fn all_backends_agree_on_psk() {
     eprintln!("pbkdf2 backend: {}", wp::backend().name());
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed_0003);
     for _ in 0..6 {
