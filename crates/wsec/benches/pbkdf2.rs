@@ -16,14 +16,17 @@ use std::time::Instant;
 use wsec::rsn::pbkdf2 as wp;
 
 fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".into())
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        info.lines()
+            .find(|l| l.split(':').next().map(str::trim) == Some(name))
+            .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+    };
+    match (field("model name"), field("cpu family"), field("model")) {
+        (Some(m), Some(f), Some(n)) => format!("{m} (family {f}, model {n})"),
+        (Some(m), _, _) => m,
+        _ => "unknown".into(),
+    }
 }
 
 fn has_sha_ni() -> bool {
