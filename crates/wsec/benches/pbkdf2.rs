@@ -78,7 +78,7 @@ fn peers() -> Vec<Peer> {
         }),
     }];
     // The batch on each single kernel, where this CPU has it and it is not the default.
-    for be in [wp::Backend::ShaNi, wp::Backend::Avx512] {
+    for be in [wp::Backend::ShaNi, wp::Backend::Avx512, wp::Backend::Avx2] {
         if be.is_supported() && be != wp::backend() {
             v.push(Peer {
                 name: format!("wsec batch, {} only", be.name()),
