@@ -2,6 +2,7 @@
 //!
 //! - [`akm`]: AKM suites and what they imply (KDF hash, descriptor version, key lengths).
 //! - [`kdf`]: PRF-SHA1, KDF-SHA256/384, PTK derivation and split, PMKID, GTK/IGTK.
+//! - [`ft`]: the FT key hierarchy (PMK-R0, PMK-R1, FT PTK).
 //! - [`pbkdf2`]: passphrase to PMK (PBKDF2-HMAC-SHA1 x4096), SHA-NI and multi-buffer.
 //! - [`keywrap`]: AES Key Wrap (RFC 3394) and the RC4 Key Data encryption of descriptor 1.
 //! - [`eapol`]: EAPOL-Key frames (wire format) and their MIC.
@@ -10,6 +11,7 @@
 //! - [`handshake`]: the 4-way and group key handshakes, sans-IO and KRACK-safe.
 pub mod akm;
 pub mod eapol;
+pub mod ft;
 pub mod handshake;
 pub mod ie;
 pub mod kde;
