@@ -92,6 +92,7 @@ pub fn derive_pmk_r1(akm: Akm, r0: &PmkR0, r1kh_id: [u8; 6], s1kh_id: [u8; 6]) -
 
 /// 12.7.1.6.5: PTK = KDF-Hash-Length(PMK-R1, "FT-PTK", SNonce || ANonce || BSSID ||
 /// STA-ADDR), split into KCK, KEK, TK (and a KDK of `kdk_len` octets).
+#[allow(clippy::too_many_arguments)]
 pub fn derive_ft_ptk(
     akm: Akm,
     r1: &PmkR1,
