@@ -46,7 +46,7 @@ impl fmt::Display for Error {
         match self {
             Error::Truncated => f.write_str("truncated frame"),
             Error::Oversize => f.write_str("frame too long"),
-            Error::Malformed(what) => write!(f, "malformed frame: {what}"),
+            Error::Malformed(what) => write!(f, "malformed: {what}"),
             Error::Unsupported(what) => write!(f, "unsupported: {what}"),
             Error::NotProtected => f.write_str("Protected Frame bit is not set"),
             Error::AlreadyProtected => f.write_str("Protected Frame bit is already set"),

@@ -7,6 +7,7 @@
 //!   and the fused AES-CCM kernel.
 //! - [`link`]: security associations: keys by Key ID, PN generation, replay detection,
 //!   fragment reassembly, TKIP MIC-failure tracking.
+//! - [`decrypt`]: the capture decryption engine behind `wsec decrypt`.
 //! - [`rsn`]: RSN key management: key hierarchy, EAPOL-Key, RSN element, handshakes.
 #![forbid(unsafe_op_in_unsafe_fn)]
 
@@ -14,6 +15,7 @@ pub mod error;
 pub mod wire;
 pub mod capture;
 pub mod cipher;
+pub mod decrypt;
 pub mod link;
 pub mod rsn;
 

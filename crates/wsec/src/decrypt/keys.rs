@@ -1,0 +1,151 @@
+//! The keys a capture decryptor is given: passphrases with their SSIDs, PMKs, WEP keys and
+//! temporal keys; and Wireshark's `80211_keys` file format.
+use crate::error::{Error, Result};
+use zeroize::Zeroizing;
+
+/// One key as the user gave it.
+#[derive(Clone, PartialEq, Eq)]
+pub enum UserKey {
+    /// A WPA/WPA2 passphrase for one SSID.
+    Passphrase { ssid: Vec<u8>, passphrase: Zeroizing<Vec<u8>> },
+    /// A PMK (or PSK) for any network (PSK, PSK-SHA256, SAE, OWE, 802.1X...).
+    Pmk(Zeroizing<Vec<u8>>),
+    /// A WEP key (5, 13 or 16 octets).
+    Wep(Zeroizing<Vec<u8>>),
+    /// A temporal key (TK or GTK) of any cipher: 16 or 32 octets.
+    Tk(Zeroizing<Vec<u8>>),
+}
+
+impl core::fmt::Debug for UserKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            UserKey::Passphrase { ssid, .. } => write!(f, "Passphrase(ssid {:?})", String::from_utf8_lossy(ssid)),
+            UserKey::Pmk(k) => write!(f, "Pmk({} octets)", k.len()),
+            UserKey::Wep(k) => write!(f, "Wep({} octets)", k.len()),
+            UserKey::Tk(k) => write!(f, "Tk({} octets)", k.len()),
+        }
+    }
+}
+
+fn unhex(s: &str) -> Result<Vec<u8>> {
+    let s: String = s.chars().filter(|c| !matches!(c, ':' | '-' | ' ')).collect();
+    if s.len() % 2 != 0 {
+        return Err(Error::Malformed("hex key of odd length"));
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|_| Error::Malformed("key is not hex")))
+        .collect()
+}
+
+/// Wireshark's percent-encoding in `wpa-pwd` entries (`%3a` for ':').
+fn unpercent(s: &str) -> Result<Vec<u8>> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let h = s.get(i + 1..i + 3).ok_or(Error::Malformed("bad %-escape"))?;
+            out.push(u8::from_str_radix(h, 16).map_err(|_| Error::Malformed("bad %-escape"))?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    Ok(out)
+}
+
+impl UserKey {
+    pub fn passphrase(ssid: &str, passphrase: &str) -> Result<UserKey> {
+        crate::rsn::pbkdf2::check_passphrase(passphrase.as_bytes())?;
+        if ssid.len() > 32 {
+            return Err(Error::Malformed("SSID longer than 32 octets"));
+        }
+        Ok(UserKey::Passphrase { ssid: ssid.as_bytes().to_vec(), passphrase: Zeroizing::new(passphrase.as_bytes().to_vec()) })
+    }
+
+    pub fn pmk_hex(s: &str) -> Result<UserKey> {
+        let k = unhex(s)?;
+        if k.len() != 32 && k.len() != 48 {
+            return Err(Error::Malformed("a PMK is 32 or 48 octets"));
+        }
+        Ok(UserKey::Pmk(Zeroizing::new(k)))
+    }
+
+    pub fn wep_hex(s: &str) -> Result<UserKey> {
+        let k = unhex(s)?;
+        if ![5, 13, 16].contains(&k.len()) {
+            return Err(Error::Malformed("a WEP key is 5, 13 or 16 octets"));
+        }
+        Ok(UserKey::Wep(Zeroizing::new(k)))
+    }
+
+    pub fn tk_hex(s: &str) -> Result<UserKey> {
+        let k = unhex(s)?;
+        if k.len() != 16 && k.len() != 32 {
+            return Err(Error::Malformed("a TK is 16 or 32 octets"));
+        }
+        Ok(UserKey::Tk(Zeroizing::new(k)))
+    }
+
+    /// One line of Wireshark's `80211_keys` file: `"wpa-pwd","pass:ssid"`, `"wpa-psk","<pmk>"`,
+    /// `"wep","<key>"`, `"tk","<key>"` (a third field, if any, is ignored). `None` for blank
+    /// and comment lines.
+    pub fn from_80211_keys_line(line: &str) -> Result<Option<UserKey>> {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') {
+            return Ok(None);
+        }
+        let fields: Vec<&str> = l.split(',').map(|f| f.trim().trim_matches('"')).collect();
+        if fields.len() < 2 {
+            return Err(Error::Malformed("80211_keys line needs a type and a key"));
+        }
+        let (kind, val) = (fields[0], fields[1]);
+        Ok(Some(match kind {
+            "wpa-pwd" => {
+                let (pass, ssid) = val.split_once(':').unwrap_or((val, ""));
+                let (pass, ssid) = (unpercent(pass)?, unpercent(ssid)?);
+                crate::rsn::pbkdf2::check_passphrase(&pass)?;
+                UserKey::Passphrase { ssid, passphrase: Zeroizing::new(pass) }
+            }
+            "wpa-psk" => UserKey::pmk_hex(val)?,
+            "wep" => UserKey::wep_hex(val)?,
+            "tk" => UserKey::tk_hex(val)?,
+            _ => return Err(Error::Unsupported("80211_keys key type (wpa-pwd, wpa-psk, wep, tk)")),
+        }))
+    }
+
+    /// Every key of an `80211_keys` file; the error names the line.
+    pub fn from_80211_keys(text: &str) -> core::result::Result<Vec<UserKey>, String> {
+        let mut v = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            match UserKey::from_80211_keys_line(line) {
+                Ok(Some(k)) => v.push(k),
+                Ok(None) => {}
+                Err(e) => return Err(format!("line {}: {e}", i + 1)),
+            }
+        }
+        Ok(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wireshark_keys_file() {
+        let f = "# comment\n\"wpa-pwd\",\"dictionary:linksys\"\n\"wpa-pwd\",\"pa%3ass:my%3anet\"\n\"wep\",\"1f:1f:1f:1f:1f\"\n\"wpa-psk\",\"ee51883793a6f68e9615fe73c80a3aa6f2dd0ea537bce627b929183cc6e57925\"\n\"tk\",\"1d035e8beb4f83611dc93e2657cecf69\"\n";
+        let k = UserKey::from_80211_keys(f).unwrap();
+        assert_eq!(k.len(), 5);
+        assert!(matches!(&k[0], UserKey::Passphrase { ssid, passphrase } if ssid == b"linksys" && &passphrase[..] == b"dictionary"));
+        assert!(matches!(&k[1], UserKey::Passphrase { ssid, passphrase } if ssid == b"my:net" && &passphrase[..] == b"pa:ss"));
+        assert!(matches!(&k[2], UserKey::Wep(w) if w.len() == 5));
+        assert!(matches!(&k[3], UserKey::Pmk(p) if p.len() == 32));
+        assert!(matches!(&k[4], UserKey::Tk(t) if t.len() == 16));
+        assert_eq!(UserKey::from_80211_keys("\"wep\",\"zz\"").unwrap_err(), "line 1: malformed: key is not hex");
+        assert!(UserKey::from_80211_keys("\"wpa-pwd\",\"short:x\"").is_err());
+        assert!(UserKey::from_80211_keys("\"foo\",\"00\"").is_err());
+    }
+}

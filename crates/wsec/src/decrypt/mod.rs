@@ -1,0 +1,648 @@
+//! Decrypting captured 802.11 traffic: a streaming engine that follows every BSS and
+//! station it sees (Beacons/Probe Responses for SSID and RSN element, Association
+//! Requests for the AKM a STA chose, 4-way and group key handshakes, also those carried
+//! inside encrypted frames) and turns protected MPDUs into plaintext MPDUs.
+//!
+//! The engine sees MPDUs only (no radio header, no FCS); the capture plumbing is in
+//! [`crate::capture`]. It never panics on wire data and keeps memory bounded by the number
+//! of BSSs and stations in the capture.
+pub mod keys;
+
+use crate::cipher::ccmp::Ccmp;
+use crate::cipher::gcmp::Gcmp;
+use crate::cipher::tkip::TkipKey;
+use crate::cipher::wep::WepKey;
+use crate::cipher::{CipherSuite, Protection};
+use crate::rsn::akm::Akm;
+use crate::rsn::eapol::{self, DescriptorType, EapolKey, EapolKeyRepr};
+use crate::rsn::ie::{self, RsnElementRepr, WpaElementRepr};
+use crate::rsn::kde::{self, KeyDataItem};
+use crate::rsn::kdf::{derive_ptk, Ptk};
+use crate::rsn::{keywrap, pbkdf2};
+use crate::wire::llc::Snap;
+use crate::wire::mac::{is_group, mgmt_subtype, Header, MacAddr};
+use keys::UserKey;
+use std::collections::HashMap;
+use zeroize::Zeroizing;
+
+/// Why a protected frame was not decrypted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FailReason {
+    /// No handshake of this station was seen (or it was incomplete).
+    NoHandshake,
+    /// The station's handshake was seen but no given passphrase/PMK verifies it.
+    WrongOrMissingPmk,
+    /// An SAE/OWE/802.1X handshake: the PMK cannot be derived from a passphrase by an
+    /// observer; give it with `--pmk`.
+    PmkNeeded,
+    /// A group-addressed frame before any GTK was seen.
+    NoGroupKey,
+    /// WEP frame and no WEP key given (or none verifies the ICV).
+    NoWepKey,
+    /// A key was found for the frame but its MIC (or ICV) does not verify.
+    MicOrIcvFailure,
+    /// The frame could not be parsed.
+    Malformed,
+}
+
+impl FailReason {
+    pub fn describe(self) -> &'static str {
+        match self {
+            FailReason::NoHandshake => "no key: the station's handshake was not seen (or not whole)",
+            FailReason::WrongOrMissingPmk => "no key: no given passphrase or PMK verifies the handshake",
+            FailReason::PmkNeeded => "no key: SAE/OWE/802.1X handshake; a passive observer needs the PMK (--pmk)",
+            FailReason::NoGroupKey => "no key: group frame before any GTK was seen",
+            FailReason::NoWepKey => "no key: WEP frame and no WEP key verifies it",
+            FailReason::MicOrIcvFailure => "MIC/ICV failure under the key that should apply",
+            FailReason::Malformed => "malformed protected frame",
+        }
+    }
+}
+
+/// What happened to one MPDU.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Not protected (or BIP-protected management): passed through.
+    Clear,
+    /// Decrypted: the plaintext MPDU (Protected cleared, security header and trailer gone).
+    Decrypted { mpdu: Vec<u8>, suite: CipherSuite },
+    /// A retransmission of a frame already decrypted (Retry set, same TA, TID and Sequence
+    /// Control; it decrypted too): one copy is enough.
+    Duplicate,
+    /// Protected and not decrypted.
+    Failed(FailReason),
+}
+
+#[derive(Default)]
+struct Bss {
+    ssid: Option<Vec<u8>>,
+    akms: Vec<Akm>,
+    pairwise: Vec<CipherSuite>,
+    group: Option<CipherSuite>,
+    /// Group keys by Key ID, newest last (a GTK rekey may reuse a Key ID).
+    gtks: HashMap<u8, Vec<Zeroizing<Vec<u8>>>>,
+}
+
+/// One station's link to its AP: handshake state and the PTKs it produced.
+#[derive(Default)]
+struct Link {
+    /// ANonce by the replay counter of its message 1.
+    m1: Vec<(u64, [u8; 32])>,
+    /// Messages 2 not yet matched to an ANonce (SNonce, frame, kdv, replay counter).
+    pending_m2: Vec<([u8; 32], Vec<u8>, u8, u64)>,
+    /// PTKs that verified a message of this link, newest last, with the AKM and cipher.
+    ptks: Vec<(Ptk, CipherSuite)>,
+    /// The AKM the STA chose in its (Re)Association Request.
+    akm: Option<Akm>,
+    /// A handshake was seen but nothing verified it.
+    unverified: bool,
+}
+
+/// Counters for the summary.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Stats {
+    pub frames: u64,
+    pub protected: u64,
+    pub decrypted: HashMap<CipherSuite, u64>,
+    pub failed: HashMap<FailReason, u64>,
+    pub duplicates: u64,
+    pub handshakes_verified: u64,
+    pub group_keys: u64,
+}
+
+pub struct Decryptor {
+    passphrases: Vec<(Vec<u8>, Zeroizing<Vec<u8>>)>,
+    pmks: Vec<Zeroizing<Vec<u8>>>,
+    wep: Vec<WepKey>,
+    tks: Vec<Zeroizing<Vec<u8>>>,
+    /// PSKs derived from passphrases, by SSID (PBKDF2 runs once per SSID and passphrase).
+    psk_cache: HashMap<Vec<u8>, Vec<Zeroizing<Vec<u8>>>>,
+    bss: HashMap<MacAddr, Bss>,
+    links: HashMap<(MacAddr, MacAddr), Link>,
+    /// Last (Sequence Control, TID) decrypted per transmitter, for retransmissions.
+    last_seq: HashMap<(MacAddr, u8), u16>,
+    /// First pass of a two-pass run: learn keys only.
+    learning: bool,
+    pub stats: Stats,
+}
+
+/// In the learning pass, protected frames longer than this are not decrypted: EAPOL-Key
+/// frames (the only thing the pass looks for inside encryption) are far shorter.
+const LEARN_MAX_LEN: usize = 600;
+
+/// Bound on tracked BSSs and links, so that garbage captures cannot grow memory forever.
+const MAX_TRACKED: usize = 65_536;
+
+fn addr_pair(h: &Header<&[u8]>) -> Option<(MacAddr, MacAddr)> {
+    Some((h.addr1(), h.addr2()?))
+}
+
+impl Decryptor {
+    pub fn new(keys: Vec<UserKey>) -> Decryptor {
+        let mut d = Decryptor {
+            passphrases: Vec::new(),
+            pmks: Vec::new(),
+            wep: Vec::new(),
+            tks: Vec::new(),
+            psk_cache: HashMap::new(),
+            bss: HashMap::new(),
+            links: HashMap::new(),
+            last_seq: HashMap::new(),
+            learning: false,
+            stats: Stats::default(),
+        };
+        for k in keys {
+            match k {
+                UserKey::Passphrase { ssid, passphrase } => d.passphrases.push((ssid, passphrase)),
+                UserKey::Pmk(p) => d.pmks.push(p),
+                UserKey::Wep(w) => {
+                    if let Ok(k) = WepKey::new(&w) {
+                        d.wep.push(k)
+                    }
+                }
+                UserKey::Tk(t) => d.tks.push(t),
+            }
+        }
+        d
+    }
+
+    /// Candidate PMKs for a BSS: the PSKs of the passphrases given for its SSID (or for
+    /// every SSID given, when the BSS's SSID was not seen), then the given PMKs.
+    fn pmk_candidates(&mut self, bssid: &MacAddr) -> Vec<Zeroizing<Vec<u8>>> {
+        let ssid = self.bss.get(bssid).and_then(|b| b.ssid.clone());
+        let ssids: Vec<Vec<u8>> = match ssid {
+            Some(s) => vec![s],
+            None => self.passphrases.iter().map(|(s, _)| s.clone()).collect(),
+        };
+        let mut out = Vec::new();
+        for s in ssids {
+            if !self.psk_cache.contains_key(&s) {
+                let psks = self
+                    .passphrases
+                    .iter()
+                    .filter(|(ss, _)| *ss == s)
+                    .filter_map(|(_, p)| pbkdf2::psk_from_passphrase(p, &s).ok())
+                    .map(|k| Zeroizing::new(k.to_vec()))
+                    .collect();
+                self.psk_cache.insert(s.clone(), psks);
+            }
+            out.extend(self.psk_cache[&s].iter().cloned());
+        }
+        out.extend(self.pmks.iter().cloned());
+        out
+    }
+
+    /// Starts a learning pass: [`Decryptor::process`] then only collects keys (handshakes,
+    /// group keys, also those inside short encrypted frames) and decrypts nothing long.
+    /// After [`Decryptor::end_learning`], a second pass over the same capture decrypts with
+    /// every key the capture holds, e.g. group frames sent before the handshake that
+    /// revealed their GTK, which neither tshark nor airdecap-ng decrypts.
+    pub fn start_learning(&mut self) {
+        self.learning = true;
+    }
+
+    /// Ends the learning pass: keys stay, counters and retransmission state are reset.
+    pub fn end_learning(&mut self) {
+        self.learning = false;
+        self.stats = Stats::default();
+        self.last_seq.clear();
+    }
+
+    /// Processes one MPDU (no radio header, no FCS).
+    pub fn process(&mut self, mpdu: &[u8]) -> Outcome {
+        if self.learning && mpdu.len() > LEARN_MAX_LEN && Header::new_checked(mpdu).is_ok_and(|h| h.frame_control().protected()) {
+            return Outcome::Failed(FailReason::NoHandshake);
+        }
+        self.stats.frames += 1;
+        let Ok(h) = Header::new_checked(mpdu) else { return Outcome::Clear };
+        let f = h.frame_control();
+        if f.is_mgmt() && !f.protected() {
+            self.on_mgmt(&h);
+            return Outcome::Clear;
+        }
+        if !f.protected() {
+            if f.has_data_body() {
+                if let Some(k) = eapol_key_of(&h) {
+                    self.on_eapol(&h, k);
+                }
+            }
+            return Outcome::Clear;
+        }
+        self.stats.protected += 1;
+        let out = self.decrypt(&h, mpdu);
+        match &out {
+            Outcome::Decrypted { mpdu, suite } => {
+                *self.stats.decrypted.entry(*suite).or_default() += 1;
+                // A group key handshake (or a rekeying 4-way handshake) inside encryption.
+                if let Ok(ph) = Header::new_checked(&mpdu[..]) {
+                    if ph.frame_control().has_data_body() {
+                        if let Some(k) = eapol_key_of(&ph) {
+                            self.on_eapol(&ph, k);
+                        }
+                    }
+                }
+            }
+            Outcome::Failed(r) => *self.stats.failed.entry(*r).or_default() += 1,
+            Outcome::Duplicate => self.stats.duplicates += 1,
+            Outcome::Clear => {}
+        }
+        out
+    }
+
+    fn on_mgmt(&mut self, h: &Header<&[u8]>) {
+        let f = h.frame_control();
+        let body = h.payload();
+        let (fixed, is_beacon) = match f.subtype() {
+            mgmt_subtype::BEACON | mgmt_subtype::PROBE_RESP => (ie::BEACON_FIXED_LEN, true),
+            mgmt_subtype::ASSOC_REQ => (4, false),
+            mgmt_subtype::REASSOC_REQ => (10, false),
+            _ => return,
+        };
+        let Some(ies) = body.get(fixed..) else { return };
+        let Some(a3) = h.addr3() else { return };
+        if self.bss.len() >= MAX_TRACKED && !self.bss.contains_key(&a3) {
+            return;
+        }
+        let mut ssid = None;
+        let mut rsn = None;
+        let mut wpa = None;
+        for e in ie::elements(ies) {
+            let Ok(e) = e else { break };
+            match e.id {
+                0 => ssid = Some(e.body.to_vec()),
+                48 => rsn = RsnElementRepr::parse(e.bytes).ok(),
+                221 if ie::is_wpa_element(e.bytes) => wpa = WpaElementRepr::parse(e.bytes).ok(),
+                _ => {}
+            }
+        }
+        if is_beacon {
+            let b = self.bss.entry(a3).or_default();
+            if let Some(s) = ssid.filter(|s| !s.is_empty() && s.iter().any(|&c| c != 0)) {
+                b.ssid = Some(s);
+            }
+            if let Some(r) = rsn {
+                b.akms = r.akms.iter().filter_map(|s| s.akm()).collect();
+                b.pairwise = r.pairwise.iter().filter_map(|s| s.cipher()).collect();
+                b.group = r.group_cipher.and_then(|s| s.cipher());
+            } else if let Some(w) = wpa {
+                b.akms = w.akms.iter().filter_map(|s| s.akm()).collect();
+                b.pairwise = w.pairwise.iter().filter_map(|s| s.cipher()).collect();
+                b.group = w.group_cipher.and_then(|s| s.cipher());
+            }
+        } else if let (Some(sta), Some(r)) = (h.addr2(), rsn) {
+            // The STA's choice in its (Re)Association Request.
+            let akm = r.akms.first().and_then(|s| s.akm());
+            self.links.entry((a3, sta)).or_default().akm = akm;
+        }
+    }
+
+    /// AKM of a link: the STA's choice, else the BSS's single AKM, else by descriptor version.
+    fn akm_of(&self, aa: &MacAddr, spa: &MacAddr, kdv: u8) -> Akm {
+        if let Some(a) = self.links.get(&(*aa, *spa)).and_then(|l| l.akm) {
+            return a;
+        }
+        if let Some(b) = self.bss.get(aa) {
+            if let [a] = b.akms[..] {
+                return a;
+            }
+            if let Some(a) = b.akms.iter().find(|a| a.key_descriptor_version(CipherSuite::Ccmp128).number() == kdv) {
+                return *a;
+            }
+        }
+        match kdv {
+            3 => Akm::PskSha256,
+            0 => Akm::Sae,
+            _ => Akm::Psk,
+        }
+    }
+
+    fn pairwise_of(&self, aa: &MacAddr, kdv: u8) -> CipherSuite {
+        if kdv == 1 {
+            return CipherSuite::Tkip;
+        }
+        match self.bss.get(aa).map(|b| &b.pairwise[..]) {
+            Some([c, ..]) if *c != CipherSuite::Tkip => *c,
+            Some([_, c, ..]) => *c,
+            _ => CipherSuite::Ccmp128,
+        }
+    }
+
+    fn on_eapol(&mut self, h: &Header<&[u8]>, k: (Vec<u8>, EapolKeyRepr)) {
+        let (frame, r) = k;
+        let Some((a1, a2)) = addr_pair(h) else { return };
+        let ki = r.key_info;
+        // The Authenticator sends the frames with Key Ack set.
+        let (aa, spa) = if ki.key_ack() { (a2, a1) } else { (a1, a2) };
+        let kdv = ki.descriptor_version();
+        let Ok(kdv_e) = eapol::key_descriptor_version_from_number(kdv) else { return };
+        let akm = self.akm_of(&aa, &spa, kdv);
+        let mic_len = eapol::mic_len(kdv_e, akm);
+        if r.key_mic.len() != mic_len {
+            // Re-parse with the AKM's MIC length (24 for the SHA-384 AKMs).
+            return;
+        }
+        if self.links.len() >= MAX_TRACKED && !self.links.contains_key(&(aa, spa)) {
+            return;
+        }
+        let pairwise = self.pairwise_of(&aa, kdv);
+        if ki.is_pairwise() && ki.key_ack() && !ki.key_mic() {
+            let l = self.links.entry((aa, spa)).or_default();
+            l.m1.push((r.replay_counter, r.key_nonce));
+            if l.m1.len() > 16 {
+                l.m1.remove(0);
+            }
+            return;
+        }
+        if !ki.key_mic() {
+            return;
+        }
+        let Ok(view) = EapolKey::new_checked(&frame[..], mic_len) else { return };
+        if ki.is_pairwise() && !ki.key_ack() && !r.key_data.is_empty() {
+            // Message 2: try the ANonce of its message 1 with every candidate PMK.
+            let an = self.links.get(&(aa, spa)).and_then(|l| l.m1.iter().rev().find(|(rc, _)| *rc == r.replay_counter).map(|(_, a)| *a));
+            match an {
+                Some(an) => {
+                    if !self.try_handshake(aa, spa, akm, pairwise, &an, &r.key_nonce, &view, kdv_e) {
+                        self.links.entry((aa, spa)).or_default().unverified = true;
+                    }
+                }
+                None => {
+                    let l = self.links.entry((aa, spa)).or_default();
+                    l.pending_m2.push((r.key_nonce, frame.clone(), kdv, r.replay_counter));
+                    if l.pending_m2.len() > 8 {
+                        l.pending_m2.remove(0);
+                    }
+                }
+            }
+            return;
+        }
+        // Messages 3, 4 and group 1: the PTK of this link that verifies the MIC.
+        let mut found = self.find_ptk(&aa, &spa, &view, kdv_e, akm);
+        if found.is_none() && ki.is_pairwise() && ki.install() {
+            // Message 1 was missed: match pending messages 2 with this message 3's ANonce.
+            let pend = self.links.get(&(aa, spa)).map(|l| l.pending_m2.clone()).unwrap_or_default();
+            for (sn, m2, _, _) in pend.iter().rev() {
+                let Ok(m2v) = EapolKey::new_checked(&m2[..], mic_len) else { continue };
+                if self.try_handshake(aa, spa, akm, pairwise, &r.key_nonce, sn, &m2v, kdv_e) {
+                    found = self.find_ptk(&aa, &spa, &view, kdv_e, akm);
+                    break;
+                }
+            }
+        }
+        let Some(i) = found else {
+            self.links.entry((aa, spa)).or_default().unverified = true;
+            return;
+        };
+        if !ki.encrypted_key_data() && !(r.descriptor_type == DescriptorType::Wpa && !ki.is_pairwise()) {
+            return;
+        }
+        let l = &self.links[&(aa, spa)];
+        let (ptk, _) = &l.ptks[i];
+        let kd = if kdv == 1 {
+            let Ok(kek): core::result::Result<&[u8; 16], _> = ptk.kek().try_into() else { return };
+            let mut d = Zeroizing::new(r.key_data.clone());
+            keywrap::rc4_key_data(kek, &r.key_iv, &mut d);
+            d
+        } else {
+            match keywrap::aes_key_unwrap(ptk.kek(), &r.key_data) {
+                Ok(d) => d,
+                Err(_) => return,
+            }
+        };
+        let mut gtks = Vec::new();
+        if r.descriptor_type == DescriptorType::Wpa && !ki.is_pairwise() {
+            // WPA1 group message 1: the raw GTK, Key Index in Key Information b4-b5.
+            if let Some(g) = kd.get(..r.key_length as usize) {
+                gtks.push((ki.key_index(), g.to_vec()));
+            }
+        } else if let Ok(items) = kde::parse(&kd) {
+            for it in items {
+                if let KeyDataItem::Gtk(g) = it {
+                    gtks.push((g.key_id, g.gtk.to_vec()));
+                }
+            }
+        }
+        let b = self.bss.entry(aa).or_default();
+        for (id, g) in gtks {
+            let v = b.gtks.entry(id).or_default();
+            if !v.iter().any(|x| x[..] == g[..]) {
+                v.push(Zeroizing::new(g));
+                self.stats.group_keys += 1;
+                if v.len() > 4 {
+                    v.remove(0);
+                }
+            }
+        }
+    }
+
+    fn find_ptk(&self, aa: &MacAddr, spa: &MacAddr, view: &EapolKey<&[u8]>, kdv: crate::rsn::akm::KeyDescriptorVersion, akm: Akm) -> Option<usize> {
+        let l = self.links.get(&(*aa, *spa))?;
+        (0..l.ptks.len()).rev().find(|&i| view.verify_mic(kdv, akm, l.ptks[i].0.kck()).is_ok())
+    }
+
+    /// Derives the PTK for every candidate PMK and keeps the one whose MIC verifies `m2`.
+    #[allow(clippy::too_many_arguments)]
+    fn try_handshake(
+        &mut self,
+        aa: MacAddr,
+        spa: MacAddr,
+        akm: Akm,
+        pairwise: CipherSuite,
+        anonce: &[u8; 32],
+        snonce: &[u8; 32],
+        m2: &EapolKey<&[u8]>,
+        kdv: crate::rsn::akm::KeyDescriptorVersion,
+    ) -> bool {
+        for pmk in self.pmk_candidates(&aa) {
+            if pmk.len() != akm.pmk_len() {
+                continue;
+            }
+            let Ok(ptk) = derive_ptk(akm, &pmk, &aa, &spa, anonce, snonce, pairwise, 0) else { continue };
+            if m2.verify_mic(kdv, akm, ptk.kck()).is_ok() {
+                let l = self.links.entry((aa, spa)).or_default();
+                if !l.ptks.iter().any(|(p, _)| p.tk() == ptk.tk()) {
+                    l.ptks.push((ptk, pairwise));
+                    if l.ptks.len() > 4 {
+                        l.ptks.remove(0);
+                    }
+                    self.stats.handshakes_verified += 1;
+                }
+                l.unverified = false;
+                return true;
+            }
+        }
+        false
+    }
+
+    fn decrypt(&mut self, h: &Header<&[u8]>, mpdu: &[u8]) -> Outcome {
+        let f = h.frame_control();
+        let Some(ta) = h.addr2() else { return Outcome::Failed(FailReason::Malformed) };
+        let ra = h.addr1();
+        let Some(sc) = h.seq_control() else { return Outcome::Failed(FailReason::Malformed) };
+        let tid = if f.is_mgmt() { 16 } else { h.qos_control().map(|q| q.tid()).unwrap_or(0) };
+        let body = h.payload();
+        if body.len() < 4 {
+            return Outcome::Failed(FailReason::Malformed);
+        }
+        let ext_iv = body[3] & 0x20 != 0;
+        let key_id = body[3] >> 6;
+        let out = if !ext_iv {
+            self.try_wep(mpdu)
+        } else if is_group(&ra) {
+            self.try_group(&ta, key_id, mpdu)
+        } else {
+            self.try_pairwise(&ra, &ta, mpdu)
+        };
+        if matches!(out, Outcome::Decrypted { .. }) {
+            // A retransmission (Retry set, same TA, TID and Sequence Control) decrypts like
+            // the original, which proves it genuine; only one copy goes out.
+            if f.retry() && self.last_seq.get(&(ta, tid)) == Some(&sc.0) {
+                return Outcome::Duplicate;
+            }
+            if self.last_seq.len() < MAX_TRACKED || self.last_seq.contains_key(&(ta, tid)) {
+                self.last_seq.insert((ta, tid), sc.0);
+            }
+        }
+        out
+    }
+
+    fn try_wep(&self, mpdu: &[u8]) -> Outcome {
+        if self.wep.is_empty() {
+            return Outcome::Failed(FailReason::NoWepKey);
+        }
+        let mut out = Vec::new();
+        for k in &self.wep {
+            if k.decapsulate(mpdu, &mut out).is_ok() {
+                return Outcome::Decrypted { mpdu: out, suite: k.suite() };
+            }
+        }
+        Outcome::Failed(FailReason::NoWepKey)
+    }
+
+    /// Tries a temporal key under every cipher its length allows.
+    fn try_tk(tk: &[u8], mpdu: &[u8], tkip_dir: bool) -> Option<(Vec<u8>, CipherSuite)> {
+        let mut out = Vec::new();
+        let tries: Vec<Box<dyn Protection>> = match tk.len() {
+            16 => vec![Box::new(Ccmp::new(tk).ok()?), Box::new(Gcmp::new(tk).ok()?)],
+            32 => {
+                let mut v: Vec<Box<dyn Protection>> = vec![Box::new(Ccmp::new(tk).ok()?), Box::new(Gcmp::new(tk).ok()?)];
+                if tkip_dir {
+                    v.insert(0, Box::new(TkipKey::new(tk).ok()?));
+                }
+                v
+            }
+            _ => return None,
+        };
+        for p in tries {
+            if p.decapsulate(mpdu, &mut out).is_ok() {
+                return Some((out, p.suite()));
+            }
+            // Fragments of TKIP MSDUs: the ICV is per MPDU, Michael only on the whole MSDU.
+            if p.suite() == CipherSuite::Tkip {
+                if let Some(t) = TkipKey::new(tk).ok() {
+                    if let Ok((m, _)) = t.decapsulate_fragment(mpdu) {
+                        return Some((m, CipherSuite::Tkip));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn try_pairwise(&self, ra: &MacAddr, ta: &MacAddr, mpdu: &[u8]) -> Outcome {
+        // The link is (AA, SPA) in either direction of the frame.
+        for key in [(*ra, *ta), (*ta, *ra)] {
+            if let Some(l) = self.links.get(&key) {
+                for (ptk, cipher) in l.ptks.iter().rev() {
+                    if let Some((m, s)) = decrypt_with(ptk.tk(), *cipher, mpdu) {
+                        return Outcome::Decrypted { mpdu: m, suite: s };
+                    }
+                }
+            }
+        }
+        for tk in &self.tks {
+            if let Some((m, s)) = Self::try_tk(tk, mpdu, true) {
+                return Outcome::Decrypted { mpdu: m, suite: s };
+            }
+        }
+        Outcome::Failed(self.why_not(ra, ta))
+    }
+
+    fn try_group(&self, ta: &MacAddr, key_id: u8, mpdu: &[u8]) -> Outcome {
+        let bssid = ta; // group data frames come From DS, TA = BSSID
+        if let Some(b) = self.bss.get(bssid) {
+            if let Some(v) = b.gtks.get(&key_id) {
+                let cipher = b.group.unwrap_or(CipherSuite::Ccmp128);
+                for g in v.iter().rev() {
+                    let c = if g.len() == 32 && cipher != CipherSuite::Tkip && b.group.is_none() { CipherSuite::Tkip } else { cipher };
+                    if let Some((m, s)) = decrypt_with(g, c, mpdu) {
+                        return Outcome::Decrypted { mpdu: m, suite: s };
+                    }
+                }
+            }
+        }
+        for tk in &self.tks {
+            if let Some((m, s)) = Self::try_tk(tk, mpdu, true) {
+                return Outcome::Decrypted { mpdu: m, suite: s };
+            }
+        }
+        let any_gtk = self.bss.get(bssid).is_some_and(|b| !b.gtks.is_empty());
+        Outcome::Failed(if any_gtk { FailReason::MicOrIcvFailure } else { FailReason::NoGroupKey })
+    }
+
+    /// Says why a unicast frame of this link has no key.
+    fn why_not(&self, ra: &MacAddr, ta: &MacAddr) -> FailReason {
+        for key in [(*ra, *ta), (*ta, *ra)] {
+            if let Some(l) = self.links.get(&key) {
+                if !l.ptks.is_empty() {
+                    return FailReason::MicOrIcvFailure;
+                }
+                if l.unverified {
+                    let akm = self.akm_of(&key.0, &key.1, 2);
+                    let needs_pmk = !akm.is_psk() && self.pmks.is_empty();
+                    return if needs_pmk { FailReason::PmkNeeded } else { FailReason::WrongOrMissingPmk };
+                }
+            }
+        }
+        // The BSS is known to use SAE/OWE/802.1X and no PMK was given.
+        for b in [ra, ta] {
+            if let Some(bss) = self.bss.get(b) {
+                if !bss.akms.is_empty() && bss.akms.iter().all(|a| !a.is_psk()) && self.pmks.is_empty() {
+                    return FailReason::PmkNeeded;
+                }
+            }
+        }
+        FailReason::NoHandshake
+    }
+}
+
+/// Decrypts with a TK under `cipher` (TKIP: the direction from the frame; fragments by ICV).
+fn decrypt_with(tk: &[u8], cipher: CipherSuite, mpdu: &[u8]) -> Option<(Vec<u8>, CipherSuite)> {
+    let mut out = Vec::new();
+    let ok = match cipher {
+        CipherSuite::Tkip => {
+            let k = TkipKey::new(tk).ok()?;
+            k.decapsulate(mpdu, &mut out).is_ok() || k.decapsulate_fragment_into(mpdu, &mut out).is_ok()
+        }
+        CipherSuite::Ccmp128 | CipherSuite::Ccmp256 => Ccmp::new(tk).ok()?.decapsulate(mpdu, &mut out).is_ok(),
+        CipherSuite::Gcmp128 | CipherSuite::Gcmp256 => Gcmp::new(tk).ok()?.decapsulate(mpdu, &mut out).is_ok(),
+        _ => false,
+    };
+    ok.then_some((out, cipher))
+}
+
+/// The EAPOL-Key frame carried by a plaintext data MPDU (LLC/SNAP, EtherType 0x888E).
+fn eapol_key_of(h: &Header<&[u8]>) -> Option<(Vec<u8>, EapolKeyRepr)> {
+    let s = Snap::new_checked(h.payload()).ok()?;
+    if s.ethertype() != 0x888e {
+        return None;
+    }
+    let body = s.payload();
+    if body.len() < 5 || body[1] != 3 {
+        return None;
+    }
+    let len = (4 + u16::from_be_bytes([body[2], body[3]]) as usize).min(body.len());
+    // The MIC length depends on the AKM: try 16, then 24 (SHA-384 AKMs).
+    let r = EapolKeyRepr::parse(&body[..len], 16).or_else(|_| EapolKeyRepr::parse(&body[..len], 24)).ok()?;
+    Some((body[..len].to_vec(), r))
+}
