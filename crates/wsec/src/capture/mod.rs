@@ -1,6 +1,8 @@
 //! Reading 802.11 captures: pcap and pcapng files (via `pcap-file`), and the radio
 //! headers in front of the MPDU ([`radio`]).
 pub mod radio;
+pub mod rewrite;
+pub mod writer;
 
 use std::fs::File;
 use std::io::{BufReader, Read};
