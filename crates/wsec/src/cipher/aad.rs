@@ -5,7 +5,7 @@
 //! - GCM nonce: 12.5.5.3.4 (A2 || PN5..PN0).
 use super::{AadOptions, OrderRule, Pn};
 use crate::error::{Error, Result};
-use crate::wire::mac::{fc, Header};
+use crate::wire::mac::{fc, FrameControl, Header};
 use crate::wire::sechdr::CcmpHeaderRepr;
 
 /// Longest AAD: FC(2) A1 A2 A3(18) SC(2) A4(6) QC(2).
@@ -59,23 +59,76 @@ pub fn build_aad<T: AsRef<[u8]>>(hdr: &Header<T>, opts: AadOptions) -> Result<Aa
     if !(fcv.is_data() || fcv.is_mgmt()) {
         return Err(Error::Unsupported("CCMP/GCMP protect data and management frames only"));
     }
-    let b = hdr.as_bytes();
+    Ok(aad_raw(hdr.as_bytes(), fcv, opts))
+}
+
+/// Offset of the QoS Control field of a data frame.
+fn qos_offset(fcv: FrameControl) -> usize {
+    if fcv.has_addr4() {
+        30
+    } else {
+        24
+    }
+}
+
+/// The AAD from the octets of a data or management MPDU whose header (as `fcv` lays it
+/// out) is known to be whole: the per-frame fast path, one pass, no re-parsing.
+pub(crate) fn aad_raw(b: &[u8], fcv: FrameControl, opts: AadOptions) -> Aad {
     let mut buf = [0u8; MAX_AAD_LEN];
     buf[0..2].copy_from_slice(&masked_frame_control(fcv.0, opts.order_rule).to_le_bytes());
     buf[2..20].copy_from_slice(&b[4..22]);
-    let sc = u16::from_le_bytes([b[22], b[23]]) & 0x000f;
-    buf[20..22].copy_from_slice(&sc.to_le_bytes());
+    buf[20] = b[22] & 0x0f; // Fragment Number only; Sequence Number masked
     let mut len = 22;
-    if let Some(a4) = hdr.addr4() {
-        buf[len..len + 6].copy_from_slice(&a4);
-        len += 6;
+    if fcv.has_addr4() {
+        buf[22..28].copy_from_slice(&b[24..30]);
+        len = 28;
     }
-    if let Some(qc) = hdr.qos_control() {
-        let keep = if opts.spp_amsdu { 0x008f } else { 0x000f };
-        buf[len..len + 2].copy_from_slice(&(qc.0 & keep).to_le_bytes());
+    if fcv.is_qos_data() {
+        let keep = if opts.spp_amsdu { 0x8f } else { 0x0f };
+        buf[len] = b[qos_offset(fcv)] & keep;
         len += 2;
     }
-    Ok(Aad { buf, len })
+    Aad { buf, len }
+}
+
+/// What the nonces need from the header: the CCM Nonce Flags and A2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NonceInput {
+    pub flags: u8,
+    pub a2: [u8; 6],
+}
+
+impl NonceInput {
+    /// From the octets of a data or management MPDU with a whole header.
+    pub(crate) fn raw(b: &[u8], fcv: FrameControl) -> NonceInput {
+        let flags = if fcv.is_mgmt() {
+            0x10
+        } else if fcv.is_qos_data() {
+            b[qos_offset(fcv)] & 0x0f
+        } else {
+            0
+        };
+        let mut a2 = [0u8; 6];
+        a2.copy_from_slice(&b[10..16]);
+        NonceInput { flags, a2 }
+    }
+
+    /// CCM nonce (12.5.3.3.4): Nonce Flags || A2 || PN5..PN0.
+    pub fn ccm(&self, pn: Pn) -> [u8; 13] {
+        let mut n = [0u8; 13];
+        n[0] = self.flags;
+        n[1..7].copy_from_slice(&self.a2);
+        n[7..13].copy_from_slice(&CcmpHeaderRepr::pn_be(pn));
+        n
+    }
+
+    /// GCM nonce (12.5.5.3.4): A2 || PN5..PN0.
+    pub fn gcm(&self, pn: Pn) -> [u8; 12] {
+        let mut n = [0u8; 12];
+        n[0..6].copy_from_slice(&self.a2);
+        n[6..12].copy_from_slice(&CcmpHeaderRepr::pn_be(pn));
+        n
+    }
 }
 
 /// CCM Nonce Flags (12.5.3.3.4): Priority in b0-b3 (the TID of a QoS Data frame, else 0),

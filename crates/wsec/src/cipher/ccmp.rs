@@ -1,6 +1,5 @@
 //! CCMP-128 and CCMP-256, IEEE 802.11-2020 12.5.3: AES-CCM with a 13-octet nonce (L = 2)
 //! and an 8-octet (CCMP-128) or 16-octet (CCMP-256) MIC, over the fused kernel.
-use super::aad::ccm_nonce;
 use super::kernel::CcmKey;
 use super::{mpdu, AadOptions, CipherSuite, Pn, Protection, RxInfo};
 use crate::error::{Error, Result};
@@ -43,16 +42,14 @@ impl Protection for Ccmp {
     }
 
     fn encapsulate(&self, mpdu: &[u8], pn: Pn, key_id: u8, out: &mut Vec<u8>) -> Result<()> {
-        mpdu::encapsulate(mpdu, pn, key_id, self.mic_len(), self.opts, out, |hdr, aad, data, mic| {
-            let nonce = ccm_nonce(hdr, pn)?;
-            self.key.seal_in_place(&nonce, aad.as_bytes(), data, mic)
+        mpdu::encapsulate(mpdu, pn, key_id, self.mic_len(), self.opts, out, |n, aad, data, mic| {
+            self.key.seal_in_place(&n.ccm(pn), aad.as_bytes(), data, mic)
         })
     }
 
     fn decapsulate(&self, mpdu: &[u8], out: &mut Vec<u8>) -> Result<RxInfo> {
-        mpdu::decapsulate(mpdu, self.mic_len(), self.opts, out, |hdr, aad, pn, data, mic| {
-            let nonce = ccm_nonce(hdr, pn)?;
-            self.key.open_in_place(&nonce, aad.as_bytes(), data, mic)
+        mpdu::decapsulate(mpdu, self.mic_len(), self.opts, out, |n, aad, pn, data, mic| {
+            self.key.open_in_place(&n.ccm(pn), aad.as_bytes(), data, mic)
         })
     }
 }

@@ -1,6 +1,5 @@
 //! GCMP-128 and GCMP-256, IEEE 802.11-2020 12.5.5: AES-GCM with a 12-octet nonce
 //! (A2 || PN) and a 16-octet MIC, using RustCrypto's `aes-gcm` (AES-NI + CLMUL).
-use super::aad::gcm_nonce;
 use super::{mpdu, AadOptions, CipherSuite, Pn, Protection, RxInfo};
 use crate::error::{Error, Result};
 use aes_gcm::aead::AeadInPlace;
@@ -79,16 +78,16 @@ impl Protection for Gcmp {
     }
 
     fn encapsulate(&self, mpdu: &[u8], pn: Pn, key_id: u8, out: &mut Vec<u8>) -> Result<()> {
-        mpdu::encapsulate(mpdu, pn, key_id, MIC_LEN, self.opts, out, |hdr, aad, data, mic| {
-            let tag = self.seal_raw(&gcm_nonce(hdr, pn)?, aad.as_bytes(), data)?;
+        mpdu::encapsulate(mpdu, pn, key_id, MIC_LEN, self.opts, out, |n, aad, data, mic| {
+            let tag = self.seal_raw(&n.gcm(pn), aad.as_bytes(), data)?;
             mic.copy_from_slice(&tag);
             Ok(())
         })
     }
 
     fn decapsulate(&self, mpdu: &[u8], out: &mut Vec<u8>) -> Result<RxInfo> {
-        mpdu::decapsulate(mpdu, MIC_LEN, self.opts, out, |hdr, aad, pn, data, mic| {
-            self.open_raw(&gcm_nonce(hdr, pn)?, aad.as_bytes(), data, mic)
+        mpdu::decapsulate(mpdu, MIC_LEN, self.opts, out, |n, aad, pn, data, mic| {
+            self.open_raw(&n.gcm(pn), aad.as_bytes(), data, mic)
         })
     }
 }

@@ -1,43 +1,48 @@
 //! MPDU framing shared by the AEAD suites (CCMP 12.5.3.3, GCMP 12.5.5.3): which frames
 //! may be protected, where the 8-octet security header goes, what the output looks like.
-use super::aad::{build_aad, Aad};
+use super::aad::{aad_raw, Aad};
+pub use super::aad::NonceInput;
 use super::{AadOptions, OrderRule, Pn, RxInfo, MAX_MPDU_BODY};
 use crate::error::{Error, Result};
-use crate::wire::mac::{fc, Header};
+use crate::wire::mac::{fc, FrameControl};
 use crate::wire::sechdr::CcmpHeaderRepr;
 
-/// Checks the MPDU can carry CCMP/GCMP and returns its parsed header and header length.
-fn check_frame(mpdu: &[u8], opts: AadOptions) -> Result<(Header<&[u8]>, usize)> {
-    let hdr = if opts.order_rule == OrderRule::Draft2003 {
-        Header::new_checked_pre_ht(mpdu)?
-    } else {
-        Header::new_checked(mpdu)?
-    };
-    let f = hdr.frame_control();
+/// Checks the MPDU can carry CCMP/GCMP; returns its Frame Control and header length.
+/// One decode of the Frame Control serves the whole frame (the per-frame fast path).
+fn check_frame(mpdu: &[u8], opts: AadOptions) -> Result<(FrameControl, usize)> {
+    if mpdu.len() < 2 {
+        return Err(Error::Truncated);
+    }
+    let f = FrameControl(u16::from_le_bytes([mpdu[0], mpdu[1]]));
     if f.is_data() && !f.has_data_body() {
         return Err(Error::Unsupported("Null data frames carry no body to protect"));
     }
     if !(f.is_data() || f.is_mgmt()) {
         return Err(Error::Unsupported("only data and management frames can be protected"));
     }
-    let hl = hdr.header_len();
-    Ok((hdr, hl))
+    let hl = f.header_len_for(opts.order_rule == OrderRule::Draft2003)?;
+    if mpdu.len() < hl {
+        return Err(Error::Truncated);
+    }
+    Ok((f, hl))
 }
 
 /// Encapsulates: `out` = header (Protected set) || CCMP/GCMP header || sealed body || MIC.
-/// `seal(nonce_source_header, aad, body_in_place, mic_out)`.
-pub(crate) fn encapsulate(
+/// `seal(nonce_input, aad, body_in_place, mic_out)` is the AEAD: wsec's CCM kernel and GCM
+/// in [`super::ccmp`] and [`super::gcmp`]; public so that another AEAD (a peer library in a
+/// benchmark, a hardware engine's model) runs under exactly the same 802.11 framing.
+pub fn encapsulate(
     mpdu: &[u8],
     pn: Pn,
     key_id: u8,
     mic_len: usize,
     opts: AadOptions,
     out: &mut Vec<u8>,
-    seal: impl FnOnce(&Header<&[u8]>, &Aad, &mut [u8], &mut [u8]) -> Result<()>,
+    seal: impl FnOnce(NonceInput, &Aad, &mut [u8], &mut [u8]) -> Result<()>,
 ) -> Result<()> {
     out.clear();
-    let (hdr, hl) = check_frame(mpdu, opts)?;
-    if hdr.frame_control().protected() {
+    let (f, hl) = check_frame(mpdu, opts)?;
+    if f.protected() {
         return Err(Error::AlreadyProtected);
     }
     let body = &mpdu[hl..];
@@ -45,7 +50,8 @@ pub(crate) fn encapsulate(
         return Err(Error::Oversize);
     }
     let sec = CcmpHeaderRepr { pn, key_id };
-    let aad = build_aad(&hdr, opts)?;
+    let aad = aad_raw(mpdu, f, opts);
+    let nonce = NonceInput::raw(mpdu, f);
     out.reserve(hl + 8 + body.len() + mic_len);
     out.extend_from_slice(&mpdu[..hl]);
     out[1] |= (fc::PROTECTED >> 8) as u8;
@@ -54,7 +60,7 @@ pub(crate) fn encapsulate(
     out.extend_from_slice(body);
     out.resize(hl + 8 + body.len() + mic_len, 0);
     let (data, mic) = out[hl + 8..].split_at_mut(body.len());
-    if let Err(e) = seal(&hdr, &aad, data, mic) {
+    if let Err(e) = seal(nonce, &aad, data, mic) {
         out.clear();
         return Err(e);
     }
@@ -62,17 +68,17 @@ pub(crate) fn encapsulate(
 }
 
 /// Decapsulates: `out` = header (Protected cleared) || opened body.
-/// `open(header, aad, pn, body_in_place, mic)`.
-pub(crate) fn decapsulate(
+/// `open(nonce_input, aad, pn, body_in_place, mic)`.
+pub fn decapsulate(
     mpdu: &[u8],
     mic_len: usize,
     opts: AadOptions,
     out: &mut Vec<u8>,
-    open: impl FnOnce(&Header<&[u8]>, &Aad, Pn, &mut [u8], &[u8]) -> Result<()>,
+    open: impl FnOnce(NonceInput, &Aad, Pn, &mut [u8], &[u8]) -> Result<()>,
 ) -> Result<RxInfo> {
     out.clear();
-    let (hdr, hl) = check_frame(mpdu, opts)?;
-    if !hdr.frame_control().protected() {
+    let (f, hl) = check_frame(mpdu, opts)?;
+    if !f.protected() {
         return Err(Error::NotProtected);
     }
     let rest = &mpdu[hl..];
@@ -84,13 +90,14 @@ pub(crate) fn decapsulate(
     if body_len > MAX_MPDU_BODY {
         return Err(Error::Oversize);
     }
-    let aad = build_aad(&hdr, opts)?;
+    let aad = aad_raw(mpdu, f, opts);
+    let nonce = NonceInput::raw(mpdu, f);
     out.reserve(hl + body_len);
     out.extend_from_slice(&mpdu[..hl]);
     out[1] &= !((fc::PROTECTED >> 8) as u8);
     out.extend_from_slice(&rest[8..8 + body_len]);
     let mic = &rest[8 + body_len..];
-    if let Err(e) = open(&hdr, &aad, sec.pn, &mut out[hl..], mic) {
+    if let Err(e) = open(nonce, &aad, sec.pn, &mut out[hl..], mic) {
         out.clear();
         return Err(e);
     }
@@ -100,8 +107,8 @@ pub(crate) fn decapsulate(
 /// Reads the PN and Key ID of a CCMP/GCMP-protected MPDU without decrypting it (for key
 /// selection and the replay pre-check).
 pub fn peek(mpdu: &[u8], opts: AadOptions) -> Result<RxInfo> {
-    let (hdr, hl) = check_frame(mpdu, opts)?;
-    if !hdr.frame_control().protected() {
+    let (f, hl) = check_frame(mpdu, opts)?;
+    if !f.protected() {
         return Err(Error::NotProtected);
     }
     let sec = CcmpHeaderRepr::parse(&mpdu[hl..])?;
