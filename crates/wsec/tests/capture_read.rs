@@ -75,3 +75,15 @@ fn prism_capture_with_fcs() {
         assert_eq!(m.radio_len, 144);
     }
 }
+
+/// pcapng timestamps honour if_tsresol: Vanhoef's captures tick in nanoseconds and were
+/// taken in 2019-2021.
+#[test]
+fn pcapng_timestamps_use_the_interface_tick() {
+    for f in ["captures/vanhoef/wpa3.pcapng", "captures/vanhoef/wnm_sleep_test-wpa2-psk_12345678.pcapng"] {
+        let p = CaptureReader::open(&common::shared_dir().join(f)).unwrap().next().unwrap().unwrap();
+        let secs = p.ts_ns / 1_000_000_000;
+        // 2015-01-01 .. 2030-01-01
+        assert!((1_420_070_400..1_893_456_000).contains(&secs), "{f}: {secs}");
+    }
+}

@@ -49,7 +49,7 @@ enum Format {
     /// Classic pcap (tcpdump): byte order, nanosecond timestamps, link type.
     Pcap { le: bool, nanos: bool, linktype: u32 },
     /// pcapng: byte order of the current section, link type and tick of each interface.
-    PcapNg { le: bool, ifaces: Vec<(u32, u64)> },
+    PcapNg { le: bool, ifaces: Vec<(u32, TsResol)> },
 }
 
 /// Streams the packets of a pcap or pcapng file, one record in memory at a time.
@@ -62,6 +62,41 @@ pub struct CaptureReader<R: Read = BufReader<File>> {
     r: R,
     fmt: Format,
     done: bool,
+}
+
+/// A pcapng interface's timestamp tick: 10^-n or 2^-n seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TsResol {
+    Dec(u8),
+    Bin(u8),
+}
+
+impl TsResol {
+    fn to_ns(self, ts: u64) -> u64 {
+        let ns: u128 = match self {
+            TsResol::Dec(n) if n <= 9 => ts as u128 * 10u128.pow(9 - n as u32),
+            TsResol::Dec(n) => ts as u128 / 10u128.pow((n as u32 - 9).min(38)),
+            TsResol::Bin(n) => ((ts as u128) * 1_000_000_000) >> n.min(127),
+        };
+        u64::try_from(ns).unwrap_or(u64::MAX)
+    }
+}
+
+/// The if_tsresol option (code 9) among an Interface Description Block's options.
+fn tsresol(mut opts: &[u8], le: bool) -> TsResol {
+    let u16_of = |b: &[u8]| if le { u16::from_le_bytes([b[0], b[1]]) } else { u16::from_be_bytes([b[0], b[1]]) };
+    while opts.len() >= 4 {
+        let (code, len) = (u16_of(&opts[0..2]), u16_of(&opts[2..4]) as usize);
+        if code == 0 {
+            break;
+        }
+        let Some(v) = opts.get(4..4 + len) else { break };
+        if code == 9 && len == 1 {
+            return if v[0] & 0x80 == 0 { TsResol::Dec(v[0]) } else { TsResol::Bin(v[0] & 0x7f) };
+        }
+        opts = opts.get(4 + len.div_ceil(4) * 4..).unwrap_or(&[]);
+    }
+    TsResol::Dec(6)
 }
 
 fn u32_of(b: &[u8], le: bool) -> u32 {
@@ -186,11 +221,11 @@ impl<R: Read> Iterator for CaptureReader<R> {
                 }
                 let Format::PcapNg { ifaces, .. } = &mut self.fmt else { unreachable!() };
                 match btype {
-                    // Interface Description: link type (2), reserved (2), snaplen (4), options.
+                    // Interface Description: link type (2), reserved (2), snaplen (4), options;
+                    // option 9, if_tsresol, gives the timestamp tick (default 10^-6 s).
                     1 if b.len() >= 8 => {
                         let lt = if le { u16::from_le_bytes([b[0], b[1]]) } else { u16::from_be_bytes([b[0], b[1]]) };
-                        // if_tsresol is not read: the default tick, microseconds, is assumed.
-                        ifaces.push((lt as u32, 1000));
+                        ifaces.push((lt as u32, tsresol(&b[8..b.len() - 4], le)));
                     }
                     // Enhanced Packet: interface, ts high, ts low, captured len, orig len, data.
                     6 if b.len() >= 20 => {
@@ -203,7 +238,7 @@ impl<R: Read> Iterator for CaptureReader<R> {
                         let Some(data) = b.get(20..20 + cap) else {
                             return self.fail("pcapng packet longer than its block".into());
                         };
-                        return Some(Ok(Packet { linktype: lt, ts_ns: ts.saturating_mul(tick), data: data.to_vec() }));
+                        return Some(Ok(Packet { linktype: lt, ts_ns: tick.to_ns(ts), data: data.to_vec() }));
                     }
                     // Simple Packet: original length, data (up to the interface's snap length).
                     3 if b.len() >= 4 => {
