@@ -4,6 +4,7 @@ use std::io::Read;
 use std::process::ExitCode;
 use wsec::cipher::{self, AadOptions, CipherSuite, OrderRule};
 
+mod decrypt_cmd;
 mod rsn_cmd;
 
 #[derive(Parser)]
@@ -24,6 +25,8 @@ enum Cmd {
     Passphrase(rsn_cmd::PassphraseArgs),
     /// The PTK of a 4-way handshake and its KCK, KEK and TK (and KDK).
     Ptk(rsn_cmd::PtkArgs),
+    /// Decrypt an 802.11 capture (pcap/pcapng) with passphrases, PMKs, WEP keys or TKs.
+    Decrypt(decrypt_cmd::DecryptArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -177,6 +180,7 @@ fn run(cli: Cli) -> Result<String, (u8, String)> {
         }
         Cmd::Passphrase(a) => rsn_cmd::passphrase(a),
         Cmd::Ptk(a) => rsn_cmd::ptk(a),
+        Cmd::Decrypt(a) => decrypt_cmd::run(a),
     }
 }
 

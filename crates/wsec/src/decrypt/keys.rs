@@ -29,7 +29,7 @@ impl core::fmt::Debug for UserKey {
 
 fn unhex(s: &str) -> Result<Vec<u8>> {
     let s: String = s.chars().filter(|c| !matches!(c, ':' | '-' | ' ')).collect();
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(Error::Malformed("hex key of odd length"));
     }
     (0..s.len())
@@ -136,11 +136,11 @@ mod tests {
 
     #[test]
     fn wireshark_keys_file() {
-        let f = "# comment\n\"wpa-pwd\",\"dictionary:linksys\"\n\"wpa-pwd\",\"pa%3ass:my%3anet\"\n\"wep\",\"1f:1f:1f:1f:1f\"\n\"wpa-psk\",\"ee51883793a6f68e9615fe73c80a3aa6f2dd0ea537bce627b929183cc6e57925\"\n\"tk\",\"1d035e8beb4f83611dc93e2657cecf69\"\n";
+        let f = "# comment\n\"wpa-pwd\",\"dictionary:linksys\"\n\"wpa-pwd\",\"pass%3aword:my%3anet\"\n\"wep\",\"1f:1f:1f:1f:1f\"\n\"wpa-psk\",\"ee51883793a6f68e9615fe73c80a3aa6f2dd0ea537bce627b929183cc6e57925\"\n\"tk\",\"1d035e8beb4f83611dc93e2657cecf69\"\n";
         let k = UserKey::from_80211_keys(f).unwrap();
         assert_eq!(k.len(), 5);
         assert!(matches!(&k[0], UserKey::Passphrase { ssid, passphrase } if ssid == b"linksys" && &passphrase[..] == b"dictionary"));
-        assert!(matches!(&k[1], UserKey::Passphrase { ssid, passphrase } if ssid == b"my:net" && &passphrase[..] == b"pa:ss"));
+        assert!(matches!(&k[1], UserKey::Passphrase { ssid, passphrase } if ssid == b"my:net" && &passphrase[..] == b"pass:word"));
         assert!(matches!(&k[2], UserKey::Wep(w) if w.len() == 5));
         assert!(matches!(&k[3], UserKey::Pmk(p) if p.len() == 32));
         assert!(matches!(&k[4], UserKey::Tk(t) if t.len() == 16));

@@ -96,6 +96,9 @@ struct Link {
     akm: Option<Akm>,
     /// A handshake was seen but nothing verified it.
     unverified: bool,
+    /// Index (in capture order) of the frame whose handshake gave the first PTK: in a
+    /// second pass, frames before it belong to a session whose handshake is not there.
+    first_ptk_at: Option<u64>,
 }
 
 /// Counters for the summary.
@@ -204,7 +207,8 @@ impl Decryptor {
     /// Ends the learning pass: keys stay, counters and retransmission state are reset.
     pub fn end_learning(&mut self) {
         self.learning = false;
-        self.stats = Stats::default();
+        // What the capture holds (handshakes, group keys) stays; frame counters restart.
+        self.stats = Stats { handshakes_verified: self.stats.handshakes_verified, group_keys: self.stats.group_keys, ..Stats::default() };
         self.last_seq.clear();
     }
 
@@ -393,7 +397,9 @@ impl Decryptor {
             self.links.entry((aa, spa)).or_default().unverified = true;
             return;
         };
-        if !ki.encrypted_key_data() && !(r.descriptor_type == DescriptorType::Wpa && !ki.is_pairwise()) {
+        // Key Data to read: encrypted (RSN M3 and group M1), or WPA1's group M1.
+        let wpa_group = r.descriptor_type == DescriptorType::Wpa && !ki.is_pairwise();
+        if !ki.encrypted_key_data() && !wpa_group {
             return;
         }
         let l = &self.links[&(aa, spa)];
@@ -459,7 +465,9 @@ impl Decryptor {
             }
             let Ok(ptk) = derive_ptk(akm, &pmk, &aa, &spa, anonce, snonce, pairwise, 0) else { continue };
             if m2.verify_mic(kdv, akm, ptk.kck()).is_ok() {
+                let at = self.stats.frames;
                 let l = self.links.entry((aa, spa)).or_default();
+                l.first_ptk_at.get_or_insert(at);
                 if !l.ptks.iter().any(|(p, _)| p.tk() == ptk.tk()) {
                     l.ptks.push((ptk, pairwise));
                     if l.ptks.len() > 4 {
@@ -539,7 +547,7 @@ impl Decryptor {
             }
             // Fragments of TKIP MSDUs: the ICV is per MPDU, Michael only on the whole MSDU.
             if p.suite() == CipherSuite::Tkip {
-                if let Some(t) = TkipKey::new(tk).ok() {
+                if let Ok(t) = TkipKey::new(tk) {
                     if let Ok((m, _)) = t.decapsulate_fragment(mpdu) {
                         return Some((m, CipherSuite::Tkip));
                     }
@@ -594,6 +602,9 @@ impl Decryptor {
     fn why_not(&self, ra: &MacAddr, ta: &MacAddr) -> FailReason {
         for key in [(*ra, *ta), (*ta, *ra)] {
             if let Some(l) = self.links.get(&key) {
+                if l.first_ptk_at.is_some_and(|at| self.stats.frames < at) {
+                    return FailReason::NoHandshake;
+                }
                 if !l.ptks.is_empty() {
                     return FailReason::MicOrIcvFailure;
                 }

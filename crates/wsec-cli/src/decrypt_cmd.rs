@@ -1,0 +1,251 @@
+//! `wsec decrypt`: decrypt an 802.11 capture (pcap/pcapng; raw 802.11, radiotap, Prism,
+//! AVS, PPI) with passphrases, PMKs, WEP keys or TKs; write the plaintext capture in the
+//! same link type (or Ethernet, like airdecap-ng) and print a summary.
+use clap::Args;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, IsTerminal};
+use std::path::PathBuf;
+use wsec::capture::rewrite::{replace_mpdu, to_ethernet};
+use wsec::capture::writer::CaptureWriter;
+use wsec::capture::{radio, CaptureReader, Packet};
+use wsec::decrypt::keys::UserKey;
+use wsec::decrypt::{Decryptor, FailReason, Outcome, Stats};
+
+#[derive(Args)]
+pub struct DecryptArgs {
+    /// The capture to decrypt (pcap or pcapng)
+    capture: PathBuf,
+    /// Where to write the decrypted capture
+    #[arg(short, long)]
+    output: PathBuf,
+    /// SSID of a network whose passphrase follows (repeatable, pairs with --passphrase)
+    #[arg(long)]
+    ssid: Vec<String>,
+    /// Passphrase of the preceding --ssid (repeatable)
+    #[arg(long)]
+    passphrase: Vec<String>,
+    /// A PMK/PSK in hex (PSK, PSK-SHA256, SAE, OWE, 802.1X...; repeatable)
+    #[arg(long)]
+    pmk: Vec<String>,
+    /// A WEP key in hex (repeatable)
+    #[arg(long = "wep-key")]
+    wep_key: Vec<String>,
+    /// A temporal key (TK or GTK) in hex, any cipher (repeatable)
+    #[arg(long)]
+    tk: Vec<String>,
+    /// Keys in Wireshark's 80211_keys format ("wpa-pwd","pass:ssid" / "wpa-psk" / "wep" / "tk")
+    #[arg(long)]
+    keys: Option<PathBuf>,
+    /// Write Ethernet frames (DA, SA, EtherType, payload) like airdecap-ng
+    #[arg(long)]
+    ethernet: bool,
+    /// Leave out frames that could not be decrypted (kept unchanged by default)
+    #[arg(long)]
+    drop_undecrypted: bool,
+    /// One streaming pass (for pipes); by default a file is read twice so that keys seen
+    /// late (e.g. a GTK) also decrypt earlier frames
+    #[arg(long)]
+    one_pass: bool,
+    /// Print the summary as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+fn keys_of(a: &DecryptArgs) -> Result<Vec<UserKey>, String> {
+    let mut keys = Vec::new();
+    if a.ssid.len() != a.passphrase.len() {
+        return Err("each --passphrase needs its --ssid".into());
+    }
+    for (s, p) in a.ssid.iter().zip(&a.passphrase) {
+        keys.push(UserKey::passphrase(s, p).map_err(|e| format!("--passphrase for {s:?}: {e}"))?);
+    }
+    for p in &a.pmk {
+        keys.push(UserKey::pmk_hex(p).map_err(|e| format!("--pmk: {e}"))?);
+    }
+    for w in &a.wep_key {
+        keys.push(UserKey::wep_hex(w).map_err(|e| format!("--wep-key: {e}"))?);
+    }
+    for t in &a.tk {
+        keys.push(UserKey::tk_hex(t).map_err(|e| format!("--tk: {e}"))?);
+    }
+    if let Some(f) = &a.keys {
+        let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
+        keys.extend(UserKey::from_80211_keys(&text).map_err(|e| format!("{}: {e}", f.display()))?);
+    }
+    if keys.is_empty() {
+        return Err("no keys: give --ssid/--passphrase, --pmk, --wep-key, --tk or --keys".into());
+    }
+    Ok(keys)
+}
+
+fn reason_key(r: FailReason) -> &'static str {
+    match r {
+        FailReason::NoHandshake => "no_handshake",
+        FailReason::WrongOrMissingPmk => "wrong_or_missing_pmk",
+        FailReason::PmkNeeded => "pmk_needed",
+        FailReason::NoGroupKey => "no_group_key",
+        FailReason::NoWepKey => "no_wep_key",
+        FailReason::MicOrIcvFailure => "mic_or_icv_failure",
+        FailReason::Malformed => "malformed",
+    }
+}
+
+fn summary(a: &DecryptArgs, s: &Stats, written: u64, read_errors: &[String]) -> String {
+    let decrypted: u64 = s.decrypted.values().sum();
+    let failed: u64 = s.failed.values().sum();
+    let per_suite: BTreeMap<&str, u64> = s.decrypted.iter().map(|(k, v)| (k.name(), *v)).collect();
+    let per_reason: BTreeMap<&str, u64> = s.failed.iter().map(|(k, v)| (reason_key(*k), *v)).collect();
+    if a.json {
+        let j = serde_json::json!({
+            "input": a.capture.display().to_string(),
+            "output": a.output.display().to_string(),
+            "frames_read": s.frames,
+            "protected": s.protected,
+            "decrypted": decrypted,
+            "decrypted_per_cipher": per_suite,
+            "retransmissions_dropped": s.duplicates,
+            "not_decrypted": failed,
+            "not_decrypted_per_reason": per_reason,
+            "handshakes_verified": s.handshakes_verified,
+            "group_keys_learned": s.group_keys,
+            "frames_written": written,
+            "capture_errors": read_errors,
+        });
+        return serde_json::to_string_pretty(&j).expect("a JSON value serializes");
+    }
+    let mut o = String::new();
+    let mut line = |k: &str, v: u64| o.push_str(&format!("{k:<44}{v:>10}\n"));
+    line("Total number of frames read", s.frames);
+    line("Total number of protected frames", s.protected);
+    line("Number of decrypted frames", decrypted);
+    for (k, v) in &per_suite {
+        line(&format!("  {k}"), *v);
+    }
+    line("Retransmissions (one copy written)", s.duplicates);
+    line("Protected frames not decrypted", failed);
+    let mut reasons: Vec<_> = s.failed.iter().collect();
+    reasons.sort();
+    for (r, v) in reasons {
+        line(&format!("  {}", r.describe()), *v);
+    }
+    line("Handshakes verified", s.handshakes_verified);
+    line("Group keys learned", s.group_keys);
+    line("Frames written", written);
+    for e in read_errors {
+        o.push_str(&format!("capture error: {e}\n"));
+    }
+    o
+}
+
+/// Runs `wsec decrypt`; returns the summary to print, or (exit code, message).
+pub fn run(a: DecryptArgs) -> Result<String, (u8, String)> {
+    let keys = keys_of(&a).map_err(|e| (2, e))?;
+    let mut d = Decryptor::new(keys);
+    let open = || CaptureReader::open(&a.capture).map_err(|e| (1u8, format!("{}: {e}", a.capture.display())));
+    let mut read_errors = Vec::new();
+    let total = std::fs::metadata(&a.capture).map(|m| m.len()).unwrap_or(0);
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new(total);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {msg} [{bar:40}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
+                .expect("a valid template")
+                .progress_chars("=> "),
+        );
+        b
+    });
+    if !a.one_pass {
+        if let Some(b) = &bar {
+            b.set_message("learning keys");
+        }
+        d.start_learning();
+        for p in open()? {
+            match p {
+                Ok(p) => {
+                    if let Some(b) = &bar {
+                        b.inc(p.data.len() as u64 + 16);
+                    }
+                    if let Ok(m) = radio::mpdu(p.linktype, &p.data) {
+                        d.process(m.bytes);
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        d.end_learning();
+        if let Some(b) = &bar {
+            b.set_position(0);
+        }
+    }
+    if let Some(b) = &bar {
+        b.set_message("decrypting");
+    }
+    let mut reader = open()?;
+    let first = reader.next();
+    let out = File::create(&a.output).map_err(|e| (1, format!("{}: {e}", a.output.display())))?;
+    let out = BufWriter::new(out);
+    let is_ng = std::fs::read(&a.capture).map(|b| b.starts_with(&[0x0a, 0x0d, 0x0d, 0x0a])).unwrap_or(false);
+    let first_lt = match &first {
+        Some(Ok(p)) => p.linktype,
+        _ => 105,
+    };
+    let mut w = if a.ethernet {
+        CaptureWriter::pcap(out, 1, false)
+    } else if is_ng {
+        CaptureWriter::pcapng_nanos(out)
+    } else {
+        CaptureWriter::pcap(out, first_lt, false)
+    }
+    .map_err(|e| (1, format!("{}: {e}", a.output.display())))?;
+    let mut written = 0u64;
+    for p in first.into_iter().chain(reader) {
+        let p = match p {
+            Ok(p) => p,
+            Err(e) => {
+                read_errors.push(e.to_string());
+                break;
+            }
+        };
+        if let Some(b) = &bar {
+            b.inc(p.data.len() as u64 + 16);
+        }
+        let Ok(m) = radio::mpdu(p.linktype, &p.data) else {
+            if !a.ethernet && !a.drop_undecrypted {
+                w.write(&p).map_err(|e| (1, e.to_string()))?;
+                written += 1;
+            }
+            continue;
+        };
+        let out_pkt = match d.process(m.bytes) {
+            Outcome::Decrypted { mpdu, .. } => {
+                if a.ethernet {
+                    to_ethernet(&mpdu).ok().map(|data| Packet { linktype: 1, ts_ns: p.ts_ns, data })
+                } else {
+                    replace_mpdu(p.linktype, &p.data, &mpdu).ok().map(|data| Packet { linktype: p.linktype, ts_ns: p.ts_ns, data })
+                }
+            }
+            Outcome::Duplicate => None,
+            Outcome::Clear if a.ethernet => {
+                // Like airdecap-ng: unprotected data frames go out as Ethernet too.
+                let h = wsec::wire::Header::new_checked(m.bytes).ok();
+                if h.is_some_and(|h| h.frame_control().has_data_body()) {
+                    to_ethernet(m.bytes).ok().map(|data| Packet { linktype: 1, ts_ns: p.ts_ns, data })
+                } else {
+                    None
+                }
+            }
+            Outcome::Clear => Some(p.clone()),
+            Outcome::Failed(_) if a.drop_undecrypted || a.ethernet => None,
+            Outcome::Failed(_) => Some(p.clone()),
+        };
+        if let Some(q) = out_pkt {
+            w.write(&q).map_err(|e| (1, e.to_string()))?;
+            written += 1;
+        }
+    }
+    w.finish().map_err(|e| (1, e.to_string()))?;
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    Ok(summary(&a, &d.stats, written, &read_errors))
+}
