@@ -224,7 +224,7 @@ pub fn run(a: DecryptArgs) -> Result<String, (u8, String)> {
                     replace_mpdu(p.linktype, &p.data, &mpdu).ok().map(|data| Packet { linktype: p.linktype, ts_ns: p.ts_ns, data })
                 }
             }
-            Outcome::Duplicate => None,
+            Outcome::Duplicate { .. } => None,
             Outcome::Clear if a.ethernet => {
                 // Like airdecap-ng: unprotected data frames go out as Ethernet too.
                 let h = wsec::wire::Header::new_checked(m.bytes).ok();

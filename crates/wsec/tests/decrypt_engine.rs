@@ -20,7 +20,7 @@ fn run(name: &str, keys: Vec<UserKey>) -> (Decryptor, Vec<Outcome>) {
 
 /// Frames decrypted, retransmitted copies included (they decrypt too; the peers count them).
 fn decrypted(o: &[Outcome]) -> usize {
-    o.iter().filter(|o| matches!(o, Outcome::Decrypted { .. } | Outcome::Duplicate)).count()
+    o.iter().filter(|o| matches!(o, Outcome::Decrypted { .. } | Outcome::Duplicate { .. })).count()
 }
 
 fn pass(ssid: &str, p: &str) -> Vec<UserKey> {

@@ -67,8 +67,8 @@ pub enum Outcome {
     /// Decrypted: the plaintext MPDU (Protected cleared, security header and trailer gone).
     Decrypted { mpdu: Vec<u8>, suite: CipherSuite },
     /// A retransmission of a frame already decrypted (Retry set, same TA, TID and Sequence
-    /// Control; it decrypted too): one copy is enough.
-    Duplicate,
+    /// Control); it decrypted too, to this plaintext, and one copy is enough in an output.
+    Duplicate { mpdu: Vec<u8>, suite: CipherSuite },
     /// Protected and not decrypted.
     Failed(FailReason),
 }
@@ -247,7 +247,7 @@ impl Decryptor {
                 }
             }
             Outcome::Failed(r) => *self.stats.failed.entry(*r).or_default() += 1,
-            Outcome::Duplicate => self.stats.duplicates += 1,
+            Outcome::Duplicate { .. } => self.stats.duplicates += 1,
             Outcome::Clear => {}
         }
         out
@@ -501,15 +501,16 @@ impl Decryptor {
         } else {
             self.try_pairwise(&ra, &ta, mpdu)
         };
-        if matches!(out, Outcome::Decrypted { .. }) {
+        if let Outcome::Decrypted { mpdu, suite } = out {
             // A retransmission (Retry set, same TA, TID and Sequence Control) decrypts like
             // the original, which proves it genuine; only one copy goes out.
             if f.retry() && self.last_seq.get(&(ta, tid)) == Some(&sc.0) {
-                return Outcome::Duplicate;
+                return Outcome::Duplicate { mpdu, suite };
             }
             if self.last_seq.len() < MAX_TRACKED || self.last_seq.contains_key(&(ta, tid)) {
                 self.last_seq.insert((ta, tid), sc.0);
             }
+            return Outcome::Decrypted { mpdu, suite };
         }
         out
     }
