@@ -153,14 +153,7 @@ impl Supplicant {
         self.rx_replay_counter = Some(r.replay_counter);
         if retransmit {
             let ptk = self.ptk.as_ref().expect("checked above");
-            let m4 = msg::build(
-                &self.cfg,
-                Msg::M4,
-                Fields { replay_counter: r.replay_counter, nonce: [0; 32], rsc: 0, key_data: &[] },
-                Some(ptk.kck()),
-                None,
-            )?;
-            out.tx.push(m4);
+            out.tx.push(self.reply(Msg::M4, r.replay_counter, ptk)?);
             // KRACK: nothing is installed again; a GTK in it is new only if it changed.
             self.install_group_keys(&items, r.key_rsc, out)?;
             return Ok(());
@@ -170,14 +163,7 @@ impl Supplicant {
             out.events.push(Event::Failed("all-zero TK refused"));
             return Ok(());
         }
-        let m4 = msg::build(
-            &self.cfg,
-            Msg::M4,
-            Fields { replay_counter: r.replay_counter, nonce: [0; 32], rsc: 0, key_data: &[] },
-            Some(tptk.kck()),
-            None,
-        )?;
-        out.tx.push(m4);
+        out.tx.push(self.reply(Msg::M4, r.replay_counter, &tptk)?);
         self.install_ptk(&tptk, out);
         self.ptk = Some(tptk);
         self.ptk_anonce = Some(r.key_nonce);
@@ -198,17 +184,16 @@ impl Supplicant {
         let kd = msg::decrypt_key_data(&self.cfg, r, ptk.kek())?;
         let items = kde::parse(&kd)?;
         self.rx_replay_counter = Some(r.replay_counter);
-        let g2 = msg::build(
-            &self.cfg,
-            Msg::G2,
-            Fields { replay_counter: r.replay_counter, nonce: [0; 32], rsc: 0, key_data: &[] },
-            Some(ptk.kck()),
-            None,
-        )?;
-        out.tx.push(g2);
+        out.tx.push(self.reply(Msg::G2, r.replay_counter, ptk)?);
         let key_id = self.install_group_keys(&items, r.key_rsc, out)?;
         out.events.push(Event::GroupKeyDone { key_id });
         Ok(())
+    }
+
+    /// Message 4 or group message 2: the request's replay counter echoed, MIC under `ptk`.
+    fn reply(&self, m: Msg, replay_counter: u64, ptk: &Ptk) -> Result<Vec<u8>> {
+        let f = Fields { replay_counter, nonce: [0; 32], rsc: 0, key_data: &[] };
+        msg::build(&self.cfg, m, f, Some(ptk.kck()), None)
     }
 
     fn install_ptk(&mut self, ptk: &Ptk, out: &mut Output) {
