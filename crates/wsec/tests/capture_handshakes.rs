@@ -324,3 +324,36 @@ fn m1m2m3() {
     let e = Tally { m2: 1, m3: 1, gtks: 1, m2_anonce_from_m3: 1, ..Default::default() };
     expect("aircrack/testm1m2m3.pcap", "WLAN-2", "12345678", Akm::Psk, e);
 }
+
+/// PMKID captures (captures/README.md): the PMKID KDE in each message 1 equals
+/// HMAC-SHA1-128(PMK, "PMK Name" || AA || SPA) (12.7.1.3) for the PMK of the known passphrase;
+/// and a wrong passphrase does not reproduce it.
+#[test]
+fn pmkid_captures() {
+    for (name, ssid, pass, bssid) in [
+        ("aircrack/test1.pcap", "ogogo", "15211521", Some([0x28, 0x10, 0x7b, 0x94, 0xbb, 0x29])),
+        ("aircrack/test-pmkid.pcap", "WLAN-771698", "SP-91862D361", None),
+    ] {
+        let pmk = pbkdf2::psk_from_passphrase(pass.as_bytes(), ssid.as_bytes()).unwrap();
+        let wrong = pbkdf2::psk_from_passphrase(b"not the passphrase", ssid.as_bytes()).unwrap();
+        let mut checked = 0;
+        for item in read(name) {
+            let Item::Key(k) = item else { continue };
+            if !(k.r.key_info.is_pairwise() && k.r.key_info.key_ack() && !k.r.key_info.key_mic()) {
+                continue;
+            }
+            if bssid.is_some_and(|b| b != k.aa) {
+                continue;
+            }
+            for it in kde::parse(&k.r.key_data).unwrap_or_default() {
+                if let KeyDataItem::Pmkid(p) = it {
+                    assert_eq!(wsec::rsn::kdf::pmkid(Akm::Psk, &pmk, &k.aa, &k.spa), p, "{name}");
+                    assert_ne!(wsec::rsn::kdf::pmkid(Akm::Psk, &wrong, &k.aa, &k.spa), p, "{name}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 1, "{name}: no PMKID checked");
+        eprintln!("{name}: {checked} PMKIDs verified");
+    }
+}
