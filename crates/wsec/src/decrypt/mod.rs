@@ -529,33 +529,13 @@ impl Decryptor {
     }
 
     /// Tries a temporal key under every cipher its length allows.
-    fn try_tk(tk: &[u8], mpdu: &[u8], tkip_dir: bool) -> Option<(Vec<u8>, CipherSuite)> {
-        let mut out = Vec::new();
-        let tries: Vec<Box<dyn Protection>> = match tk.len() {
-            16 => vec![Box::new(Ccmp::new(tk).ok()?), Box::new(Gcmp::new(tk).ok()?)],
-            32 => {
-                let mut v: Vec<Box<dyn Protection>> = vec![Box::new(Ccmp::new(tk).ok()?), Box::new(Gcmp::new(tk).ok()?)];
-                if tkip_dir {
-                    v.insert(0, Box::new(TkipKey::new(tk).ok()?));
-                }
-                v
-            }
-            _ => return None,
+    fn try_tk(tk: &[u8], mpdu: &[u8]) -> Option<(Vec<u8>, CipherSuite)> {
+        let suites: &[CipherSuite] = match tk.len() {
+            16 => &[CipherSuite::Ccmp128, CipherSuite::Gcmp128],
+            32 => &[CipherSuite::Tkip, CipherSuite::Ccmp256, CipherSuite::Gcmp256],
+            _ => &[],
         };
-        for p in tries {
-            if p.decapsulate(mpdu, &mut out).is_ok() {
-                return Some((out, p.suite()));
-            }
-            // Fragments of TKIP MSDUs: the ICV is per MPDU, Michael only on the whole MSDU.
-            if p.suite() == CipherSuite::Tkip {
-                if let Ok(t) = TkipKey::new(tk) {
-                    if let Ok((m, _)) = t.decapsulate_fragment(mpdu) {
-                        return Some((m, CipherSuite::Tkip));
-                    }
-                }
-            }
-        }
-        None
+        suites.iter().find_map(|&c| decrypt_with(tk, c, mpdu))
     }
 
     fn try_pairwise(&self, ra: &MacAddr, ta: &MacAddr, mpdu: &[u8]) -> Outcome {
@@ -570,7 +550,7 @@ impl Decryptor {
             }
         }
         for tk in &self.tks {
-            if let Some((m, s)) = Self::try_tk(tk, mpdu, true) {
+            if let Some((m, s)) = Self::try_tk(tk, mpdu) {
                 return Outcome::Decrypted { mpdu: m, suite: s };
             }
         }
@@ -591,7 +571,7 @@ impl Decryptor {
             }
         }
         for tk in &self.tks {
-            if let Some((m, s)) = Self::try_tk(tk, mpdu, true) {
+            if let Some((m, s)) = Self::try_tk(tk, mpdu) {
                 return Outcome::Decrypted { mpdu: m, suite: s };
             }
         }
