@@ -49,6 +49,15 @@ enum CipherName {
     BipGmac,
     #[value(name = "bip-gmac-256")]
     BipGmac256,
+    /// Enhanced CCMP, 2 MIC lanes (docs/eccmp.md)
+    #[value(name = "eccmp-2")]
+    Eccmp2,
+    /// Enhanced CCMP, 4 MIC lanes
+    #[value(name = "eccmp-4")]
+    Eccmp4,
+    /// Enhanced CCMP, 8 MIC lanes
+    #[value(name = "eccmp-8")]
+    Eccmp8,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -139,6 +148,9 @@ fn suite_of(c: CipherName, key_len: usize) -> CipherSuite {
         CipherName::BipCmac256 => CipherSuite::BipCmac256,
         CipherName::BipGmac => CipherSuite::BipGmac128,
         CipherName::BipGmac256 => CipherSuite::BipGmac256,
+        CipherName::Eccmp2 => CipherSuite::Eccmp2,
+        CipherName::Eccmp4 => CipherSuite::Eccmp4,
+        CipherName::Eccmp8 => CipherSuite::Eccmp8,
     }
 }
 

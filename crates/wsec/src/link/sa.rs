@@ -16,6 +16,7 @@ use super::pn::PnGenerator;
 use super::replay::ReplayCounters;
 use crate::cipher::bip::Bip;
 use crate::cipher::ccmp::Ccmp;
+use crate::cipher::eccmp::Eccmp;
 use crate::cipher::gcmp::Gcmp;
 use crate::cipher::tkip::{MichaelDirection, TkipKey};
 use crate::cipher::wep::WepKey;
@@ -49,6 +50,7 @@ enum Key {
     // Boxed: the expanded AES key schedules are large next to the other variants.
     Ccmp(Box<Ccmp>),
     Gcmp(Gcmp),
+    Eccmp(Box<Eccmp>),
     Bip(Bip),
 }
 
@@ -62,6 +64,9 @@ impl Key {
             CipherSuite::Tkip => Key::Tkip(TkipKey::new(key)?),
             CipherSuite::Ccmp128 | CipherSuite::Ccmp256 => Key::Ccmp(Box::new(Ccmp::with_options(key, opts)?)),
             CipherSuite::Gcmp128 | CipherSuite::Gcmp256 => Key::Gcmp(Gcmp::with_options(key, opts)?),
+            CipherSuite::Eccmp2 | CipherSuite::Eccmp4 | CipherSuite::Eccmp8 => {
+                Key::Eccmp(Box::new(Eccmp::with_options(key, suite, opts)?))
+            }
             _ => Key::Bip(Bip::new(suite, key)?),
         })
     }
@@ -72,6 +77,7 @@ impl Key {
             Key::Tkip(k) => k,
             Key::Ccmp(k) => k.as_ref(),
             Key::Gcmp(k) => k,
+            Key::Eccmp(k) => k.as_ref(),
             Key::Bip(k) => k,
         }
     }
@@ -340,6 +346,7 @@ impl SecurityAssociation {
         let peeked = match &slot.key {
             Key::Ccmp(c) => Some(mpdu::peek(mpdu, c.opts)?.pn),
             Key::Gcmp(g) => Some(mpdu::peek(mpdu, g.opts)?.pn),
+            Key::Eccmp(e) => Some(mpdu::peek(mpdu, e.opts)?.pn),
             Key::Tkip(_) => Some(TkipKey::peek(mpdu)?.pn),
             Key::Wep(_) | Key::Bip(_) => None,
         };
