@@ -4,7 +4,11 @@ use std::io::Read;
 use std::process::ExitCode;
 use wsec::cipher::{self, AadOptions, CipherSuite, OrderRule};
 
+mod bench_ccmp;
+mod bench_cmd;
 mod decrypt_cmd;
+#[cfg(feature = "ipsec-mb")]
+mod ipsec_mb;
 mod rsn_cmd;
 
 #[derive(Parser)]
@@ -27,6 +31,9 @@ enum Cmd {
     Ptk(rsn_cmd::PtkArgs),
     /// Decrypt an 802.11 capture (pcap/pcapng) with passphrases, PMKs, WEP keys or TKs.
     Decrypt(decrypt_cmd::DecryptArgs),
+    /// Benchmarks with the peer libraries in the same run.
+    #[command(subcommand)]
+    Bench(bench_cmd::BenchCmd),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -193,6 +200,7 @@ fn run(cli: Cli) -> Result<String, (u8, String)> {
         Cmd::Passphrase(a) => rsn_cmd::passphrase(a),
         Cmd::Ptk(a) => rsn_cmd::ptk(a),
         Cmd::Decrypt(a) => decrypt_cmd::run(a),
+        Cmd::Bench(b) => bench_cmd::run(b),
     }
 }
 
