@@ -466,8 +466,6 @@ fn batch_mb(jobs: &mut [CcmJob<'_>], encrypt: bool) {
     }
     // Longest first, so lanes that run together have similar lengths.
     mbj.sort_unstable_by(|a, b| (a.0, b.1).cmp(&(b.0, a.1)));
-    let mut lanes: Vec<mb::Lane> = Vec::with_capacity(8);
-    let mut idx: Vec<usize> = Vec::with_capacity(8);
     let mut rest = &mbj[..];
     while !rest.is_empty() {
         let nr = rest[0].0;
@@ -481,9 +479,10 @@ fn batch_mb(jobs: &mut [CcmJob<'_>], encrypt: bool) {
             serial(&mut jobs[chunk[0].2], encrypt);
             continue;
         }
-        lanes.clear();
-        idx.clear();
-        for &(_, _, i) in chunk {
+        // No allocation per chunk: small frames make it count.
+        let mut lanes: [Option<mb::Lane>; 8] = [None; 8];
+        let mut idx = [0usize; 8];
+        for (slot, &(_, _, i)) in chunk.iter().enumerate() {
             let j = &mut jobs[i];
             let Inner::Ni(k) = &j.key.inner else { unreachable!() };
             let m = j.tag.len();
@@ -491,7 +490,7 @@ fn batch_mb(jobs: &mut [CcmJob<'_>], encrypt: bool) {
             let (x1, more) = aad_first_block(j.aad);
             let mut x2 = [0u8; 16];
             x2[..more.len()].copy_from_slice(more);
-            lanes.push(mb::Lane {
+            lanes[slot] = Some(mb::Lane {
                 rk: k.schedule().0,
                 data: j.data.as_mut_ptr(),
                 len: j.data.len(),
@@ -500,16 +499,16 @@ fn batch_mb(jobs: &mut [CcmJob<'_>], encrypt: bool) {
                 tag: [0; 16],
                 idle: false,
             });
-            idx.push(i);
+            idx[slot] = i;
         }
-        let rk0 = lanes[0].rk;
-        lanes.resize(8, mb::Lane::idle(rk0));
+        let rk0 = lanes[0].map(|l| l.rk).unwrap_or(core::ptr::null());
+        let mut lanes: [mb::Lane; 8] = lanes.map(|l| l.unwrap_or(mb::Lane::idle(rk0)));
         // SAFETY: mb::available() checked by the caller; each lane points into its own job's
         // `data` (distinct &mut borrows), with len <= MAX_PAYLOAD checked above, and a key
         // schedule of round count `nr` (grouped above); the AAD is 15..=30 octets, so `pre`
         // is B0 and exactly the two formatted AAD blocks.
         unsafe { mb::run(&mut lanes, nr, encrypt) };
-        for (l, &i) in lanes.iter().zip(&idx) {
+        for (l, &i) in lanes.iter().zip(&idx[..take]) {
             let j = &mut jobs[i];
             let m = j.tag.len();
             if encrypt {
