@@ -10,6 +10,7 @@ mod decrypt_cmd;
 #[cfg(feature = "ipsec-mb")]
 mod ipsec_mb;
 mod rsn_cmd;
+mod synth_cmd;
 
 #[derive(Parser)]
 #[command(name = "wsec", version, about = "IEEE 802.11 link security: WEP, TKIP, CCMP, GCMP, BIP")]
@@ -31,6 +32,9 @@ enum Cmd {
     Ptk(rsn_cmd::PtkArgs),
     /// Decrypt an 802.11 capture (pcap/pcapng) with passphrases, PMKs, WEP keys or TKs.
     Decrypt(decrypt_cmd::DecryptArgs),
+    /// Write a capture of synthetic, standard 802.11 traffic (handshake + protected data)
+    /// made by wsec's own core.
+    Synth(synth_cmd::SynthArgs),
     /// Benchmarks with the peer libraries in the same run.
     #[command(subcommand)]
     Bench(bench_cmd::BenchCmd),
@@ -201,6 +205,7 @@ fn run(cli: Cli) -> Result<String, (u8, String)> {
         Cmd::Ptk(a) => rsn_cmd::ptk(a),
         Cmd::Decrypt(a) => decrypt_cmd::run(a),
         Cmd::Bench(b) => bench_cmd::run(b),
+        Cmd::Synth(a) => synth_cmd::run(a),
     }
 }
 

@@ -104,3 +104,56 @@ fn amsdu_fragments_and_a_rekey_onto_key_id_1() {
     assert!(fails.iter().all(|r| matches!(r, FailReason::WrongOrMissingPmk | FailReason::NoGroupKey | FailReason::NoHandshake)), "{fails:?}");
 }
 
+
+/// `process_batch` (planning in order, crypto on two threads, in-order commit) gives the
+/// outcomes of `process` one frame at a time, whatever the batch size: on synthetic traffic
+/// whose PTK rekey runs inside encryption (keys learnt at commit time) and on every real
+/// capture with a known key.
+#[test]
+fn batches_on_threads_equal_one_at_a_time() {
+    let psk = psk_from_passphrase(b"correct horse", b"synth-net").unwrap();
+    let mut cfg = SynthConfig::wpa2(b"synth-net", &psk[..]);
+    cfg.ext_key_id_rekey_after = Some(30);
+    cfg.payload_len = 200;
+    let synth = frames(cfg, 200);
+    let pass = |s: &str, p: &str| vec![UserKey::Passphrase { ssid: s.as_bytes().to_vec(), passphrase: Zeroizing::new(p.as_bytes().to_vec()) }];
+    let mut sets: Vec<(String, Vec<UserKey>, Vec<Vec<u8>>)> = vec![("synth".into(), pass("synth-net", "correct horse"), synth)];
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/captures");
+    let dir = std::env::var_os("WSEC_SHARED").map(|d| std::path::PathBuf::from(d).join("captures")).unwrap_or(dir);
+    for (name, keys) in [
+        ("aircrack/wpa2-psk-linksys.cap", pass("linksys", "dictionary")),
+        ("aircrack/wpa-psk-linksys.cap", pass("linksys", "dictionary")),
+        ("aircrack/n-02.cap", pass("Neheb", "bo$$password")),
+        ("aircrack/wep_64_ptw.cap", vec![UserKey::Wep(Zeroizing::new(vec![0x1f; 5]))]),
+    ] {
+        let fs: Vec<Vec<u8>> = wsec::capture::CaptureReader::open(&dir.join(name))
+            .unwrap()
+            .map_while(|p| p.ok())
+            .filter_map(|p| wsec::capture::radio::mpdu(p.linktype, &p.data).ok().map(|m| m.bytes.to_vec()))
+            .take(3000)
+            .collect();
+        sets.push((name.into(), keys, fs));
+    }
+    for (name, keys, fs) in sets {
+        let mut one = Decryptor::new(keys.clone());
+        let want: Vec<Outcome> = fs.iter().map(|f| one.process(f)).collect();
+        for batch in [1usize, 7, 64, 1000] {
+            let mut d = Decryptor::new(keys.clone());
+            let mut got = Vec::new();
+            for c in fs.chunks(batch) {
+                let refs: Vec<&[u8]> = c.iter().map(|f| &f[..]).collect();
+                got.extend(d.process_batch(&refs, 2));
+            }
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                if g != w {
+                    let brief = |o: &Outcome| match o { Outcome::Decrypted { suite, .. } => format!("dec {suite}"), Outcome::Duplicate { .. } => "dup".into(), o => format!("{o:?}") };
+                    eprintln!("{name} batch {batch} frame {}: got {} want {}", i + 1, brief(g), brief(w));
+                }
+            }
+            assert!(got == want, "{name}: batch {batch} differs from one at a time");
+            assert_eq!(d.stats, one.stats, "{name}: batch {batch} stats");
+        }
+        let n = want.iter().filter(|o| matches!(o, Outcome::Decrypted { .. })).count();
+        eprintln!("{name}: {n} decrypted, same in every batch size");
+    }
+}
