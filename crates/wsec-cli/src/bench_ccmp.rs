@@ -176,7 +176,7 @@ fn verify(size: usize) -> Result<(), String> {
     let frames: Vec<Frame> = (0..16).map(|i| Frame::new(size, i as u8)).collect();
     let keys: Vec<CcmKey> = frames.iter().map(|f| CcmKey::new(&f.key).expect("key")).collect();
     let mut bufs: Vec<Vec<u8>> = frames.iter().map(|f| f.pt.clone()).collect();
-    let mut tags = vec![[0u8; M]; 16];
+    let mut tags = [[0u8; M]; 16];
     let mut jobs: Vec<CcmJob> = frames
         .iter()
         .zip(&keys)
@@ -439,7 +439,7 @@ impl Report {
         let _ = writeln!(o, "AES-128 CCM, 8-octet MIC, 24-octet AAD; medians; ticks = TSC ticks per payload octet\n");
         if self.records.iter().any(|r| r.frame_bytes == table_size) {
             let _ = writeln!(o, "Seed 000 Table I (MIC) and Table II (CTR) on this CPU, {table_size}-octet frames (the paper: Intel Core i5, frame size not stated)");
-            let _ = writeln!(o, "{:<6} {:>10} {:>10} {:>10} {:>10}   {}", "", "standard", "2", "4", "8", "extra");
+            let _ = writeln!(o, "{:<6} {:>10} {:>10} {:>10} {:>10}   extra", "", "standard", "2", "4", "8");
             for (op, paper) in [("mic", PAPER_MIC_I5), ("ctr", PAPER_CTR_I5)] {
                 let base = self.find("wsec", op, table_size, 1, 1).map(|r| r.ns_per_frame);
                 let mut line = format!("{:<6}", op.to_uppercase());

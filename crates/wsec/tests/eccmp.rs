@@ -167,12 +167,12 @@ fn eccmp_mpdus_match_the_simple_implementation() {
         let expect = simple_mpdu(&tk, lanes, pn, key_id, &f);
         let ec = Eccmp::new(&tk, lanes).unwrap();
         let mut out = Vec::new();
-        ec.encapsulate(&f, pn.into(), key_id, &mut out).unwrap();
+        ec.encapsulate(&f, pn, key_id, &mut out).unwrap();
         assert_eq!(hx(&out), hx(&expect), "frame {i}, {lanes} lanes");
         let mut back = Vec::new();
         let info = ec.decapsulate(&out, &mut back).unwrap();
         assert_eq!(back, f);
-        assert_eq!(u64::from(info.pn), pn);
+        assert_eq!(info.pn, pn);
         // Another lane count, or plain CCMP, refuses the frame.
         let other = Eccmp::new(&tk, [4, 8, 2][i % 3]).unwrap();
         assert_eq!(other.decapsulate(&out, &mut back), Err(Error::MicFailure));
@@ -361,7 +361,7 @@ fn byte_layout_vectors() {
         assert_eq!(hx(&simple_mpdu(&tk, lanes, pn, key_id, &f)), hx(&expect), "simple implementation: {line}");
         let prot = new_protection(suite, &tk, AadOptions::default()).unwrap();
         let mut out = Vec::new();
-        prot.encapsulate(&f, pn.into(), key_id, &mut out).unwrap();
+        prot.encapsulate(&f, pn, key_id, &mut out).unwrap();
         assert_eq!(hx(&out), hx(&expect), "library: {line}");
         let mut back = Vec::new();
         prot.decapsulate(&expect, &mut back).unwrap();

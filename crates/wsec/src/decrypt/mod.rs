@@ -74,6 +74,9 @@ pub enum Outcome {
     Failed(FailReason),
 }
 
+/// A key and the position of the frame that revealed it.
+type KeyAt = (Zeroizing<Vec<u8>>, u64);
+
 #[derive(Default)]
 struct Bss {
     ssid: Option<Vec<u8>>,
@@ -82,7 +85,7 @@ struct Bss {
     group: Option<CipherSuite>,
     /// Group keys by Key ID, newest last (a GTK rekey may reuse a Key ID), with the
     /// position of the frame that revealed each (see `Decryptor::pos`).
-    gtks: HashMap<u8, Vec<(Zeroizing<Vec<u8>>, u64)>>,
+    gtks: HashMap<u8, Vec<KeyAt>>,
 }
 
 /// One station's link to its AP: handshake state and the PTKs it produced.
