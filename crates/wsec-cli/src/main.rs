@@ -4,6 +4,9 @@ use std::io::Read;
 use std::process::ExitCode;
 use wsec::cipher::{self, AadOptions, CipherSuite, OrderRule};
 
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod bench_ccmp;
 mod bench_cmd;
 mod decrypt_cmd;
