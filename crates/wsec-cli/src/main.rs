@@ -9,6 +9,7 @@ mod bench_cmd;
 mod decrypt_cmd;
 mod demo_cmd;
 mod live_cmd;
+mod live_lab;
 #[cfg(feature = "ipsec-mb")]
 mod ipsec_mb;
 mod rsn_cmd;
