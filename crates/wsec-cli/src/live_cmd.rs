@@ -230,13 +230,15 @@ fn run(mut core: Core, mut medium: Box<dyn Medium>, mut tap: Tap, start: Instant
             break;
         }
         let t = now();
-        let wait_ms = core.poll_timeout().saturating_sub(t).div_ceil(1_000_000).min(500) as i32;
+        // ppoll: ns resolution, so the card model's service times are not rounded to ms.
+        let wait = core.poll_timeout().saturating_sub(t).min(500_000_000);
+        let ts = libc::timespec { tv_sec: (wait / 1_000_000_000) as libc::time_t, tv_nsec: (wait % 1_000_000_000) as libc::c_long };
         let mut fds = [
             libc::pollfd { fd: medium.fd(), events: libc::POLLIN, revents: 0 },
             libc::pollfd { fd: tap.fd(), events: libc::POLLIN, revents: 0 },
         ];
-        // SAFETY: fds is a valid array of two pollfd.
-        unsafe { libc::poll(fds.as_mut_ptr(), 2, wait_ms) };
+        // SAFETY: fds is a valid array of two pollfd; ts a valid timespec; no signal mask.
+        unsafe { libc::ppoll(fds.as_mut_ptr(), 2, &ts, core::ptr::null()) };
         let t = now();
         for _ in 0..256 {
             if !medium.recv(&mut buf).map_err(|e| format!("medium: {e}"))? {
