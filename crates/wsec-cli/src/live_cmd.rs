@@ -218,7 +218,7 @@ fn run(mut core: Core, mut medium: Box<dyn Medium>, mut tap: Tap, start: Instant
         }
         let mut lock = stdout.lock();
         for e in out.events.drain(..) {
-            let _ = writeln!(lock, "{who} {:>9.3} {e}", t as f64 / 1e9);
+            let _ = writeln!(lock, "{who} {:>12.6} {e}", t as f64 / 1e9);
         }
         Ok(())
     };
