@@ -10,6 +10,9 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod bench_ccmp;
 mod bench_cmd;
 mod decrypt_cmd;
+mod demo_cmd;
+mod live_cmd;
+mod live_lab;
 #[cfg(feature = "ipsec-mb")]
 mod ipsec_mb;
 mod rsn_cmd;
@@ -38,6 +41,16 @@ enum Cmd {
     /// Write a capture of synthetic, standard 802.11 traffic (handshake + protected data)
     /// made by wsec's own core.
     Synth(synth_cmd::SynthArgs),
+    /// Access point of the live system: beacons, authentication, association, 4-way and
+    /// group handshakes, host-engine crypto, a wired-side TAP (docs/live.md).
+    Ap(live_cmd::ApArgs),
+    /// Station of the live system: scan, authenticate, associate, handshake, carry a TAP's
+    /// traffic with host-engine crypto.
+    Sta(live_cmd::StaArgs),
+    /// The embedded wireless medium: a loopback UDP hub carrying radiotap + 802.11.
+    Air(live_cmd::AirArgs),
+    /// Bring up AP, two stations and a wired host in network namespaces, measure, tear down.
+    Demo(demo_cmd::DemoArgs),
     /// Benchmarks with the peer libraries in the same run.
     #[command(subcommand)]
     Bench(bench_cmd::BenchCmd),
@@ -209,6 +222,10 @@ fn run(cli: Cli) -> Result<String, (u8, String)> {
         Cmd::Decrypt(a) => decrypt_cmd::run(a),
         Cmd::Bench(b) => bench_cmd::run(b),
         Cmd::Synth(a) => synth_cmd::run(a),
+        Cmd::Ap(a) => live_cmd::ap(a).map(|_| "ap: stopped".into()).map_err(|e| (1, e)),
+        Cmd::Sta(a) => live_cmd::sta(a).map(|_| "sta: stopped".into()).map_err(|e| (1, e)),
+        Cmd::Air(a) => live_cmd::air(a).map(|_| "air: stopped".into()).map_err(|e| (1, e)),
+        Cmd::Demo(a) => demo_cmd::run(a).map_err(|e| (1, e)),
     }
 }
 
