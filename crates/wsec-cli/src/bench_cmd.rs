@@ -8,6 +8,28 @@ pub enum BenchCmd {
     /// CCMP: seed 000 Tables I/II (MIC and CTR, standard vs 2/4/8 parallel), Enhanced
     /// CCMP, multi-buffer CCMP, and OpenSSL / RustCrypto (/ ipsec-mb) in the same run.
     Ccmp(CcmpArgs),
+    /// The AP's relay rate with CCMP (decrypt from one station, encrypt to another) in the
+    /// host engine: frames/s and Gb/s per core.
+    Relay(RelayArgs),
+}
+
+#[derive(Args)]
+pub struct RelayArgs {
+    /// MSDU octets per frame (LLC/SNAP included)
+    #[arg(long, default_value_t = 1500)]
+    msdu: usize,
+    /// Frames relayed per run
+    #[arg(long, default_value_t = 20000)]
+    frames: usize,
+    /// Frames per multi-buffer batch
+    #[arg(long, default_value_t = 32)]
+    batch: usize,
+    /// Runs (the median is reported)
+    #[arg(long, default_value_t = 5)]
+    reps: usize,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -36,6 +58,11 @@ pub struct CcmpArgs {
 pub fn run(cmd: BenchCmd) -> Result<String, (u8, String)> {
     match cmd {
         BenchCmd::Ccmp(a) => ccmp(a),
+        BenchCmd::Relay(a) => crate::bench_relay::run(
+            &crate::bench_relay::Options { msdu: a.msdu, frames: a.frames.max(1), batch: a.batch.max(1), reps: a.reps.max(1) },
+            a.json,
+        )
+        .map_err(|e| (1, e)),
     }
 }
 

@@ -9,6 +9,7 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod bench_ccmp;
 mod bench_cmd;
+mod bench_relay;
 mod decrypt_cmd;
 mod demo_cmd;
 mod live_cmd;

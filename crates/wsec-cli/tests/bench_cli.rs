@@ -37,3 +37,18 @@ fn bench_ccmp_refuses_bad_sizes() {
     let out = Command::new(env!("CARGO_BIN_EXE_wsec")).args(["bench", "ccmp", "--sizes", "0"]).output().expect("run wsec");
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn bench_relay_json_checks_the_relay_and_reports_rates() {
+    let out = Command::new(env!("CARGO_BIN_EXE_wsec"))
+        .args(["bench", "relay", "--frames", "300", "--reps", "1", "--json"])
+        .output()
+        .expect("run wsec");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let recs = v["records"].as_array().expect("records");
+    assert_eq!(recs.len(), 3);
+    for r in recs {
+        assert!(r["frames_per_s"].as_f64().unwrap() > 0.0 && r["gbps_per_core"].as_f64().unwrap() > 0.0, "{r}");
+    }
+}

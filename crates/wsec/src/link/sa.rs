@@ -258,6 +258,34 @@ impl SecurityAssociation {
         }
     }
 
+    /// First half of [`Self::protect`] for batching: when the transmit key of `mpdu` is CCMP,
+    /// allocates its PN and returns (key type, Key ID, PN); `None` when it is another cipher
+    /// (use [`Self::protect`]). The frame must then be sealed with [`Self::ccmp_key`] and
+    /// that PN (e.g. by [`crate::cipher::ccmp::encapsulate_batch`]) or the PN is skipped,
+    /// never reused.
+    pub fn tx_ccmp_pn(&mut self, mpdu: &[u8]) -> Result<Option<(KeyType, u8, Pn)>> {
+        let (kt, id) = self.tx_slot(mpdu)?;
+        let slot = self.table(kt, id)?.as_mut().ok_or(Error::UnknownKeyId(id))?;
+        if !matches!(slot.key, Key::Ccmp(_)) {
+            return Ok(None);
+        }
+        Ok(Some((kt, id, slot.tx.next_pn()?)))
+    }
+
+    /// The CCMP key in a slot (see [`Self::tx_ccmp_pn`]).
+    pub fn ccmp_key(&self, kt: KeyType, key_id: u8) -> Option<&Ccmp> {
+        let i = key_id as usize;
+        let slot = match kt {
+            KeyType::Pairwise => self.pairwise.get(i)?,
+            KeyType::Group => self.group.get(i)?,
+            KeyType::ManagementGroup => self.mgmt_group.get(i.checked_sub(4)?)?,
+        };
+        match &slot.as_ref()?.key {
+            Key::Ccmp(c) => Some(c),
+            _ => None,
+        }
+    }
+
     /// Protects an MSDU in fragments of at most `max_fragment_body` body octets
     /// (10.2.7 fragmentation, then per-MPDU protection with consecutive PNs).
     pub fn protect_fragmented(&mut self, mpdu: &[u8], max_fragment_body: usize) -> Result<Vec<Vec<u8>>> {

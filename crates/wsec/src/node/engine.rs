@@ -202,16 +202,72 @@ impl Engine {
     }
 
     /// Protects a batch of frames. Each job's result is what [`Engine::protect`] would
-    /// give; this is where a multi-buffer kernel slots in.
+    /// give, byte for byte: CCMP frames get their PNs in job order and then go through the
+    /// multi-buffer kernel together ([`crate::cipher::ccmp::encapsulate_batch`]: eight
+    /// frames' CBC-MAC chains interleaved, whatever their peers and keys); other ciphers
+    /// one at a time.
     pub fn protect_batch(&mut self, now: u64, jobs: &mut [TxJob]) {
-        for j in jobs.iter_mut() {
-            match self.protect(now, j.peer.as_ref(), &j.mpdu) {
-                Ok((m, at)) => {
-                    j.mpdu = m;
-                    j.ready_at = at;
-                    j.result = Ok(());
-                }
+        use crate::cipher::ccmp::{encapsulate_batch, TxItem};
+        // Phase 1, in order: PNs for the CCMP frames, the others protected at once.
+        let mut planned: Vec<(usize, Option<MacAddr>, KeyType, u8, Pn)> = Vec::new();
+        for (i, j) in jobs.iter_mut().enumerate() {
+            let use_peer = j.peer.is_some_and(|p| self.peers.get_mut(&p).is_some_and(|sa| sa.tx_pn(KeyType::Pairwise).is_some()));
+            let owner = if use_peer { j.peer } else { None };
+            let sa = match owner {
+                Some(p) => self.peers.get_mut(&p).expect("checked"),
+                None => &mut self.group,
+            };
+            match sa.tx_ccmp_pn(&j.mpdu) {
+                Ok(Some((kt, id, pn))) => planned.push((i, owner, kt, id, pn)),
+                Ok(None) => match self.protect(now, j.peer.as_ref(), &j.mpdu) {
+                    Ok((m, at)) => {
+                        j.mpdu = m;
+                        j.ready_at = at;
+                        j.result = Ok(());
+                    }
+                    Err(e) => j.result = Err(e),
+                },
                 Err(e) => j.result = Err(e),
+            }
+        }
+        if planned.is_empty() {
+            return;
+        }
+        // Phase 2: one multi-buffer pass.
+        let mut missing = Vec::new();
+        let mut outs: Vec<(usize, Result<()>, Vec<u8>)> = {
+            let mut items: Vec<TxItem> = Vec::with_capacity(planned.len());
+            let mut idx = Vec::with_capacity(planned.len());
+            for &(i, owner, kt, id, pn) in &planned {
+                let sa = match owner {
+                    Some(p) => self.peers.get(&p),
+                    None => Some(&self.group),
+                };
+                match sa.and_then(|sa| sa.ccmp_key(kt, id)) {
+                    Some(key) => {
+                        items.push(TxItem { key, mpdu: &jobs[i].mpdu, pn, key_id: id, out: Vec::new(), status: Ok(()) });
+                        idx.push(i);
+                    }
+                    None => missing.push(i), // cannot happen: the PN came from this slot
+                }
+            }
+            encapsulate_batch(&mut items);
+            idx.into_iter().zip(items).map(|(i, it)| (i, it.status, it.out)).collect()
+        };
+        for i in missing {
+            jobs[i].result = Err(Error::Malformed("transmit key vanished during a batch"));
+        }
+        for (i, st, out) in outs.drain(..) {
+            let len = jobs[i].mpdu.len();
+            match st {
+                Ok(()) => {
+                    jobs[i].mpdu = out;
+                    jobs[i].result = Ok(());
+                    self.stats.protected += 1;
+                    self.stats.octets += len as u64;
+                    jobs[i].ready_at = self.service(now, len);
+                }
+                Err(e) => jobs[i].result = Err(e),
             }
         }
     }
