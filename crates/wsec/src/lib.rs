@@ -9,6 +9,7 @@
 //!   fragment reassembly, TKIP MIC-failure tracking.
 //! - [`decrypt`]: the capture decryption engine behind `wsec decrypt`.
 //! - [`rsn`]: RSN key management: key hierarchy, EAPOL-Key, RSN element, handshakes.
+//! - [`bench`]: benchmarks of the seed papers' experiments (CPU, statistics, energy, ciphers).
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod error;
@@ -18,5 +19,6 @@ pub mod cipher;
 pub mod decrypt;
 pub mod link;
 pub mod rsn;
+pub mod bench;
 
 pub use error::{Error, Result};
