@@ -4,6 +4,7 @@ use std::io::Read;
 use std::process::ExitCode;
 use wsec::cipher::{self, AadOptions, CipherSuite, OrderRule};
 
+mod bench_cmd;
 mod decrypt_cmd;
 mod rsn_cmd;
 
@@ -27,6 +28,8 @@ enum Cmd {
     Ptk(rsn_cmd::PtkArgs),
     /// Decrypt an 802.11 capture (pcap/pcapng) with passphrases, PMKs, WEP keys or TKs.
     Decrypt(decrypt_cmd::DecryptArgs),
+    /// Measure the seed papers' experiments on this machine (`wsec bench ciphers`, ...).
+    Bench(bench_cmd::BenchArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -181,6 +184,7 @@ fn run(cli: Cli) -> Result<String, (u8, String)> {
         Cmd::Passphrase(a) => rsn_cmd::passphrase(a),
         Cmd::Ptk(a) => rsn_cmd::ptk(a),
         Cmd::Decrypt(a) => decrypt_cmd::run(a),
+        Cmd::Bench(a) => bench_cmd::run(a),
     }
 }
 

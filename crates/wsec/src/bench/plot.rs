@@ -1,0 +1,244 @@
+//! Line charts for benchmark results, as SVG or PNG (plotters).
+//!
+//! Text is laid out with a TrueType font read from the system at run time (plotters'
+//! `ab_glyph` backend; nothing is bundled): [`use_system_font`] looks in the usual places
+//! (DejaVu, Liberation, Noto, Lato; Debian's `fonts-dejavu-core` provides the first) or takes
+//! a path.
+use plotters::coord::ranged1d::{IntoSegmentedCoord, SegmentValue};
+use plotters::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Fonts tried in this order when none is given.
+pub const FONT_CANDIDATES: [&str; 6] = [
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf",
+    "/usr/share/fonts/truetype/lato/Lato-Regular.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+];
+
+static FONT: OnceLock<PathBuf> = OnceLock::new();
+
+/// Registers the font plots use as "sans-serif": `path`, or the first of
+/// [`FONT_CANDIDATES`] that exists. Returns the font's path; an error says why none could
+/// be used. Only the first successful call registers a font.
+pub fn use_system_font(path: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(p) = FONT.get() {
+        return Ok(p.clone());
+    }
+    let candidates: Vec<PathBuf> = match path {
+        Some(p) => vec![p.to_path_buf()],
+        None => FONT_CANDIDATES.iter().map(PathBuf::from).collect(),
+    };
+    for c in &candidates {
+        let Ok(bytes) = std::fs::read(c) else { continue };
+        // plotters keeps registered fonts for the life of the process.
+        let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+        if plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).is_ok() {
+            let _ = FONT.set(c.clone());
+            return Ok(c.clone());
+        }
+    }
+    Err(match path {
+        Some(p) => format!("{}: not a readable TrueType font", p.display()),
+        None => "no TrueType font found (install fonts-dejavu-core, or pass a font path)".into(),
+    })
+}
+
+/// A line chart: one line per series.
+#[derive(Clone, Debug, Default)]
+pub struct LineChart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub log_x: bool,
+    pub log_y: bool,
+    /// Category names for x = 0, 1, 2, ... (a categorical x axis), or empty for numbers.
+    pub x_categories: Vec<String>,
+    /// (name, points); points with a non-finite or (on a log axis) non-positive coordinate
+    /// are skipped.
+    pub series: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+const W: u32 = 1100;
+const H: u32 = 700;
+
+impl LineChart {
+    /// Writes the chart to `path`: SVG for `.svg`, PNG for `.png`.
+    pub fn render(&self, path: &Path) -> Result<(), String> {
+        use_system_font(None)?;
+        let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("svg") => {
+                let root = SVGBackend::new(path, (W, H)).into_drawing_area();
+                self.draw(&root).map_err(|e| err(&e))?;
+                root.present().map_err(|e| err(&e))
+            }
+            Some("png") => {
+                let root = BitMapBackend::new(path, (W, H)).into_drawing_area();
+                self.draw(&root).map_err(|e| err(&e))?;
+                root.present().map_err(|e| err(&e))
+            }
+            _ => Err(format!("{}: plots are .svg or .png", path.display())),
+        }
+    }
+
+    fn points(&self) -> Vec<(usize, Vec<(f64, f64)>)> {
+        self.series
+            .iter()
+            .enumerate()
+            .map(|(i, (_, pts))| {
+                let ok = |&(x, y): &(f64, f64)| {
+                    x.is_finite() && y.is_finite() && (!self.log_x || x > 0.0) && (!self.log_y || y > 0.0)
+                };
+                (i, pts.iter().copied().filter(ok).collect())
+            })
+            .collect()
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, plotters::coord::Shift>) -> Result<(), String>
+    where
+        DB::ErrorType: 'static,
+    {
+        let e = |x: &dyn std::fmt::Display| x.to_string();
+        root.fill(&WHITE).map_err(|x| e(&x))?;
+        let pts = self.points();
+        let all: Vec<(f64, f64)> = pts.iter().flat_map(|(_, p)| p.iter().copied()).collect();
+        if all.is_empty() {
+            return Err("nothing to plot".into());
+        }
+        let (mut x0, mut x1) = bounds(all.iter().map(|p| p.0));
+        let (mut y0, mut y1) = bounds(all.iter().map(|p| p.1));
+        pad(&mut x0, &mut x1, self.log_x);
+        pad(&mut y0, &mut y1, self.log_y);
+        if !self.log_y {
+            y0 = y0.min(0.0);
+        }
+        let mut chart = ChartBuilder::on(root);
+        chart.caption(&self.title, ("sans-serif", 24)).margin(16).x_label_area_size(48).y_label_area_size(80);
+        // Four coordinate kinds (linear/log x categorical or not): one macro body.
+        macro_rules! body {
+            ($c:expr) => {{
+                let mut c = $c;
+                let mut mesh = c.configure_mesh();
+                mesh.x_desc(&self.x_label).y_desc(&self.y_label).label_style(("sans-serif", 15));
+                mesh.draw().map_err(|x| e(&x))?;
+                for (i, p) in &pts {
+                    let color = Palette99::pick(*i).to_rgba();
+                    let name = self.series[*i].0.clone();
+                    c.draw_series(LineSeries::new(p.iter().map(|&(x, y)| (x, y)), color.stroke_width(2)))
+                        .map_err(|x| e(&x))?
+                        .label(name)
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+                    c.draw_series(p.iter().map(|&(x, y)| Circle::new((x, y), 3, color.filled())))
+                        .map_err(|x| e(&x))?;
+                }
+                c.configure_series_labels()
+                    .position(SeriesLabelPosition::UpperRight)
+                    .background_style(WHITE.mix(0.85))
+                    .border_style(BLACK)
+                    .label_font(("sans-serif", 14))
+                    .draw()
+                    .map_err(|x| e(&x))?;
+            }};
+        }
+        if !self.x_categories.is_empty() {
+            let n = self.x_categories.len();
+            let cats = self.x_categories.clone();
+            let mut c = if self.log_y {
+                return Err("categorical x with log y is not offered".into());
+            } else {
+                chart.build_cartesian_2d((0..n as i32).into_segmented(), y0..y1).map_err(|x| e(&x))?
+            };
+            let fmt = |v: &SegmentValue<i32>| match v {
+                SegmentValue::CenterOf(i) => cats.get(*i as usize).cloned().unwrap_or_default(),
+                _ => String::new(),
+            };
+            let mut mesh = c.configure_mesh();
+            mesh.x_desc(&self.x_label).y_desc(&self.y_label).label_style(("sans-serif", 15)).x_label_formatter(&fmt);
+            mesh.draw().map_err(|x| e(&x))?;
+            for (i, p) in &pts {
+                let color = Palette99::pick(*i).to_rgba();
+                let name = self.series[*i].0.clone();
+                let line: Vec<(SegmentValue<i32>, f64)> =
+                    p.iter().map(|&(x, y)| (SegmentValue::CenterOf(x.round() as i32), y)).collect();
+                c.draw_series(LineSeries::new(line.clone(), color.stroke_width(2)))
+                    .map_err(|x| e(&x))?
+                    .label(name)
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+                c.draw_series(line.into_iter().map(|pt| Circle::new(pt, 3, color.filled()))).map_err(|x| e(&x))?;
+            }
+            c.configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 14))
+                .draw()
+                .map_err(|x| e(&x))?;
+            return Ok(());
+        }
+        match (self.log_x, self.log_y) {
+            (false, false) => body!(chart.build_cartesian_2d(x0..x1, y0..y1).map_err(|x| e(&x))?),
+            (true, false) => body!(chart.build_cartesian_2d((x0..x1).log_scale(), y0..y1).map_err(|x| e(&x))?),
+            (false, true) => body!(chart.build_cartesian_2d(x0..x1, (y0..y1).log_scale()).map_err(|x| e(&x))?),
+            (true, true) => {
+                body!(chart.build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale()).map_err(|x| e(&x))?)
+            }
+        }
+        Ok(())
+    }
+}
+
+fn bounds(v: impl Iterator<Item = f64>) -> (f64, f64) {
+    v.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)))
+}
+
+/// Widens a range a little so points are not on the frame (by a factor on log axes).
+fn pad(lo: &mut f64, hi: &mut f64, log: bool) {
+    if log {
+        *lo /= 1.25;
+        *hi *= 1.25;
+    } else {
+        let d = (*hi - *lo).abs().max(hi.abs() * 0.05).max(1e-12);
+        *lo -= d * 0.05;
+        *hi += d * 0.08;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn svg_and_png() {
+        if use_system_font(None).is_err() {
+            // No font on this machine: plotting refuses with a reason instead of panicking.
+            let c = LineChart { series: vec![("a".into(), vec![(1.0, 1.0)])], ..Default::default() };
+            assert!(c.render(Path::new("/nonexistent/x.svg")).is_err());
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("wsec-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let c = LineChart {
+            title: "t".into(),
+            x_label: "size".into(),
+            y_label: "MB/s".into(),
+            log_x: true,
+            log_y: true,
+            x_categories: vec![],
+            series: vec![("a".into(), vec![(64.0, 10.0), (1500.0, 100.0)]), ("b".into(), vec![(64.0, 5.0), (1500.0, -1.0)])],
+        };
+        c.render(&dir.join("c.svg")).unwrap();
+        let svg = std::fs::read_to_string(dir.join("c.svg")).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("MB/s"));
+        c.render(&dir.join("c.png")).unwrap();
+        assert_eq!(&std::fs::read(dir.join("c.png")).unwrap()[..8], b"\x89PNG\r\n\x1a\n");
+        let cat = LineChart { x_categories: vec!["text".into(), "audio".into()], log_x: false, log_y: false, series: vec![("a".into(), vec![(0.0, 1.0), (1.0, 2.0)])], ..c };
+        cat.render(&dir.join("d.svg")).unwrap();
+        assert!(std::fs::read_to_string(dir.join("d.svg")).unwrap().contains("audio"));
+        assert!(cat.render(&dir.join("d.txt")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
