@@ -58,6 +58,9 @@ struct CiphersArgs {
     /// Print the measurements as a JSON list of records instead of the report
     #[arg(long)]
     json: bool,
+    /// Also write the JSON records to this file (with the report on standard output)
+    #[arg(long)]
+    json_out: Option<PathBuf>,
     /// Add every single measurement to the report
     #[arg(long)]
     detail: bool,
@@ -254,8 +257,12 @@ fn ciphers(a: CiphersArgs) -> Result<String, (u8, String)> {
     .map_err(|e| (1, format!("bench ciphers: {e}")))?;
     bar.finish_and_clear();
 
+    let json = serde_json::to_string_pretty(&report::records(&results, &battery)).expect("records serialize");
+    if let Some(p) = &a.json_out {
+        std::fs::write(p, format!("{json}\n")).map_err(|e| (1, format!("--json-out {}: {e}", p.display())))?;
+    }
     let mut out = if a.json {
-        serde_json::to_string_pretty(&report::records(&results, &battery)).expect("records serialize")
+        json
     } else {
         report::text(&results, &report::TextOptions { battery: battery.clone(), detail: a.detail })
     };
@@ -287,4 +294,84 @@ fn write_inputs(cfg: &cbench::Config, dir: &std::path::Path) -> Result<(), Strin
         std::fs::write(&p, d.generate(n, cfg.seed)).map_err(|e| format!("{}: {e}", p.display()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct T {
+        #[command(subcommand)]
+        cmd: Top,
+    }
+    #[derive(clap::Subcommand)]
+    enum Top {
+        Bench(BenchArgs),
+    }
+
+    fn parse(args: &[&str]) -> CiphersArgs {
+        let mut v = vec!["wsec", "bench", "ciphers"];
+        v.extend_from_slice(args);
+        let Top::Bench(b) = T::try_parse_from(v).unwrap().cmd;
+        let BenchWhat::Ciphers(c) = b.what;
+        c
+    }
+
+    #[test]
+    fn options_shape_the_config() {
+        let c = config(&parse(&["--quick"])).unwrap();
+        assert_eq!((c.runs, c.files.len(), c.packets.clone()), (3, 3, vec![64, 1500]));
+        let c = config(&parse(&["--cipher", "paper", "--data", "audio", "--points", "3", "--no-packets", "--runs", "7"])).unwrap();
+        assert_eq!(c.specs, paper::SPECS.to_vec());
+        assert_eq!(c.files.iter().map(|f| f.1).collect::<Vec<_>>(), paper::file_sizes(DataType::Audio, 3));
+        assert!(c.packets.is_empty());
+        assert_eq!(c.runs, 7);
+        let c = config(&parse(&["--cipher", "aes-soft-128,rc6-192", "--no-files", "--packets", "100"])).unwrap();
+        assert_eq!(c.specs.iter().map(|s| s.to_string()).collect::<Vec<_>>(), ["AES-128 soft", "RC6-192"]);
+        assert_eq!(c.packets, vec![100]);
+    }
+
+    #[test]
+    fn bad_options_are_refused_with_a_reason() {
+        for (args, want) in [
+            (&["--cipher", "idea"][..], "unknown cipher"),
+            (&["--data", "video"][..], "not text, audio or image"),
+            (&["--runs", "0"][..], "--runs"),
+            (&["--points", "0"][..], "--points"),
+            (&["--packets", "0"][..], "--packets"),
+            (&["--no-files", "--no-packets"][..], "nothing to run"),
+            (&["--min-ms", "0"][..], "--min-ms"),
+        ] {
+            let e = config(&parse(args)).err().unwrap_or_default();
+            assert!(e.contains(want), "{args:?}: {e:?}");
+        }
+        assert!(meter(&parse(&["--vcc", "0"])).is_err());
+        assert!(battery(&parse(&["--battery-wh", "0"])).is_err());
+        let b = battery(&parse(&["--battery-wh", "15.4", "--battery-name", "phone"])).unwrap();
+        assert_eq!((b.name.as_str(), b.wh), ("phone", 15.4));
+    }
+
+    #[test]
+    fn json_records_have_the_issues_fields() {
+        let a = parse(&["--json", "--cipher", "des,aes-gcm-128", "--data", "image", "--points", "1", "--packets", "64", "--runs", "1", "--min-ms", "0.1", "--energy", "model"]);
+        let out = ciphers(a).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let recs = v.as_array().unwrap();
+        // 2 ciphers x 2 ops x (1 file + 1 packet size).
+        assert_eq!(recs.len(), 8);
+        for r in recs {
+            for k in ["cipher", "key_bits", "mode", "op", "bytes", "mb_per_s", "uj_per_byte", "energy_method"] {
+                assert!(r.get(k).is_some(), "{k} missing in {r}");
+            }
+            assert!(["encrypt", "decrypt"].contains(&r["op"].as_str().unwrap()));
+            assert_eq!(r["energy_method"], "eq7-model");
+            let (mbps, uj) = (r["mb_per_s"].as_f64().unwrap(), r["uj_per_byte"].as_f64().unwrap());
+            // Equation 7 with 0.27 W: uJ/B = 0.27 / (MB/s).
+            assert!(mbps > 0.0 && (uj * mbps / 0.27 - 1.0).abs() < 1e-9, "{r}");
+        }
+        assert!(recs.iter().any(|r| r["cipher"] == "DES" && r["key_bits"] == 64 && r["mode"] == "cbc-pkcs7" && r["bytes"] == 28 * 1024));
+        assert!(recs.iter().any(|r| r["cipher"] == "AES-GCM" && r["mode"] == "aead" && r["bytes"] == 64));
+    }
 }

@@ -62,8 +62,40 @@ pub struct LineChart {
     pub series: Vec<(String, Vec<(f64, f64)>)>,
 }
 
-const W: u32 = 1100;
+const W: u32 = 1200;
 const H: u32 = 700;
+/// Width of the legend panel right of the plot.
+const LEGEND_W: u32 = 230;
+
+/// Distinct line colours (Tableau 20, dark shades first).
+const COLORS: [(u8, u8, u8); 20] = [
+    (31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189),
+    (140, 86, 75), (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207),
+    (174, 199, 232), (255, 187, 120), (152, 223, 138), (255, 152, 150), (197, 176, 213),
+    (196, 156, 148), (247, 182, 210), (199, 199, 199), (219, 219, 141), (158, 218, 229),
+];
+
+fn color(i: usize) -> RGBColor {
+    let (r, g, b) = COLORS[i % COLORS.len()];
+    RGBColor(r, g, b)
+}
+
+/// Axis numbers: no needless decimals ("1000", "2.5", "0.0012").
+fn axis_number(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        let s = format!("{v:.1}");
+        s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+    } else if a >= 0.001 {
+        format!("{v:.4}").trim_end_matches('0').to_string()
+    } else {
+        format!("{v:.0e}")
+    }
+}
 
 impl LineChart {
     /// Writes the chart to `path`: SVG for `.svg`, PNG for `.png`.
@@ -109,6 +141,18 @@ impl LineChart {
         if all.is_empty() {
             return Err("nothing to plot".into());
         }
+        let (plot_area, legend_area) = root.split_horizontally(W - LEGEND_W);
+        // The legend: a panel of its own, so it never hides a line.
+        for (k, (i, _)) in pts.iter().enumerate() {
+            let y = 60 + 22 * k as i32;
+            let c = color(*i);
+            legend_area
+                .draw(&PathElement::new(vec![(8, y), (36, y)], c.stroke_width(3)))
+                .map_err(|x| e(&x))?;
+            legend_area
+                .draw(&Text::new(self.series[*i].0.clone(), (44, y - 8), ("sans-serif", 15).into_font()))
+                .map_err(|x| e(&x))?;
+        }
         let (mut x0, mut x1) = bounds(all.iter().map(|p| p.0));
         let (mut y0, mut y1) = bounds(all.iter().map(|p| p.1));
         pad(&mut x0, &mut x1, self.log_x);
@@ -116,67 +160,54 @@ impl LineChart {
         if !self.log_y {
             y0 = y0.min(0.0);
         }
-        let mut chart = ChartBuilder::on(root);
+        let mut chart = ChartBuilder::on(&plot_area);
         chart.caption(&self.title, ("sans-serif", 24)).margin(16).x_label_area_size(48).y_label_area_size(80);
-        // Four coordinate kinds (linear/log x categorical or not): one macro body.
+        let num = |v: &f64| axis_number(*v);
+        // Four coordinate kinds (linear/log on each axis): one macro body.
         macro_rules! body {
             ($c:expr) => {{
                 let mut c = $c;
-                let mut mesh = c.configure_mesh();
-                mesh.x_desc(&self.x_label).y_desc(&self.y_label).label_style(("sans-serif", 15));
-                mesh.draw().map_err(|x| e(&x))?;
-                for (i, p) in &pts {
-                    let color = Palette99::pick(*i).to_rgba();
-                    let name = self.series[*i].0.clone();
-                    c.draw_series(LineSeries::new(p.iter().map(|&(x, y)| (x, y)), color.stroke_width(2)))
-                        .map_err(|x| e(&x))?
-                        .label(name)
-                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
-                    c.draw_series(p.iter().map(|&(x, y)| Circle::new((x, y), 3, color.filled())))
-                        .map_err(|x| e(&x))?;
-                }
-                c.configure_series_labels()
-                    .position(SeriesLabelPosition::UpperRight)
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK)
-                    .label_font(("sans-serif", 14))
+                c.configure_mesh()
+                    .x_desc(&self.x_label)
+                    .y_desc(&self.y_label)
+                    .label_style(("sans-serif", 15))
+                    .x_label_formatter(&num)
+                    .y_label_formatter(&num)
                     .draw()
                     .map_err(|x| e(&x))?;
+                for (i, p) in &pts {
+                    let col = color(*i);
+                    c.draw_series(LineSeries::new(p.iter().copied(), col.stroke_width(2))).map_err(|x| e(&x))?;
+                    c.draw_series(p.iter().map(|&(x, y)| Circle::new((x, y), 3, col.filled()))).map_err(|x| e(&x))?;
+                }
             }};
         }
         if !self.x_categories.is_empty() {
+            if self.log_y {
+                return Err("categorical x with log y is not offered".into());
+            }
             let n = self.x_categories.len();
             let cats = self.x_categories.clone();
-            let mut c = if self.log_y {
-                return Err("categorical x with log y is not offered".into());
-            } else {
-                chart.build_cartesian_2d((0..n as i32).into_segmented(), y0..y1).map_err(|x| e(&x))?
-            };
+            let mut c = chart.build_cartesian_2d((0..n as i32).into_segmented(), y0..y1).map_err(|x| e(&x))?;
             let fmt = |v: &SegmentValue<i32>| match v {
                 SegmentValue::CenterOf(i) => cats.get(*i as usize).cloned().unwrap_or_default(),
                 _ => String::new(),
             };
-            let mut mesh = c.configure_mesh();
-            mesh.x_desc(&self.x_label).y_desc(&self.y_label).label_style(("sans-serif", 15)).x_label_formatter(&fmt);
-            mesh.draw().map_err(|x| e(&x))?;
-            for (i, p) in &pts {
-                let color = Palette99::pick(*i).to_rgba();
-                let name = self.series[*i].0.clone();
-                let line: Vec<(SegmentValue<i32>, f64)> =
-                    p.iter().map(|&(x, y)| (SegmentValue::CenterOf(x.round() as i32), y)).collect();
-                c.draw_series(LineSeries::new(line.clone(), color.stroke_width(2)))
-                    .map_err(|x| e(&x))?
-                    .label(name)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
-                c.draw_series(line.into_iter().map(|pt| Circle::new(pt, 3, color.filled()))).map_err(|x| e(&x))?;
-            }
-            c.configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 14))
+            c.configure_mesh()
+                .x_desc(&self.x_label)
+                .y_desc(&self.y_label)
+                .label_style(("sans-serif", 15))
+                .x_label_formatter(&fmt)
+                .y_label_formatter(&num)
                 .draw()
                 .map_err(|x| e(&x))?;
+            for (i, p) in &pts {
+                let col = color(*i);
+                let line: Vec<(SegmentValue<i32>, f64)> =
+                    p.iter().map(|&(x, y)| (SegmentValue::CenterOf(x.round() as i32), y)).collect();
+                c.draw_series(LineSeries::new(line.clone(), col.stroke_width(2))).map_err(|x| e(&x))?;
+                c.draw_series(line.into_iter().map(|pt| Circle::new(pt, 3, col.filled()))).map_err(|x| e(&x))?;
+            }
             return Ok(());
         }
         match (self.log_x, self.log_y) {
@@ -239,6 +270,7 @@ mod tests {
         cat.render(&dir.join("d.svg")).unwrap();
         assert!(std::fs::read_to_string(dir.join("d.svg")).unwrap().contains("audio"));
         assert!(cat.render(&dir.join("d.txt")).is_err());
+        assert_eq!((axis_number(1000.0), axis_number(2.5), axis_number(3.0), axis_number(0.0012)), ("1000".into(), "2.5".into(), "3".into(), "0.0012".into()));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

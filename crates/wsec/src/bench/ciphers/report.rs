@@ -156,8 +156,7 @@ pub fn explanation(r: &Results, spec: Spec) -> String {
         }
         Algorithm::Rc6 => format!(
             "{spec}: 20 rounds of 32-bit multiplications and data-dependent rotations, both one \
-             fast instruction on today's CPUs: {enc} encrypting, {dec} decrypting; the fastest \
-             of the six without AES instructions."
+             fast instruction on today's CPUs: {enc} encrypting, {dec} decrypting."
         ),
         Algorithm::Des => format!(
             "{spec}: 16 rounds of bit permutations and S-box lookups done in software: {enc} \
