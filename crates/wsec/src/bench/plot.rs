@@ -55,6 +55,8 @@ pub struct LineChart {
     pub y_label: String,
     pub log_x: bool,
     pub log_y: bool,
+    /// Start a linear y axis at 0 (else it spans the data).
+    pub y_from_zero: bool,
     /// Category names for x = 0, 1, 2, ... (a categorical x axis), or empty for numbers.
     pub x_categories: Vec<String>,
     /// (name, points); points with a non-finite or (on a log axis) non-positive coordinate
@@ -91,7 +93,7 @@ fn axis_number(v: f64) -> String {
         let s = format!("{v:.1}");
         s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
     } else if a >= 0.001 {
-        format!("{v:.4}").trim_end_matches('0').to_string()
+        format!("{v:.4}").trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
         format!("{v:.0e}")
     }
@@ -157,7 +159,7 @@ impl LineChart {
         let (mut y0, mut y1) = bounds(all.iter().map(|p| p.1));
         pad(&mut x0, &mut x1, self.log_x);
         pad(&mut y0, &mut y1, self.log_y);
-        if !self.log_y {
+        if self.y_from_zero && !self.log_y {
             y0 = y0.min(0.0);
         }
         let mut chart = ChartBuilder::on(&plot_area);
@@ -188,7 +190,7 @@ impl LineChart {
             }
             let n = self.x_categories.len();
             let cats = self.x_categories.clone();
-            let mut c = chart.build_cartesian_2d((0..n as i32).into_segmented(), y0..y1).map_err(|x| e(&x))?;
+            let mut c = chart.build_cartesian_2d((0..n as i32 - 1).into_segmented(), y0..y1).map_err(|x| e(&x))?;
             let fmt = |v: &SegmentValue<i32>| match v {
                 SegmentValue::CenterOf(i) => cats.get(*i as usize).cloned().unwrap_or_default(),
                 _ => String::new(),
@@ -258,6 +260,7 @@ mod tests {
             y_label: "MB/s".into(),
             log_x: true,
             log_y: true,
+            y_from_zero: false,
             x_categories: vec![],
             series: vec![("a".into(), vec![(64.0, 10.0), (1500.0, 100.0)]), ("b".into(), vec![(64.0, 5.0), (1500.0, -1.0)])],
         };
@@ -271,6 +274,7 @@ mod tests {
         assert!(std::fs::read_to_string(dir.join("d.svg")).unwrap().contains("audio"));
         assert!(cat.render(&dir.join("d.txt")).is_err());
         assert_eq!((axis_number(1000.0), axis_number(2.5), axis_number(3.0), axis_number(0.0012)), ("1000".into(), "2.5".into(), "3".into(), "0.0012".into()));
+        assert_eq!(axis_number(0.99999), "1");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -163,7 +163,7 @@ pub fn explanation(r: &Results, spec: Spec) -> String {
              encrypting, {dec} decrypting."
         ),
         Algorithm::TripleDes => {
-            let x = ratio(spec, Spec::new(Algorithm::Des, 64)).map(|x| format!(" ({}x DES's throughput)", fmt_g(x)));
+            let x = ratio(spec, Spec::new(Algorithm::Des, 64)).map(|x| format!("; DES is {}x as fast", fmt_g(x)));
             format!(
                 "{spec}: three DES passes per block: {enc} encrypting, {dec} decrypting{}.",
                 x.unwrap_or_default()
@@ -497,6 +497,7 @@ pub fn plots(r: &Results, dir: &std::path::Path, ext: &str) -> Result<Vec<std::p
                 y_label: "MB/s (median)".into(),
                 log_x: true,
                 log_y: true,
+                y_from_zero: false,
                 x_categories: vec![],
                 series,
             };
@@ -535,6 +536,7 @@ pub fn plots(r: &Results, dir: &std::path::Path, ext: &str) -> Result<Vec<std::p
             y_label: format!("MB/s / MB/s on {}", types[0].as_str()),
             log_x: false,
             log_y: false,
+            y_from_zero: false,
             x_categories: types.iter().map(|d| d.as_str().to_string()).collect(),
             series,
         };
