@@ -323,7 +323,9 @@ mod tests {
     fn options_shape_the_config() {
         let c = config(&parse(&["--quick"])).unwrap();
         assert_eq!((c.runs, c.files.len(), c.packets.clone()), (3, 3, vec![64, 1500]));
-        let c = config(&parse(&["--cipher", "paper", "--data", "audio", "--points", "3", "--no-packets", "--runs", "7"])).unwrap();
+        let c =
+            config(&parse(&["--cipher", "paper", "--data", "audio", "--points", "3", "--no-packets", "--runs", "7"]))
+                .unwrap();
         assert_eq!(c.specs, paper::SPECS.to_vec());
         assert_eq!(c.files.iter().map(|f| f.1).collect::<Vec<_>>(), paper::file_sizes(DataType::Audio, 3));
         assert!(c.packets.is_empty());
@@ -355,7 +357,23 @@ mod tests {
 
     #[test]
     fn json_records_have_the_issues_fields() {
-        let a = parse(&["--json", "--cipher", "des,aes-gcm-128", "--data", "image", "--points", "1", "--packets", "64", "--runs", "1", "--min-ms", "0.1", "--energy", "model"]);
+        let a = parse(&[
+            "--json",
+            "--cipher",
+            "des,aes-gcm-128",
+            "--data",
+            "image",
+            "--points",
+            "1",
+            "--packets",
+            "64",
+            "--runs",
+            "1",
+            "--min-ms",
+            "0.1",
+            "--energy",
+            "model",
+        ]);
         let out = ciphers(a).unwrap();
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         let recs = v.as_array().unwrap();
@@ -371,7 +389,10 @@ mod tests {
             // Equation 7 with 0.27 W: uJ/B = 0.27 / (MB/s).
             assert!(mbps > 0.0 && (uj * mbps / 0.27 - 1.0).abs() < 1e-9, "{r}");
         }
-        assert!(recs.iter().any(|r| r["cipher"] == "DES" && r["key_bits"] == 64 && r["mode"] == "cbc-pkcs7" && r["bytes"] == 28 * 1024));
+        assert!(recs.iter().any(|r| r["cipher"] == "DES"
+            && r["key_bits"] == 64
+            && r["mode"] == "cbc-pkcs7"
+            && r["bytes"] == 28 * 1024));
         assert!(recs.iter().any(|r| r["cipher"] == "AES-GCM" && r["mode"] == "aead" && r["bytes"] == 64));
     }
 }

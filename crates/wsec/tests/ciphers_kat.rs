@@ -111,6 +111,7 @@ fn cbc_published(e: &dyn Engine, iv: &[u8], pt: &[u8], ct: &[u8]) {
 // ---------------------------------------------------------------- AES
 
 const FIPS197_PT: &str = "00112233445566778899aabbccddeeff";
+#[rustfmt::skip]
 const FIPS197: [(u32, &str, &str); 3] = [
     (128, "000102030405060708090a0b0c0d0e0f", "69c4e0d86a7b0430d8cdb78070b4c55a"),
     (192, "000102030405060708090a0b0c0d0e0f1011121314151617", "dda97ca4864cdfe06eaf70a0ec0d7191"),
@@ -120,6 +121,7 @@ const FIPS197: [(u32, &str, &str); 3] = [
 const SP800_38A_IV: &str = "000102030405060708090a0b0c0d0e0f";
 const SP800_38A_PT: &str = "6bc1bee22e409f96e93d7e117393172a ae2d8a571e03ac9c9eb76fac45af8e51
                             30c81c46a35ce411e5fbc1191a0a52ef f69f2445df4f9b17ad2b417be66c3710";
+#[rustfmt::skip]
 const SP800_38A_CBC: [(u32, &str, &str); 3] = [
     (
         128,
@@ -170,6 +172,7 @@ const FIPS81_CBC: &str = "e5c7cdde872bf27c 43e934008c389c0f 683788499a7c05f6";
 
 /// NIST SP 800-20 Table A.1 (variable plaintext, key 01..01) and A.2 (variable key,
 /// plaintext 0), first rows.
+#[rustfmt::skip]
 const SP800_20_VARPT: [(&str, &str); 4] = [
     ("8000000000000000", "95f8a5e5dd31d900"),
     ("4000000000000000", "dd7f121ca5015619"),
@@ -212,6 +215,7 @@ fn tdes_sp800_67_and_sp800_20() {
 // ---------------------------------------------------------------- RC2
 
 /// RFC 2268 section 5: key, effective key bits, plaintext, ciphertext.
+#[rustfmt::skip]
 const RFC2268: [(&str, u32, &str, &str); 8] = [
     ("0000000000000000", 63, "0000000000000000", "ebb773f993278eff"),
     ("ffffffffffffffff", 64, "ffffffffffffffff", "278b27e42e2f0d49"),
@@ -238,6 +242,7 @@ fn rc2_rfc2268() {
 // ---------------------------------------------------------------- Blowfish
 
 /// Eric Young's ECB set (key, plaintext, ciphertext), as published with Schneier's code.
+#[rustfmt::skip]
 const BF_ECB: [(&str, &str, &str); 12] = [
     ("0000000000000000", "0000000000000000", "4ef997456198dd78"),
     ("ffffffffffffffff", "ffffffffffffffff", "51866fd5b85ecb8a"),
@@ -256,6 +261,7 @@ const BF_ECB: [(&str, &str, &str); 12] = [
 /// The variable-key-length set: the first n octets of this key, plaintext fedcba9876543210.
 /// (Lengths 1-3 are below Blowfish's 32-bit minimum, which the wiring refuses.)
 const BF_SETKEY: &str = "f0e1d2c3b4a5968778695a4b3c2d1e0f0011223344556677";
+#[rustfmt::skip]
 const BF_SETKEY_CT: [&str; 24] = [
     "f9ad597c49db005e", "e91d21c1d961a6d6", "e9c2b70a1bc65cf3", "be1e639408640f05",
     "b39e44481bdb1e6e", "9457aa83b1928c0d", "8bb77032f960629d", "e87a244e2cc85e82",
@@ -292,6 +298,7 @@ fn blowfish_schneier_vectors() {
 // ---------------------------------------------------------------- RC6
 
 /// The RC6 paper's vectors: key, plaintext, ciphertext (RC6-32/20/b).
+#[rustfmt::skip]
 const RC6_PAPER: [(u32, &str, &str, &str); 6] = [
     (128, "00000000000000000000000000000000", "00000000000000000000000000000000", "8fc3a53656b1f778c129df4e9848a41e"),
     (128, "0123456789abcdef0112233445566778", "02132435465768798a9bacbdcedfe0f1", "524e192f4715c6231f51f6367ea43f18"),
@@ -319,6 +326,7 @@ type AeadKat = (u32, &'static str, &'static str, &'static str, &'static str, &'s
 const GCM_PT: &str = "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72
                       1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39";
 /// McGrew and Viega, "The Galois/Counter Mode of Operation (GCM)", test cases 2, 4, 14, 16.
+#[rustfmt::skip]
 const GCM: [AeadKat; 4] = [
     (128, "00000000000000000000000000000000", "000000000000000000000000", "",
      "00000000000000000000000000000000", "0388dace60b6a392f328c2b971b2fe78", "ab6e47d42cec13bdf53a67b21257bddf"),
@@ -335,6 +343,7 @@ const GCM: [AeadKat; 4] = [
 ];
 
 /// RFC 8439 2.8.2.
+#[rustfmt::skip]
 const CHACHA: AeadKat = (
     256,
     "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f",
@@ -510,7 +519,10 @@ fn pkcs7_padding_errors_one_rule_at_a_time() {
         let short = decrypt(&*e, &iv, &tweak(bs - 1, p ^ 1)).unwrap();
         assert_eq!(short.len(), pt.len() + 2);
         // Lengths.
-        assert_eq!(decrypt(&*e, &iv, &[]), Err(Error::Malformed("CBC ciphertext is not a positive multiple of the block length")));
+        assert_eq!(
+            decrypt(&*e, &iv, &[]),
+            Err(Error::Malformed("CBC ciphertext is not a positive multiple of the block length"))
+        );
         assert_eq!(
             decrypt(&*e, &iv, &ct[..ct.len() - 1]),
             Err(Error::Malformed("CBC ciphertext is not a positive multiple of the block length"))
@@ -546,7 +558,9 @@ fn key_and_spec_errors() {
     ] {
         assert_eq!(Spec::new(alg, bits).engine(&vec![0; len]).err(), Some(Error::BadKeyLength), "{alg:?} {len}");
     }
-    for (alg, bits) in [(Aes, 64), (Des, 56), (TripleDes, 128), (Blowfish, 24), (Blowfish, 456), (Rc6, 100), (AesGcm, 192), (Rc2, 0)] {
+    for (alg, bits) in
+        [(Aes, 64), (Des, 56), (TripleDes, 128), (Blowfish, 24), (Blowfish, 456), (Rc6, 100), (AesGcm, 192), (Rc2, 0)]
+    {
         assert_eq!(Spec::new(alg, bits).engine(&[0; 16]).err(), Some(Error::BadKeyLength), "{alg:?}-{bits}");
     }
     assert_eq!(Spec::parse("aes-soft-192"), Some(Spec::new(AesSoft, 192)));

@@ -77,10 +77,8 @@ impl Rapl {
     pub fn probe_at(root: &Path) -> Result<Rapl, String> {
         let entries = fs::read_dir(root).map_err(|e| format!("{}: {e}", root.display()))?;
         let mut zones = Vec::new();
-        let mut names: Vec<String> = entries
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
+        let mut names: Vec<String> =
+            entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
         names.sort();
         for n in names {
             // Top-level zones are "intel-rapl:N"; "intel-rapl:N:M" are their sub-zones.
@@ -121,17 +119,14 @@ impl Rapl {
 
     /// "package-0 (/sys/class/powercap/intel-rapl:0)", for the report.
     pub fn describe(&self) -> String {
-        let zs: Vec<String> =
-            self.zones.iter().map(|z| format!("{} ({})", z.name, z.dir.display())).collect();
+        let zs: Vec<String> = self.zones.iter().map(|z| format!("{} ({})", z.name, z.dir.display())).collect();
         zs.join(", ")
     }
 }
 
 fn read_u64(p: &Path) -> std::io::Result<u64> {
     let s = fs::read_to_string(p)?;
-    s.trim()
-        .parse()
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{e}")))
+    s.trim().parse().map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{e}")))
 }
 
 /// Seed 004's energy model, equation 7: `E = VCC x I x N x T` (= `VCC x I x t`).
@@ -328,7 +323,9 @@ mod tests {
     #[test]
     fn rapl_zones_and_wrap() {
         let root = tmpdir("rapl");
-        for (zone, name, e) in [("intel-rapl:0", "package-0", "1000"), ("intel-rapl:0:0", "core", "5"), ("intel-rapl:1", "psys", "7")] {
+        for (zone, name, e) in
+            [("intel-rapl:0", "package-0", "1000"), ("intel-rapl:0:0", "core", "5"), ("intel-rapl:1", "psys", "7")]
+        {
             let z = root.join(zone);
             fs::create_dir_all(&z).unwrap();
             fs::write(z.join("name"), format!("{name}\n")).unwrap();

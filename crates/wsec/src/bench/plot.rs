@@ -71,10 +71,26 @@ const LEGEND_W: u32 = 230;
 
 /// Distinct line colours (Tableau 20, dark shades first).
 const COLORS: [(u8, u8, u8); 20] = [
-    (31, 119, 180), (255, 127, 14), (44, 160, 44), (214, 39, 40), (148, 103, 189),
-    (140, 86, 75), (227, 119, 194), (127, 127, 127), (188, 189, 34), (23, 190, 207),
-    (174, 199, 232), (255, 187, 120), (152, 223, 138), (255, 152, 150), (197, 176, 213),
-    (196, 156, 148), (247, 182, 210), (199, 199, 199), (219, 219, 141), (158, 218, 229),
+    (31, 119, 180),
+    (255, 127, 14),
+    (44, 160, 44),
+    (214, 39, 40),
+    (148, 103, 189),
+    (140, 86, 75),
+    (227, 119, 194),
+    (127, 127, 127),
+    (188, 189, 34),
+    (23, 190, 207),
+    (174, 199, 232),
+    (255, 187, 120),
+    (152, 223, 138),
+    (255, 152, 150),
+    (197, 176, 213),
+    (196, 156, 148),
+    (247, 182, 210),
+    (199, 199, 199),
+    (219, 219, 141),
+    (158, 218, 229),
 ];
 
 fn color(i: usize) -> RGBColor {
@@ -148,9 +164,7 @@ impl LineChart {
         for (k, (i, _)) in pts.iter().enumerate() {
             let y = 60 + 22 * k as i32;
             let c = color(*i);
-            legend_area
-                .draw(&PathElement::new(vec![(8, y), (36, y)], c.stroke_width(3)))
-                .map_err(|x| e(&x))?;
+            legend_area.draw(&PathElement::new(vec![(8, y), (36, y)], c.stroke_width(3))).map_err(|x| e(&x))?;
             legend_area
                 .draw(&Text::new(self.series[*i].0.clone(), (44, y - 8), ("sans-serif", 15).into_font()))
                 .map_err(|x| e(&x))?;
@@ -262,18 +276,30 @@ mod tests {
             log_y: true,
             y_from_zero: false,
             x_categories: vec![],
-            series: vec![("a".into(), vec![(64.0, 10.0), (1500.0, 100.0)]), ("b".into(), vec![(64.0, 5.0), (1500.0, -1.0)])],
+            series: vec![
+                ("a".into(), vec![(64.0, 10.0), (1500.0, 100.0)]),
+                ("b".into(), vec![(64.0, 5.0), (1500.0, -1.0)]),
+            ],
         };
         c.render(&dir.join("c.svg")).unwrap();
         let svg = std::fs::read_to_string(dir.join("c.svg")).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("MB/s"));
         c.render(&dir.join("c.png")).unwrap();
         assert_eq!(&std::fs::read(dir.join("c.png")).unwrap()[..8], b"\x89PNG\r\n\x1a\n");
-        let cat = LineChart { x_categories: vec!["text".into(), "audio".into()], log_x: false, log_y: false, series: vec![("a".into(), vec![(0.0, 1.0), (1.0, 2.0)])], ..c };
+        let cat = LineChart {
+            x_categories: vec!["text".into(), "audio".into()],
+            log_x: false,
+            log_y: false,
+            series: vec![("a".into(), vec![(0.0, 1.0), (1.0, 2.0)])],
+            ..c
+        };
         cat.render(&dir.join("d.svg")).unwrap();
         assert!(std::fs::read_to_string(dir.join("d.svg")).unwrap().contains("audio"));
         assert!(cat.render(&dir.join("d.txt")).is_err());
-        assert_eq!((axis_number(1000.0), axis_number(2.5), axis_number(3.0), axis_number(0.0012)), ("1000".into(), "2.5".into(), "3".into(), "0.0012".into()));
+        assert_eq!(
+            (axis_number(1000.0), axis_number(2.5), axis_number(3.0), axis_number(0.0012)),
+            ("1000".into(), "2.5".into(), "3".into(), "0.0012".into())
+        );
         assert_eq!(axis_number(0.99999), "1");
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -88,6 +88,7 @@ impl Rng {
 }
 
 /// The most common English words, most frequent first.
+#[rustfmt::skip]
 const WORDS: &[&str] = &[
     "the", "of", "and", "to", "a", "in", "is", "that", "for", "it", "as", "was", "with", "be", "by",
     "on", "not", "he", "this", "are", "or", "his", "from", "at", "which", "but", "have", "an", "had",
@@ -180,6 +181,7 @@ fn wav(len: usize, seed: u64) -> Vec<u8> {
     out.extend_from_slice(&(data_len as u32).to_le_bytes());
 
     // A chord sequence (A minor, F, C, G; half a second each) with vibrato and noise.
+    #[rustfmt::skip]
     const CHORDS: [[f64; 3]; 4] = [[220.00, 261.63, 329.63], [174.61, 220.00, 261.63], [261.63, 329.63, 392.00], [196.00, 246.94, 293.66]];
     let mut rng = Rng(seed ^ 0xa0d1);
     let tau = std::f64::consts::TAU;

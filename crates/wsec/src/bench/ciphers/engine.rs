@@ -18,10 +18,10 @@
 use crate::error::{Error, Result};
 use aes_gcm::aead::AeadInPlace;
 use aes_gcm::aead::KeyInit as AeadKeyInit;
+use cbc_rc6::cipher as cipher05;
 use cipher::block_padding::Pkcs7;
 use cipher::generic_array::GenericArray;
 use cipher::{BlockCipher, BlockDecrypt, BlockDecryptMut, BlockEncrypt, BlockEncryptMut, InnerIvInit};
-use cbc_rc6::cipher as cipher05;
 use core::fmt;
 use serde::Serialize;
 

@@ -231,7 +231,12 @@ pub fn run(cfg: &Config, meter: &Meter, progress: &mut dyn FnMut(Progress)) -> R
                 return Err(Error::Malformed("packet size 0"));
             }
             let count = (batch / p).max(1);
-            inputs.push(Input { scenario: Scenario::Packet, data: DataType::Text, bytes: p, pt: text[..count * p].to_vec() });
+            inputs.push(Input {
+                scenario: Scenario::Packet,
+                data: DataType::Text,
+                bytes: p,
+                pt: text[..count * p].to_vec(),
+            });
         }
     }
     // Jobs: per input, each spec encrypts then decrypts what it encrypted.
@@ -246,12 +251,14 @@ pub fn run(cfg: &Config, meter: &Meter, progress: &mut dyn FnMut(Progress)) -> R
     let total = (jobs.len() * cfg.runs) as u64;
     let mut samples: Vec<Samples> =
         jobs.iter().map(|_| Samples { secs: Vec::new(), joules: Vec::new(), share: Vec::new(), iters: 0 }).collect();
-    let ivs: Vec<[u8; 16]> = (0..4096).map(|_| {
-        let mut iv = [0u8; 16];
-        iv[..8].copy_from_slice(&rng.next().to_le_bytes());
-        iv[8..].copy_from_slice(&rng.next().to_le_bytes());
-        iv
-    }).collect();
+    let ivs: Vec<[u8; 16]> = (0..4096)
+        .map(|_| {
+            let mut iv = [0u8; 16];
+            iv[..8].copy_from_slice(&rng.next().to_le_bytes());
+            iv[8..].copy_from_slice(&rng.next().to_le_bytes());
+            iv
+        })
+        .collect();
 
     let max_ct = inputs.iter().map(|i| i.pt.len() + 64 * (i.pt.len() / i.bytes.max(1) + 1)).max().unwrap_or(0);
     let mut ct = vec![0u8; max_ct];
@@ -334,7 +341,14 @@ pub fn run(cfg: &Config, meter: &Meter, progress: &mut dyn FnMut(Progress)) -> R
                 data: job.data,
                 bytes: job.bytes,
                 mb_per_s: Summary::of(&mbps).expect("runs >= 1"),
-                uj_per_byte: Summary::of(&uj).unwrap_or(Summary { n: 0, median: f64::NAN, min: f64::NAN, max: f64::NAN, q1: f64::NAN, q3: f64::NAN }),
+                uj_per_byte: Summary::of(&uj).unwrap_or(Summary {
+                    n: 0,
+                    median: f64::NAN,
+                    min: f64::NAN,
+                    max: f64::NAN,
+                    q1: f64::NAN,
+                    q3: f64::NAN,
+                }),
                 ticks_per_byte: Summary::of(&tpb),
             }
         })
@@ -362,7 +376,13 @@ pub fn run(cfg: &Config, meter: &Meter, progress: &mut dyn FnMut(Progress)) -> R
 
 /// One sample of `f` into `s`: `s.iters` calls (chosen on the first sample so that they
 /// take at least `min_time`), with time and energy around them.
-fn time(s: &mut Samples, min_time: Duration, clock: Clock, meter: &Meter, mut f: impl FnMut() -> Result<()>) -> Result<()> {
+fn time(
+    s: &mut Samples,
+    min_time: Duration,
+    clock: Clock,
+    meter: &Meter,
+    mut f: impl FnMut() -> Result<()>,
+) -> Result<()> {
     let now = || match clock {
         Clock::ThreadCpu => cpu::thread_cpu_time().unwrap_or_default(),
         Clock::Wall => Duration::ZERO,
@@ -452,7 +472,9 @@ impl Results {
         let v: Vec<f64> = self
             .measurements
             .iter()
-            .filter(|m| m.spec == spec && m.op == op && m.scenario == Scenario::File && data.map_or(true, |d| m.data == d))
+            .filter(|m| {
+                m.spec == spec && m.op == op && m.scenario == Scenario::File && data.map_or(true, |d| m.data == d)
+            })
             .map(|m| m.mb_per_s.median)
             .collect();
         crate::bench::stats::median(&v)
@@ -463,7 +485,9 @@ impl Results {
         let v: Vec<f64> = self
             .measurements
             .iter()
-            .filter(|m| m.spec == spec && m.op == op && m.scenario == Scenario::File && data.map_or(true, |d| m.data == d))
+            .filter(|m| {
+                m.spec == spec && m.op == op && m.scenario == Scenario::File && data.map_or(true, |d| m.data == d)
+            })
             .map(|m| m.uj_per_byte.median)
             .filter(|x| x.is_finite())
             .collect();

@@ -15,8 +15,7 @@
 //! CBC encryption chain. A single block still costs a 4-block fixsliced pass: that is what
 //! a bitsliced AES costs in any serial mode.
 use aes_soft::cipher::{
-    BlockCipher as BlockCipher03, BlockDecrypt as BlockDecrypt03, BlockEncrypt as BlockEncrypt03,
-    NewBlockCipher,
+    BlockCipher as BlockCipher03, BlockDecrypt as BlockDecrypt03, BlockEncrypt as BlockEncrypt03, NewBlockCipher,
 };
 use cipher::consts::{U16, U8};
 use cipher::inout::InOut;
