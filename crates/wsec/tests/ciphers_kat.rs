@@ -51,7 +51,7 @@ fn ecb(e: &dyn Engine, pt: &[u8], ct: &[u8]) {
 fn pkcs7(msg: &[u8], k: usize) -> Vec<u8> {
     let n = k - msg.len() % k;
     let mut v = msg.to_vec();
-    v.extend(std::iter::repeat(n as u8).take(n));
+    v.extend(std::iter::repeat_n(n as u8, n));
     v
 }
 

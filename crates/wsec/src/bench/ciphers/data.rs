@@ -79,7 +79,7 @@ impl Rng {
     }
     /// Uniform in [0, n).
     fn below(&mut self, n: usize) -> usize {
-        ((self.next() >> 32) * n as u64 >> 32) as usize
+        (((self.next() >> 32) * n as u64) >> 32) as usize
     }
     /// Uniform in [0, 1).
     fn unit(&mut self) -> f64 {
@@ -278,7 +278,7 @@ fn png(len: usize, seed: u64) -> Vec<u8> {
         let ratio = budget as f64 / idat.len() as f64;
         if idat.len() <= budget {
             let done = ratio <= 1.0 / 0.85 || (w == 1 && h == 1);
-            if best.as_ref().map_or(true, |b| idat.len() > b.2.len()) {
+            if best.as_ref().is_none_or(|b| idat.len() > b.2.len()) {
                 best = Some((w, h, idat));
             }
             if done {

@@ -359,7 +359,7 @@ pub fn text(r: &Results, o: &TextOptions) -> String {
                 rk.over,
                 if aes == Algorithm::Aes { "AES instructions" } else { "portable AES" }
             );
-            let _ = writeln!(s, "{:>4}  {:10}  {:>16} {:>10}  {}", "rank", "paper", "measured", "MB/s", "paper's rank");
+            let _ = writeln!(s, "{:>4}  {:10}  {:>16} {:>10}  paper's rank", "rank", "paper", "measured", "MB/s");
             for (i, (spec, v)) in rk.measured.iter().enumerate() {
                 let p = paper::RANKING.get(i).map(|a| a.name()).unwrap_or("");
                 let pr = paper_rank(spec.alg).map(|x| x.to_string()).unwrap_or_default();

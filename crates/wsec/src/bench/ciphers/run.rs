@@ -473,7 +473,7 @@ impl Results {
             .measurements
             .iter()
             .filter(|m| {
-                m.spec == spec && m.op == op && m.scenario == Scenario::File && data.map_or(true, |d| m.data == d)
+                m.spec == spec && m.op == op && m.scenario == Scenario::File && data.is_none_or(|d| m.data == d)
             })
             .map(|m| m.mb_per_s.median)
             .collect();
@@ -486,7 +486,7 @@ impl Results {
             .measurements
             .iter()
             .filter(|m| {
-                m.spec == spec && m.op == op && m.scenario == Scenario::File && data.map_or(true, |d| m.data == d)
+                m.spec == spec && m.op == op && m.scenario == Scenario::File && data.is_none_or(|d| m.data == d)
             })
             .map(|m| m.uj_per_byte.median)
             .filter(|x| x.is_finite())
