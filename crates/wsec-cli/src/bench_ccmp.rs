@@ -71,10 +71,7 @@ fn ticks() -> u64 {
 }
 
 pub fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
-        .unwrap_or_else(|| "unknown CPU".into())
+    wsec::bench::cpu::cpu_model()
 }
 
 /// TSC ticks per nanosecond, measured over 50 ms.

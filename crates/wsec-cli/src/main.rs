@@ -53,8 +53,9 @@ enum Cmd {
     /// Bring up AP, two stations and a wired host in network namespaces, measure, tear down.
     Demo(demo_cmd::DemoArgs),
     /// Benchmarks with the peer libraries in the same run.
-    #[command(subcommand)]
-    Bench(bench_cmd::BenchCmd),
+    /// Measure the seed papers' experiments on this machine, with the peers in the same run
+    /// (`wsec bench ciphers|ccmp|relay`).
+    Bench(bench_cmd::BenchArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -11,6 +11,7 @@
 //! - [`rsn`]: RSN key management: key hierarchy, EAPOL-Key, RSN element, handshakes.
 //! - [`node`]: the live system's AP and STA as sans-IO cores, the host crypto engine, config files.
 //! - [`medium`]: the wireless medium (the `air` hub, raw packet sockets, recording) and the host's TAP.
+//! - [`bench`]: benchmarks of the seed papers' experiments (CPU, statistics, energy, ciphers).
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod error;
@@ -22,5 +23,6 @@ pub mod link;
 pub mod rsn;
 pub mod node;
 pub mod medium;
+pub mod bench;
 
 pub use error::{Error, Result};

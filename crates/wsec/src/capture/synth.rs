@@ -267,7 +267,7 @@ impl Synth {
                 self.exchange(out.tx, out.events, true)?;
             }
         }
-        #[allow(clippy::manual_is_multiple_of)] // is_multiple_of needs Rust 1.87; MSRV is 1.82
+        #[allow(clippy::manual_is_multiple_of)] // is_multiple_of needs Rust 1.87; MSRV is 1.85
         let group = self.cfg.group_every > 0 && n % self.cfg.group_every == 0;
         let from_ap = group || n % 2 == 1;
         let da = if group { [0xff; 6] } else if from_ap { self.cfg.sta } else { self.cfg.bssid };
