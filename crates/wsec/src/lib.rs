@@ -9,6 +9,7 @@
 //!   fragment reassembly, TKIP MIC-failure tracking.
 //! - [`decrypt`]: the capture decryption engine behind `wsec decrypt`.
 //! - [`rsn`]: RSN key management: key hierarchy, EAPOL-Key, RSN element, handshakes.
+//! - [`model`]: WLAN performance model (802.11 DCF simulation with measured crypto costs).
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod error;
@@ -18,5 +19,6 @@ pub mod cipher;
 pub mod decrypt;
 pub mod link;
 pub mod rsn;
+pub mod model;
 
 pub use error::{Error, Result};
