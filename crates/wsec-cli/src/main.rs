@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use wsec::cipher::{self, AadOptions, CipherSuite, OrderRule};
 
 mod decrypt_cmd;
+mod model_cmd;
 mod rsn_cmd;
 
 #[derive(Parser)]
@@ -27,6 +28,8 @@ enum Cmd {
     Ptk(rsn_cmd::PtkArgs),
     /// Decrypt an 802.11 capture (pcap/pcapng) with passphrases, PMKs, WEP keys or TKs.
     Decrypt(decrypt_cmd::DecryptArgs),
+    /// WLAN performance model: 802.11 DCF simulation with measured crypto costs
+    Model(model_cmd::ModelArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -181,6 +184,7 @@ fn run(cli: Cli) -> Result<String, (u8, String)> {
         Cmd::Passphrase(a) => rsn_cmd::passphrase(a),
         Cmd::Ptk(a) => rsn_cmd::ptk(a),
         Cmd::Decrypt(a) => decrypt_cmd::run(a),
+        Cmd::Model(a) => model_cmd::run(a),
     }
 }
 
