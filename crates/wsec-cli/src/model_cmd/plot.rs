@@ -75,6 +75,10 @@ pub fn plot(path: &Path, sc: &Scenario, results: &[CaseResult], metric: &str, sw
             }
         }
     }
+    // Many flows (one per station): plot their total only.
+    if series.len() > 8 && series.iter().any(|s| s.label.ends_with("total")) {
+        series.retain(|s| s.label.ends_with("total"));
+    }
     if series.is_empty() {
         return Err(format!("no flow has the metric '{metric}'"));
     }

@@ -244,6 +244,7 @@ pub enum TrafficKind {
 #[serde(default, deny_unknown_fields)]
 pub struct FlowSpec {
     pub name: Option<String>,
+    /// A node name, or `each_sta` for one flow from every station.
     pub src: NodeName,
     pub dst: NodeName,
     pub traffic: TrafficKind,

@@ -332,8 +332,25 @@ impl<'a> Engine<'a> {
         let find = |name: &str| -> Result<usize, String> {
             names.iter().position(|n| n == name).ok_or_else(|| format!("flow endpoint '{name}' is not a node (have: {})", names.join(", ")))
         };
+        // `src = "each_sta"` stands for one flow from every station (other than dst).
+        let mut expanded = Vec::new();
+        for f in &spec.flows {
+            if f.src == "each_sta" {
+                for n in names.iter().filter(|n| n.starts_with("sta") && **n != f.dst) {
+                    let mut g = f.clone();
+                    g.src = n.clone();
+                    g.name = Some(match &f.name {
+                        Some(base) => format!("{base}-{n}"),
+                        None => format!("{n}->{}", f.dst),
+                    });
+                    expanded.push(g);
+                }
+            } else {
+                expanded.push(f.clone());
+            }
+        }
         let mut flows = Vec::new();
-        for (i, f) in spec.flows.iter().enumerate() {
+        for (i, f) in expanded.iter().enumerate() {
             let (src, dst) = (find(&f.src)?, find(&f.dst)?);
             if src == dst {
                 return Err(format!("flow {}: source and destination are the same node", i + 1));

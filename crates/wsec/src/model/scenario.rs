@@ -240,6 +240,11 @@ pub fn summarize(runs: Vec<RunResult>) -> Summary {
             flows.push(FlowSummary { name: f.name.clone(), src: f.src.clone(), dst: f.dst.clone(), traffic: f.traffic.clone(), metrics });
         }
     }
+    if flows.len() > 1 {
+        let mut metrics = BTreeMap::new();
+        metrics.insert("throughput_mbps".to_string(), throughput_mbps);
+        flows.push(FlowSummary { name: "total".into(), src: "-".into(), dst: "-".into(), traffic: "all".into(), metrics });
+    }
     let mut nodes = Vec::new();
     if let Some(first) = runs.first() {
         for (i, n) in first.nodes.iter().enumerate() {
