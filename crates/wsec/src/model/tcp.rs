@@ -158,11 +158,18 @@ impl TcpSender {
         let mss = self.p.mss as f64;
         if ack > self.snd_una {
             let acked = (ack - self.snd_una) as f64;
+            let mut sampled = false;
             if let Some((s, t)) = self.timed {
                 if ack > s {
                     self.rtt_sample((now - t) as f64);
                     self.timed = None;
+                    sampled = true;
                 }
+            }
+            if !sampled {
+                // New data acknowledged: drop the exponential backoff (as Linux does),
+                // back to the RTO of the current estimates.
+                self.rto = self.rto_of_estimates().unwrap_or(self.rto);
             }
             self.snd_una = ack;
             if self.snd_nxt < ack {
@@ -230,8 +237,12 @@ impl TcpSender {
                 self.srtt = Some(0.875 * s + 0.125 * r);
             }
         }
+        self.rto = self.rto_of_estimates().unwrap();
+    }
+
+    fn rto_of_estimates(&self) -> Option<f64> {
         let g = 1e6; // clock granularity 1 ms
-        self.rto = (self.srtt.unwrap() + (4.0 * self.rttvar).max(g)).max(self.p.min_rto_ms * 1e6).min(60.0 * SEC as f64);
+        self.srtt.map(|s| (s + (4.0 * self.rttvar).max(g)).max(self.p.min_rto_ms * 1e6).min(60.0 * SEC as f64))
     }
 
     /// The retransmission timer fired (RFC 6298 5.4-5.7, RFC 5681 eq. 4).
