@@ -37,6 +37,7 @@ pub fn plot(path: &Path, sc: &Scenario, results: &[CaseResult], metric: &str, sw
     register_font()?;
     let mut series: Vec<Series> = Vec::new();
     let mut xlabels: Vec<String> = Vec::new();
+    let any_total = results.iter().any(|r| r.summary.flows.iter().any(|f| f.name == "total"));
     for (ci, r) in results.iter().enumerate() {
         let x = match (&r.point, sweep) {
             (Some(p), Some(_)) => {
@@ -58,7 +59,9 @@ pub fn plot(path: &Path, sc: &Scenario, results: &[CaseResult], metric: &str, sw
         };
         for f in &r.summary.flows {
             let Some(e) = f.metrics.get(metric) else { continue };
-            let label = if sweep.is_some() { format!("{} {}", r.case, f.name) } else { f.name.clone() };
+            // A point with a single flow continues the "total" line of the others.
+            let fname = if any_total && r.summary.flows.len() == 1 { "total" } else { f.name.as_str() };
+            let label = if sweep.is_some() { format!("{} {fname}", r.case) } else { fname.to_string() };
             let idx = match series.iter().position(|s| s.label == label) {
                 Some(i) => i,
                 None => {
@@ -92,10 +95,11 @@ pub fn plot(path: &Path, sc: &Scenario, results: &[CaseResult], metric: &str, sw
     let ys = series.iter().flat_map(|s| s.pts.iter().map(|p| p.1 + p.2).chain(s.paper.iter().map(|p| p.1)));
     let y1 = ys.fold(0.0f64, f64::max) * 1.1 + 1e-9;
     let ctx = Ctx { title: format!("{} — {metric}", sc.name), metric: metric.to_string(), xdesc: sweep.unwrap_or("case").to_string(), series, xlabels, categorical, x0, x1, y1 };
+    let width = 900u32.max(130 * ctx.xlabels.len() as u32);
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
     let r = match ext.as_str() {
-        "svg" => render(SVGBackend::new(path, (900, 560)).into_drawing_area(), &ctx),
-        "png" => render(BitMapBackend::new(path, (900, 560)).into_drawing_area(), &ctx),
+        "svg" => render(SVGBackend::new(path, (width, 560)).into_drawing_area(), &ctx),
+        "png" => render(BitMapBackend::new(path, (width, 560)).into_drawing_area(), &ctx),
         _ => return Err(format!("{}: plot to .svg or .png", path.display())),
     };
     r.map_err(|e| format!("{}: {e}", path.display()))
