@@ -131,6 +131,8 @@ pub struct NodeStats {
 struct Node {
     kind: NodeKind,
     mac: Option<Mac>,
+    /// Frames inside the crypto stage on their way to the MAC queue.
+    tx_in_stage: usize,
     stage: Option<(Location, Fifo)>,
     eth: Option<Fifo>,
     stats: NodeStats,
@@ -296,7 +298,7 @@ impl<'a> Engine<'a> {
             if spec.mac.beacons {
                 m.beacon_due = Some(spec.mac.beacon_interval());
             }
-            nodes.push(Node { kind: NodeKind::Ap, mac: Some(m), stage: stage(sec.ap_crypto), eth: None, stats: NodeStats::default() });
+            nodes.push(Node { kind: NodeKind::Ap, tx_in_stage: 0, mac: Some(m), stage: stage(sec.ap_crypto), eth: None, stats: NodeStats::default() });
             names.push("ap".to_string());
         }
         for i in 0..topo.stations {
@@ -304,13 +306,13 @@ impl<'a> Engine<'a> {
             if ap.is_none() && i == 0 && spec.mac.beacons {
                 m.beacon_due = Some(spec.mac.beacon_interval());
             }
-            nodes.push(Node { kind: NodeKind::Sta, mac: Some(m), stage: stage(sec.sta_crypto), eth: None, stats: NodeStats::default() });
+            nodes.push(Node { kind: NodeKind::Sta, tx_in_stage: 0, mac: Some(m), stage: stage(sec.sta_crypto), eth: None, stats: NodeStats::default() });
             names.push(format!("sta{}", i + 1));
         }
         let mut wired = None;
         if topo.kind == TopologyKind::Infrastructure && topo.wired_host {
             wired = Some(nodes.len());
-            nodes.push(Node { kind: NodeKind::Wired, mac: None, stage: None, eth: Some(Fifo::new(1, topo.ethernet_queue_limit)), stats: NodeStats::default() });
+            nodes.push(Node { kind: NodeKind::Wired, tx_in_stage: 0, mac: None, stage: None, eth: Some(Fifo::new(1, topo.ethernet_queue_limit)), stats: NodeStats::default() });
             names.push("wired".to_string());
             nodes[0].eth = Some(Fifo::new(1, topo.ethernet_queue_limit));
         }
@@ -494,6 +496,7 @@ impl<'a> Engine<'a> {
             }
             Ev::StageDone { node, pkt, tx } => {
                 if tx {
+                    self.nodes[node as usize].tx_in_stage -= 1;
                     self.mac_enqueue(node as usize, pkt);
                 } else {
                     self.arrive(node as usize, pkt);
@@ -685,12 +688,23 @@ impl<'a> Engine<'a> {
         }
         pkt.hop = next as u16;
         if let (Some(s), Some(_)) = (self.suite, &self.nodes[node].stage) {
+            // Frames being encrypted count against the transmit queue: the driver stops
+            // handing frames to the crypto when the queue behind it is full (backpressure),
+            // so the excess is dropped before it costs any crypto.
+            let queued = self.nodes[node].mac.as_ref().map_or(0, |m| m.queue.len()) + self.nodes[node].tx_in_stage;
+            if queued >= self.spec.mac.queue_limit {
+                self.nodes[node].stats.queue_drops += 1;
+                self.drop_pkt(node, pkt);
+                return;
+            }
+            self.nodes[node].tx_in_stage += 1;
             let body = self.body_bytes(&pkt);
             let loc = self.nodes[node].stage.as_ref().unwrap().0;
             let svc = self.costs.frame_ns(loc, s, true, body).unwrap_or(0.0) as Ns;
             match self.nodes[node].stage.as_mut().unwrap().1.admit(self.now, svc) {
                 Some(done) => self.push(done, Ev::StageDone { node: node as u16, pkt, tx: true }),
                 None => {
+                    self.nodes[node].tx_in_stage -= 1;
                     self.nodes[node].stats.crypto_drops += 1;
                     self.drop_pkt(node, pkt);
                 }
