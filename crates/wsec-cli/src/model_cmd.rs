@@ -283,6 +283,12 @@ fn load_costs(p: &Option<PathBuf>) -> Result<Costs, (u8, String)> {
 }
 
 fn run_scenario(path: &Path, sweep: Option<(String, Vec<String>)>, c: CommonRun) -> CmdResult {
+    if let Some(p) = &c.plot {
+        let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+        if ext != "svg" && ext != "png" {
+            return Err((2, format!("{}: plot to .svg or .png", p.display())));
+        }
+    }
     let sc = Scenario::load(path).map_err(|e| (2, e))?;
     let costs = load_costs(&c.costs)?;
     let mut params = Vec::new();

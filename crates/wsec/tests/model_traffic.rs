@@ -181,3 +181,71 @@ fn cost_file_round_trips_and_reads_the_hw_report() {
     assert_eq!(c2.locations["ap_hw_engine"].hw.as_ref().unwrap().fmax_mhz, 45.0);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Random configurations: no panic, and the invariants every run must keep (nothing
+/// delivered that was not sent, no more payload than the PHY rate, percentages in range).
+#[test]
+fn random_configurations_keep_invariants() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(2024);
+    let phys = [("b", 11.0), ("b", 1.0), ("a", 6.0), ("g", 54.0), ("g", 24.0), ("n", 65.0), ("n", 72.2), ("n", 6.5)];
+    let modes = ["open", "wep-40", "wep-104", "tkip", "ccmp", "ccmp-256", "gcmp", "gcmp-256"];
+    let kinds = [TrafficKind::Saturated, TrafficKind::Cbr, TrafficKind::Poisson, TrafficKind::Video, TrafficKind::Tcp, TrafficKind::File];
+    for case in 0..300 {
+        let (std, rate) = phys[rng.gen_range(0..phys.len())];
+        let mut s = ModelSpec::default();
+        s.phy = PhySpec { standard: std.into(), rate_mbps: rate, ..Default::default() };
+        s.topology.kind = if rng.gen_bool(0.3) { wsec::model::config::TopologyKind::Adhoc } else { wsec::model::config::TopologyKind::Infrastructure };
+        s.topology.stations = rng.gen_range(1..6);
+        s.topology.wired_host = rng.gen_bool(0.5);
+        s.security.mode = modes[rng.gen_range(0..modes.len())].into();
+        s.security.sta_crypto = [Location::Card, Location::Host][rng.gen_range(0..2)];
+        s.mac.rts_threshold = if rng.gen_bool(0.3) { Some(rng.gen_range(0..2000)) } else { None };
+        s.mac.queue_limit = rng.gen_range(1..200);
+        s.mac.frame_error_rate = if rng.gen_bool(0.3) { rng.gen_range(0.0..0.5) } else { 0.0 };
+        s.mac.eifs = rng.gen_bool(0.5);
+        s.mac.retries = rng.gen_bool(0.8);
+        if std == "n" && rng.gen_bool(0.5) {
+            s.mac.ampdu_max = rng.gen_range(2..32);
+        }
+        let mut names: Vec<String> = (1..=s.topology.stations).map(|i| format!("sta{i}")).collect();
+        if s.topology.kind == wsec::model::config::TopologyKind::Infrastructure {
+            names.push("ap".into());
+            if s.topology.wired_host {
+                names.push("wired".into());
+            }
+        }
+        for _ in 0..rng.gen_range(1..4) {
+            let src = names[rng.gen_range(0..names.len())].clone();
+            let mut dst = names[rng.gen_range(0..names.len())].clone();
+            if dst == src {
+                dst = names.iter().find(|n| **n != src).cloned().unwrap_or_default();
+            }
+            if dst.is_empty() {
+                continue;
+            }
+            let traffic = kinds[rng.gen_range(0..kinds.len())];
+            if traffic == TrafficKind::Saturated && !src.starts_with("sta") && src != "ap" {
+                continue;
+            }
+            s.flows.push(FlowSpec { src, dst, traffic, payload: rng.gen_range(1..2000), rate_mbps: rng.gen_range(0.1..30.0), file_bytes: rng.gen_range(1..300_000), ..Default::default() });
+        }
+        s.run.duration_s = 1.5;
+        s.run.warmup_s = 0.2;
+        s.run.drain_s = 0.3;
+        let r = match run_once(&s, &Costs::shipped(), case) {
+            Ok(r) => r,
+            Err(e) => panic!("case {case}: valid configuration refused: {e}\n{s:?}"),
+        };
+        let mut total = 0.0;
+        for f in &r.flows {
+            assert!(f.received <= f.sent || f.traffic == "tcp" || f.traffic == "file", "case {case}: {f:?}");
+            assert!((0.0..=100.0).contains(&f.loss_pct), "case {case}: {f:?}");
+            total += f.throughput_mbps;
+        }
+        // Two hops through the AP can at most double-count nothing: each flow's payload
+        // crosses the medium at least once, so the sum is bounded by the PHY rate (+ the
+        // wired host's flows to itself, which never exist).
+        assert!(total <= rate + 100.0 * s.topology.wired_host as u8 as f64, "case {case}: {total} Mb/s on a {rate} Mb/s PHY");
+    }
+}

@@ -360,6 +360,30 @@ impl<'a> Engine<'a> {
             if f.traffic == TrafficKind::Saturated && nodes[src].mac.is_none() {
                 return Err("saturated flows start at a wireless node".into());
             }
+            let what = format!("flow {} ({}->{})", i + 1, f.src, f.dst);
+            if matches!(f.traffic, TrafficKind::Cbr | TrafficKind::Poisson | TrafficKind::Video) && !(f.rate_mbps > 0.0 && f.rate_mbps.is_finite()) {
+                return Err(format!("{what}: rate_mbps must be > 0"));
+            }
+            if matches!(f.traffic, TrafficKind::Cbr | TrafficKind::Poisson | TrafficKind::Saturated) && !(1..=2200).contains(&f.payload) {
+                return Err(format!("{what}: payload must be 1..=2200 octets"));
+            }
+            if f.traffic == TrafficKind::Video {
+                if !(f.fps > 0.0 && f.fps <= 1000.0) || !(1..=2200).contains(&f.video_packet) || f.frame_cv < 0.0 {
+                    return Err(format!("{what}: video needs 0 < fps <= 1000, 1 <= video_packet <= 2200, frame_cv >= 0"));
+                }
+                if f.gop.is_empty() || !f.gop.chars().all(|c| matches!(c, 'I' | 'P' | 'B')) || f.ipb_ratio.iter().any(|r| !(*r > 0.0)) {
+                    return Err(format!("{what}: gop must be a non-empty string of I, P and B, and ipb_ratio positive"));
+                }
+            }
+            if f.traffic == TrafficKind::File && f.file_bytes == 0 {
+                return Err(format!("{what}: file_bytes must be > 0"));
+            }
+            if matches!(f.traffic, TrafficKind::Tcp | TrafficKind::File) && (f.tcp.mss < 64 || f.tcp.mss > 2200 || f.tcp.rwnd < f.tcp.mss as u64) {
+                return Err(format!("{what}: tcp.mss must be 64..=2200 and tcp.rwnd at least one MSS"));
+            }
+            if !(f.start_s >= 0.0 && f.start_s.is_finite()) {
+                return Err(format!("{what}: start_s must be >= 0"));
+            }
             if let (TrafficKind::File, Some(c)) = (&f.traffic, &f.app_cipher) {
                 costs.app_cipher(c)?;
             }
@@ -389,8 +413,17 @@ impl<'a> Engine<'a> {
             });
         }
         let run = &spec.run;
-        if run.duration_s <= run.warmup_s {
-            return Err("run.duration_s must exceed run.warmup_s".into());
+        if !(run.warmup_s >= 0.0 && run.duration_s > run.warmup_s && run.duration_s < 1e6 && run.drain_s >= 0.0 && run.drain_s < 1e6) {
+            return Err("run: need 0 <= warmup_s < duration_s < 1e6 s and 0 <= drain_s".into());
+        }
+        if spec.mac.queue_limit == 0 || spec.security.stage_queue_limit == 0 || spec.security.host_cores == 0 {
+            return Err("mac.queue_limit, security.stage_queue_limit and security.host_cores must be >= 1".into());
+        }
+        if !(spec.mac.beacon_interval_tu > 0.0) || spec.mac.beacon_bytes == 0 {
+            return Err("mac: beacon_interval_tu and beacon_bytes must be > 0".into());
+        }
+        if spec.topology.wired_host && !(spec.topology.ethernet_mbps > 0.0 && spec.topology.ethernet_delay_us >= 0.0) {
+            return Err("topology: ethernet_mbps must be > 0 and ethernet_delay_us >= 0".into());
         }
         let fail_ifs = if spec.mac.eifs { phy.eifs() } else { phy.difs() };
         Ok(Engine {
@@ -562,8 +595,10 @@ impl<'a> Engine<'a> {
         let spec = self.flows[f].spec.clone();
         match spec.traffic {
             TrafficKind::Saturated => {
-                // Keep two frames inside the source; refilled as they leave it.
-                while self.flows[f].inside < 2 {
+                // Keep two frames inside the source; refilled as transmissions end. Count
+                // first: a frame dropped on the way in must not be re-injected here.
+                let n = 2usize.saturating_sub(self.flows[f].inside);
+                for _ in 0..n {
                     self.flows[f].inside += 1;
                     let p = self.udp_packet(f, spec.payload);
                     self.emit(f, p);
@@ -722,18 +757,22 @@ impl<'a> Engine<'a> {
         self.spec.mac.header_bytes + self.suite.map_or(0, |s| s.overhead()) + self.body_bytes(p)
     }
 
+    /// A packet is dropped at `node` (full queue or stage, retry limit, Ethernet).
     fn drop_pkt(&mut self, node: usize, p: Packet) {
         let f = p.flow as usize;
         self.flows[f].drops += 1;
-        self.left_source(node, &p);
+        self.left_source(node, &p, false);
     }
 
-    /// A saturated flow's frame left its source (sent or dropped): refill.
-    fn left_source(&mut self, node: usize, p: &Packet) {
+    /// A saturated flow's frame left its source. The source refills only when a
+    /// transmission ends (`refill`), never from inside a drop, so a full queue cannot loop.
+    fn left_source(&mut self, node: usize, p: &Packet, refill: bool) {
         let f = p.flow as usize;
         if self.flows[f].spec.traffic == TrafficKind::Saturated && self.flows[f].src == node {
             self.flows[f].inside -= 1;
-            self.app_tick(f);
+            if refill {
+                self.app_tick(f);
+            }
         }
     }
 
@@ -1061,10 +1100,16 @@ impl<'a> Engine<'a> {
             for p in done {
                 if dropped {
                     self.nodes[i].stats.retry_drops += 1;
-                    self.drop_pkt(i, p);
+                    self.flows[p.flow as usize].drops += 1;
                 } else {
                     self.nodes[i].stats.msdu_bytes_ok += (self.spec.mac.llc_bytes + p.ip_bytes as usize) as u64;
-                    self.left_source(i, &p);
+                }
+                self.left_source(i, &p, true);
+            }
+            // Saturated sources whose frames were all dropped on the way in refill here.
+            for f in 0..self.flows.len() {
+                if self.flows[f].src == i && self.flows[f].spec.traffic == TrafficKind::Saturated && self.flows[f].inside < 2 {
+                    self.app_tick(f);
                 }
             }
         }
