@@ -7,8 +7,7 @@ use wsec::model::tcp::{Seg, TcpParams, TcpReceiver, TcpSender};
 use wsec::model::{run_once, ModelSpec, Scenario};
 
 fn spec_with(flow: FlowSpec) -> ModelSpec {
-    let mut s = ModelSpec::default();
-    s.phy = PhySpec { standard: "g".into(), rate_mbps: 54.0, ..Default::default() };
+    let mut s = ModelSpec { phy: PhySpec { standard: "g".into(), rate_mbps: 54.0, ..Default::default() }, ..Default::default() };
     s.topology.stations = 2;
     s.flows = vec![flow];
     s.run.duration_s = 12.0;
@@ -164,7 +163,9 @@ fn cost_file_round_trips_and_reads_the_hw_report() {
     let rep = dir.join("report.json");
     std::fs::write(
         &rep,
-        r#"[{"config":"ccm-r1-k1","target":"ice40","lanes":1,"rounds_per_clock":1,"sbox":"rom","luts":3000,"ffs":900,"brams":8,"fmax_mhz":50.0,"cycles_per_block":11,"cycles_frame_1500":1100,"gbps":0.58},
+        r#"[{"config":"aes-r1","target":"ice40","lanes":null,"rounds_per_clock":1,"sbox":"rom","luts":900,"ffs":300,"brams":8,"fmax_mhz":90.0,"cycles_per_block":10,"cycles_frame_1500":null,"gbps":1.1},
+            {"config":"ccm-r1-k1-unrouted","target":null,"lanes":1,"rounds_per_clock":1,"sbox":"rom","luts":null,"ffs":null,"brams":null,"fmax_mhz":null,"cycles_per_block":10,"cycles_frame_1500":1000,"gbps":null},
+            {"config":"ccm-r1-k1","target":"ice40","lanes":1,"rounds_per_clock":1,"sbox":"rom","luts":3000,"ffs":900,"brams":8,"fmax_mhz":50.0,"cycles_per_block":11,"cycles_frame_1500":1100,"gbps":0.58},
             {"config":"ccm-r1-k4","target":"ice40","lanes":4,"rounds_per_clock":1,"sbox":"rom","luts":9000,"ffs":2000,"brams":8,"fmax_mhz":45.0,"cycles_per_block":3,"cycles_frame_1500":400,"gbps":1.9}]"#,
     )
     .unwrap();
@@ -178,7 +179,10 @@ fn cost_file_round_trips_and_reads_the_hw_report() {
     let t = c2.frame_ns(Location::ApHwEngine, wsec::cipher::CipherSuite::Ccmp128, true, 1500).unwrap();
     assert!((t - 1100.0 * 20.0).abs() <= 11.0 * 20.0, "{t}");
     c2.apply_hw_report(&rep, Some("ccm-r1-k4")).unwrap();
-    assert_eq!(c2.locations["ap_hw_engine"].hw.as_ref().unwrap().fmax_mhz, 45.0);
+    let k4 = c2.locations["ap_hw_engine"].hw.clone().unwrap();
+    assert_eq!(k4.fmax_mhz, 45.0);
+    assert_eq!(k4.cycles_per_block, 0.75); // 3 cycles per 4 blocks
+    assert!(c2.apply_hw_report(&rep, Some("aes-r1")).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -193,8 +197,7 @@ fn random_configurations_keep_invariants() {
     let kinds = [TrafficKind::Saturated, TrafficKind::Cbr, TrafficKind::Poisson, TrafficKind::Video, TrafficKind::Tcp, TrafficKind::File];
     for case in 0..300 {
         let (std, rate) = phys[rng.gen_range(0..phys.len())];
-        let mut s = ModelSpec::default();
-        s.phy = PhySpec { standard: std.into(), rate_mbps: rate, ..Default::default() };
+        let mut s = ModelSpec { phy: PhySpec { standard: std.into(), rate_mbps: rate, ..Default::default() }, ..Default::default() };
         s.topology.kind = if rng.gen_bool(0.3) { wsec::model::config::TopologyKind::Adhoc } else { wsec::model::config::TopologyKind::Infrastructure };
         s.topology.stations = rng.gen_range(1..6);
         s.topology.wired_host = rng.gen_bool(0.5);

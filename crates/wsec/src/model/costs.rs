@@ -221,23 +221,26 @@ impl Costs {
             _ => vec![],
         };
         let num = |r: &serde_json::Value, k: &str| r.get(k).and_then(|x| x.as_f64());
-        let usable = |r: &&serde_json::Value| num(r, "fmax_mhz").is_some() && num(r, "cycles_per_block").is_some();
+        // CCM engines only (AES-only records have no `lanes`), synthesized and simulated.
+        let usable = |r: &&serde_json::Value| {
+            num(r, "lanes").is_some() && num(r, "fmax_mhz").is_some_and(|f| f > 0.0) && num(r, "cycles_per_block").is_some_and(|c| c > 0.0) && num(r, "cycles_frame_1500").is_some()
+        };
         let pick = match config {
             Some(name) => recs.into_iter().filter(usable).find(|r| r.get("config").and_then(|c| c.as_str()) == Some(name)),
             None => recs
                 .into_iter()
                 .filter(usable)
-                .filter(|r| num(r, "lanes").unwrap_or(1.0) == 1.0)
+                .filter(|r| num(r, "lanes") == Some(1.0))
                 .max_by(|a, b| num(a, "fmax_mhz").unwrap().total_cmp(&num(b, "fmax_mhz").unwrap())),
         };
-        let r = pick.ok_or_else(|| format!("{}: no usable record (need fmax_mhz and cycles_per_block)", path.display()))?;
-        let cpb = num(r, "cycles_per_block").unwrap();
+        let r = pick.ok_or_else(|| {
+            format!("{}: no usable CCM record (need lanes, fmax_mhz, cycles_per_block, cycles_frame_1500{})", path.display(), config.map(|c| format!(", config {c}")).unwrap_or_default())
+        })?;
+        // k lanes take k payload blocks per `cycles_per_block`.
+        let cpb = num(r, "cycles_per_block").unwrap() / num(r, "lanes").unwrap().max(1.0);
         let fmax = num(r, "fmax_mhz").unwrap();
-        // Per-frame overhead from the simulated 1500-byte frame when the report has it.
-        let overhead = match num(r, "cycles_frame_1500") {
-            Some(c) => (c - cpb * (1500f64 / 16.0).ceil()).max(0.0),
-            None => 3.0 * cpb,
-        };
+        // Per-frame overhead: the simulated 1500-octet frame less its payload blocks.
+        let overhead = (num(r, "cycles_frame_1500").unwrap() - cpb * (1500f64 / 16.0).ceil()).max(0.0);
         let name = r.get("config").and_then(|c| c.as_str()).unwrap_or("?").to_string();
         let target = r.get("target").and_then(|c| c.as_str()).unwrap_or("?");
         let loc = LocationCosts {

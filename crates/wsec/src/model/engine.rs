@@ -368,10 +368,10 @@ impl<'a> Engine<'a> {
                 return Err(format!("{what}: payload must be 1..=2200 octets"));
             }
             if f.traffic == TrafficKind::Video {
-                if !(f.fps > 0.0 && f.fps <= 1000.0) || !(1..=2200).contains(&f.video_packet) || f.frame_cv < 0.0 {
+                if !(f.fps > 0.0 && f.fps <= 1000.0 && (1..=2200).contains(&f.video_packet)) || f.frame_cv < 0.0 {
                     return Err(format!("{what}: video needs 0 < fps <= 1000, 1 <= video_packet <= 2200, frame_cv >= 0"));
                 }
-                if f.gop.is_empty() || !f.gop.chars().all(|c| matches!(c, 'I' | 'P' | 'B')) || f.ipb_ratio.iter().any(|r| !(*r > 0.0)) {
+                if f.gop.is_empty() || !f.gop.chars().all(|c| matches!(c, 'I' | 'P' | 'B')) || f.ipb_ratio.iter().any(|r| r.is_nan() || *r <= 0.0) {
                     return Err(format!("{what}: gop must be a non-empty string of I, P and B, and ipb_ratio positive"));
                 }
             }
@@ -419,7 +419,7 @@ impl<'a> Engine<'a> {
         if spec.mac.queue_limit == 0 || spec.security.stage_queue_limit == 0 || spec.security.host_cores == 0 {
             return Err("mac.queue_limit, security.stage_queue_limit and security.host_cores must be >= 1".into());
         }
-        if !(spec.mac.beacon_interval_tu > 0.0) || spec.mac.beacon_bytes == 0 {
+        if spec.mac.beacon_interval_tu.is_nan() || spec.mac.beacon_interval_tu <= 0.0 || spec.mac.beacon_bytes == 0 {
             return Err("mac: beacon_interval_tu and beacon_bytes must be > 0".into());
         }
         if spec.topology.wired_host && !(spec.topology.ethernet_mbps > 0.0 && spec.topology.ethernet_delay_us >= 0.0) {

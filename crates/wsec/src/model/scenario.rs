@@ -264,8 +264,7 @@ pub fn summarize(runs: Vec<RunResult>) -> Summary {
 /// The classic saturation case: `stations` stations, each always with a `payload`-octet
 /// UDP datagram for the AP, no wired host.
 pub fn saturation_spec(phy: PhySpec, stations: usize, payload: usize, rts: bool, duration_s: f64, seed: u64) -> ModelSpec {
-    let mut s = ModelSpec::default();
-    s.phy = phy;
+    let mut s = ModelSpec { phy, ..Default::default() };
     s.topology.kind = TopologyKind::Infrastructure;
     s.topology.stations = stations;
     s.topology.wired_host = false;
