@@ -278,7 +278,13 @@ fn parse_sweep(p: &str) -> Result<(String, Vec<String>), String> {
 fn load_costs(p: &Option<PathBuf>) -> Result<Costs, (u8, String)> {
     match p {
         Some(p) => Costs::load(p).map_err(|e| (2, e)),
-        None => Ok(Costs::default_with_hw_report()),
+        None => {
+            let (c, hw) = Costs::default_with_hw_report();
+            if let Err(e) = hw {
+                eprintln!("wsec: warning: {e}; the AP engine keeps the placeholder costs");
+            }
+            Ok(c)
+        }
     }
 }
 
@@ -555,8 +561,10 @@ fn costs(a: CostsArgs) -> CmdResult {
             suites.insert(s.name().to_string(), sc);
         }
         let src = format!(
-            "wsec model costs on {cpu}, {date}: wsec::cipher::new_protection, body sizes {:?} octets, median of {} runs, least-squares a + b*bytes",
-            a.sizes, a.runs
+            "wsec model costs on {cpu}, {date}: wsec::cipher::new_protection (CCM backend {}), body sizes {:?} octets, median of {} runs, least-squares a + b*bytes",
+            cipher::kernel::backend(),
+            a.sizes,
+            a.runs
         );
         let host = LocationCosts { source: src.clone(), cpu: Some(cpu.clone()), suites: suites.clone(), ..Default::default() };
         c.locations.insert("host".into(), host);
@@ -578,7 +586,7 @@ fn costs(a: CostsArgs) -> CmdResult {
             card.ipc = Some(a.card_ipc);
         }
     }
-    let hw = a.hw_report.clone().or_else(|| Some(PathBuf::from(wsec::model::costs::HW_REPORT)).filter(|p| p.exists()));
+    let hw = a.hw_report.clone().or_else(wsec::model::costs::hw_report_path);
     if let Some(p) = hw {
         c.apply_hw_report(&p, None).map_err(|e| (1, e))?;
         report += &format!("ap_hw_engine from {}\n", p.display());

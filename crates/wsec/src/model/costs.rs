@@ -159,16 +159,17 @@ impl Costs {
 
     /// The shipped defaults, with `ap_hw_engine` taken from `hw/build/report.json` when
     /// that file exists in the current directory's tree or in the source tree.
-    pub fn default_with_hw_report() -> Costs {
+    /// A report that exists but cannot be used is reported in the `Err` (with the shipped
+    /// costs beside it), so a caller can warn instead of silently using the placeholder.
+    pub fn default_with_hw_report() -> (Costs, Result<Option<std::path::PathBuf>, String>) {
         let mut c = Costs::shipped();
-        for p in hw_report_candidates() {
-            if p.exists() {
-                if let Ok(()) = c.apply_hw_report(&p, None) {
-                    break;
-                }
-            }
+        match hw_report_path() {
+            None => (c, Ok(None)),
+            Some(p) => match c.apply_hw_report(&p, None) {
+                Ok(()) => (c, Ok(Some(p))),
+                Err(e) => (Costs::shipped(), Err(e)),
+            },
         }
-        c
     }
 
     pub fn from_json(text: &str) -> Result<Costs, String> {
@@ -277,6 +278,12 @@ impl Costs {
 /// 128-bit seed, but are measured separately.
 pub fn suite_key(s: CipherSuite) -> &'static str {
     s.name()
+}
+
+/// The first `hw/build/report.json` found from the current directory upwards, or in the
+/// source tree wsec was built from.
+pub fn hw_report_path() -> Option<std::path::PathBuf> {
+    hw_report_candidates().into_iter().find(|p| p.exists())
 }
 
 fn hw_report_candidates() -> Vec<std::path::PathBuf> {
