@@ -173,3 +173,26 @@ fn same_seed_same_result_and_replications_agree() {
     assert!(e1.ci95 > 0.0 && e2.ci95 > 0.0);
     assert!((e1.mean - e2.mean).abs() <= e1.ci95 + e2.ci95);
 }
+
+/// 802.11n A-MPDU, one saturated station, CW 0: each exchange is DIFS + one PPDU of 16
+/// MPDUs (4-octet delimiter each, padded to 4 octets) + SIFS + BlockAck (32 octets at 24
+/// Mb/s), so the count is exact.
+#[test]
+fn ampdu_single_station_is_exact() {
+    let phy = PhySpec { standard: "n".into(), rate_mbps: 65.0, cw_min: Some(0), cw_max: Some(0), ..Default::default() };
+    let mut spec = plain(saturation_spec(phy, 1, 1472, false, 2.0, 1));
+    spec.mac.ampdu_max = 16;
+    spec.run.warmup_s = 0.0;
+    let r = run_once(&spec, &Costs::shipped(), 1).unwrap();
+    let mpdu: f64 = 28.0 + 8.0 + 28.0 + 1472.0;
+    let sub = ((mpdu + 4.0) / 4.0).ceil() * 4.0;
+    let psdu = 16.0 * sub;
+    let data = 36.0 + 4.0 * ((16.0 + 8.0 * psdu + 6.0) / 260.0).ceil() + 6.0;
+    let ba = ofdm(32.0, 24.0, 6.0);
+    let (sifs, difs) = (10.0, 28.0);
+    let cycle = difs + data + sifs + ba;
+    let n = ((2e6 - difs - data) / cycle).floor() + 1.0;
+    let expect = n * 16.0 * 1472.0 * 8.0 / 2.0 / 1e6;
+    println!("A-MPDU x16: exact {expect:.6} Mb/s, model {:.6}", r.aggregate_throughput_mbps);
+    assert!((r.aggregate_throughput_mbps - expect).abs() < 1e-9);
+}

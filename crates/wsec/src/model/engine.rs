@@ -595,9 +595,10 @@ impl<'a> Engine<'a> {
         let spec = self.flows[f].spec.clone();
         match spec.traffic {
             TrafficKind::Saturated => {
-                // Keep two frames inside the source; refilled as transmissions end. Count
-                // first: a frame dropped on the way in must not be re-injected here.
-                let n = 2usize.saturating_sub(self.flows[f].inside);
+                // Keep two frames inside the source (a full A-MPDU and one more with
+                // aggregation); refilled as transmissions end. Count first: a frame dropped
+                // on the way in must not be re-injected here.
+                let n = self.saturation_depth().saturating_sub(self.flows[f].inside);
                 for _ in 0..n {
                     self.flows[f].inside += 1;
                     let p = self.udp_packet(f, spec.payload);
@@ -636,6 +637,10 @@ impl<'a> Engine<'a> {
             }
             TrafficKind::Tcp | TrafficKind::File => {}
         }
+    }
+
+    fn saturation_depth(&self) -> usize {
+        2.max(self.spec.mac.ampdu_max + 1)
     }
 
     /// A log-normal variate of mean 1 and coefficient of variation `cv`.
@@ -1107,8 +1112,9 @@ impl<'a> Engine<'a> {
                 self.left_source(i, &p, true);
             }
             // Saturated sources whose frames were all dropped on the way in refill here.
+            let depth = self.saturation_depth();
             for f in 0..self.flows.len() {
-                if self.flows[f].src == i && self.flows[f].spec.traffic == TrafficKind::Saturated && self.flows[f].inside < 2 {
+                if self.flows[f].src == i && self.flows[f].spec.traffic == TrafficKind::Saturated && self.flows[f].inside < depth {
                     self.app_tick(f);
                 }
             }
