@@ -216,7 +216,8 @@ pub struct FlowResult {
     pub dst: String,
     pub traffic: String,
     pub offered_mbps: f64,
-    /// Application payload delivered per second during the measurement window.
+    /// Application payload delivered per second during the measurement window (file
+    /// transfers: file size over completion time).
     pub throughput_mbps: f64,
     pub sent: u64,
     pub received: u64,
@@ -1130,7 +1131,12 @@ impl<'a> Engine<'a> {
         let mut flows = Vec::new();
         let mut agg = 0.0;
         for f in self.flows.iter_mut() {
-            let thr = f.recv_bytes_window as f64 * 8.0 / window / 1e6;
+            // A file transfer's throughput is its size over its completion time (the run
+            // stops when it is done, so the window would understate it).
+            let thr = match (f.spec.traffic, f.completion) {
+                (TrafficKind::File, Some(t)) if t > 0.0 => f.spec.file_bytes as f64 * 8.0 / t / 1e6,
+                _ => f.recv_bytes_window as f64 * 8.0 / window / 1e6,
+            };
             agg += thr;
             let is_tcp = f.tx.is_some();
             let (retx, timeouts) = f.tx.as_ref().map_or((0, 0), |t| (t.retransmits, t.timeouts));
