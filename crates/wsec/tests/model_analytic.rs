@@ -30,7 +30,8 @@ fn single_station_without_backoff_is_exact() {
         ("g", 18.0, 9.0, 10.0, ofdm(mpdu, 18.0, 6.0), ofdm(14.0, 12.0, 6.0)),
         // HT-mixed MCS 7, 800 ns GI, 2.4 GHz: 36 µs preamble, N_DBPS 260, +6 µs; ACK
         // (legacy) at 24 Mb/s (MCS 7's non-HT reference rate 54 -> highest mandatory 24).
-        ("n", 65.0, 9.0, 10.0, 36.0 + 4.0 * ((16.0 + 8.0 * mpdu + 6.0) / 260.0).ceil() + 6.0, ofdm(14.0, 24.0, 6.0)),
+        // QoS Data header (26 + 4 octets) for HT.
+        ("n", 65.0, 9.0, 10.0, 36.0 + 4.0 * ((16.0 + 8.0 * (mpdu + 2.0) + 6.0) / 260.0).ceil() + 6.0, ofdm(14.0, 24.0, 6.0)),
     ];
     for (std, rate, slot, sifs, data, ack) in cases {
         let phy = PhySpec { standard: std.into(), rate_mbps: rate, cw_min: Some(0), cw_max: Some(0), ..Default::default() };
@@ -184,7 +185,7 @@ fn ampdu_single_station_is_exact() {
     spec.mac.ampdu_max = 16;
     spec.run.warmup_s = 0.0;
     let r = run_once(&spec, &Costs::shipped(), 1).unwrap();
-    let mpdu: f64 = 28.0 + 8.0 + 28.0 + 1472.0;
+    let mpdu: f64 = 30.0 + 8.0 + 28.0 + 1472.0; // QoS Data header + FCS
     let sub = ((mpdu + 4.0) / 4.0).ceil() * 4.0;
     let psdu = 16.0 * sub;
     let data = 36.0 + 4.0 * ((16.0 + 8.0 * psdu + 6.0) / 260.0).ceil() + 6.0;

@@ -76,7 +76,7 @@ fn fhss_matches_bianchi_within_2_percent() {
                 let phy = PhySpec { standard: "fhss".into(), rate_mbps: 1.0, cw_min: Some(31), cw_max: Some(32 * (1 << m) - 1), ..Default::default() };
                 let mut spec = saturation_spec(phy, n, 1023, use_rts, 400.0, 11);
                 no_frills(&mut spec);
-                spec.mac.header_bytes = 34;
+                spec.mac.header_bytes = Some(34);
                 spec.mac.llc_bytes = 0;
                 spec.headers.ip = 0;
                 spec.headers.udp = 0;

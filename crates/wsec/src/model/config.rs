@@ -92,8 +92,9 @@ impl PhySpec {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MacSpec {
-    /// MAC header + FCS of a data frame: 24 + 4 (3-address, non-QoS); 26 + 4 with QoS.
-    pub header_bytes: usize,
+    /// MAC header + FCS of a data frame. Default: 24 + 4 (3-address Data, 9.3.2.1) for
+    /// the legacy PHYs, 26 + 4 (QoS Data, which HT requires for aggregation) for 802.11n.
+    pub header_bytes: Option<usize>,
     /// LLC/SNAP header of the MSDU (8; 0 for Bianchi's MAC payload).
     pub llc_bytes: usize,
     /// RTS/CTS before MPDUs longer than this many octets; absent = never (2347 = off).
@@ -127,7 +128,7 @@ pub struct MacSpec {
 impl Default for MacSpec {
     fn default() -> Self {
         MacSpec {
-            header_bytes: 28,
+            header_bytes: None,
             llc_bytes: 8,
             rts_threshold: None,
             retries: true,

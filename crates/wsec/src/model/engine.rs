@@ -269,6 +269,7 @@ pub struct Engine<'a> {
     end: Ns,
     events: u64,
     fail_ifs: Ns,
+    header_bytes: usize,
 }
 
 impl<'a> Engine<'a> {
@@ -427,6 +428,7 @@ impl<'a> Engine<'a> {
             return Err("topology: ethernet_mbps must be > 0 and ethernet_delay_us >= 0".into());
         }
         let fail_ifs = if spec.mac.eifs { phy.eifs() } else { phy.difs() };
+        let header_bytes = spec.mac.header_bytes.unwrap_or(if phy.kind == PhyKind::N { 30 } else { 28 });
         Ok(Engine {
             phy,
             spec,
@@ -451,6 +453,7 @@ impl<'a> Engine<'a> {
             end: secs(run.duration_s + run.drain_s),
             events: 0,
             fail_ifs,
+            header_bytes,
         })
     }
 
@@ -760,7 +763,7 @@ impl<'a> Engine<'a> {
     }
 
     fn mpdu_bytes(&self, p: &Packet) -> usize {
-        self.spec.mac.header_bytes + self.suite.map_or(0, |s| s.overhead()) + self.body_bytes(p)
+        self.header_bytes + self.suite.map_or(0, |s| s.overhead()) + self.body_bytes(p)
     }
 
     /// A packet is dropped at `node` (full queue or stage, retry limit, Ethernet).
