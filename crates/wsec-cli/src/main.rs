@@ -16,6 +16,7 @@ mod live_cmd;
 mod live_lab;
 #[cfg(feature = "ipsec-mb")]
 mod ipsec_mb;
+mod model_cmd;
 mod rsn_cmd;
 mod synth_cmd;
 
@@ -52,10 +53,11 @@ enum Cmd {
     Air(live_cmd::AirArgs),
     /// Bring up AP, two stations and a wired host in network namespaces, measure, tear down.
     Demo(demo_cmd::DemoArgs),
-    /// Benchmarks with the peer libraries in the same run.
     /// Measure the seed papers' experiments on this machine, with the peers in the same run
     /// (`wsec bench ciphers|ccmp|relay`).
     Bench(bench_cmd::BenchArgs),
+    /// WLAN performance model: 802.11 DCF simulation with measured crypto costs
+    Model(model_cmd::ModelArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -228,6 +230,7 @@ fn run(cli: Cli) -> Result<String, (u8, String)> {
         Cmd::Sta(a) => live_cmd::sta(a).map(|_| "sta: stopped".into()).map_err(|e| (1, e)),
         Cmd::Air(a) => live_cmd::air(a).map(|_| "air: stopped".into()).map_err(|e| (1, e)),
         Cmd::Demo(a) => demo_cmd::run(a).map_err(|e| (1, e)),
+        Cmd::Model(a) => model_cmd::run(a),
     }
 }
 

@@ -12,6 +12,7 @@
 //! - [`node`]: the live system's AP and STA as sans-IO cores, the host crypto engine, config files.
 //! - [`medium`]: the wireless medium (the `air` hub, raw packet sockets, recording) and the host's TAP.
 //! - [`bench`]: benchmarks of the seed papers' experiments (CPU, statistics, energy, ciphers).
+//! - [`model`]: WLAN performance model (802.11 DCF simulation with measured crypto costs).
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod error;
@@ -24,5 +25,6 @@ pub mod rsn;
 pub mod node;
 pub mod medium;
 pub mod bench;
+pub mod model;
 
 pub use error::{Error, Result};
