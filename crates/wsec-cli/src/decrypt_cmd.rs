@@ -162,7 +162,10 @@ pub fn run(a: DecryptArgs) -> Result<String, (u8, String)> {
         );
         b
     });
-    if !a.one_pass {
+    // The learning pass collects handshakes and group keys; with only WEP keys and TKs
+    // there is nothing to learn, so one pass does the same work.
+    let learnable = keys_need_learning(&a);
+    if !a.one_pass && learnable {
         if let Some(b) = &bar {
             b.set_message("learning keys");
         }
@@ -294,4 +297,9 @@ fn write_batch<W: std::io::Write>(
         }
     }
     Ok(written)
+}
+
+/// Keys whose use depends on what the capture holds (handshakes, group keys).
+fn keys_need_learning(a: &DecryptArgs) -> bool {
+    !a.passphrase.is_empty() || !a.pmk.is_empty() || a.keys.is_some()
 }
