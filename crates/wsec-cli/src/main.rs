@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use wsec::cipher::{self, AadOptions, CipherSuite, OrderRule};
 
 mod decrypt_cmd;
+mod hwvec_cmd;
 mod rsn_cmd;
 
 #[derive(Parser)]
@@ -27,6 +28,9 @@ enum Cmd {
     Ptk(rsn_cmd::PtkArgs),
     /// Decrypt an 802.11 capture (pcap/pcapng) with passphrases, PMKs, WEP keys or TKs.
     Decrypt(decrypt_cmd::DecryptArgs),
+    /// Test vectors for the Verilog engines in hw/ (hex lines for $fscanf).
+    #[command(name = "hw-vectors")]
+    HwVectors(hwvec_cmd::HwVecArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -181,6 +185,7 @@ fn run(cli: Cli) -> Result<String, (u8, String)> {
         Cmd::Passphrase(a) => rsn_cmd::passphrase(a),
         Cmd::Ptk(a) => rsn_cmd::ptk(a),
         Cmd::Decrypt(a) => decrypt_cmd::run(a),
+        Cmd::HwVectors(a) => hwvec_cmd::run(a),
     }
 }
 
