@@ -23,6 +23,10 @@
 //!   (as transmitted: EC, EKS, LEN set), in the first 5 octets; `pn` the 32-bit PN.
 //!   Expected output from `wsec::cipher::ccm16e::Ccm16e::encapsulate` on a random PDU.
 //!
+//! - `aes`: `<frames>` then lines `<key:32> <plaintext:32> <ciphertext:32>` (AES-128 from
+//!   the `aes` crate) for the AES core alone.
+//!
+//! Frame 1 of the frame suites has a 1500-octet body; the testbenches time it.
 //! Random frames (seeded, reproducible): body lengths 0-2304 octets (`--max-len`), data
 //! frames with and without QoS and with 4 addresses, HT Control (Order), management
 //! frames (MFP), random Retry/PwrMgt/MoreData/fragment/sequence bits, 1 in 4 with SPP.
@@ -46,6 +50,8 @@ pub enum Suite {
     #[value(name = "eccmp-8")]
     Eccmp8,
     Ccm16e,
+    /// AES-128 blocks alone: lines `key plaintext ciphertext` (for tb_aes_block)
+    Aes,
 }
 
 #[derive(Args)]
@@ -208,6 +214,9 @@ pub fn eccmp_seal_doc(key: &[u8; 16], k: usize, nonce: &[u8; 13], aad: &[u8], da
     }
 }
 
+/// Body length of frame 1 (the frame the testbenches time).
+const FRAME_TIMED: usize = 1500;
+
 /// The IEEE CCMP vector (802.11-2020 J.6.4; vectors.md 1.1).
 const J64_TK: &str = "c97c1f67ce371185514a8a19f2bdd52f";
 const J64_PN: u64 = 0xB503_9776_E70C;
@@ -217,8 +226,8 @@ const J64_MPDU: &str = "0848c32c0fd2e128a57c5030f1844408abaea5b8fcba80330ce70020
                         f3d0a2fe9a3dbf2342a643e43246e80c3c04d0197845ce0b16f97623";
 
 /// A random plaintext MPDU (header || body) that CCMP can protect.
-fn random_mpdu(r: &mut Rng, max_len: usize) -> Vec<u8> {
-    let kind = r.below(6);
+fn random_mpdu(r: &mut Rng, max_len: usize, body_len: Option<usize>) -> Vec<u8> {
+    let kind = if body_len.is_some() { 1 } else { r.below(6) };
     let mut fcv: u16 = match kind {
         0 => 0x0008,                   // Data
         1 | 2 => 0x0088,               // QoS Data
@@ -240,7 +249,7 @@ fn random_mpdu(r: &mut Rng, max_len: usize) -> Vec<u8> {
     }
     let f = wsec::wire::mac::FrameControl(fcv);
     let hl = f.header_len().expect("data/management header");
-    let body = r.below(max_len as u64 + 1) as usize;
+    let body = body_len.unwrap_or_else(|| r.below(max_len as u64 + 1) as usize);
     let mut m = vec![0u8; hl + body];
     r.fill(&mut m);
     m[..2].copy_from_slice(&fcv.to_le_bytes());
@@ -287,11 +296,11 @@ fn ccmp_record(key: [u8; 16], mpdu: &[u8], pn: u64, spp: bool, k: usize) -> Resu
     })
 }
 
-fn ccm16e_record(r: &mut Rng, max_len: usize) -> Result<Record, String> {
+fn ccm16e_record(r: &mut Rng, max_len: usize, body_len: Option<usize>) -> Result<Record, String> {
     let mut key = [0u8; 16];
     r.fill(&mut key);
     let max_body = max_len.min(wsec::cipher::ccm16e::MAX_PDU_LEN - 6 - 12 - 4);
-    let body = r.below(max_body as u64 + 1) as usize;
+    let body = body_len.unwrap_or_else(|| r.below(max_body as u64 + 1) as usize);
     let ci = r.below(2) == 1;
     let len = 6 + body + if ci { 4 } else { 0 };
     let mut pdu = vec![0u8; 6];
@@ -336,9 +345,22 @@ pub fn run(a: HwVecArgs) -> Result<String, (u8, String)> {
     let mut s = String::new();
     let _ = writeln!(s, "{:08x}", a.count);
     let k = lanes(a.suite);
-    for i in 0..a.count {
+    if a.suite == Suite::Aes {
+        for _ in 0..a.count {
+            let mut key = [0u8; 16];
+            let mut b = [0u8; 16];
+            r.fill(&mut key);
+            r.fill(&mut b);
+            let pt = b;
+            Aes128::new(&key.into()).encrypt_block((&mut b).into());
+            let _ = writeln!(s, "{} {} {}", hex::encode(key), hex::encode(pt), hex::encode(b));
+        }
+    }
+    for i in 0..if a.suite == Suite::Aes { 0 } else { a.count } {
+        // Frame 1 has a 1500-octet body: the testbenches time it at full speed.
+        let body_len = if i == 1 { Some(FRAME_TIMED) } else { None };
         let rec = if a.suite == Suite::Ccm16e {
-            ccm16e_record(&mut r, a.max_len)
+            ccm16e_record(&mut r, a.max_len, body_len)
         } else if i == 0 {
             let key: [u8; 16] = hex::decode(J64_TK).expect("hex").try_into().expect("16");
             let mut m = hex::decode(J64_HDR).expect("hex");
@@ -356,7 +378,7 @@ pub fn run(a: HwVecArgs) -> Result<String, (u8, String)> {
         } else {
             let mut key = [0u8; 16];
             r.fill(&mut key);
-            let m = random_mpdu(&mut r, a.max_len);
+            let m = random_mpdu(&mut r, a.max_len, body_len);
             let pn = r.next() & 0xffff_ffff_ffff;
             let spp = r.below(4) == 0;
             ccmp_record(key, &m, pn, spp, k)
