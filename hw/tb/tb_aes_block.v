@@ -33,6 +33,7 @@ module tb_aes_block;
   reg [127:0] vkey [0:MAXV-1];
   reg [127:0] vpt  [0:MAXV-1];
   reg [127:0] vct  [0:MAXV-1];
+  reg xin;
   integer nv, fd, rc, i, ni, no, errors, pass, stall;
   integer t_first, t_last, cycle;
   reg [31:0] cnt;
@@ -65,21 +66,24 @@ module tb_aes_block;
     for (pass = 0; pass < 2; pass = pass + 1) begin
       stall = pass;
       ni = 0; no = 0;
+      @(negedge clk);
       fork
         begin : feed
           while (ni < nv) begin
-            in_valid <= (stall == 0) || ($random & 1);
-            in_key   <= vkey[ni];
-            in_block <= vpt[ni];
-            @(posedge clk);
-            if (in_valid && in_ready) ni = ni + 1;
+            in_valid = (stall == 0) || ($random & 1);
+            in_key   = vkey[ni];
+            in_block = vpt[ni];
+            #1; // let the other process set its inputs (ready may depend on them)
+            xin = in_valid && in_ready;
+            @(negedge clk);
+            if (xin) ni = ni + 1;
           end
-          in_valid <= 0;
+          in_valid = 0;
         end
         begin : check
           while (no < nv) begin
-            out_ready <= (stall == 0) || ($random & 1);
-            @(posedge clk);
+            out_ready = (stall == 0) || ($random & 1);
+            #1;
             if (out_valid && out_ready) begin
               if (no == 0) t_first = cycle;
               t_last = cycle;
@@ -89,8 +93,9 @@ module tb_aes_block;
               end
               no = no + 1;
             end
+            @(negedge clk);
           end
-          out_ready <= 1;
+          out_ready = 1;
         end
       join
       if (pass == 0 && nv > 1 && (t_last - t_first) != C * (nv - 1)) begin
@@ -106,7 +111,7 @@ module tb_aes_block;
   end
 
   initial begin
-    #50000000;
+    repeat (5000000) @(posedge clk);
     $display("FAIL tb_aes_block: timeout");
     $finish;
   end
