@@ -50,7 +50,15 @@ pub struct DecryptArgs {
     /// Print the summary as JSON
     #[arg(long)]
     json: bool,
+    /// Threads for the crypto (default: every core)
+    #[arg(long)]
+    threads: Option<usize>,
 }
+
+/// Frames per batch handed to the decryptor (planned in order, crypto on every thread,
+/// committed in order), and a cap on the batch's octets: memory stays bounded.
+const BATCH_FRAMES: usize = 4096;
+const BATCH_BYTES: usize = 8 << 20;
 
 fn keys_of(a: &DecryptArgs) -> Result<Vec<UserKey>, String> {
     let mut keys = Vec::new();
@@ -184,7 +192,9 @@ pub fn run(a: DecryptArgs) -> Result<String, (u8, String)> {
     let first = reader.next();
     let out = File::create(&a.output).map_err(|e| (1, format!("{}: {e}", a.output.display())))?;
     let out = BufWriter::new(out);
-    let is_ng = std::fs::read(&a.capture).map(|b| b.starts_with(&[0x0a, 0x0d, 0x0d, 0x0a])).unwrap_or(false);
+    // The first four octets say pcapng (never read the whole file: it may be gigabytes).
+    let mut magic = [0u8; 4];
+    let is_ng = File::open(&a.capture).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic)).is_ok() && magic == [0x0a, 0x0d, 0x0d, 0x0a];
     let first_lt = match &first {
         Some(Ok(p)) => p.linktype,
         _ => 105,
@@ -197,26 +207,66 @@ pub fn run(a: DecryptArgs) -> Result<String, (u8, String)> {
         CaptureWriter::pcap(out, first_lt, false)
     }
     .map_err(|e| (1, format!("{}: {e}", a.output.display())))?;
+    let threads = a.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1);
     let mut written = 0u64;
-    for p in first.into_iter().chain(reader) {
-        let p = match p {
-            Ok(p) => p,
-            Err(e) => {
-                read_errors.push(e.to_string());
-                break;
+    let mut batch: Vec<Packet> = Vec::with_capacity(BATCH_FRAMES);
+    let mut bytes = 0usize;
+    let mut packets = first.into_iter().chain(reader);
+    loop {
+        let next = packets.next();
+        let end = match next {
+            Some(Ok(p)) => {
+                if let Some(b) = &bar {
+                    b.inc(p.data.len() as u64 + 16);
+                }
+                bytes += p.data.len();
+                batch.push(p);
+                false
             }
+            Some(Err(e)) => {
+                read_errors.push(e.to_string());
+                true
+            }
+            None => true,
         };
-        if let Some(b) = &bar {
-            b.inc(p.data.len() as u64 + 16);
+        if batch.len() >= BATCH_FRAMES || bytes >= BATCH_BYTES || (end && !batch.is_empty()) {
+            written += write_batch(&a, &mut d, &batch, threads, &mut w)?;
+            batch.clear();
+            bytes = 0;
         }
-        let Ok(m) = radio::mpdu(p.linktype, &p.data) else {
+        if end {
+            break;
+        }
+    }
+    w.finish().map_err(|e| (1, e.to_string()))?;
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    Ok(summary(&a, &d.stats, written, &read_errors))
+}
+
+/// Decrypts one batch and writes what goes out, in capture order; returns frames written.
+fn write_batch<W: std::io::Write>(
+    a: &DecryptArgs,
+    d: &mut Decryptor,
+    batch: &[Packet],
+    threads: usize,
+    w: &mut CaptureWriter<W>,
+) -> Result<u64, (u8, String)> {
+    let mpdus: Vec<Option<&[u8]>> = batch.iter().map(|p| radio::mpdu(p.linktype, &p.data).ok().map(|m| m.bytes)).collect();
+    let present: Vec<&[u8]> = mpdus.iter().flatten().copied().collect();
+    let mut outcomes = d.process_batch(&present, threads).into_iter();
+    let mut written = 0u64;
+    for (p, m) in batch.iter().zip(&mpdus) {
+        let Some(m) = m else {
             if !a.ethernet && !a.drop_undecrypted {
-                w.write(&p).map_err(|e| (1, e.to_string()))?;
+                w.write(p).map_err(|e| (1, e.to_string()))?;
                 written += 1;
             }
             continue;
         };
-        let out_pkt = match d.process(m.bytes) {
+        let Some(outcome) = outcomes.next() else { break };
+        let out_pkt = match outcome {
             Outcome::Decrypted { mpdu, .. } => {
                 if a.ethernet {
                     to_ethernet(&mpdu).ok().map(|data| Packet { linktype: 1, ts_ns: p.ts_ns, data })
@@ -227,9 +277,9 @@ pub fn run(a: DecryptArgs) -> Result<String, (u8, String)> {
             Outcome::Duplicate { .. } => None,
             Outcome::Clear if a.ethernet => {
                 // Like airdecap-ng: unprotected data frames go out as Ethernet too.
-                let h = wsec::wire::Header::new_checked(m.bytes).ok();
+                let h = wsec::wire::Header::new_checked(*m).ok();
                 if h.is_some_and(|h| h.frame_control().has_data_body()) {
-                    to_ethernet(m.bytes).ok().map(|data| Packet { linktype: 1, ts_ns: p.ts_ns, data })
+                    to_ethernet(m).ok().map(|data| Packet { linktype: 1, ts_ns: p.ts_ns, data })
                 } else {
                     None
                 }
@@ -243,9 +293,5 @@ pub fn run(a: DecryptArgs) -> Result<String, (u8, String)> {
             written += 1;
         }
     }
-    w.finish().map_err(|e| (1, e.to_string()))?;
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
-    Ok(summary(&a, &d.stats, written, &read_errors))
+    Ok(written)
 }

@@ -16,7 +16,9 @@
 //!   A-MSDU. Expected ciphertext and MIC come from the library: `wsec::cipher::ccmp::Ccmp`
 //!   for `ccmp`, and for `eccmp-k` a construction written here literally from
 //!   `docs/eccmp.md` with block-by-block AES (the `aes` crate), under the library's own
-//!   802.11 framing (`cipher::mpdu::encapsulate`: same AAD and nonce as CCMP).
+//!   802.11 framing (`cipher::mpdu::encapsulate`: same AAD and nonce as CCMP), and every
+//!   frame is checked against the library's own ECCMP (`wsec::cipher::eccmp`) before it
+//!   is written: two implementations must agree.
 //!   Frame 0 of these suites is the IEEE CCMP vector of 802.11-2020 J.6.4 (vectors.md 1.1);
 //!   for `ccmp` its expected output is checked against the published MPDU before writing.
 //! - `ccm16e`: `hdr` holds the 5 octets of the generic MAC header that enter the nonce
@@ -36,7 +38,8 @@ use clap::{Args, ValueEnum};
 use std::fmt::Write as _;
 use wsec::cipher::ccm16e::Ccm16e;
 use wsec::cipher::ccmp::Ccmp;
-use wsec::cipher::{mpdu, AadOptions, OrderRule, Protection};
+use wsec::cipher::eccmp::Eccmp;
+use wsec::cipher::{mpdu, AadOptions, CipherSuite, OrderRule, Protection};
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum, Debug)]
 pub enum Suite {
@@ -68,6 +71,12 @@ pub struct HwVecArgs {
     /// Largest frame body in octets (0-2304; 802.16e PDUs are capped by LEN at 2029)
     #[arg(long, default_value_t = 2304)]
     max_len: usize,
+    /// Instead of generating frames, convert the lines of this suite from a vector file of
+    /// `suite tk pn key_id plaintext_mpdu protected_mpdu` lines (such as
+    /// crates/wsec/tests/data/eccmp_vectors.txt): the expected output is the file's
+    /// protected MPDU, not recomputed
+    #[arg(long)]
+    from: Option<String>,
     /// Output file ('-' for standard output)
     #[arg(short = 'o', long, default_value = "-")]
     out: String,
@@ -280,6 +289,18 @@ fn ccmp_record(key: [u8; 16], mpdu: &[u8], pn: u64, spp: bool, k: usize) -> Resu
             Ok(())
         })
         .map_err(|e| e.to_string())?;
+        // The independent check: the library's ECCMP kernel must give the same MPDU.
+        let suite = match k {
+            2 => CipherSuite::Eccmp2,
+            4 => CipherSuite::Eccmp4,
+            _ => CipherSuite::Eccmp8,
+        };
+        let lib = Eccmp::with_options(&key, suite, opts).map_err(|e| e.to_string())?;
+        let mut again = Vec::new();
+        lib.encapsulate(mpdu, pn, 0, &mut again).map_err(|e| e.to_string())?;
+        if again != out {
+            return Err(format!("docs/eccmp.md ECCMP-{k} differs from the library's wsec::cipher::eccmp"));
+        }
     }
     let body = mpdu.len() - hl;
     let mut hdr = [0u8; 32];
@@ -337,7 +358,69 @@ fn ccm16e_record(r: &mut Rng, max_len: usize, body_len: Option<usize>) -> Result
     })
 }
 
+fn suite_name(s: Suite) -> &'static str {
+    match s {
+        Suite::Ccmp | Suite::Eccmp1 => "ccmp",
+        Suite::Eccmp2 => "eccmp-2",
+        Suite::Eccmp4 => "eccmp-4",
+        Suite::Eccmp8 => "eccmp-8",
+        Suite::Ccm16e => "ccm16e",
+        Suite::Aes => "aes",
+    }
+}
+
+/// Records from a checked-in vector file; the expected ciphertext and MIC are the file's.
+fn from_file(path: &str, suite: Suite) -> Result<Vec<Record>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let mut v = Vec::new();
+    for (ln, line) in text.lines().enumerate() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if line.starts_with('#') || f.len() != 6 || f[0] != suite_name(suite) {
+            continue;
+        }
+        let bad = |what: &str| format!("{path}:{}: {what}", ln + 1);
+        let key: [u8; 16] = hex::decode(f[1]).ok().and_then(|k| k.try_into().ok()).ok_or_else(|| bad("key"))?;
+        let pn: u64 = f[2].parse().map_err(|_| bad("pn"))?;
+        let plain = hex::decode(f[4]).map_err(|_| bad("plaintext"))?;
+        let prot = hex::decode(f[5]).map_err(|_| bad("protected MPDU"))?;
+        let fc = wsec::wire::mac::FrameControl(u16::from_le_bytes([plain[0], plain[1]]));
+        let hl = fc.header_len().map_err(|e| bad(&e.to_string()))?;
+        let body = plain.len() - hl;
+        if prot.len() != plain.len() + 16 {
+            return Err(bad("protected MPDU is not plaintext + 16 octets"));
+        }
+        let mut hdr = [0u8; 32];
+        let n = hl.min(32);
+        hdr[..n].copy_from_slice(&plain[..n]);
+        v.push(Record {
+            key,
+            hdr,
+            pn,
+            plain: plain[hl..].to_vec(),
+            cipher: prot[hl + 8..hl + 8 + body].to_vec(),
+            mic: prot[hl + 8 + body..].try_into().map_err(|_| bad("MIC"))?,
+            spp: false,
+        });
+    }
+    if v.is_empty() {
+        return Err(format!("{path}: no {} lines", suite_name(suite)));
+    }
+    Ok(v)
+}
+
 pub fn run(a: HwVecArgs) -> Result<String, (u8, String)> {
+    if let Some(path) = &a.from {
+        let recs = from_file(path, a.suite).map_err(|e| (1, e))?;
+        let mut s = format!("{:08x}\n", recs.len());
+        for r in &recs {
+            r.write(&mut s);
+        }
+        if a.out == "-" {
+            return Ok(s.trim_end().to_string());
+        }
+        std::fs::write(&a.out, &s).map_err(|e| (1, format!("{}: {e}", a.out)))?;
+        return Ok(format!("wrote {} {:?} frames from {path} to {}", recs.len(), a.suite, a.out));
+    }
     if a.max_len > 2304 {
         return Err((2, "--max-len is at most 2304 (the largest MSDU)".into()));
     }

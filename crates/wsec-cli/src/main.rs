@@ -4,9 +4,21 @@ use std::io::Read;
 use std::process::ExitCode;
 use wsec::cipher::{self, AadOptions, CipherSuite, OrderRule};
 
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+mod bench_ccmp;
+mod bench_cmd;
+mod bench_relay;
 mod decrypt_cmd;
+mod demo_cmd;
+mod live_cmd;
+mod live_lab;
+#[cfg(feature = "ipsec-mb")]
+mod ipsec_mb;
 mod hwvec_cmd;
 mod rsn_cmd;
+mod synth_cmd;
 
 #[derive(Parser)]
 #[command(name = "wsec", version, about = "IEEE 802.11 link security: WEP, TKIP, CCMP, GCMP, BIP")]
@@ -28,6 +40,22 @@ enum Cmd {
     Ptk(rsn_cmd::PtkArgs),
     /// Decrypt an 802.11 capture (pcap/pcapng) with passphrases, PMKs, WEP keys or TKs.
     Decrypt(decrypt_cmd::DecryptArgs),
+    /// Write a capture of synthetic, standard 802.11 traffic (handshake + protected data)
+    /// made by wsec's own core.
+    Synth(synth_cmd::SynthArgs),
+    /// Access point of the live system: beacons, authentication, association, 4-way and
+    /// group handshakes, host-engine crypto, a wired-side TAP (docs/live.md).
+    Ap(live_cmd::ApArgs),
+    /// Station of the live system: scan, authenticate, associate, handshake, carry a TAP's
+    /// traffic with host-engine crypto.
+    Sta(live_cmd::StaArgs),
+    /// The embedded wireless medium: a loopback UDP hub carrying radiotap + 802.11.
+    Air(live_cmd::AirArgs),
+    /// Bring up AP, two stations and a wired host in network namespaces, measure, tear down.
+    Demo(demo_cmd::DemoArgs),
+    /// Benchmarks with the peer libraries in the same run.
+    #[command(subcommand)]
+    Bench(bench_cmd::BenchCmd),
     /// Test vectors for the Verilog engines in hw/ (hex lines for $fscanf).
     #[command(name = "hw-vectors")]
     HwVectors(hwvec_cmd::HwVecArgs),
@@ -53,6 +81,15 @@ enum CipherName {
     BipGmac,
     #[value(name = "bip-gmac-256")]
     BipGmac256,
+    /// Enhanced CCMP, 2 MIC lanes (docs/eccmp.md)
+    #[value(name = "eccmp-2")]
+    Eccmp2,
+    /// Enhanced CCMP, 4 MIC lanes
+    #[value(name = "eccmp-4")]
+    Eccmp4,
+    /// Enhanced CCMP, 8 MIC lanes
+    #[value(name = "eccmp-8")]
+    Eccmp8,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -143,6 +180,9 @@ fn suite_of(c: CipherName, key_len: usize) -> CipherSuite {
         CipherName::BipCmac256 => CipherSuite::BipCmac256,
         CipherName::BipGmac => CipherSuite::BipGmac128,
         CipherName::BipGmac256 => CipherSuite::BipGmac256,
+        CipherName::Eccmp2 => CipherSuite::Eccmp2,
+        CipherName::Eccmp4 => CipherSuite::Eccmp4,
+        CipherName::Eccmp8 => CipherSuite::Eccmp8,
     }
 }
 
@@ -185,6 +225,12 @@ fn run(cli: Cli) -> Result<String, (u8, String)> {
         Cmd::Passphrase(a) => rsn_cmd::passphrase(a),
         Cmd::Ptk(a) => rsn_cmd::ptk(a),
         Cmd::Decrypt(a) => decrypt_cmd::run(a),
+        Cmd::Bench(b) => bench_cmd::run(b),
+        Cmd::Synth(a) => synth_cmd::run(a),
+        Cmd::Ap(a) => live_cmd::ap(a).map(|_| "ap: stopped".into()).map_err(|e| (1, e)),
+        Cmd::Sta(a) => live_cmd::sta(a).map(|_| "sta: stopped".into()).map_err(|e| (1, e)),
+        Cmd::Air(a) => live_cmd::air(a).map(|_| "air: stopped".into()).map_err(|e| (1, e)),
+        Cmd::Demo(a) => demo_cmd::run(a).map_err(|e| (1, e)),
         Cmd::HwVectors(a) => hwvec_cmd::run(a),
     }
 }

@@ -115,6 +115,7 @@ fn main() {
             println!("{:<10} {:<10} {:>6} {:>12.1} {:>10.3} {:>10}", suite.name(), "wsec-dec", len, ns_d, tpb_d, "");
             peers(suite, key, len, runs, iters, ns);
             framed_peers(suite, key, &frame, runs, iters, ns);
+            batched(suite, &frame, runs, iters, ns);
         }
     }
 }
@@ -225,4 +226,30 @@ fn framed_peers(suite: CipherSuite, key: &[u8], frame: &[u8], runs: usize, iters
         .unwrap();
         black_box(&out);
     }));
+}
+
+/// CCMP-128 through `ccmp::encapsulate_batch`: batches of 8 and 16 frames, each with its own
+/// key (a station's or an AP's transmit queue), time per frame.
+fn batched(suite: CipherSuite, frame: &[u8], runs: usize, iters: usize, wsec_ns: f64) {
+    use wsec::cipher::ccmp::{encapsulate_batch, Ccmp, TxItem};
+    if suite != CipherSuite::Ccmp128 {
+        return;
+    }
+    let len = frame.len() - 26;
+    for n in [8usize, 16] {
+        let keys: Vec<Ccmp> = (0..n).map(|i| Ccmp::new(&[i as u8 + 1; 16]).unwrap()).collect();
+        let mut items: Vec<TxItem> = keys
+            .iter()
+            .map(|k| TxItem { key: k, mpdu: frame, pn: 1, key_id: 0, out: Vec::with_capacity(frame.len() + 16), status: Ok(()) })
+            .collect();
+        let (ns, tpb) = measure(runs, (iters / n).max(10), len * n, || {
+            for it in items.iter_mut() {
+                it.pn += 1;
+            }
+            encapsulate_batch(black_box(&mut items));
+        });
+        let name = format!("wsec-mb{n}");
+        let per = ns / n as f64;
+        println!("{:<10} {:<10} {:>6} {:>12.1} {:>10.3} {:>10.2}", suite.name(), name, len, per, tpb, per / wsec_ns);
+    }
 }

@@ -9,6 +9,8 @@
 //!   fragment reassembly, TKIP MIC-failure tracking.
 //! - [`decrypt`]: the capture decryption engine behind `wsec decrypt`.
 //! - [`rsn`]: RSN key management: key hierarchy, EAPOL-Key, RSN element, handshakes.
+//! - [`node`]: the live system's AP and STA as sans-IO cores, the host crypto engine, config files.
+//! - [`medium`]: the wireless medium (the `air` hub, raw packet sockets, recording) and the host's TAP.
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod error;
@@ -18,5 +20,7 @@ pub mod cipher;
 pub mod decrypt;
 pub mod link;
 pub mod rsn;
+pub mod node;
+pub mod medium;
 
 pub use error::{Error, Result};

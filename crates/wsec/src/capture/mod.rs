@@ -2,6 +2,7 @@
 //! headers in front of the MPDU ([`radio`]).
 pub mod radio;
 pub mod rewrite;
+pub mod synth;
 pub mod writer;
 
 use std::fs::File;

@@ -53,3 +53,115 @@ impl Protection for Ccmp {
         })
     }
 }
+
+/// One MPDU of a batch for [`encapsulate_batch`].
+pub struct TxItem<'a> {
+    pub key: &'a Ccmp,
+    /// Plaintext MPDU (Protected clear).
+    pub mpdu: &'a [u8],
+    pub pn: Pn,
+    pub key_id: u8,
+    /// The protected MPDU (its allocation is reused across batches).
+    pub out: Vec<u8>,
+    pub status: Result<()>,
+}
+
+/// One MPDU of a batch for [`decapsulate_batch`].
+pub struct RxItem<'a> {
+    pub key: &'a Ccmp,
+    /// Protected MPDU.
+    pub mpdu: &'a [u8],
+    /// The plaintext MPDU when `result` is Ok.
+    pub out: Vec<u8>,
+    pub result: Result<RxInfo>,
+}
+
+/// What the framing pass remembers of a frame for the batched AEAD.
+struct Pending {
+    nonce: [u8; 13],
+    aad: [u8; 32],
+    aad_len: usize,
+    body: usize,
+    mic: usize,
+}
+
+/// CCMP encapsulation of a batch of MPDUs (keys may differ): the 802.11 framing of each frame
+/// as [`Protection::encapsulate`] does it, then one multi-buffer CCM pass over all frames
+/// ([`super::kernel::seal_batch`]: eight frames' CBC-MAC chains interleaved on VAES). The
+/// output of each item is byte-identical to `item.key.encapsulate(...)`.
+pub fn encapsulate_batch(items: &mut [TxItem<'_>]) {
+    let mut pend: Vec<Option<Pending>> = Vec::with_capacity(items.len());
+    for it in items.iter_mut() {
+        let mic_len = it.key.mic_len();
+        let mut p = None;
+        let pn = it.pn;
+        it.status = mpdu::encapsulate(it.mpdu, pn, it.key_id, mic_len, it.key.opts, &mut it.out, |n, aad, data, _| {
+            let a = aad.as_bytes();
+            let mut buf = [0u8; 32];
+            buf[..a.len()].copy_from_slice(a);
+            p = Some(Pending { nonce: n.ccm(pn), aad: buf, aad_len: a.len(), body: data.len(), mic: mic_len });
+            Ok(())
+        });
+        pend.push(if it.status.is_ok() { p } else { None });
+    }
+    let mut jobs: Vec<super::kernel::CcmJob<'_>> = Vec::with_capacity(items.len());
+    let mut which: Vec<usize> = Vec::with_capacity(items.len());
+    for (i, (it, p)) in items.iter_mut().zip(&pend).enumerate() {
+        if let Some(p) = p {
+            let n = it.out.len();
+            let (head, mic) = it.out.split_at_mut(n - p.mic);
+            let body = &mut head[n - p.mic - p.body..];
+            jobs.push(super::kernel::CcmJob::new(&it.key.key, p.nonce, &p.aad[..p.aad_len], body, mic));
+            which.push(i);
+        }
+    }
+    super::kernel::seal_batch(&mut jobs);
+    let st: Vec<Result<()>> = jobs.into_iter().map(|j| j.status).collect();
+    for (i, s) in which.into_iter().zip(st) {
+        if s.is_err() {
+            items[i].out.clear();
+        }
+        items[i].status = s;
+    }
+}
+
+/// CCMP decapsulation of a batch (see [`encapsulate_batch`]); each item's `result` is what
+/// [`Protection::decapsulate`] returns for it (no replay check: that is [`crate::link`]'s).
+pub fn decapsulate_batch(items: &mut [RxItem<'_>]) {
+    let mut pend: Vec<Option<(Pending, [u8; 16], RxInfo)>> = Vec::with_capacity(items.len());
+    for it in items.iter_mut() {
+        let mic_len = it.key.mic_len();
+        let mut p = None;
+        let r = mpdu::decapsulate(it.mpdu, mic_len, it.key.opts, &mut it.out, |n, aad, pn, data, mic| {
+            let a = aad.as_bytes();
+            let mut buf = [0u8; 32];
+            buf[..a.len()].copy_from_slice(a);
+            let mut m = [0u8; 16];
+            m[..mic.len()].copy_from_slice(mic);
+            p = Some((Pending { nonce: n.ccm(pn), aad: buf, aad_len: a.len(), body: data.len(), mic: mic_len }, m));
+            Ok(())
+        });
+        it.result = r;
+        pend.push(match (r, p) {
+            (Ok(info), Some((p, mic))) => Some((p, mic, info)),
+            _ => None,
+        });
+    }
+    let mut jobs: Vec<super::kernel::CcmJob<'_>> = Vec::with_capacity(items.len());
+    let mut which: Vec<usize> = Vec::with_capacity(items.len());
+    for (i, (it, p)) in items.iter_mut().zip(pend.iter_mut()).enumerate() {
+        if let Some((p, mic, _)) = p {
+            let n = it.out.len();
+            jobs.push(super::kernel::CcmJob::new(&it.key.key, p.nonce, &p.aad[..p.aad_len], &mut it.out[n - p.body..], &mut mic[..p.mic]));
+            which.push(i);
+        }
+    }
+    super::kernel::open_batch(&mut jobs);
+    let st: Vec<Result<()>> = jobs.into_iter().map(|j| j.status).collect();
+    for (i, s) in which.into_iter().zip(st) {
+        if let Err(e) = s {
+            items[i].out.clear();
+            items[i].result = Err(e);
+        }
+    }
+}

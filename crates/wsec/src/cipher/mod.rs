@@ -7,6 +7,7 @@
 //! | [`ccmp`] | CCMP-128, CCMP-256 | 12.5.3 |
 //! | [`gcmp`] | GCMP-128, GCMP-256 | 12.5.5 |
 //! | [`bip`] | BIP-CMAC-128/256, BIP-GMAC-128/256 | 12.5.4, 12.5.6 |
+//! | [`eccmp`] | Enhanced CCMP, 2/4/8 MIC lanes (wsec's own, vendor suites) | docs/eccmp.md |
 //! | [`ccm16e`] | IEEE 802.16e AES-CCM (golden model of the hw AESCCM6) | 802.16-2004 7.5.1.2 |
 //! | [`aad`] | CCMP/GCMP AAD and nonce construction | 12.5.3.3.3-4, 12.5.5.3.3-4 |
 //! | [`kernel`] | fused AES-CCM (CTR interleaved into CBC-MAC) | - |
@@ -17,6 +18,7 @@ pub mod aad;
 pub mod bip;
 pub mod ccm16e;
 pub mod ccmp;
+pub mod eccmp;
 pub mod gcmp;
 pub mod kernel;
 pub mod mpdu;
@@ -27,7 +29,8 @@ pub mod wep;
 use crate::error::{Error, Result};
 pub use crate::wire::sechdr::Pn;
 
-/// Cipher suites of 802.11-2020 Table 9-149 (OUI 00-0F-AC) plus WEP.
+/// Cipher suites of 802.11-2020 Table 9-149 (OUI 00-0F-AC), WEP, and wsec's Enhanced CCMP
+/// (vendor-specific selectors, see [`CipherSuite::selector`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CipherSuite {
     Wep40,
@@ -41,10 +44,18 @@ pub enum CipherSuite {
     BipCmac256,
     BipGmac128,
     BipGmac256,
+    /// Enhanced CCMP with 2, 4 or 8 MIC lanes (docs/eccmp.md); AES-128, 8-octet MIC.
+    Eccmp2,
+    Eccmp4,
+    Eccmp8,
 }
 
+/// The unregistered, locally administered CID under which wsec's ECCMP suites are selected
+/// (docs/eccmp.md "Suite selectors").
+pub const WSEC_CID: [u8; 3] = [0x0a, 0x57, 0x53];
+
 impl CipherSuite {
-    pub const ALL: [CipherSuite; 11] = [
+    pub const ALL: [CipherSuite; 14] = [
         CipherSuite::Wep40,
         CipherSuite::Wep104,
         CipherSuite::Tkip,
@@ -56,9 +67,13 @@ impl CipherSuite {
         CipherSuite::BipCmac256,
         CipherSuite::BipGmac128,
         CipherSuite::BipGmac256,
+        CipherSuite::Eccmp2,
+        CipherSuite::Eccmp4,
+        CipherSuite::Eccmp8,
     ];
 
-    /// Suite type in the 00-0F-AC OUI (Table 9-149).
+    /// Suite type: in the 00-0F-AC OUI (Table 9-149), or for ECCMP the lane count under
+    /// [`WSEC_CID`]. Use [`CipherSuite::selector`] for the OUI that goes with it.
     pub fn suite_type(self) -> u8 {
         match self {
             CipherSuite::Wep40 => 1,
@@ -72,6 +87,30 @@ impl CipherSuite {
             CipherSuite::BipGmac128 => 11,
             CipherSuite::BipGmac256 => 12,
             CipherSuite::BipCmac256 => 13,
+            CipherSuite::Eccmp2 => 2,
+            CipherSuite::Eccmp4 => 4,
+            CipherSuite::Eccmp8 => 8,
+        }
+    }
+
+    /// OUI (or CID) and suite type of the selector (9.4.2.24.2).
+    pub fn selector(self) -> ([u8; 3], u8) {
+        let oui = if self.eccmp_lanes().is_some() { WSEC_CID } else { [0x00, 0x0f, 0xac] };
+        (oui, self.suite_type())
+    }
+
+    /// The suite a selector names, if wsec knows it (the RSN OUI's suites and ECCMP).
+    pub fn from_selector(oui: [u8; 3], suite_type: u8) -> Option<CipherSuite> {
+        CipherSuite::ALL.iter().copied().find(|c| c.selector() == (oui, suite_type))
+    }
+
+    /// MIC lanes of an Enhanced CCMP suite, None for the others.
+    pub fn eccmp_lanes(self) -> Option<usize> {
+        match self {
+            CipherSuite::Eccmp2 => Some(2),
+            CipherSuite::Eccmp4 => Some(4),
+            CipherSuite::Eccmp8 => Some(8),
+            _ => None,
         }
     }
 
@@ -89,6 +128,9 @@ impl CipherSuite {
             CipherSuite::BipCmac256 => "bip-cmac-256",
             CipherSuite::BipGmac128 => "bip-gmac",
             CipherSuite::BipGmac256 => "bip-gmac-256",
+            CipherSuite::Eccmp2 => "eccmp-2",
+            CipherSuite::Eccmp4 => "eccmp-4",
+            CipherSuite::Eccmp8 => "eccmp-8",
         }
     }
 
@@ -99,6 +141,7 @@ impl CipherSuite {
             CipherSuite::Wep104 => 13,
             CipherSuite::Tkip => 32,
             CipherSuite::Ccmp128 | CipherSuite::Gcmp128 => 16,
+            CipherSuite::Eccmp2 | CipherSuite::Eccmp4 | CipherSuite::Eccmp8 => 16,
             CipherSuite::BipCmac128 | CipherSuite::BipGmac128 => 16,
             CipherSuite::Ccmp256 | CipherSuite::Gcmp256 => 32,
             CipherSuite::BipCmac256 | CipherSuite::BipGmac256 => 32,
@@ -111,6 +154,7 @@ impl CipherSuite {
             CipherSuite::Wep40 | CipherSuite::Wep104 => 4 + 4,
             CipherSuite::Tkip => 8 + 8 + 4,
             CipherSuite::Ccmp128 => 8 + 8,
+            CipherSuite::Eccmp2 | CipherSuite::Eccmp4 | CipherSuite::Eccmp8 => 8 + 8,
             CipherSuite::Ccmp256 | CipherSuite::Gcmp128 | CipherSuite::Gcmp256 => 8 + 16,
             CipherSuite::BipCmac128 => 18,
             CipherSuite::BipCmac256 | CipherSuite::BipGmac128 | CipherSuite::BipGmac256 => 26,
@@ -148,6 +192,9 @@ impl core::str::FromStr for CipherSuite {
             "bip-cmac-256" => CipherSuite::BipCmac256,
             "bip-gmac" | "bip-gmac-128" => CipherSuite::BipGmac128,
             "bip-gmac-256" => CipherSuite::BipGmac256,
+            "eccmp-2" => CipherSuite::Eccmp2,
+            "eccmp-4" => CipherSuite::Eccmp4,
+            "eccmp-8" => CipherSuite::Eccmp8,
             _ => return Err(Error::Unsupported("unknown cipher suite name")),
         })
     }
@@ -211,6 +258,9 @@ pub fn new_protection(suite: CipherSuite, key: &[u8], opts: AadOptions) -> Resul
         CipherSuite::Tkip => Box::new(tkip::TkipKey::new(key)?),
         CipherSuite::Ccmp128 | CipherSuite::Ccmp256 => Box::new(ccmp::Ccmp::with_options(key, opts)?),
         CipherSuite::Gcmp128 | CipherSuite::Gcmp256 => Box::new(gcmp::Gcmp::with_options(key, opts)?),
+        CipherSuite::Eccmp2 | CipherSuite::Eccmp4 | CipherSuite::Eccmp8 => {
+            Box::new(eccmp::Eccmp::with_options(key, suite, opts)?)
+        }
         _ => Box::new(bip::Bip::new(suite, key)?),
     })
 }

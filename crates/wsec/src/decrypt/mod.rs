@@ -9,6 +9,7 @@
 pub mod keys;
 
 use crate::cipher::ccmp::Ccmp;
+use crate::cipher::eccmp::Eccmp;
 use crate::cipher::gcmp::Gcmp;
 use crate::cipher::tkip::TkipKey;
 use crate::cipher::wep::WepKey;
@@ -73,14 +74,18 @@ pub enum Outcome {
     Failed(FailReason),
 }
 
+/// A key and the position of the frame that revealed it.
+type KeyAt = (Zeroizing<Vec<u8>>, u64);
+
 #[derive(Default)]
 struct Bss {
     ssid: Option<Vec<u8>>,
     akms: Vec<Akm>,
     pairwise: Vec<CipherSuite>,
     group: Option<CipherSuite>,
-    /// Group keys by Key ID, newest last (a GTK rekey may reuse a Key ID).
-    gtks: HashMap<u8, Vec<Zeroizing<Vec<u8>>>>,
+    /// Group keys by Key ID, newest last (a GTK rekey may reuse a Key ID), with the
+    /// position of the frame that revealed each (see `Decryptor::pos`).
+    gtks: HashMap<u8, Vec<KeyAt>>,
 }
 
 /// One station's link to its AP: handshake state and the PTKs it produced.
@@ -91,7 +96,7 @@ struct Link {
     /// Messages 2 not yet matched to an ANonce (SNonce, frame, kdv, replay counter).
     pending_m2: Vec<([u8; 32], Vec<u8>, u8, u64)>,
     /// PTKs that verified a message of this link, newest last, with the AKM and cipher.
-    ptks: Vec<(Ptk, CipherSuite)>,
+    ptks: Vec<(Ptk, CipherSuite, u64)>,
     /// The AKM the STA chose in its (Re)Association Request.
     akm: Option<Akm>,
     /// A handshake was seen but nothing verified it.
@@ -126,7 +131,62 @@ pub struct Decryptor {
     last_seq: HashMap<(MacAddr, u8), u16>,
     /// First pass of a two-pass run: learn keys only.
     learning: bool,
+    /// Bumped whenever an EAPOL-Key frame inside an encrypted frame may have brought keys;
+    /// a batch re-plans a frame that failed before those (see [`Decryptor::process_batch`]).
+    epoch: u64,
+    /// Position (1-based, in capture order) of the frame being planned or committed. Keys
+    /// carry the position of the frame that revealed them, and a frame uses only keys
+    /// revealed before it: so a batch, which plans ahead of its commits, decides exactly
+    /// as one frame at a time does.
+    pos: u64,
     pub stats: Stats,
+}
+
+/// One candidate key of a frame's crypto work.
+enum Cand {
+    Wep(usize),
+    Key(Zeroizing<Vec<u8>>, CipherSuite),
+    Tk(Zeroizing<Vec<u8>>),
+}
+
+/// A protected frame's crypto work, planned in capture order, runnable on any thread.
+struct Job {
+    cands: Vec<Cand>,
+    /// The reason to report if no candidate decrypts it (known at planning time, when the
+    /// frame's position in the capture is).
+    fail: FailReason,
+    epoch: u64,
+    pos: u64,
+    /// Transmitter, TID, Sequence Control, Retry: for one copy of retransmissions.
+    ta: MacAddr,
+    tid: u8,
+    sc: u16,
+    retry: bool,
+}
+
+enum Step {
+    Done(Outcome),
+    Crypto(Job),
+}
+
+impl Job {
+    fn run(&self, wep: &[WepKey], mpdu: &[u8]) -> Option<(Vec<u8>, CipherSuite)> {
+        for c in &self.cands {
+            let r = match c {
+                Cand::Wep(i) => {
+                    let mut out = Vec::new();
+                    let k = &wep[*i];
+                    k.decapsulate(mpdu, &mut out).is_ok().then(|| (out, k.suite()))
+                }
+                Cand::Key(k, cipher) => decrypt_with(k, *cipher, mpdu),
+                Cand::Tk(t) => Decryptor::try_tk(t, mpdu),
+            };
+            if r.is_some() {
+                return r;
+            }
+        }
+        None
+    }
 }
 
 /// In the learning pass, protected frames longer than this are not decrypted: EAPOL-Key
@@ -152,6 +212,8 @@ impl Decryptor {
             links: HashMap::new(),
             last_seq: HashMap::new(),
             learning: false,
+            epoch: 0,
+            pos: 0,
             stats: Stats::default(),
         };
         for k in keys {
@@ -210,19 +272,106 @@ impl Decryptor {
         // What the capture holds (handshakes, group keys) stays; frame counters restart.
         self.stats = Stats { handshakes_verified: self.stats.handshakes_verified, group_keys: self.stats.group_keys, ..Stats::default() };
         self.last_seq.clear();
+        for l in self.links.values_mut() {
+            for p in l.ptks.iter_mut() {
+                p.2 = 0;
+            }
+        }
+        for b in self.bss.values_mut() {
+            for v in b.gtks.values_mut() {
+                for g in v.iter_mut() {
+                    g.1 = 0;
+                }
+            }
+        }
     }
 
     /// Processes one MPDU (no radio header, no FCS).
     pub fn process(&mut self, mpdu: &[u8]) -> Outcome {
+        match self.plan(mpdu) {
+            Step::Done(o) => self.finish(o),
+            Step::Crypto(j) => {
+                let r = j.run(&self.wep, mpdu);
+                let o = self.commit(&j, r);
+                self.finish(o)
+            }
+        }
+    }
+
+    /// Processes a batch of MPDUs in capture order with the crypto on `threads` threads;
+    /// returns one outcome per MPDU, the same as [`Decryptor::process`] on each in turn.
+    ///
+    /// How: every frame is planned in order (handshakes and beacons in the clear are learnt
+    /// here, and each protected frame gets the list of keys that may open it); the crypto of
+    /// the whole batch then runs in parallel; results are committed in order. A key learnt at
+    /// commit (a handshake inside an encrypted frame) can open later frames of the batch
+    /// planned without it: those that failed are planned and tried again. A frame that did
+    /// decrypt under an older key verified its MIC, so it stands.
+    pub fn process_batch(&mut self, mpdus: &[&[u8]], threads: usize) -> Vec<Outcome> {
+        let steps: Vec<Step> = mpdus.iter().map(|m| self.plan(m)).collect();
+        let mut results: Vec<Option<(Vec<u8>, CipherSuite)>> = (0..mpdus.len()).map(|_| None).collect();
+        let threads = threads.clamp(1, 64);
+        let crypto = steps.iter().filter(|s| matches!(s, Step::Crypto(_))).count();
+        let wep = &self.wep;
+        if threads == 1 || crypto < 2 {
+            for ((r, st), m) in results.iter_mut().zip(&steps).zip(mpdus) {
+                if let Step::Crypto(j) = st {
+                    *r = j.run(wep, m);
+                }
+            }
+        } else {
+            let chunk = mpdus.len().div_ceil(threads);
+            std::thread::scope(|sc| {
+                for ((rs, st), ms) in results.chunks_mut(chunk).zip(steps.chunks(chunk)).zip(mpdus.chunks(chunk)) {
+                    sc.spawn(move || {
+                        for ((r, st), m) in rs.iter_mut().zip(st).zip(ms) {
+                            if let Step::Crypto(j) = st {
+                                *r = j.run(wep, m);
+                            }
+                        }
+                    });
+                }
+            });
+        }
+        let mut outs = Vec::with_capacity(mpdus.len());
+        for ((st, r), m) in steps.into_iter().zip(results).zip(mpdus) {
+            let o = match st {
+                Step::Done(o) => o,
+                Step::Crypto(j) => {
+                    self.pos = j.pos;
+                    if r.is_none() && j.epoch != self.epoch {
+                        // Keys arrived (inside an earlier frame of the batch) after this frame
+                        // was planned: plan it again; its reason stays the planned one.
+                        match Header::new_checked(*m).map(|h| self.plan_crypto(&h, m)) {
+                            Ok(Step::Crypto(j2)) => {
+                                let r2 = j2.run(&self.wep, m);
+                                self.commit(&j, r2)
+                            }
+                            _ => Outcome::Failed(j.fail),
+                        }
+                    } else {
+                        self.commit(&j, r)
+                    }
+                }
+            };
+            outs.push(self.finish(o));
+        }
+        outs
+    }
+
+    /// In capture order: counts the frame, learns from it if it is in the clear, and plans
+    /// the crypto of a protected frame.
+    fn plan(&mut self, mpdu: &[u8]) -> Step {
         if self.learning && mpdu.len() > LEARN_MAX_LEN && Header::new_checked(mpdu).is_ok_and(|h| h.frame_control().protected()) {
-            return Outcome::Failed(FailReason::NoHandshake);
+            return Step::Done(Outcome::Failed(FailReason::NoHandshake));
         }
         self.stats.frames += 1;
-        let Ok(h) = Header::new_checked(mpdu) else { return Outcome::Clear };
+        self.pos = self.stats.frames;
+        let Ok(h) = Header::new_checked(mpdu) else { return Step::Done(Outcome::Clear) };
         let f = h.frame_control();
         if f.is_mgmt() && !f.protected() {
             self.on_mgmt(&h);
-            return Outcome::Clear;
+            return Step::Done(Outcome::Clear);
         }
         if !f.protected() {
             if f.has_data_body() {
@@ -230,17 +379,22 @@ impl Decryptor {
                     self.on_eapol(&h, k);
                 }
             }
-            return Outcome::Clear;
+            return Step::Done(Outcome::Clear);
         }
         self.stats.protected += 1;
-        let out = self.decrypt(&h, mpdu);
+        self.plan_crypto(&h, mpdu)
+    }
+
+    /// Counts an outcome and learns from a decrypted frame (a group key handshake, or a
+    /// rekeying 4-way handshake, inside encryption).
+    fn finish(&mut self, out: Outcome) -> Outcome {
         match &out {
             Outcome::Decrypted { mpdu, suite } => {
                 *self.stats.decrypted.entry(*suite).or_default() += 1;
-                // A group key handshake (or a rekeying 4-way handshake) inside encryption.
                 if let Ok(ph) = Header::new_checked(&mpdu[..]) {
                     if ph.frame_control().has_data_body() {
                         if let Some(k) = eapol_key_of(&ph) {
+                            self.epoch += 1;
                             self.on_eapol(&ph, k);
                         }
                     }
@@ -403,7 +557,7 @@ impl Decryptor {
             return;
         }
         let l = &self.links[&(aa, spa)];
-        let (ptk, _) = &l.ptks[i];
+        let (ptk, _, _) = &l.ptks[i];
         let kd = if kdv == 1 {
             let Ok(kek): core::result::Result<&[u8; 16], _> = ptk.kek().try_into() else { return };
             let mut d = Zeroizing::new(r.key_data.clone());
@@ -428,11 +582,12 @@ impl Decryptor {
                 }
             }
         }
+        let at = self.pos;
         let b = self.bss.entry(aa).or_default();
         for (id, g) in gtks {
             let v = b.gtks.entry(id).or_default();
-            if !v.iter().any(|x| x[..] == g[..]) {
-                v.push(Zeroizing::new(g));
+            if !v.iter().any(|x| x.0[..] == g[..]) {
+                v.push((Zeroizing::new(g), at));
                 self.stats.group_keys += 1;
                 if v.len() > 4 {
                     v.remove(0);
@@ -465,11 +620,11 @@ impl Decryptor {
             }
             let Ok(ptk) = derive_ptk(akm, &pmk, &aa, &spa, anonce, snonce, pairwise, 0) else { continue };
             if m2.verify_mic(kdv, akm, ptk.kck()).is_ok() {
-                let at = self.stats.frames;
+                let at = self.pos;
                 let l = self.links.entry((aa, spa)).or_default();
                 l.first_ptk_at.get_or_insert(at);
-                if !l.ptks.iter().any(|(p, _)| p.tk() == ptk.tk()) {
-                    l.ptks.push((ptk, pairwise));
+                if !l.ptks.iter().any(|(p, _, _)| p.tk() == ptk.tk()) {
+                    l.ptks.push((ptk, pairwise, at));
                     if l.ptks.len() > 4 {
                         l.ptks.remove(0);
                     }
@@ -482,50 +637,75 @@ impl Decryptor {
         false
     }
 
-    fn decrypt(&mut self, h: &Header<&[u8]>, mpdu: &[u8]) -> Outcome {
+    /// The keys that may open a protected frame, in the order to try them.
+    fn plan_crypto(&self, h: &Header<&[u8]>, mpdu: &[u8]) -> Step {
         let f = h.frame_control();
-        let Some(ta) = h.addr2() else { return Outcome::Failed(FailReason::Malformed) };
+        let Some(ta) = h.addr2() else { return Step::Done(Outcome::Failed(FailReason::Malformed)) };
         let ra = h.addr1();
-        let Some(sc) = h.seq_control() else { return Outcome::Failed(FailReason::Malformed) };
+        let Some(sc) = h.seq_control() else { return Step::Done(Outcome::Failed(FailReason::Malformed)) };
         let tid = if f.is_mgmt() { 16 } else { h.qos_control().map(|q| q.tid()).unwrap_or(0) };
         let body = h.payload();
-        if body.len() < 4 {
-            return Outcome::Failed(FailReason::Malformed);
+        if body.len() < 4 || mpdu.len() < 4 {
+            return Step::Done(Outcome::Failed(FailReason::Malformed));
         }
         let ext_iv = body[3] & 0x20 != 0;
         let key_id = body[3] >> 6;
-        let out = if !ext_iv {
-            self.try_wep(mpdu)
+        let mut cands = Vec::new();
+        let fail = if !ext_iv {
+            cands.extend((0..self.wep.len()).map(Cand::Wep));
+            FailReason::NoWepKey
         } else if is_group(&ra) {
-            self.try_group(&ta, key_id, mpdu)
+            let bssid = ta; // group data frames come From DS, TA = BSSID
+            if let Some(b) = self.bss.get(&bssid) {
+                if let Some(v) = b.gtks.get(&key_id) {
+                    let cipher = b.group.unwrap_or(CipherSuite::Ccmp128);
+                    for (g, at) in v.iter().rev() {
+                        if *at >= self.pos {
+                            continue;
+                        }
+                        let c = if g.len() == 32 && cipher != CipherSuite::Tkip && b.group.is_none() { CipherSuite::Tkip } else { cipher };
+                        cands.push(Cand::Key(g.clone(), c));
+                    }
+                }
+            }
+            cands.extend(self.tks.iter().map(|t| Cand::Tk(t.clone())));
+            let pos = self.pos;
+            let any_gtk = self.bss.get(&bssid).is_some_and(|b| b.gtks.values().flatten().any(|g| g.1 < pos));
+            if any_gtk {
+                FailReason::MicOrIcvFailure
+            } else {
+                FailReason::NoGroupKey
+            }
         } else {
-            self.try_pairwise(&ra, &ta, mpdu)
+            // The link is (AA, SPA) in either direction of the frame.
+            for key in [(ra, ta), (ta, ra)] {
+                if let Some(l) = self.links.get(&key) {
+                    for (ptk, cipher, at) in l.ptks.iter().rev() {
+                        if *at < self.pos {
+                            cands.push(Cand::Key(Zeroizing::new(ptk.tk().to_vec()), *cipher));
+                        }
+                    }
+                }
+            }
+            cands.extend(self.tks.iter().map(|t| Cand::Tk(t.clone())));
+            self.why_not(&ra, &ta)
         };
-        if let Outcome::Decrypted { mpdu, suite } = out {
-            // A retransmission (Retry set, same TA, TID and Sequence Control) decrypts like
-            // the original, which proves it genuine; only one copy goes out.
-            if f.retry() && self.last_seq.get(&(ta, tid)) == Some(&sc.0) {
-                return Outcome::Duplicate { mpdu, suite };
-            }
-            if self.last_seq.len() < MAX_TRACKED || self.last_seq.contains_key(&(ta, tid)) {
-                self.last_seq.insert((ta, tid), sc.0);
-            }
-            return Outcome::Decrypted { mpdu, suite };
-        }
-        out
+        // Even with no candidate the frame stays a job: a batch may learn its key at commit.
+        Step::Crypto(Job { cands, fail, epoch: self.epoch, pos: self.pos, ta, tid, sc: sc.0, retry: f.retry() })
     }
 
-    fn try_wep(&self, mpdu: &[u8]) -> Outcome {
-        if self.wep.is_empty() {
-            return Outcome::Failed(FailReason::NoWepKey);
+    /// The outcome of a frame's crypto, in capture order: one copy of a retransmission.
+    fn commit(&mut self, j: &Job, r: Option<(Vec<u8>, CipherSuite)>) -> Outcome {
+        let Some((mpdu, suite)) = r else { return Outcome::Failed(j.fail) };
+        // A retransmission (Retry set, same TA, TID and Sequence Control) decrypts like
+        // the original, which proves it genuine; only one copy goes out.
+        if j.retry && self.last_seq.get(&(j.ta, j.tid)) == Some(&j.sc) {
+            return Outcome::Duplicate { mpdu, suite };
         }
-        let mut out = Vec::new();
-        for k in &self.wep {
-            if k.decapsulate(mpdu, &mut out).is_ok() {
-                return Outcome::Decrypted { mpdu: out, suite: k.suite() };
-            }
+        if self.last_seq.len() < MAX_TRACKED || self.last_seq.contains_key(&(j.ta, j.tid)) {
+            self.last_seq.insert((j.ta, j.tid), j.sc);
         }
-        Outcome::Failed(FailReason::NoWepKey)
+        Outcome::Decrypted { mpdu, suite }
     }
 
     /// Tries a temporal key under every cipher its length allows.
@@ -538,55 +718,14 @@ impl Decryptor {
         suites.iter().find_map(|&c| decrypt_with(tk, c, mpdu))
     }
 
-    fn try_pairwise(&self, ra: &MacAddr, ta: &MacAddr, mpdu: &[u8]) -> Outcome {
-        // The link is (AA, SPA) in either direction of the frame.
-        for key in [(*ra, *ta), (*ta, *ra)] {
-            if let Some(l) = self.links.get(&key) {
-                for (ptk, cipher) in l.ptks.iter().rev() {
-                    if let Some((m, s)) = decrypt_with(ptk.tk(), *cipher, mpdu) {
-                        return Outcome::Decrypted { mpdu: m, suite: s };
-                    }
-                }
-            }
-        }
-        for tk in &self.tks {
-            if let Some((m, s)) = Self::try_tk(tk, mpdu) {
-                return Outcome::Decrypted { mpdu: m, suite: s };
-            }
-        }
-        Outcome::Failed(self.why_not(ra, ta))
-    }
-
-    fn try_group(&self, ta: &MacAddr, key_id: u8, mpdu: &[u8]) -> Outcome {
-        let bssid = ta; // group data frames come From DS, TA = BSSID
-        if let Some(b) = self.bss.get(bssid) {
-            if let Some(v) = b.gtks.get(&key_id) {
-                let cipher = b.group.unwrap_or(CipherSuite::Ccmp128);
-                for g in v.iter().rev() {
-                    let c = if g.len() == 32 && cipher != CipherSuite::Tkip && b.group.is_none() { CipherSuite::Tkip } else { cipher };
-                    if let Some((m, s)) = decrypt_with(g, c, mpdu) {
-                        return Outcome::Decrypted { mpdu: m, suite: s };
-                    }
-                }
-            }
-        }
-        for tk in &self.tks {
-            if let Some((m, s)) = Self::try_tk(tk, mpdu) {
-                return Outcome::Decrypted { mpdu: m, suite: s };
-            }
-        }
-        let any_gtk = self.bss.get(bssid).is_some_and(|b| !b.gtks.is_empty());
-        Outcome::Failed(if any_gtk { FailReason::MicOrIcvFailure } else { FailReason::NoGroupKey })
-    }
-
     /// Says why a unicast frame of this link has no key.
     fn why_not(&self, ra: &MacAddr, ta: &MacAddr) -> FailReason {
         for key in [(*ra, *ta), (*ta, *ra)] {
             if let Some(l) = self.links.get(&key) {
-                if l.first_ptk_at.is_some_and(|at| self.stats.frames < at) {
+                if l.first_ptk_at.is_some_and(|at| self.pos < at) {
                     return FailReason::NoHandshake;
                 }
-                if !l.ptks.is_empty() {
+                if l.ptks.iter().any(|p| p.2 < self.pos) {
                     return FailReason::MicOrIcvFailure;
                 }
                 if l.unverified {
@@ -618,6 +757,10 @@ fn decrypt_with(tk: &[u8], cipher: CipherSuite, mpdu: &[u8]) -> Option<(Vec<u8>,
         }
         CipherSuite::Ccmp128 | CipherSuite::Ccmp256 => Ccmp::new(tk).ok()?.decapsulate(mpdu, &mut out).is_ok(),
         CipherSuite::Gcmp128 | CipherSuite::Gcmp256 => Gcmp::new(tk).ok()?.decapsulate(mpdu, &mut out).is_ok(),
+        CipherSuite::Eccmp2 | CipherSuite::Eccmp4 | CipherSuite::Eccmp8 => {
+            let lanes = cipher.eccmp_lanes().unwrap_or(1);
+            Eccmp::new(tk, lanes).ok()?.decapsulate(mpdu, &mut out).is_ok()
+        }
         _ => false,
     };
     ok.then_some((out, cipher))

@@ -16,6 +16,7 @@ use super::pn::PnGenerator;
 use super::replay::ReplayCounters;
 use crate::cipher::bip::Bip;
 use crate::cipher::ccmp::Ccmp;
+use crate::cipher::eccmp::Eccmp;
 use crate::cipher::gcmp::Gcmp;
 use crate::cipher::tkip::{MichaelDirection, TkipKey};
 use crate::cipher::wep::WepKey;
@@ -49,6 +50,7 @@ enum Key {
     // Boxed: the expanded AES key schedules are large next to the other variants.
     Ccmp(Box<Ccmp>),
     Gcmp(Gcmp),
+    Eccmp(Box<Eccmp>),
     Bip(Bip),
 }
 
@@ -62,6 +64,9 @@ impl Key {
             CipherSuite::Tkip => Key::Tkip(TkipKey::new(key)?),
             CipherSuite::Ccmp128 | CipherSuite::Ccmp256 => Key::Ccmp(Box::new(Ccmp::with_options(key, opts)?)),
             CipherSuite::Gcmp128 | CipherSuite::Gcmp256 => Key::Gcmp(Gcmp::with_options(key, opts)?),
+            CipherSuite::Eccmp2 | CipherSuite::Eccmp4 | CipherSuite::Eccmp8 => {
+                Key::Eccmp(Box::new(Eccmp::with_options(key, suite, opts)?))
+            }
             _ => Key::Bip(Bip::new(suite, key)?),
         })
     }
@@ -72,6 +77,7 @@ impl Key {
             Key::Tkip(k) => k,
             Key::Ccmp(k) => k.as_ref(),
             Key::Gcmp(k) => k,
+            Key::Eccmp(k) => k.as_ref(),
             Key::Bip(k) => k,
         }
     }
@@ -252,6 +258,34 @@ impl SecurityAssociation {
         }
     }
 
+    /// First half of [`Self::protect`] for batching: when the transmit key of `mpdu` is CCMP,
+    /// allocates its PN and returns (key type, Key ID, PN); `None` when it is another cipher
+    /// (use [`Self::protect`]). The frame must then be sealed with [`Self::ccmp_key`] and
+    /// that PN (e.g. by [`crate::cipher::ccmp::encapsulate_batch`]) or the PN is skipped,
+    /// never reused.
+    pub fn tx_ccmp_pn(&mut self, mpdu: &[u8]) -> Result<Option<(KeyType, u8, Pn)>> {
+        let (kt, id) = self.tx_slot(mpdu)?;
+        let slot = self.table(kt, id)?.as_mut().ok_or(Error::UnknownKeyId(id))?;
+        if !matches!(slot.key, Key::Ccmp(_)) {
+            return Ok(None);
+        }
+        Ok(Some((kt, id, slot.tx.next_pn()?)))
+    }
+
+    /// The CCMP key in a slot (see [`Self::tx_ccmp_pn`]).
+    pub fn ccmp_key(&self, kt: KeyType, key_id: u8) -> Option<&Ccmp> {
+        let i = key_id as usize;
+        let slot = match kt {
+            KeyType::Pairwise => self.pairwise.get(i)?,
+            KeyType::Group => self.group.get(i)?,
+            KeyType::ManagementGroup => self.mgmt_group.get(i.checked_sub(4)?)?,
+        };
+        match &slot.as_ref()?.key {
+            Key::Ccmp(c) => Some(c),
+            _ => None,
+        }
+    }
+
     /// Protects an MSDU in fragments of at most `max_fragment_body` body octets
     /// (10.2.7 fragmentation, then per-MPDU protection with consecutive PNs).
     pub fn protect_fragmented(&mut self, mpdu: &[u8], max_fragment_body: usize) -> Result<Vec<Vec<u8>>> {
@@ -340,6 +374,7 @@ impl SecurityAssociation {
         let peeked = match &slot.key {
             Key::Ccmp(c) => Some(mpdu::peek(mpdu, c.opts)?.pn),
             Key::Gcmp(g) => Some(mpdu::peek(mpdu, g.opts)?.pn),
+            Key::Eccmp(e) => Some(mpdu::peek(mpdu, e.opts)?.pn),
             Key::Tkip(_) => Some(TkipKey::peek(mpdu)?.pn),
             Key::Wep(_) | Key::Bip(_) => None,
         };

@@ -68,7 +68,8 @@ impl Suite {
         Suite { oui: WPA_OUI, suite_type }
     }
     pub fn from_cipher(c: CipherSuite) -> Suite {
-        Suite::rsn(c.suite_type())
+        let (oui, t) = c.selector();
+        Suite::new(oui, t)
     }
     pub fn from_akm(a: Akm) -> Suite {
         Suite::rsn(a.suite_type())
@@ -83,13 +84,14 @@ impl Suite {
         matches!(a, Akm::Ieee8021x | Akm::Psk).then(|| Suite::wpa(a.suite_type()))
     }
     /// The cipher this selector names: any of Table 9-149 under 00-0F-AC; WEP-40 (1),
-    /// TKIP (2), CCMP (4), WEP-104 (5) under 00-50-F2. None for others (including 0 and 7).
+    /// TKIP (2), CCMP (4), WEP-104 (5) under 00-50-F2; ECCMP-2/4/8 under wsec's CID
+    /// (docs/eccmp.md). None for others (including 0 and 7).
     pub fn cipher(self) -> Option<CipherSuite> {
         let wpa_ok = matches!(self.suite_type, 1 | 2 | 4 | 5);
-        if self.oui == RSN_OUI || (self.oui == WPA_OUI && wpa_ok) {
-            CipherSuite::ALL.iter().copied().find(|c| c.suite_type() == self.suite_type)
+        if self.oui == WPA_OUI && wpa_ok {
+            CipherSuite::from_selector(RSN_OUI, self.suite_type)
         } else {
-            None
+            CipherSuite::from_selector(self.oui, self.suite_type)
         }
     }
     /// The AKM this selector names: those [`Akm`] knows under 00-0F-AC; 802.1X (1) and
@@ -794,7 +796,10 @@ pub fn negotiate(ap: &RsnElementRepr, sta: &Prefs) -> Result<Negotiated> {
     let pw = non_empty_or(&ap.pairwise, Suite::from_cipher(CipherSuite::Ccmp128));
     let usable = |c: CipherSuite| !c.is_bip();
     let pairwise =
-        pick(&sta.pairwise, &pw, |s| (s.oui == RSN_OUI).then(|| s.cipher()).flatten().filter(|&c| usable(c)))
+        pick(&sta.pairwise, &pw, |s| {
+            // ECCMP (docs/eccmp.md) is pairwise-only, under wsec's CID.
+            (s.oui == RSN_OUI || s.oui == crate::cipher::WSEC_CID).then(|| s.cipher()).flatten().filter(|&c| usable(c))
+        })
             .ok_or(Error::Unsupported("no common pairwise cipher suite"))?;
     let gs = ap.group_cipher.unwrap_or(Suite::from_cipher(CipherSuite::Ccmp128));
     let group = gs

@@ -212,7 +212,10 @@ fn pairwise_tk_len(cipher: CipherSuite) -> Result<usize> {
         | CipherSuite::Ccmp128
         | CipherSuite::Ccmp256
         | CipherSuite::Gcmp128
-        | CipherSuite::Gcmp256 => Ok(cipher.key_len()),
+        | CipherSuite::Gcmp256
+        | CipherSuite::Eccmp2
+        | CipherSuite::Eccmp4
+        | CipherSuite::Eccmp8 => Ok(cipher.key_len()),
         _ => Err(Error::Unsupported("not a pairwise cipher suite (TKIP, CCMP or GCMP)")),
     }
 }

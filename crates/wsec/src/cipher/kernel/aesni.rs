@@ -82,6 +82,11 @@ impl NiKey {
         self.vaes
     }
 
+    /// The round keys and the round count (10 or 14), for the multi-buffer and lane kernels.
+    pub(crate) fn schedule(&self) -> (&Rk, usize) {
+        (&self.rk, self.nr as usize)
+    }
+
     pub(crate) fn key_bits(&self) -> u32 {
         if self.nr == 10 {
             128
@@ -132,7 +137,7 @@ impl NiKey {
     }
 }
 
-type Rk = [[u8; 16]; 15];
+pub(crate) type Rk = [[u8; 16]; 15];
 
 macro_rules! entry_points {
     ($feat:literal, $vaes_ctr:ident, $seal128:ident, $seal256:ident, $open128:ident, $open256:ident, $ctr128:ident, $ctr256:ident) => {
@@ -667,4 +672,262 @@ unsafe fn expand256(key: &[u8], rk: &mut Rk) {
     even!(6, 0x20);
     odd!(6);
     even!(7, 0x40);
+}
+
+// ---- Enhanced CCMP lanes (docs/eccmp.md) and CTR with a chosen number of blocks in flight ----
+
+impl NiKey {
+    /// The ECCMP-k MIC before masking: XOR of the `k` lane CBC-MACs (k = 2, 4, 8; k = 1 is
+    /// plain CBC-MAC over the CCM stream). `lane_flags(l)` gives the flags octet of `D_l`.
+    /// Caller checked: AAD at most 46 octets, payload at most 65 535, `m` even 4..=16.
+    pub(crate) fn lane_mac(&self, k: usize, m: usize, nonce: &[u8; 13], aad: &[u8], data: &[u8]) -> [u8; 16] {
+        let rk = &self.rk;
+        let mut t = [0u8; 16];
+        // SAFETY: a NiKey exists only if the CPU has AES-NI/SSE4.1 (NiKey::new).
+        unsafe {
+            match (self.nr, k) {
+                (10, 1) => lanes_ni::<10, 1>(rk, m, nonce, aad, data, &mut t),
+                (10, 2) => lanes_ni::<10, 2>(rk, m, nonce, aad, data, &mut t),
+                (10, 4) => lanes_ni::<10, 4>(rk, m, nonce, aad, data, &mut t),
+                (10, 8) => lanes_ni::<10, 8>(rk, m, nonce, aad, data, &mut t),
+                (_, 1) => lanes_ni::<14, 1>(rk, m, nonce, aad, data, &mut t),
+                (_, 2) => lanes_ni::<14, 2>(rk, m, nonce, aad, data, &mut t),
+                (_, 4) => lanes_ni::<14, 4>(rk, m, nonce, aad, data, &mut t),
+                (_, _) => lanes_ni::<14, 8>(rk, m, nonce, aad, data, &mut t),
+            }
+        }
+        t
+    }
+
+    /// `E(A_0)`, the tag mask.
+    pub(crate) fn tag_mask(&self, nonce: &[u8; 13]) -> [u8; 16] {
+        let (_, a0) = super::b0_a0(nonce, 0, 4, 0);
+        let mut out = [0u8; 16];
+        // SAFETY: AES-NI present (NiKey::new).
+        unsafe { block_ni(&self.rk, self.nr, &a0, &mut out) };
+        out
+    }
+
+    /// XOR the CTR keystream A_1, A_2, ... into `data` with `width` blocks in flight
+    /// (1, 2, 4, 8 with AES-NI; 16 and 32 with VAES, which need the VAES backend). The
+    /// bytes are those of standard CTR whatever the width.
+    pub(crate) fn ctr_width(&self, width: usize, nonce: &[u8; 13], data: &mut [u8]) {
+        let rk = &self.rk;
+        // SAFETY: AES-NI present (NiKey::new); the VAES widths only when self.vaes (checked
+        // by NiKey::new with vaes = true).
+        unsafe {
+            match (self.nr, width, self.vaes) {
+                (10, 1, _) => ctrw_ni::<10, 1>(rk, nonce, data),
+                (10, 2, _) => ctrw_ni::<10, 2>(rk, nonce, data),
+                (10, 4, _) => ctrw_ni::<10, 4>(rk, nonce, data),
+                (10, 8, _) => ctrw_ni::<10, 8>(rk, nonce, data),
+                (10, 16, true) => ctrz_vaes::<10, 4>(rk, nonce, data),
+                (10, _, true) => ctrz_vaes::<10, 8>(rk, nonce, data),
+                (10, _, false) => ctrw_ni::<10, 8>(rk, nonce, data),
+                (_, 1, _) => ctrw_ni::<14, 1>(rk, nonce, data),
+                (_, 2, _) => ctrw_ni::<14, 2>(rk, nonce, data),
+                (_, 4, _) => ctrw_ni::<14, 4>(rk, nonce, data),
+                (_, 8, _) => ctrw_ni::<14, 8>(rk, nonce, data),
+                (_, 16, true) => ctrz_vaes::<14, 4>(rk, nonce, data),
+                (_, _, true) => ctrz_vaes::<14, 8>(rk, nonce, data),
+                (_, _, false) => ctrw_ni::<14, 8>(rk, nonce, data),
+            }
+        }
+    }
+}
+
+#[target_feature(enable = "aes,sse2")]
+unsafe fn block_ni(rk: &Rk, nr: u8, inp: &[u8; 16], out: &mut [u8; 16]) {
+    let mut s = xor(load16(inp), load16(&rk[0]));
+    for r in 1..nr as usize {
+        // SAFETY: AES-NI enabled on this function.
+        s = unsafe { enc(s, load16(&rk[r])) };
+    }
+    // SAFETY: as above.
+    store16(out, unsafe { enclast(s, load16(&rk[nr as usize])) });
+}
+
+/// The lane flags octet of docs/eccmp.md: `0x80 | l << 4 | (log2(k) - 1) << 2 | A`.
+#[inline(always)]
+pub(crate) fn lane_flags(l: usize, k: usize, aad_blocks: usize) -> u8 {
+    0x80 | ((l as u8) << 4) | (((k.trailing_zeros() as u8) - 1) << 2) | aad_blocks as u8
+}
+
+#[target_feature(enable = "aes,sse2,ssse3,sse4.1")]
+unsafe fn lanes_ni<const NR: usize, const K: usize>(
+    rk: &Rk,
+    m: usize,
+    nonce: &[u8; 13],
+    aad: &[u8],
+    data: &[u8],
+    tag: &mut [u8; 16],
+) {
+    let k = load_keys::<NR>(rk);
+    let kx = xor(k[NR], k[0]);
+    let len = data.len();
+    let (b0, _) = b0_a0(nonce, !aad.is_empty(), m, len);
+    // Formatted AAD blocks (RFC 3610 2.2), at most three (AAD <= 46 octets, checked by the caller).
+    let mut ab = [0u8; 48];
+    let a_blocks = if aad.is_empty() { 0 } else { (2 + aad.len()).div_ceil(16) };
+    if !aad.is_empty() {
+        ab[0] = (aad.len() >> 8) as u8;
+        ab[1] = aad.len() as u8;
+        ab[2..2 + aad.len()].copy_from_slice(aad);
+    }
+    let full = len / 16;
+    let r = len % 16;
+    let n = 1 + a_blocks + len.div_ceil(16);
+    // SAFETY (whole body): AES-NI/SSSE3 enabled here; loads through slice-checked helpers.
+    unsafe {
+        let tail = if r > 0 { tail_block(data, r) } else { _mm_setzero_si128() };
+        let x = |j: usize| -> __m128i {
+            if j == 0 {
+                b0
+            } else if j <= a_blocks {
+                load_chunk(&ab[16 * (j - 1)..])
+            } else {
+                let p = j - 1 - a_blocks;
+                if p < full {
+                    load_chunk(&data[16 * p..])
+                } else {
+                    tail
+                }
+            }
+        };
+        // States pending their last round. K = 1: the chain starts from B0 itself (CCM).
+        let mut st = [_mm_setzero_si128(); K];
+        let first = if K == 1 {
+            st[0] = xor(b0, k[0]);
+            1
+        } else {
+            let mut d = [0u8; 16];
+            d[1..14].copy_from_slice(nonce);
+            d[14] = (len >> 8) as u8;
+            d[15] = len as u8;
+            for l in 0..K {
+                d[0] = lane_flags(l, K, a_blocks);
+                st[l] = xor(load16(&d), k[0]);
+            }
+            0
+        };
+        for i in 1..NR {
+            for l in 0..K {
+                st[l] = enc(st[l], k[i]);
+            }
+        }
+        // Stream blocks first..n, dealt to lanes j mod K.
+        let mut j = first;
+        while j + K <= n {
+            let mut b = [_mm_setzero_si128(); K];
+            for l in 0..K {
+                b[l] = x(j + l);
+            }
+            // With K = 1 the lane index of block j is 0 for every j; otherwise j is a
+            // multiple of K here, so block j + l belongs to lane l.
+            for l in 0..K {
+                st[l] = enclast(st[l], xor(kx, b[l]));
+            }
+            for i in 1..NR {
+                for l in 0..K {
+                    st[l] = enc(st[l], k[i]);
+                }
+            }
+            j += K;
+        }
+        while j < n {
+            let l = j % K;
+            st[l] = chain::<NR>(st[l], x(j), &k, kx);
+            j += 1;
+        }
+        let mut t = enclast(st[0], k[NR]);
+        for l in 1..K {
+            t = xor(t, enclast(st[l], k[NR]));
+        }
+        store16(tag, t);
+    }
+}
+
+/// CTR with `W` independent blocks per iteration (xmm registers).
+#[target_feature(enable = "aes,sse2,ssse3,sse4.1")]
+unsafe fn ctrw_ni<const NR: usize, const W: usize>(rk: &Rk, nonce: &[u8; 13], data: &mut [u8]) {
+    let k = load_keys::<NR>(rk);
+    let (_, a0) = b0_a0(nonce, false, 4, 0);
+    let mut ctr: u16 = 1;
+    // SAFETY: AES-NI enabled here; memory via slice-checked helpers.
+    unsafe {
+        let mut it = data.chunks_exact_mut(16 * W);
+        for blk in &mut it {
+            let mut s = [_mm_setzero_si128(); W];
+            for v in 0..W {
+                s[v] = xor(ctr_block(a0, ctr.wrapping_add(v as u16)), k[0]);
+            }
+            for i in 1..NR {
+                for v in s.iter_mut() {
+                    *v = enc(*v, k[i]);
+                }
+            }
+            for (v, c) in s.iter().zip(blk.chunks_exact_mut(16)) {
+                store_chunk(c, xor(load_chunk(c), enclast(*v, k[NR])));
+            }
+            ctr = ctr.wrapping_add(W as u16);
+        }
+        ctr_tail::<NR>(it.into_remainder(), a0, ctr, &k);
+    }
+}
+
+/// CTR with `Z` 512-bit registers of four blocks each in flight (VAES): 16 or 32 blocks.
+#[target_feature(enable = "aes,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,vaes")]
+unsafe fn ctrz_vaes<const NR: usize, const Z: usize>(rk: &Rk, nonce: &[u8; 13], data: &mut [u8]) {
+    let k = load_keys::<NR>(rk);
+    let (_, a0) = b0_a0(nonce, false, 4, 0);
+    // SAFETY: AVX-512F/VL and VAES enabled here; memory via slice-checked chunks.
+    unsafe {
+        let mut kz = [_mm512_setzero_si512(); 15];
+        for i in 0..=NR {
+            kz[i] = _mm512_broadcast_i32x4(k[i]);
+        }
+        let a0z = _mm512_broadcast_i32x4(a0);
+        let keep = _mm512_broadcast_i32x4(_mm_set_epi8(0, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+        let sh = _mm512_broadcast_i32x4(_mm_set_epi8(
+            0, 1, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
+        ));
+        let base = _mm512_and_si512(a0z, keep);
+        let mut idx = _mm512_set_epi32(0, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1);
+        let four = _mm512_set1_epi32(4);
+        let mut ctr: u16 = 1;
+        let mut it = data.chunks_exact_mut(64 * Z);
+        for blk in &mut it {
+            let mut s = [_mm512_setzero_si512(); Z];
+            for v in 0..Z {
+                s[v] = _mm512_xor_si512(_mm512_or_si512(base, _mm512_shuffle_epi8(idx, sh)), kz[0]);
+                idx = _mm512_add_epi32(idx, four);
+            }
+            for i in 1..NR {
+                for v in s.iter_mut() {
+                    *v = _mm512_aesenc_epi128(*v, kz[i]);
+                }
+            }
+            for (v, c) in s.iter().zip(blk.chunks_exact_mut(64)) {
+                let p = c.as_mut_ptr();
+                let ks = _mm512_aesenclast_epi128(*v, kz[NR]);
+                _mm512_storeu_si512(p.cast(), _mm512_xor_si512(_mm512_loadu_si512(p.cast()), ks));
+            }
+            ctr = ctr.wrapping_add((4 * Z) as u16);
+        }
+        // The rest: four blocks at a time, then single blocks.
+        let rest = it.into_remainder();
+        let mut it4 = rest.chunks_exact_mut(64);
+        for c in &mut it4 {
+            let mut s = _mm512_xor_si512(_mm512_or_si512(base, _mm512_shuffle_epi8(idx, sh)), kz[0]);
+            idx = _mm512_add_epi32(idx, four);
+            for i in 1..NR {
+                s = _mm512_aesenc_epi128(s, kz[i]);
+            }
+            let p = c.as_mut_ptr();
+            let ks = _mm512_aesenclast_epi128(s, kz[NR]);
+            _mm512_storeu_si512(p.cast(), _mm512_xor_si512(_mm512_loadu_si512(p.cast()), ks));
+            ctr = ctr.wrapping_add(4);
+        }
+        ctr_tail::<NR>(it4.into_remainder(), a0, ctr, &k);
+    }
 }

@@ -1,0 +1,126 @@
+//! `wsec demo`: the whole network on one machine (AP, two stations and a wired host, each
+//! in its own network namespace, over the `air` hub); per mode it measures the 4-way
+//! handshake time, TCP goodput (station to station through the AP's relay, and station
+//! to the wired host) and ping RTT, prints a table and removes everything again, also on
+//! Ctrl-C or failure (docs/live.md).
+use crate::live_cmd::{install_signal_handlers, STOP};
+use crate::live_lab::{Lab, Mode, STA_IP, WIRED_IP};
+use clap::Args;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+#[derive(Args)]
+pub struct DemoArgs {
+    /// open, wep, tkip, ccmp, gcmp, enhanced, wpa2-host or all (every one but wpa2-host)
+    #[arg(long, default_value = "all")]
+    mode: String,
+    #[arg(long, default_value = "wsec-demo")]
+    ssid: String,
+    #[arg(long, default_value = "wsec demo passphrase")]
+    passphrase: String,
+    /// Record the air (radiotap pcap); with several modes, one file per mode (MODE-FILE)
+    #[arg(long)]
+    pcap: Option<PathBuf>,
+    /// Seconds of TCP traffic per measurement
+    #[arg(long, default_value_t = 5)]
+    seconds: u64,
+}
+
+struct Row {
+    mode: String,
+    crypto: &'static str,
+    handshake_ms: f64,
+    relay_mbps: f64,
+    wired_mbps: f64,
+    rtt_ms: f64,
+}
+
+fn interrupted() -> Result<(), String> {
+    if STOP.load(Ordering::SeqCst) {
+        Err("interrupted".into())
+    } else {
+        Ok(())
+    }
+}
+
+fn measure(mode: &Mode, a: &DemoArgs, pcap: Option<PathBuf>, n: usize) -> Result<Row, String> {
+    let bin = std::env::current_exe().map_err(|e| e.to_string())?;
+    let tag = format!("wd{}{n}", std::process::id() % 100_000);
+    let mut lab = Lab::new(&bin, &tag, &a.ssid)?;
+    lab.start_air(0.0, pcap.as_deref())?;
+    lab.write_confs(mode, "")?;
+    lab.start_ap()?;
+    std::thread::sleep(Duration::from_millis(100));
+    lab.start_sta(1)?;
+    lab.start_sta(2)?;
+    for s in ["sta1", "sta2"] {
+        lab.wait_log(s, "data open", Duration::from_secs(15))?;
+    }
+    interrupted()?;
+    let assoc = lab.log_time("sta1", " associated aid").unwrap_or(0.0);
+    let keys = lab.log_time("sta1", "data open").unwrap_or(assoc);
+    lab.wait_ping("s1", STA_IP[1], Duration::from_secs(10))?;
+    lab.wait_ping("s1", WIRED_IP, Duration::from_secs(10))?;
+    let rtt = lab.ping("s1", STA_IP[1], 10)?;
+    interrupted()?;
+    // Size the transfers to about `seconds` each from a short probe.
+    let probe = lab.tcp("s1", "s2", STA_IP[1], 2 << 20, 5201)?;
+    let bytes = ((probe * 1e6 / 8.0) * a.seconds as f64) as usize;
+    let relay = lab.tcp("s1", "s2", STA_IP[1], bytes.max(1 << 20), 5202)?;
+    interrupted()?;
+    let wired = lab.tcp("s1", "w", WIRED_IP, bytes.max(1 << 20), 5203)?;
+    let crypto = if mode.ap.contains("crypto_offload=card") {
+        "card"
+    } else if mode.name == "open" {
+        "-"
+    } else {
+        "host"
+    };
+    lab.stop_all();
+    Ok(Row { mode: mode.name.into(), crypto, handshake_ms: (keys - assoc) * 1e3, relay_mbps: relay, wired_mbps: wired, rtt_ms: rtt })
+}
+
+pub fn run(a: DemoArgs) -> Result<String, String> {
+    if !wsec::medium::netns::is_root() {
+        return Err("demo: needs root (it creates network namespaces and TAP devices); run it as root".into());
+    }
+    install_signal_handlers();
+    let names: Vec<&str> = if a.mode == "all" { vec!["open", "wep", "tkip", "ccmp", "gcmp", "enhanced"] } else { vec![a.mode.as_str()] };
+    let mut rows = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let mode = Mode::named(name, &a.ssid, &a.passphrase).ok_or(format!("demo: unknown mode {name}"))?;
+        let pcap = a.pcap.as_ref().map(|p| {
+            if names.len() == 1 {
+                p.clone()
+            } else {
+                let f = p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+                p.with_file_name(format!("{name}-{f}"))
+            }
+        });
+        eprintln!("demo: {name} ...");
+        let r = measure(&mode, &a, pcap, i)?;
+        eprintln!(
+            "demo: {:<9} crypto {:<4} handshake {:>7.2} ms  sta->sta {:>7.1} Mb/s  sta->wired {:>7.1} Mb/s  rtt {:.3} ms",
+            r.mode, r.crypto, r.handshake_ms, r.relay_mbps, r.wired_mbps, r.rtt_ms
+        );
+        rows.push(r);
+        interrupted()?;
+    }
+    let mut s = format!("CPU: {}\n", cpu_model());
+    s += "| mode | crypto | 4-way handshake (ms) | TCP sta->sta via AP (Mb/s) | TCP sta->wired (Mb/s) | ping RTT sta->sta (ms) |\n|---|---|---|---|---|---|\n";
+    for r in &rows {
+        s += &format!(
+            "| {} | {} | {:.2} | {:.1} | {:.1} | {:.3} |\n",
+            r.mode, r.crypto, r.handshake_ms, r.relay_mbps, r.wired_mbps, r.rtt_ms
+        );
+    }
+    Ok(s.trim_end().to_string())
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| c.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).map(|s| s.trim().to_string()))
+        .unwrap_or_else(|| "unknown".into())
+}

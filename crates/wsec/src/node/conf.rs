@@ -1,0 +1,523 @@
+//! Configuration files in the style of hostapd.conf (`wsec ap`) and wpa_supplicant.conf
+//! (`wsec sta`, one `network={...}` block), plus wsec's own keys (`crypto_offload`,
+//! `eccmp_lanes`, `card_ns_per_frame`, `card_ns_per_byte`, `medium`). Every unknown key
+//! and every invalid value is an error naming its line; see `docs/live.md` for the keys.
+use super::ap::ApConfig;
+use super::engine::{Offload, CARD_NS_PER_BYTE, CARD_NS_PER_FRAME};
+use super::sta::StaConfig;
+use super::{AuthAlgs, Security};
+use crate::cipher::CipherSuite;
+use crate::rsn::akm::Akm;
+use crate::rsn::pbkdf2::psk_from_passphrase;
+use crate::wire::mac::MacAddr;
+use zeroize::Zeroizing;
+
+/// A configuration error: the line (1-based; 0 for the file as a whole) and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfError {
+    pub line: usize,
+    pub msg: String,
+}
+
+impl core::fmt::Display for ConfError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}", self.msg)
+        } else {
+            write!(f, "line {}: {}", self.line, self.msg)
+        }
+    }
+}
+
+impl std::error::Error for ConfError {}
+
+fn err<T>(line: usize, msg: impl Into<String>) -> Result<T, ConfError> {
+    Err(ConfError { line, msg: msg.into() })
+}
+
+/// What `wsec ap -c` reads.
+#[derive(Debug, Clone)]
+pub struct ApFile {
+    /// The wired-side TAP interface to create (hostapd `interface` names the radio;
+    /// here the radio is the medium, so it names the host side).
+    pub interface: String,
+    /// The medium: `air:HOST:PORT` or `packet:IFNAME` (wsec's own key).
+    pub medium: Option<String>,
+    pub ap: ApConfig,
+}
+
+/// What `wsec sta -c` reads.
+#[derive(Debug, Clone)]
+pub struct StaFile {
+    pub interface: String,
+    pub medium: Option<String>,
+    pub sta: StaConfig,
+}
+
+/// A MAC address `aa:bb:cc:dd:ee:ff`.
+pub fn parse_mac(s: &str) -> Option<MacAddr> {
+    let p: Vec<&str> = s.split(':').collect();
+    if p.len() != 6 {
+        return None;
+    }
+    let mut m = [0u8; 6];
+    for (i, x) in p.iter().enumerate() {
+        if x.len() != 2 {
+            return None;
+        }
+        m[i] = u8::from_str_radix(x, 16).ok()?;
+    }
+    Some(m)
+}
+
+fn unquote(v: &str) -> Option<&str> {
+    v.strip_prefix('"').and_then(|s| s.strip_suffix('"'))
+}
+
+/// SSID: `"text"` (wpa_supplicant) or bare text (hostapd), 1-32 octets.
+fn parse_ssid(line: usize, v: &str) -> Result<Vec<u8>, ConfError> {
+    let s = unquote(v).unwrap_or(v).as_bytes().to_vec();
+    if s.is_empty() || s.len() > 32 {
+        return err(line, "ssid must be 1 to 32 octets");
+    }
+    Ok(s)
+}
+
+/// WEP key: 10 or 26 hex digits, or a quoted 5- or 13-character string (hostapd).
+fn parse_wep(line: usize, v: &str) -> Result<Zeroizing<Vec<u8>>, ConfError> {
+    let k = match unquote(v) {
+        Some(s) => s.as_bytes().to_vec(),
+        None => match hex_decode(v) {
+            Some(k) => k,
+            None => return err(line, "WEP key must be hex or a quoted string"),
+        },
+    };
+    if k.len() != 5 && k.len() != 13 {
+        return err(line, "WEP key must be 5 or 13 octets (WEP-40 or WEP-104)");
+    }
+    Ok(Zeroizing::new(k))
+}
+
+fn hex_decode(s: &str) -> Option<Vec<u8>> {
+    if s.len() % 2 != 0 {
+        return None;
+    }
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok()).collect()
+}
+
+fn num<T: core::str::FromStr>(line: usize, key: &str, v: &str) -> Result<T, ConfError> {
+    v.parse().map_err(|_| ConfError { line, msg: format!("{key}: not a valid number: {v}") })
+}
+
+fn ciphers(line: usize, v: &str) -> Result<Vec<CipherSuite>, ConfError> {
+    let mut out = Vec::new();
+    for w in v.split_whitespace() {
+        let c = match w {
+            "CCMP" => CipherSuite::Ccmp128,
+            "CCMP-256" => CipherSuite::Ccmp256,
+            "GCMP" => CipherSuite::Gcmp128,
+            "GCMP-256" => CipherSuite::Gcmp256,
+            "TKIP" => CipherSuite::Tkip,
+            "ECCMP-2" => CipherSuite::Eccmp2,
+            "ECCMP-4" => CipherSuite::Eccmp4,
+            "ECCMP-8" => CipherSuite::Eccmp8,
+            _ => return err(line, format!("unknown cipher {w} (CCMP, CCMP-256, GCMP, GCMP-256, TKIP, ECCMP-2/4/8)")),
+        };
+        out.push(c);
+    }
+    if out.is_empty() {
+        return err(line, "empty cipher list");
+    }
+    Ok(out)
+}
+
+fn akms(line: usize, v: &str) -> Result<Vec<Akm>, ConfError> {
+    let mut out = Vec::new();
+    for w in v.split_whitespace() {
+        out.push(match w {
+            "WPA-PSK" => Akm::Psk,
+            "WPA-PSK-SHA256" => Akm::PskSha256,
+            _ => return err(line, format!("unsupported key management {w} (WPA-PSK, WPA-PSK-SHA256)")),
+        });
+    }
+    if out.is_empty() {
+        return err(line, "empty key management list");
+    }
+    Ok(out)
+}
+
+/// Settings both files share, collected before the security mode is decided.
+#[derive(Default)]
+struct Common {
+    ssid: Option<Vec<u8>>,
+    wpa: Option<u8>,
+    key_mgmt: Option<Vec<Akm>>,
+    pairwise: Option<Vec<CipherSuite>>,
+    group: Option<Vec<CipherSuite>>,
+    passphrase: Option<(usize, Zeroizing<String>)>,
+    psk: Option<Zeroizing<Vec<u8>>>,
+    wep: [Option<Zeroizing<Vec<u8>>>; 4],
+    wep_default: u8,
+    auth_algs: Option<AuthAlgs>,
+    offload: Option<String>,
+    card_ns_per_frame: Option<u64>,
+    card_ns_per_byte: Option<u64>,
+    eccmp_lanes: u8,
+}
+
+impl Common {
+    /// Handles a key both files know; Ok(false) if the key is not one of them.
+    fn set(&mut self, line: usize, k: &str, v: &str) -> Result<bool, ConfError> {
+        match k {
+            "ssid" => self.ssid = Some(parse_ssid(line, v)?),
+            "wpa_key_mgmt" | "key_mgmt" => {
+                if v == "NONE" {
+                    self.key_mgmt = Some(vec![]);
+                } else {
+                    self.key_mgmt = Some(akms(line, v)?)
+                }
+            }
+            "wpa_pairwise" | "rsn_pairwise" | "pairwise" => self.pairwise = Some(ciphers(line, v)?),
+            "group_cipher" | "group" => self.group = Some(ciphers(line, v)?),
+            "wpa_passphrase" => {
+                let p = unquote(v).unwrap_or(v);
+                if crate::rsn::pbkdf2::check_passphrase(p.as_bytes()).is_err() {
+                    return err(line, "passphrase must be 8 to 63 printable ASCII characters");
+                }
+                self.passphrase = Some((line, Zeroizing::new(p.to_string())));
+            }
+            "psk" | "wpa_psk" => {
+                if let Some(p) = unquote(v) {
+                    if crate::rsn::pbkdf2::check_passphrase(p.as_bytes()).is_err() {
+                        return err(line, "passphrase must be 8 to 63 printable ASCII characters");
+                    }
+                    self.passphrase = Some((line, Zeroizing::new(p.to_string())));
+                } else {
+                    match hex_decode(v) {
+                        Some(b) if b.len() == 32 => self.psk = Some(Zeroizing::new(b)),
+                        _ => return err(line, "PSK must be 64 hex digits (or a quoted passphrase)"),
+                    }
+                }
+            }
+            "wep_key0" | "wep_key1" | "wep_key2" | "wep_key3" => {
+                let i = (k.as_bytes()[7] - b'0') as usize;
+                self.wep[i] = Some(parse_wep(line, v)?);
+            }
+            "wep_default_key" | "wep_tx_keyidx" => {
+                let i: u8 = num(line, k, v)?;
+                if i > 3 {
+                    return err(line, "wep_default_key must be 0 to 3");
+                }
+                self.wep_default = i;
+            }
+            "auth_algs" => {
+                let a: u8 = num(line, k, v)?;
+                if !(1..=3).contains(&a) {
+                    return err(line, "auth_algs must be 1 (open), 2 (shared key) or 3 (both)");
+                }
+                self.auth_algs = Some(AuthAlgs(a));
+            }
+            "auth_alg" => {
+                let mut a = 0;
+                for w in v.split_whitespace() {
+                    a |= match w {
+                        "OPEN" => 1,
+                        "SHARED" => 2,
+                        _ => return err(line, format!("unsupported auth_alg {w} (OPEN, SHARED)")),
+                    };
+                }
+                self.auth_algs = Some(AuthAlgs(a));
+            }
+            "ieee80211w" => {
+                let w: u8 = num(line, k, v)?;
+                match w {
+                    0 => {}
+                    1 | 2 => return err(line, "ieee80211w=1/2 (management frame protection) is not supported by wsec's live nodes yet"),
+                    _ => return err(line, "ieee80211w must be 0, 1 or 2"),
+                }
+            }
+            "crypto_offload" => match v {
+                "host" | "card" => self.offload = Some(v.to_string()),
+                _ => return err(line, "crypto_offload must be host or card"),
+            },
+            "card_ns_per_frame" => self.card_ns_per_frame = Some(num(line, k, v)?),
+            "card_ns_per_byte" => self.card_ns_per_byte = Some(num(line, k, v)?),
+            "eccmp_lanes" => {
+                let l: u8 = num(line, k, v)?;
+                if ![1, 2, 4, 8].contains(&l) {
+                    return err(line, "eccmp_lanes must be 1, 2, 4 or 8");
+                }
+                self.eccmp_lanes = l;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    fn offload(&self) -> Result<Offload, ConfError> {
+        let card = Offload::Card {
+            ns_per_frame: self.card_ns_per_frame.unwrap_or(CARD_NS_PER_FRAME),
+            ns_per_byte: self.card_ns_per_byte.unwrap_or(CARD_NS_PER_BYTE),
+        };
+        match self.offload.as_deref() {
+            Some("card") => Ok(card),
+            _ if self.card_ns_per_frame.is_some() || self.card_ns_per_byte.is_some() => {
+                err(0, "card_ns_per_frame/card_ns_per_byte need crypto_offload=card")
+            }
+            _ => Ok(Offload::Host),
+        }
+    }
+
+    /// The security mode these settings describe. `wpa` is hostapd's bit field (1 WPA,
+    /// 2 WPA2); for a STA `key_mgmt` decides. Every RSNA here uses RSN elements and
+    /// EAPOL-Key descriptors (`wpa=1`, TKIP-only WPA, runs as an RSN with TKIP).
+    fn security(&self, ssid: &[u8], is_ap: bool) -> Result<Security, ConfError> {
+        let rsn = match (is_ap, self.wpa, &self.key_mgmt) {
+            (true, Some(w), _) => w != 0,
+            (true, None, _) => false,
+            (false, _, Some(k)) => !k.is_empty(),
+            (false, _, None) => self.passphrase.is_some() || self.psk.is_some(),
+        };
+        if !rsn {
+            if self.passphrase.is_some() || self.psk.is_some() {
+                return err(0, "a passphrase/PSK is set but WPA is off (set wpa=2 / key_mgmt=WPA-PSK)");
+            }
+            if self.wep.iter().any(|k| k.is_some()) {
+                if self.wep[self.wep_default as usize].is_none() {
+                    return err(0, "wep_default_key names a key that is not set");
+                }
+                return Ok(Security::Wep { keys: self.wep.clone(), tx_key: self.wep_default, auth_algs: self.auth_algs.unwrap_or(AuthAlgs::BOTH) });
+            }
+            if self.auth_algs.is_some_and(|a| a.shared() && !a.open()) {
+                return err(0, "shared key authentication needs a WEP key");
+            }
+            return Ok(Security::Open);
+        }
+        if self.wep.iter().any(|k| k.is_some()) {
+            return err(0, "WEP keys and WPA together are not supported");
+        }
+        let pmk = match (&self.psk, &self.passphrase) {
+            (Some(p), _) => p.clone(),
+            (None, Some((line, p))) => match psk_from_passphrase(p.as_bytes(), ssid) {
+                Ok(k) => Zeroizing::new(k.to_vec()),
+                Err(_) => return err(*line, "cannot derive the PSK from this passphrase"),
+            },
+            (None, None) => return err(0, "WPA needs wpa_passphrase or wpa_psk"),
+        };
+        let akms = self.key_mgmt.clone().filter(|k| !k.is_empty()).unwrap_or_else(|| vec![Akm::Psk]);
+        let mut pairwise = self.pairwise.clone().unwrap_or_else(|| {
+            if is_ap {
+                vec![CipherSuite::Ccmp128]
+            } else {
+                // wpa_supplicant's default is "CCMP TKIP"; the GCMP/256-bit suites as well.
+                vec![CipherSuite::Ccmp128, CipherSuite::Gcmp128, CipherSuite::Ccmp256, CipherSuite::Gcmp256, CipherSuite::Tkip]
+            }
+        });
+        let eccmp = match self.eccmp_lanes {
+            2 => Some(CipherSuite::Eccmp2),
+            4 => Some(CipherSuite::Eccmp4),
+            8 => Some(CipherSuite::Eccmp8),
+            _ => None,
+        };
+        if let Some(e) = eccmp {
+            // Enhanced CCMP first; standard CCMP stays as the fallback for peers without it.
+            pairwise.retain(|&c| c != e);
+            pairwise.insert(0, e);
+        }
+        let groups = match &self.group {
+            Some(g) => g.clone(),
+            None if is_ap => {
+                // hostapd: the group cipher is the weakest pairwise one.
+                let std: Vec<CipherSuite> = pairwise.iter().copied().filter(|c| c.eccmp_lanes().is_none()).collect();
+                vec![if std.contains(&CipherSuite::Tkip) { CipherSuite::Tkip } else { *std.first().unwrap_or(&CipherSuite::Ccmp128) }]
+            }
+            None => vec![CipherSuite::Ccmp128, CipherSuite::Ccmp256, CipherSuite::Gcmp128, CipherSuite::Gcmp256, CipherSuite::Tkip],
+        };
+        if groups.iter().any(|g| g.eccmp_lanes().is_some()) {
+            return err(0, "ECCMP is a pairwise cipher; the group cipher must be a standard one");
+        }
+        if pairwise.iter().any(|&c| c == CipherSuite::Tkip) && akms.contains(&Akm::PskSha256) {
+            return err(0, "TKIP needs WPA-PSK (key descriptor version 1)");
+        }
+        Ok(Security::Rsn { akms, pairwise, groups, pmk })
+    }
+}
+
+/// Splits `key=value`, skipping comments and blank lines.
+fn kv(line: &str) -> Option<(&str, &str)> {
+    let t = line.trim();
+    if t.is_empty() || t.starts_with('#') {
+        return None;
+    }
+    Some(match t.split_once('=') {
+        Some((k, v)) => (k.trim(), v.trim()),
+        None => (t, ""),
+    })
+}
+
+/// Parses a hostapd.conf-style AP configuration.
+pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
+    let mut c = Common { eccmp_lanes: 1, ..Default::default() };
+    let mut interface = None;
+    let mut medium = None;
+    let mut bssid = None;
+    let mut channel = 6u8;
+    let mut beacon_int = 100u16;
+    let mut group_rekey = 86_400u64;
+    let mut ptk_rekey = 0u64;
+    let mut inactivity = 300u64;
+    let mut max_sta = 2007usize;
+    for (i, l) in text.lines().enumerate() {
+        let n = i + 1;
+        let Some((k, v)) = kv(l) else { continue };
+        if !l.contains('=') {
+            return err(n, format!("expected key=value, got {k}"));
+        }
+        if c.set(n, k, v)? {
+            continue;
+        }
+        match k {
+            "interface" => interface = Some(v.to_string()),
+            "medium" => medium = Some(v.to_string()),
+            "bssid" => bssid = Some(parse_mac(v).ok_or(ConfError { line: n, msg: "bssid must be aa:bb:cc:dd:ee:ff".into() })?),
+            "channel" => {
+                channel = num(n, k, v)?;
+                if !(1..=14).contains(&channel) {
+                    return err(n, "channel must be 1 to 14 (2.4 GHz)");
+                }
+            }
+            "hw_mode" => {
+                if !["b", "g"].contains(&v) {
+                    return err(n, "hw_mode must be b or g");
+                }
+            }
+            "beacon_int" => {
+                beacon_int = num(n, k, v)?;
+                if !(15..=65535).contains(&beacon_int) {
+                    return err(n, "beacon_int must be 15 to 65535 TU");
+                }
+            }
+            "wpa" => {
+                let w: u8 = num(n, k, v)?;
+                if w > 3 {
+                    return err(n, "wpa must be 0 to 3");
+                }
+                c.wpa = Some(w);
+            }
+            "wpa_group_rekey" => group_rekey = num(n, k, v)?,
+            "wpa_ptk_rekey" => ptk_rekey = num(n, k, v)?,
+            "ap_max_inactivity" => inactivity = num(n, k, v)?,
+            "max_num_sta" => max_sta = num(n, k, v)?,
+            _ => return err(n, format!("unknown key {k}")),
+        }
+    }
+    let ssid = c.ssid.clone().ok_or(ConfError { line: 0, msg: "ssid is required".into() })?;
+    let bssid = bssid.ok_or(ConfError { line: 0, msg: "bssid is required".into() })?;
+    if frames_group(&bssid) {
+        return err(0, "bssid must be an individual address");
+    }
+    let security = c.security(&ssid, true)?;
+    let mut ap = ApConfig::new(bssid, &ssid, security);
+    ap.channel = channel;
+    ap.beacon_interval_tu = beacon_int;
+    ap.group_rekey_s = group_rekey;
+    ap.ptk_rekey_s = ptk_rekey;
+    ap.max_inactivity_s = inactivity;
+    ap.max_stations = max_sta;
+    ap.offload = c.offload()?;
+    Ok(ApFile { interface: interface.ok_or(ConfError { line: 0, msg: "interface is required".into() })?, medium, ap })
+}
+
+fn frames_group(a: &MacAddr) -> bool {
+    super::frames::group(a)
+}
+
+/// Parses a wpa_supplicant.conf-style STA configuration: global keys (`interface`,
+/// `medium`, `addr`, wsec's own) and one `network={...}` block.
+pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
+    let mut c = Common { eccmp_lanes: 1, ..Default::default() };
+    let mut interface = None;
+    let mut medium = None;
+    let mut addr = None;
+    let mut bssid = None;
+    let mut in_net = false;
+    let mut networks = 0;
+    for (i, l) in text.lines().enumerate() {
+        let n = i + 1;
+        let t = l.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        if t == "network={" {
+            if in_net {
+                return err(n, "nested network block");
+            }
+            networks += 1;
+            if networks > 1 {
+                return err(n, "only one network block is supported");
+            }
+            in_net = true;
+            continue;
+        }
+        if t == "}" {
+            if !in_net {
+                return err(n, "} outside a network block");
+            }
+            in_net = false;
+            continue;
+        }
+        let Some((k, v)) = kv(l) else { continue };
+        if !t.contains('=') {
+            return err(n, format!("expected key=value, got {k}"));
+        }
+        if in_net {
+            if c.set(n, k, v)? {
+                continue;
+            }
+            match k {
+                "bssid" => bssid = Some(parse_mac(v).ok_or(ConfError { line: n, msg: "bssid must be aa:bb:cc:dd:ee:ff".into() })?),
+                "proto" => {
+                    for w in v.split_whitespace() {
+                        if !["RSN", "WPA2", "WPA"].contains(&w) {
+                            return err(n, format!("unknown proto {w}"));
+                        }
+                    }
+                }
+                "scan_ssid" | "priority" => {
+                    let _: u32 = num(n, k, v)?;
+                }
+                _ => return err(n, format!("unknown network key {k}")),
+            }
+        } else {
+            match k {
+                "interface" => interface = Some(v.to_string()),
+                "medium" => medium = Some(v.to_string()),
+                "addr" | "mac_addr" => {
+                    let a = parse_mac(v).ok_or(ConfError { line: n, msg: "addr must be aa:bb:cc:dd:ee:ff".into() })?;
+                    if frames_group(&a) {
+                        return err(n, "addr must be an individual address");
+                    }
+                    addr = Some(a)
+                }
+                "crypto_offload" | "card_ns_per_frame" | "card_ns_per_byte" | "eccmp_lanes" => {
+                    c.set(n, k, v)?;
+                }
+                "ctrl_interface" | "update_config" | "ap_scan" => {}
+                _ => return err(n, format!("unknown key {k}")),
+            }
+        }
+    }
+    if in_net {
+        return err(0, "network block not closed");
+    }
+    if networks == 0 {
+        return err(0, "a network={...} block is required");
+    }
+    let ssid = c.ssid.clone().ok_or(ConfError { line: 0, msg: "ssid is required in the network block".into() })?;
+    let security = c.security(&ssid, false)?;
+    let addr = addr.ok_or(ConfError { line: 0, msg: "addr (the station's MAC address) is required".into() })?;
+    let mut sta = StaConfig::new(addr, &ssid, security);
+    sta.bssid = bssid;
+    sta.offload = c.offload()?;
+    Ok(StaFile { interface: interface.ok_or(ConfError { line: 0, msg: "interface is required".into() })?, medium, sta })
+}

@@ -1,0 +1,261 @@
+//! The live system's access point and station (seed 000, Figs. 1-2) as sans-IO cores.
+//!
+//! [`ap::AccessPoint`] and [`sta::Station`] take bytes and the time in and give bytes,
+//! events and their next deadline out, like rustls or quinn-proto: 802.11 MPDUs from the
+//! medium (`handle_air`), Ethernet frames from the host's TAP device (`handle_host`) and
+//! timer expiries (`handle_timeout`). They never touch a socket or a clock; the programs
+//! `wsec ap` / `wsec sta` (and the tests) put the medium, the TAP and the clock around them.
+//!
+//! The phases of IEEE 802.11i run in the cores (12.1, 12.6; seed 000 Fig. 2): discovery
+//! (Beacon / Probe Response with the RSN element), authentication (open system, or WEP
+//! shared key 12.3.3.3), association with cipher/AKM negotiation (12.6.3), key
+//! generation and distribution (the 4-way and group key handshakes of
+//! [`crate::rsn::handshake`], unchanged), protected data transfer, and termination
+//! (Deauthentication/Disassociation at shutdown and on inactivity).
+//!
+//! The keys the handshakes produce go to the host crypto [`engine::Engine`] and nowhere
+//! else: the medium only ever sees protected frames (seed 000's modified phase 4).
+//!
+//! - [`frames`]: the management and data frames the cores exchange.
+//! - [`engine`]: the host crypto engine (security associations, the card model).
+//! - [`ap`], [`sta`]: the two cores.
+//! - [`conf`]: hostapd.conf / wpa_supplicant.conf style configuration.
+pub mod ap;
+pub mod conf;
+pub mod engine;
+pub mod frames;
+pub mod sta;
+
+use crate::cipher::CipherSuite;
+use crate::error::Error;
+use crate::rsn::akm::Akm;
+use crate::wire::mac::{fmt_mac, MacAddr};
+use std::collections::BTreeMap;
+use zeroize::Zeroizing;
+
+pub use engine::Offload;
+
+/// Link security of a BSS (AP) or a network block (STA).
+#[derive(Clone)]
+pub enum Security {
+    /// No protection (seed 000 "open").
+    Open,
+    /// WEP-40/104 default keys (12.5.1), with open and/or shared-key authentication.
+    Wep { keys: [Option<Zeroizing<Vec<u8>>>; 4], tx_key: u8, auth_algs: AuthAlgs },
+    /// An RSNA with PSK (WPA2-Personal and the Enhanced-WPA2 of seed 000).
+    /// The AP advertises every AKM and pairwise cipher listed and `groups[0]`; a STA
+    /// picks its first AKM/pairwise the AP offers and accepts a group cipher in `groups`.
+    Rsn { akms: Vec<Akm>, pairwise: Vec<CipherSuite>, groups: Vec<CipherSuite>, pmk: Zeroizing<Vec<u8>> },
+}
+
+impl core::fmt::Debug for Security {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Security::Open => f.write_str("Open"),
+            Security::Wep { tx_key, auth_algs, .. } => write!(f, "Wep {{ tx_key: {tx_key}, auth_algs: {auth_algs:?} }}"),
+            Security::Rsn { akms, pairwise, groups, .. } => {
+                write!(f, "Rsn {{ akms: {akms:?}, pairwise: {pairwise:?}, groups: {groups:?} }}")
+            }
+        }
+    }
+}
+
+impl Security {
+    pub fn is_open(&self) -> bool {
+        matches!(self, Security::Open)
+    }
+    /// A short name of the mode, as `wsec demo` prints it.
+    pub fn describe(&self) -> String {
+        match self {
+            Security::Open => "open".into(),
+            Security::Wep { keys, tx_key, .. } => {
+                let l = keys.get(*tx_key as usize).and_then(|k| k.as_ref()).map(|k| k.len()).unwrap_or(0);
+                format!("wep-{}", if l == 5 { 40 } else { 104 })
+            }
+            Security::Rsn { pairwise, groups, .. } => format!(
+                "rsn pairwise={} group={}",
+                pairwise.iter().map(|c| c.name()).collect::<Vec<_>>().join(","),
+                groups.first().map(|c| c.name()).unwrap_or("-")
+            ),
+        }
+    }
+}
+
+/// Authentication algorithms allowed (hostapd `auth_algs`: bit 0 open system, bit 1
+/// shared key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AuthAlgs(pub u8);
+
+impl AuthAlgs {
+    pub const OPEN: AuthAlgs = AuthAlgs(1);
+    pub const SHARED: AuthAlgs = AuthAlgs(2);
+    pub const BOTH: AuthAlgs = AuthAlgs(3);
+    pub fn open(self) -> bool {
+        self.0 & 1 != 0
+    }
+    pub fn shared(self) -> bool {
+        self.0 & 2 != 0
+    }
+}
+
+/// A phase transition of the link with one peer (seed 000 Fig. 2), printed one per line
+/// by `wsec ap` and `wsec sta`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Phase {
+    /// Discovery: a BSS with our SSID and an acceptable security policy was found.
+    Discovered { ssid: String, channel: u8, rsn: bool },
+    /// Authentication (open system or shared key) succeeded.
+    Authenticated { shared_key: bool },
+    /// Association succeeded; for an RSNA the negotiated AKM and ciphers.
+    Associated { aid: u16, akm: Option<Akm>, pairwise: Option<CipherSuite>, group: Option<CipherSuite> },
+    /// Keys are in the host engine and protected data may flow (4-way handshake done, or
+    /// right after association for open/WEP).
+    Established { pairwise: Option<CipherSuite> },
+    /// A PTK rekey (a new 4-way handshake) installed a new pairwise key.
+    PtkRekeyed,
+    /// A group key handshake completed (STA) or a new GTK is in use (AP).
+    GroupKey { key_id: u8 },
+    /// The handshake failed; the peer is deauthenticated.
+    HandshakeFailed(&'static str),
+    Deauthenticated { reason: u16, by_peer: bool },
+    Disassociated { reason: u16, by_peer: bool },
+    /// The STA heard nothing from its AP for too long and scans again.
+    BeaconLoss,
+}
+
+impl core::fmt::Display for Phase {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let c = |c: &Option<CipherSuite>| c.map(|c| c.name()).unwrap_or("none");
+        match self {
+            Phase::Discovered { ssid, channel, rsn } => {
+                write!(f, "discovery: ssid \"{ssid}\" channel {channel}{}", if *rsn { " rsn" } else { "" })
+            }
+            Phase::Authenticated { shared_key } => {
+                write!(f, "authenticated ({})", if *shared_key { "shared key" } else { "open system" })
+            }
+            Phase::Associated { aid, akm, pairwise, group } => {
+                write!(f, "associated aid {aid}")?;
+                if let Some(a) = akm {
+                    write!(f, " akm {} pairwise {} group {}", a, c(pairwise), c(group))?;
+                }
+                Ok(())
+            }
+            Phase::Established { pairwise } => write!(f, "keys installed in the host engine, data open (pairwise {})", c(pairwise)),
+            Phase::PtkRekeyed => write!(f, "ptk rekeyed"),
+            Phase::GroupKey { key_id } => write!(f, "group key {key_id} in use"),
+            Phase::HandshakeFailed(w) => write!(f, "handshake failed: {w}"),
+            Phase::Deauthenticated { reason, by_peer } => {
+                write!(f, "deauthenticated reason {reason}{}", if *by_peer { " (by peer)" } else { "" })
+            }
+            Phase::Disassociated { reason, by_peer } => {
+                write!(f, "disassociated reason {reason}{}", if *by_peer { " (by peer)" } else { "" })
+            }
+            Phase::BeaconLoss => write!(f, "beacon loss: scanning again"),
+        }
+    }
+}
+
+/// What a core reports besides frames.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeEvent {
+    Phase { peer: MacAddr, phase: Phase },
+}
+
+impl core::fmt::Display for NodeEvent {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            NodeEvent::Phase { peer, phase } => write!(f, "{} {}", fmt_mac(peer), phase),
+        }
+    }
+}
+
+/// What one call into a core produced. Reuse one `Output` across calls and drain it.
+#[derive(Debug, Default)]
+pub struct Output {
+    /// 802.11 MPDUs (no FCS) to put on the medium, in order.
+    pub air: Vec<Vec<u8>>,
+    /// Ethernet frames for the host's TAP device.
+    pub host: Vec<Vec<u8>>,
+    pub events: Vec<NodeEvent>,
+}
+
+impl Output {
+    pub fn clear(&mut self) {
+        self.air.clear();
+        self.host.clear();
+        self.events.clear();
+    }
+}
+
+/// Frame counters of a core; every dropped input is counted under a reason.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Counters {
+    pub rx_air: u64,
+    pub tx_air: u64,
+    pub rx_data: u64,
+    pub tx_data: u64,
+    pub rx_data_bytes: u64,
+    pub tx_data_bytes: u64,
+    pub rx_host: u64,
+    pub tx_host: u64,
+    /// AP: station-to-station frames relayed (decrypted with one key, encrypted with another).
+    pub relayed: u64,
+    pub drops: BTreeMap<&'static str, u64>,
+}
+
+impl Counters {
+    pub fn drop(&mut self, why: &'static str) {
+        *self.drops.entry(why).or_insert(0) += 1;
+    }
+    pub fn dropped(&self, why: &str) -> u64 {
+        self.drops.get(why).copied().unwrap_or(0)
+    }
+    pub fn total_drops(&self) -> u64 {
+        self.drops.values().sum()
+    }
+}
+
+impl core::fmt::Display for Counters {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "air rx {} tx {}; data rx {} ({} B) tx {} ({} B); host rx {} tx {}; relayed {}; dropped",
+            self.rx_air,
+            self.tx_air,
+            self.rx_data,
+            self.rx_data_bytes,
+            self.tx_data,
+            self.tx_data_bytes,
+            self.rx_host,
+            self.tx_host,
+            self.relayed
+        )?;
+        if self.drops.is_empty() {
+            return write!(f, " 0");
+        }
+        for (k, v) in &self.drops {
+            write!(f, " {k}={v}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The drop reason of a frame the host engine refused.
+pub(crate) fn rx_error_reason(e: &Error) -> &'static str {
+    match e {
+        Error::Replay => "replay",
+        Error::MicFailure => "mic failure",
+        Error::IcvFailure => "icv failure",
+        Error::UnknownKeyId(_) => "unknown key id",
+        Error::NotProtected => "unprotected",
+        Error::Truncated => "truncated",
+        Error::ExtIvMissing => "malformed security header",
+        Error::Fragment(_) => "fragment",
+        _ => "malformed",
+    }
+}
+
+/// One second in ns.
+pub const SEC: u64 = 1_000_000_000;
+/// A time unit (TU, 1024 us) in ns.
+pub const TU: u64 = 1_024_000;

@@ -1,0 +1,560 @@
+//! The station core (sans-IO): active scanning, open-system or WEP shared-key
+//! authentication, association with the RSN element it negotiated (12.6.3), the
+//! [`Supplicant`] of the 4-way and group key handshakes, protected data in the host
+//! engine, keep-alives, and recovery (deauthentication by the AP, beacon loss).
+use super::engine::{self, Delayed, Engine, Offload};
+use super::frames::{self, cap, reason, status, BssInfo, Dir, Mgmt, SeqNum, ETHERTYPE_EAPOL};
+use super::{rx_error_reason, Counters, NodeEvent, Output, Phase, Security};
+use crate::cipher::CipherSuite;
+use crate::link::sa::{KeyType, Role};
+use crate::rsn::akm::Akm;
+use crate::rsn::handshake::{self, Supplicant, Timers};
+use crate::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite};
+use crate::wire::mac::{FrameType, Header, MacAddr};
+use std::collections::VecDeque;
+
+/// What the STA is configured with (a wpa_supplicant `network={...}` block).
+#[derive(Debug, Clone)]
+pub struct StaConfig {
+    pub addr: MacAddr,
+    pub ssid: Vec<u8>,
+    /// Only this BSS (wpa_supplicant `bssid`), if set.
+    pub bssid: Option<MacAddr>,
+    pub security: Security,
+    pub offload: Offload,
+    /// Send a Null data frame after this long without transmitting (ms).
+    pub keepalive_ms: u64,
+    /// Give up on the AP after this long without a frame from it (ms).
+    pub beacon_loss_ms: u64,
+    /// Authentication/association retry interval (ms) and tries.
+    pub retry_ms: u64,
+    pub max_tries: u32,
+    /// Give up on a 4-way handshake after this long (ms).
+    pub handshake_timeout_ms: u64,
+}
+
+impl StaConfig {
+    pub fn new(addr: MacAddr, ssid: &[u8], security: Security) -> StaConfig {
+        StaConfig {
+            addr,
+            ssid: ssid.to_vec(),
+            bssid: None,
+            security,
+            offload: Offload::Host,
+            keepalive_ms: 1000,
+            beacon_loss_ms: 3000,
+            retry_ms: 200,
+            max_tries: 5,
+            handshake_timeout_ms: 10_000,
+        }
+    }
+}
+
+/// What association negotiated for an RSNA.
+#[derive(Debug, Clone)]
+struct Negotiated {
+    akm: Akm,
+    pairwise: CipherSuite,
+    group: CipherSuite,
+    ap_rsne: Vec<u8>,
+    sta_rsne: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Scanning,
+    Authenticating { shared: bool },
+    Associating,
+    Handshake,
+    Established,
+}
+
+pub struct Station {
+    cfg: StaConfig,
+    engine: Engine,
+    state: State,
+    bss: Option<BssInfo>,
+    neg: Option<Negotiated>,
+    supplicant: Option<Supplicant>,
+    seq: SeqNum,
+    tries: u32,
+    deadline: u64,
+    last_from_ap: u64,
+    last_tx: u64,
+    delayed: VecDeque<Delayed>,
+    pub counters: Counters,
+}
+
+/// Picks AKM, pairwise and group cipher from the AP's RSN element and the STA's lists
+/// (12.6.3: the STA's first preference the AP offers); ECCMP selectors count as ciphers.
+fn negotiate(ap_rsne: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: &[CipherSuite]) -> Option<Negotiated> {
+    let e = RsnElementRepr::parse(ap_rsne).ok()?;
+    if e.capabilities.is_some_and(|c| c.mfpr()) {
+        return None; // MFP required: not supported by this STA
+    }
+    let offered_pw: Vec<CipherSuite> = if e.pairwise.is_empty() {
+        vec![CipherSuite::Ccmp128]
+    } else {
+        e.pairwise.iter().filter_map(|s| s.cipher()).collect()
+    };
+    let offered_akm: Vec<Akm> = if e.akms.is_empty() { vec![Akm::Ieee8021x] } else { e.akms.iter().filter_map(|s| s.akm()).collect() };
+    let group = e.group_cipher.map(|s| s.cipher()).unwrap_or(Some(CipherSuite::Ccmp128))?;
+    if !groups.contains(&group) {
+        return None;
+    }
+    let pw = *pairwise.iter().find(|c| offered_pw.contains(c))?;
+    let akm = *akms.iter().find(|a| offered_akm.contains(a))?;
+    let sta = RsnElementRepr {
+        version: 1,
+        group_cipher: Some(Suite::from_cipher(group)),
+        pairwise: vec![Suite::from_cipher(pw)],
+        akms: vec![Suite::from_akm(akm)],
+        capabilities: Some(RsnCapabilities(0)),
+        pmkids: vec![],
+        group_mgmt_cipher: None,
+    };
+    Some(Negotiated { akm, pairwise: pw, group, ap_rsne: ap_rsne.to_vec(), sta_rsne: sta.to_bytes().ok()? })
+}
+
+impl Station {
+    pub fn new(cfg: StaConfig, now: u64) -> crate::Result<Station> {
+        let mut engine = Engine::new(Role::Supplicant, cfg.offload);
+        if let Security::Wep { keys, tx_key, .. } = &cfg.security {
+            engine.install_wep(keys, *tx_key)?;
+        }
+        if let Security::Rsn { pmk, akms, pairwise, groups } = &cfg.security {
+            if pmk.len() != 32 || akms.is_empty() || pairwise.is_empty() || groups.is_empty() {
+                return Err(crate::Error::Malformed("RSN network needs a 32-octet PMK, AKMs and ciphers"));
+            }
+        }
+        Ok(Station {
+            cfg,
+            engine,
+            state: State::Scanning,
+            bss: None,
+            neg: None,
+            supplicant: None,
+            seq: SeqNum::default(),
+            tries: 0,
+            deadline: now,
+            last_from_ap: now,
+            last_tx: now,
+            delayed: VecDeque::new(),
+            counters: Counters::default(),
+        })
+    }
+
+    pub fn addr(&self) -> MacAddr {
+        self.cfg.addr
+    }
+
+    /// Whether protected data may flow.
+    pub fn is_established(&self) -> bool {
+        self.state == State::Established
+    }
+
+    /// The AP's BSSID once associated.
+    pub fn bssid(&self) -> Option<MacAddr> {
+        self.bss.as_ref().map(|b| b.bssid)
+    }
+
+    pub fn engine_stats(&self) -> engine::EngineStats {
+        self.engine.stats
+    }
+
+    pub fn poll_timeout(&self) -> u64 {
+        let mut t = match self.state {
+            State::Scanning | State::Authenticating { .. } | State::Associating | State::Handshake => self.deadline,
+            State::Established => (self.last_tx + self.cfg.keepalive_ms * 1_000_000)
+                .min(self.last_from_ap + self.cfg.beacon_loss_ms * 1_000_000),
+        };
+        if let Some(d) = self.delayed.front() {
+            t = t.min(d.at);
+        }
+        t
+    }
+
+    fn tx(&mut self, now: u64, f: Vec<u8>, out: &mut Output) {
+        self.counters.tx_air += 1;
+        self.last_tx = now;
+        out.air.push(f);
+    }
+
+    fn reset(&mut self, now: u64, backoff_ms: u64) {
+        if let Some(b) = &self.bss {
+            self.engine.remove_peer(&b.bssid);
+        }
+        self.state = State::Scanning;
+        self.bss = None;
+        self.neg = None;
+        self.supplicant = None;
+        self.tries = 0;
+        self.deadline = now + backoff_ms * 1_000_000;
+    }
+
+    /// Leaves the BSS with a Deauthentication (shutdown, phase 5).
+    pub fn shutdown(&mut self, now: u64, out: &mut Output) {
+        if let Some(b) = self.bss.clone() {
+            if !matches!(self.state, State::Scanning | State::Authenticating { .. }) {
+                let seq = self.seq.next();
+                let f = frames::deauth(&b.bssid, &self.cfg.addr, &b.bssid, seq, reason::DEAUTH_LEAVING, true);
+                self.tx(now, f, out);
+                out.events.push(NodeEvent::Phase { peer: b.bssid, phase: Phase::Deauthenticated { reason: reason::DEAUTH_LEAVING, by_peer: false } });
+            }
+        }
+        self.reset(now, 0);
+    }
+
+    fn send_auth(&mut self, now: u64, out: &mut Output) {
+        let Some(b) = self.bss.clone() else { return };
+        let shared = matches!(self.state, State::Authenticating { shared: true });
+        let alg = if shared { frames::AUTH_SHARED_KEY } else { frames::AUTH_OPEN };
+        let seq = self.seq.next();
+        let f = frames::auth(&b.bssid, &self.cfg.addr, &b.bssid, seq, alg, 1, 0, None);
+        self.tx(now, f, out);
+        self.tries += 1;
+        self.deadline = now + self.cfg.retry_ms * 1_000_000;
+    }
+
+    fn send_assoc(&mut self, now: u64, out: &mut Output) {
+        let Some(b) = self.bss.clone() else { return };
+        let capability = cap::ESS | cap::SHORT_PREAMBLE | if self.cfg.security.is_open() { 0 } else { cap::PRIVACY };
+        let seq = self.seq.next();
+        let rsne = self.neg.as_ref().map(|n| n.sta_rsne.clone());
+        let f = frames::assoc_req(&self.cfg.addr, &b.bssid, seq, capability, &self.cfg.ssid, rsne.as_deref());
+        self.tx(now, f, out);
+        self.tries += 1;
+        self.deadline = now + self.cfg.retry_ms * 1_000_000;
+    }
+
+    pub fn handle_timeout(&mut self, now: u64, out: &mut Output) {
+        engine::release(now, &mut self.delayed, out);
+        match self.state {
+            State::Scanning if now >= self.deadline => {
+                let seq = self.seq.next();
+                let f = frames::probe_req(&self.cfg.addr, &self.cfg.ssid, seq);
+                self.tx(now, f, out);
+                self.deadline = now + self.cfg.retry_ms * 1_000_000;
+            }
+            State::Authenticating { shared } if now >= self.deadline => {
+                if self.tries >= self.cfg.max_tries {
+                    return self.reset(now, self.cfg.retry_ms);
+                }
+                // Shared key restarts from frame 1: the challenge is per attempt.
+                self.state = State::Authenticating { shared };
+                self.send_auth(now, out);
+            }
+            State::Associating if now >= self.deadline => {
+                if self.tries >= self.cfg.max_tries {
+                    return self.reset(now, self.cfg.retry_ms);
+                }
+                self.send_assoc(now, out);
+            }
+            State::Handshake if now >= self.deadline => {
+                out.events.push(NodeEvent::Phase {
+                    peer: self.bssid().unwrap_or_default(),
+                    phase: Phase::HandshakeFailed("no 4-way handshake completed in time"),
+                });
+                self.leave(now, reason::FOURWAY_TIMEOUT, out);
+            }
+            State::Established => {
+                if now >= self.last_from_ap + self.cfg.beacon_loss_ms * 1_000_000 {
+                    out.events.push(NodeEvent::Phase { peer: self.bssid().unwrap_or_default(), phase: Phase::BeaconLoss });
+                    return self.reset(now, 0);
+                }
+                if now >= self.last_tx + self.cfg.keepalive_ms * 1_000_000 {
+                    if let Some(b) = self.bssid() {
+                        let seq = self.seq.next();
+                        let f = frames::null_data(&b, &self.cfg.addr, seq);
+                        self.tx(now, f, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Deauthenticates from the AP and scans again.
+    fn leave(&mut self, now: u64, why: u16, out: &mut Output) {
+        if let Some(b) = self.bssid() {
+            let seq = self.seq.next();
+            let f = frames::deauth(&b, &self.cfg.addr, &b, seq, why, true);
+            self.tx(now, f, out);
+            out.events.push(NodeEvent::Phase { peer: b, phase: Phase::Deauthenticated { reason: why, by_peer: false } });
+        }
+        self.reset(now, self.cfg.retry_ms);
+    }
+
+    /// One MPDU (no FCS) from the medium.
+    pub fn handle_air(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
+        self.counters.rx_air += 1;
+        let Ok(h) = Header::new_checked(mpdu) else { return self.counters.drop("malformed") };
+        let a1 = h.addr1();
+        if a1 != self.cfg.addr && !frames::group(&a1) {
+            return;
+        }
+        let fc = h.frame_control();
+        let from_ap = self.bssid().is_some() && h.addr2() == self.bssid();
+        if from_ap {
+            self.last_from_ap = now;
+        }
+        match fc.frame_type() {
+            FrameType::Management => self.handle_mgmt(now, mpdu, from_ap, out),
+            FrameType::Data if from_ap && fc.from_ds() && !fc.to_ds() => self.handle_data(now, mpdu, out),
+            _ => {}
+        }
+    }
+
+    fn handle_mgmt(&mut self, now: u64, mpdu: &[u8], from_ap: bool, out: &mut Output) {
+        let m = match frames::parse_mgmt(mpdu) {
+            Ok(m) => m,
+            Err(_) => return self.counters.drop("malformed"),
+        };
+        match m {
+            Mgmt::Beacon(info) | Mgmt::ProbeResp(info) => {
+                if self.state == State::Scanning && now >= self.deadline.saturating_sub(self.cfg.retry_ms * 1_000_000) {
+                    self.consider(now, info, out);
+                }
+            }
+            Mgmt::Auth { alg, seq, status: st, challenge } if from_ap => {
+                let State::Authenticating { shared } = self.state else { return };
+                let bssid = self.bssid().unwrap_or_default();
+                if st != status::SUCCESS {
+                    self.counters.drop("authentication refused");
+                    return self.reset(now, self.cfg.retry_ms * 5);
+                }
+                match (shared, alg, seq, challenge) {
+                    (false, frames::AUTH_OPEN, 2, _) | (true, frames::AUTH_SHARED_KEY, 4, _) => {
+                        out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::Authenticated { shared_key: shared } });
+                        self.state = State::Associating;
+                        self.tries = 0;
+                        self.send_assoc(now, out);
+                    }
+                    (true, frames::AUTH_SHARED_KEY, 2, Some(c)) => {
+                        // Frame 3: the challenge text back, WEP-encrypted (12.3.3.3.3).
+                        let s = self.seq.next();
+                        let f3 = frames::auth(&bssid, &self.cfg.addr, &bssid, s, frames::AUTH_SHARED_KEY, 3, 0, Some(c));
+                        match self.engine.wep_auth_seal(&f3) {
+                            Ok(p) => self.tx(now, p, out),
+                            Err(_) => self.counters.drop("no wep key for shared key authentication"),
+                        }
+                    }
+                    _ => self.counters.drop("unexpected authentication frame"),
+                }
+            }
+            Mgmt::AssocResp { status: st, aid } if from_ap && self.state == State::Associating => {
+                let bssid = self.bssid().unwrap_or_default();
+                if st != status::SUCCESS {
+                    self.counters.drop("association refused");
+                    return self.reset(now, self.cfg.retry_ms * 5);
+                }
+                let n = self.neg.clone();
+                out.events.push(NodeEvent::Phase {
+                    peer: bssid,
+                    phase: Phase::Associated {
+                        aid,
+                        akm: n.as_ref().map(|n| n.akm),
+                        pairwise: n.as_ref().map(|n| n.pairwise),
+                        group: n.as_ref().map(|n| n.group),
+                    },
+                });
+                match (n, &self.cfg.security) {
+                    (Some(n), Security::Rsn { pmk, .. }) => {
+                        let hc = handshake::Config {
+                            akm: n.akm,
+                            pairwise: n.pairwise,
+                            group: n.group,
+                            group_mgmt: None,
+                            pmk: pmk.clone(),
+                            aa: bssid,
+                            spa: self.cfg.addr,
+                            ap_rsne: n.ap_rsne,
+                            sta_rsne: n.sta_rsne,
+                            timers: Timers::default(),
+                        };
+                        self.supplicant = Some(Supplicant::new(hc));
+                        self.state = State::Handshake;
+                        self.deadline = now + self.cfg.handshake_timeout_ms * 1_000_000;
+                    }
+                    _ => {
+                        self.state = State::Established;
+                        out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::Established { pairwise: None } });
+                    }
+                }
+            }
+            Mgmt::Deauth { reason } | Mgmt::Disassoc { reason } if from_ap => {
+                if self.state == State::Scanning {
+                    return;
+                }
+                let phase = if matches!(m, Mgmt::Deauth { .. }) {
+                    Phase::Deauthenticated { reason, by_peer: true }
+                } else {
+                    Phase::Disassociated { reason, by_peer: true }
+                };
+                out.events.push(NodeEvent::Phase { peer: self.bssid().unwrap_or_default(), phase });
+                self.reset(now, 0);
+            }
+            _ => {}
+        }
+    }
+
+    /// A Beacon or Probe Response while scanning: join it if SSID, BSSID and security fit.
+    fn consider(&mut self, now: u64, info: BssInfo, out: &mut Output) {
+        if info.ssid != self.cfg.ssid || self.cfg.bssid.is_some_and(|b| b != info.bssid) {
+            return;
+        }
+        let privacy = info.capability & cap::PRIVACY != 0;
+        let (neg, shared) = match &self.cfg.security {
+            Security::Open if !privacy && info.rsne.is_none() => (None, false),
+            Security::Wep { auth_algs, .. } if privacy && info.rsne.is_none() => (None, !auth_algs.open()),
+            Security::Rsn { akms, pairwise, groups, .. } => match info.rsne.as_deref().and_then(|r| negotiate(r, akms, pairwise, groups)) {
+                Some(n) => (Some(n), false),
+                None => return self.counters.drop("bss security not acceptable"),
+            },
+            _ => return self.counters.drop("bss security not acceptable"),
+        };
+        out.events.push(NodeEvent::Phase {
+            peer: info.bssid,
+            phase: Phase::Discovered { ssid: String::from_utf8_lossy(&info.ssid).into_owned(), channel: info.channel, rsn: info.rsne.is_some() },
+        });
+        self.bss = Some(info);
+        self.neg = neg;
+        self.last_from_ap = now;
+        self.state = State::Authenticating { shared };
+        self.tries = 0;
+        self.send_auth(now, out);
+    }
+
+    fn handle_data(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
+        if matches!(self.state, State::Scanning | State::Authenticating { .. } | State::Associating) {
+            return self.counters.drop("data before association");
+        }
+        let Ok(h) = Header::new_checked(mpdu) else { return };
+        let fc = h.frame_control();
+        if !fc.has_data_body() {
+            return;
+        }
+        let bssid = self.bssid().unwrap_or_default();
+        let plain: std::borrow::Cow<'_, [u8]> = if fc.protected() {
+            match self.engine.unprotect(now, &bssid, mpdu) {
+                Ok((Some(p), at)) => {
+                    if at > now {
+                        self.delayed.push_back(Delayed { at, to_air: false, frame: Vec::new() });
+                    }
+                    std::borrow::Cow::Owned(p)
+                }
+                Ok((None, _)) => return,
+                Err(e) => return self.counters.drop(rx_error_reason(&e)),
+            }
+        } else {
+            std::borrow::Cow::Borrowed(mpdu)
+        };
+        let Ok(m) = frames::msdu(&plain) else { return self.counters.drop("malformed msdu") };
+        if !fc.protected() && !self.cfg.security.is_open() && m.ethertype != ETHERTYPE_EAPOL {
+            return self.counters.drop("unprotected");
+        }
+        if m.ethertype == ETHERTYPE_EAPOL && m.da == self.cfg.addr {
+            let eapol = m.payload.to_vec();
+            let o = self.supplicant.as_mut().map(|s| s.handle_eapol(now, &eapol));
+            match o {
+                Some(o) => self.after_handshake(now, o, out),
+                None => self.counters.drop("eapol without an rsna"),
+            }
+            return;
+        }
+        if self.state != State::Established {
+            return self.counters.drop("data before the keys are installed");
+        }
+        if m.sa == self.cfg.addr {
+            return; // our own group frame, sent back by the AP
+        }
+        self.counters.rx_data += 1;
+        self.counters.rx_data_bytes += plain.len() as u64;
+        let eth = frames::ethernet(&m.da, &m.sa, m.ethertype, m.payload);
+        self.counters.tx_host += 1;
+        engine::emit(now, now, false, eth, &mut self.delayed, out);
+    }
+
+    fn after_handshake(&mut self, now: u64, o: handshake::Output, out: &mut Output) {
+        let bssid = self.bssid().unwrap_or_default();
+        for eapol in o.tx {
+            let seq = self.seq.next();
+            let f = frames::data(Dir::ToAp, &bssid, &bssid, &self.cfg.addr, seq, ETHERTYPE_EAPOL, &eapol);
+            if self.engine.has_pairwise(&bssid) {
+                self.send_protected(now, f, out);
+            } else {
+                self.tx(now, f, out);
+            }
+        }
+        for e in o.events {
+            match e {
+                handshake::Event::InstallPtk { tk, cipher, key_id } => {
+                    let rekey = self.engine.has_pairwise(&bssid);
+                    if self.engine.install(Some(bssid), KeyType::Pairwise, key_id, cipher, &tk, None).is_err() {
+                        return self.leave(now, reason::UNSPECIFIED, out);
+                    }
+                    if rekey {
+                        out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::PtkRekeyed });
+                    }
+                }
+                handshake::Event::InstallGtk { gtk, cipher, key_id, rsc } => {
+                    if self.engine.install(Some(bssid), KeyType::Group, key_id, cipher, &gtk, Some(rsc)).is_err() {
+                        return self.leave(now, reason::UNSPECIFIED, out);
+                    }
+                }
+                handshake::Event::Established { pairwise, .. } => {
+                    self.state = State::Established;
+                    out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::Established { pairwise: Some(pairwise) } });
+                }
+                handshake::Event::GroupKeyDone { key_id } => {
+                    out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::GroupKey { key_id } });
+                }
+                handshake::Event::Failed(why) => {
+                    out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::HandshakeFailed(why) });
+                    return self.leave(now, reason::IE_DIFFERENT, out);
+                }
+                handshake::Event::Dropped(_) => self.counters.drop("eapol-key refused"),
+                _ => {}
+            }
+        }
+    }
+
+    fn send_protected(&mut self, now: u64, f: Vec<u8>, out: &mut Output) {
+        if self.delayed.len() >= engine::CARD_QUEUE_MAX {
+            return self.counters.drop("card queue full");
+        }
+        let bssid = self.bssid().unwrap_or_default();
+        match self.engine.protect(now, Some(&bssid), &f) {
+            Ok((p, at)) => {
+                self.counters.tx_air += 1;
+                self.last_tx = now;
+                engine::emit(now, at, true, p, &mut self.delayed, out);
+            }
+            Err(_) => self.counters.drop("protect failed"),
+        }
+    }
+
+    /// One Ethernet frame from the host's TAP device.
+    pub fn handle_host(&mut self, now: u64, eth: &[u8], out: &mut Output) {
+        self.counters.rx_host += 1;
+        if self.state != State::Established {
+            return self.counters.drop("not associated");
+        }
+        let Ok((da, sa, ethertype, payload)) = frames::parse_ethernet(eth) else {
+            return self.counters.drop("malformed ethernet frame");
+        };
+        if sa != self.cfg.addr {
+            return self.counters.drop("source address is not the station's");
+        }
+        let bssid = self.bssid().unwrap_or_default();
+        let seq = self.seq.next();
+        let f = frames::data(Dir::ToAp, &bssid, &da, &sa, seq, ethertype, payload);
+        self.counters.tx_data += 1;
+        self.counters.tx_data_bytes += f.len() as u64;
+        if self.cfg.security.is_open() {
+            self.tx(now, f, out);
+        } else {
+            self.send_protected(now, f, out);
+        }
+    }
+}

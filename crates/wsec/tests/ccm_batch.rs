@@ -1,0 +1,213 @@
+//! Multi-buffer CCM (`kernel::seal_batch` / `open_batch`) against one message at a time on
+//! the portable backend (RustCrypto `aes`), over thousands of random batches: different keys
+//! (AES-128 and AES-256 mixed), nonces, AAD lengths (CCMP's 22-30 and others), tag lengths
+//! and payload lengths, including tampered tags and ciphertexts.
+use rand::{rngs::StdRng, Rng, RngCore, SeedableRng};
+use wsec::cipher::kernel::{self, CcmJob, CcmKey};
+use wsec::Error;
+
+struct Msg {
+    key: Vec<u8>,
+    nonce: [u8; 13],
+    aad: Vec<u8>,
+    pt: Vec<u8>,
+    m: usize,
+}
+
+fn random_msg(rng: &mut StdRng, big: bool) -> Msg {
+    let key_len = if rng.gen_bool(0.8) { 16 } else { 32 };
+    let mut key = vec![0u8; key_len];
+    rng.fill_bytes(&mut key);
+    let mut nonce = [0u8; 13];
+    rng.fill_bytes(&mut nonce);
+    let aad_len = match rng.gen_range(0..10) {
+        0 => rng.gen_range(0..15),
+        1 => rng.gen_range(31..80),
+        _ => *[22usize, 24, 28, 30, 15, 16, 29].get(rng.gen_range(0..7)).unwrap(),
+    };
+    let mut aad = vec![0u8; aad_len];
+    rng.fill_bytes(&mut aad);
+    let len = match rng.gen_range(0..8) {
+        0 => rng.gen_range(0..17),
+        1 if big => rng.gen_range(2305..20000),
+        _ => rng.gen_range(0..2305),
+    };
+    let mut pt = vec![0u8; len];
+    rng.fill_bytes(&mut pt);
+    let m = *[8usize, 16, 4, 8, 8, 16, 10].get(rng.gen_range(0..7)).unwrap();
+    Msg { key, nonce, aad, pt, m }
+}
+
+fn reference_seal(msg: &Msg) -> (Vec<u8>, Vec<u8>) {
+    let k = CcmKey::new_portable(&msg.key).unwrap();
+    let mut ct = msg.pt.clone();
+    let mut tag = vec![0u8; msg.m];
+    k.seal_in_place(&msg.nonce, &msg.aad, &mut ct, &mut tag).unwrap();
+    (ct, tag)
+}
+
+#[test]
+fn seal_and_open_batches_match_one_at_a_time() {
+    let mut rng = StdRng::seed_from_u64(0x5eed_0b47);
+    let mut mb_lanes = 0usize;
+    for round in 0..1500 {
+        let n = match round % 5 {
+            0 => rng.gen_range(1..4),
+            1 => 8,
+            2 => 16,
+            _ => rng.gen_range(1..40),
+        };
+        let msgs: Vec<Msg> = (0..n).map(|_| random_msg(&mut rng, round % 50 == 0)).collect();
+        let keys: Vec<CcmKey> = msgs.iter().map(|m| CcmKey::new(&m.key).unwrap()).collect();
+        let expect: Vec<(Vec<u8>, Vec<u8>)> = msgs.iter().map(reference_seal).collect();
+
+        // Seal.
+        let mut bufs: Vec<Vec<u8>> = msgs.iter().map(|m| m.pt.clone()).collect();
+        let mut tags: Vec<Vec<u8>> = msgs.iter().map(|m| vec![0u8; m.m]).collect();
+        {
+            let mut jobs: Vec<CcmJob> = msgs
+                .iter()
+                .zip(&keys)
+                .zip(bufs.iter_mut().zip(tags.iter_mut()))
+                .map(|((m, k), (b, t))| CcmJob::new(k, m.nonce, &m.aad, b, t))
+                .collect();
+            kernel::seal_batch(&mut jobs);
+            for j in &jobs {
+                assert!(j.status.is_ok(), "seal failed: {:?}", j.status);
+            }
+        }
+        for (i, (b, t)) in bufs.iter().zip(&tags).enumerate() {
+            assert_eq!(b, &expect[i].0, "round {round} msg {i}: ciphertext differs");
+            assert_eq!(t, &expect[i].1, "round {round} msg {i}: tag differs");
+            if (15..=30).contains(&msgs[i].aad.len()) {
+                mb_lanes += 1;
+            }
+        }
+
+        // Open, with some messages tampered (tag or ciphertext bit).
+        let mut tampered = vec![false; n];
+        for i in 0..n {
+            if rng.gen_bool(0.25) {
+                tampered[i] = true;
+                if bufs[i].is_empty() || rng.gen_bool(0.5) {
+                    let bit = rng.gen_range(0..8 * tags[i].len());
+                    tags[i][bit / 8] ^= 1 << (bit % 8);
+                } else {
+                    let bit = rng.gen_range(0..8 * bufs[i].len());
+                    bufs[i][bit / 8] ^= 1 << (bit % 8);
+                }
+            }
+        }
+        let before: Vec<Vec<u8>> = bufs.clone();
+        {
+            let mut jobs: Vec<CcmJob> = msgs
+                .iter()
+                .zip(&keys)
+                .zip(bufs.iter_mut().zip(tags.iter_mut()))
+                .map(|((m, k), (b, t))| CcmJob::new(k, m.nonce, &m.aad, b, t))
+                .collect();
+            kernel::open_batch(&mut jobs);
+            for (i, j) in jobs.iter().enumerate() {
+                if tampered[i] {
+                    assert_eq!(j.status, Err(Error::MicFailure), "round {round} msg {i}: tampering accepted");
+                } else {
+                    assert_eq!(j.status, Ok(()), "round {round} msg {i}: genuine message refused");
+                }
+            }
+        }
+        for i in 0..n {
+            if tampered[i] {
+                assert_eq!(bufs[i], before[i], "a refused message must keep its ciphertext");
+            } else {
+                assert_eq!(bufs[i], msgs[i].pt, "round {round} msg {i}: plaintext differs");
+            }
+        }
+    }
+    assert!(mb_lanes > 10_000, "too few messages took the interleaved path: {mb_lanes}");
+}
+
+#[test]
+fn bad_arguments_are_reported_per_job() {
+    let k = CcmKey::new(&[7u8; 16]).unwrap();
+    let aad = [1u8; 24];
+    let mut ok = vec![3u8; 100];
+    let mut big = vec![0u8; 0x10000];
+    let mut t1 = [0u8; 8];
+    let mut t2 = [0u8; 8];
+    let mut t3 = [0u8; 5];
+    let mut odd = vec![0u8; 10];
+    let mut jobs = vec![
+        CcmJob::new(&k, [0; 13], &aad, &mut ok, &mut t1),
+        CcmJob::new(&k, [0; 13], &aad, &mut big, &mut t2),
+        CcmJob::new(&k, [0; 13], &aad, &mut odd, &mut t3),
+    ];
+    kernel::seal_batch(&mut jobs);
+    assert_eq!(jobs[0].status, Ok(()));
+    assert_eq!(jobs[1].status, Err(Error::Oversize));
+    assert!(matches!(jobs[2].status, Err(Error::Malformed(_))));
+    assert!(big.iter().all(|&b| b == 0), "a refused job must be left untouched");
+    assert_eq!(odd, vec![0u8; 10]);
+}
+
+#[test]
+fn batch_backend_is_named() {
+    let b = kernel::batch_backend();
+    assert!(b == "vaes-avx512-mb" || b == "serial", "{b}");
+}
+
+mod common;
+use common::frames::random_mpdu;
+use wsec::cipher::ccmp::{decapsulate_batch, encapsulate_batch, Ccmp, RxItem, TxItem};
+use wsec::cipher::Protection;
+
+/// MPDU-level batches (random frame types, both CCMP suites, tampered and malformed frames
+/// mixed in) equal one frame at a time through `Protection`.
+#[test]
+fn mpdu_batches_match_one_frame_at_a_time() {
+    let mut rng = StdRng::seed_from_u64(0x000b_a7c4);
+    for round in 0..300 {
+        let n = rng.gen_range(1..30);
+        let keys: Vec<Ccmp> = (0..n)
+            .map(|_| {
+                let mut k = vec![0u8; if rng.gen_bool(0.8) { 16 } else { 32 }];
+                rng.fill_bytes(&mut k);
+                Ccmp::new(&k).unwrap()
+            })
+            .collect();
+        let frames: Vec<Vec<u8>> = (0..n)
+            .map(|_| {
+                let mut f = random_mpdu(&mut rng);
+                if rng.gen_bool(0.05) {
+                    f.truncate(rng.gen_range(0..f.len().min(24)));
+                }
+                f
+            })
+            .collect();
+        let pns: Vec<u64> = (0..n).map(|_| rng.gen::<u64>() & 0xffff_ffff_ffff).collect();
+        let mut tx: Vec<TxItem> = (0..n)
+            .map(|i| TxItem { key: &keys[i], mpdu: &frames[i], pn: pns[i], key_id: (i % 4) as u8, out: Vec::new(), status: Ok(()) })
+            .collect();
+        encapsulate_batch(&mut tx);
+        let mut prot = Vec::new();
+        for (i, t) in tx.iter().enumerate() {
+            let mut one = Vec::new();
+            let r = keys[i].encapsulate(&frames[i], pns[i], (i % 4) as u8, &mut one);
+            assert_eq!(t.status, r, "round {round} frame {i}");
+            assert_eq!(t.out, one, "round {round} frame {i}");
+            let mut p = t.out.clone();
+            if !p.is_empty() && rng.gen_bool(0.2) {
+                let b = rng.gen_range(0..p.len());
+                p[b] ^= 1 << rng.gen_range(0..8);
+            }
+            prot.push(p);
+        }
+        let mut rx: Vec<RxItem> = (0..n).map(|i| RxItem { key: &keys[i], mpdu: &prot[i], out: Vec::new(), result: Err(Error::Truncated) }).collect();
+        decapsulate_batch(&mut rx);
+        for (i, r) in rx.iter().enumerate() {
+            let mut one = Vec::new();
+            let want = keys[i].decapsulate(&prot[i], &mut one);
+            assert_eq!(r.result, want, "round {round} frame {i}");
+            assert_eq!(r.out, one, "round {round} frame {i}");
+        }
+    }
+}
