@@ -29,8 +29,11 @@ module aes_core #(parameter R = 1, parameter ROM = 0)
                  output wire [127 : 0]          dout
                 );
 
+  // Chains through arrays of nets, not loops.
+  /* verilator lint_off UNOPTFLAT */
   wire [127 : 0] s  [0 : R - 1];
   wire [127 : 0] s2 [0 : R - 1];
+  /* verilator lint_on UNOPTFLAT */
   wire [127 : 0] mixed_last;
   wire [127 : 0] addr;
 

@@ -8,13 +8,15 @@
 // to frame (one per station); on the fly a new key costs nothing, while a
 // stored schedule needs 11 x 128 bits per key (1408 flip-flops, i.e. 1408
 // iCE40 logic cells, or 8 EBRs) plus 10 cycles to refill on every switch.
-// The price is 4 S-boxes per step, and the 128-bit round-key register.
+// The price is 4 S-boxes per step and R x 128 flip-flops.
 //
+// The round keys of a cycle are computed one cycle ahead and registered
+// (rks_reg), so the key expansion is never in series with a round.
 // Timing (C = 10 / R cycles per block, cycle index cidx = 1 .. C where
 // cidx = C is the boundary cycle at which the next block loads): in cycle
-// cidx the unit needs round keys R*(cidx-1)+1 .. R*cidx, computed here
-// from rk_reg = round key R*(cidx-1). At a boundary rk_reg is reloaded
-// with the cipher key (round key 0) for the block that starts.
+// cidx, rks holds round keys R*(cidx-1)+1 .. R*cidx. At a boundary the
+// keys of the next cycle are expanded from the cipher key `key` of the
+// block that loads.
 //======================================================================
 `default_nettype none
 
@@ -27,8 +29,6 @@ module aes_key_sched #(parameter R = 1)
                       input wire [127 : 0]       key,
                       output wire [R * 128 - 1 : 0] rks
                      );
-
-  localparam C = 10 / R;
 
   function [7 : 0] rcon;
     input [3 : 0] j;
@@ -49,19 +49,25 @@ module aes_key_sched #(parameter R = 1)
     end
   endfunction
 
-  reg [127 : 0] rk_reg;
+  reg [R * 128 - 1 : 0] rks_reg;
 
-  // Index of the first round key of this cycle: R * (cidx - 1) + 1.
-  wire [3 : 0] j0 = (R == 1) ? cidx : (R == 2) ? {cidx[2 : 0], 1'b0} - 4'd1 :
-                    (R == 5) ? ((cidx == 4'd1) ? 4'd1 : 4'd6) : 4'd1;
-
-  wire [127 : 0] step_in [0 : R];
-  assign step_in[0] = rk_reg;
+  // Index of the first round key of the next cycle: 1 after a boundary, else
+  // R * cidx + 1.
+  wire [3 : 0] j0 = bnd ? 4'd1 :
+                    (R == 1) ? cidx + 4'd1 :
+                    (R == 2) ? {cidx[2 : 0], 1'b1} : 4'd6;
 
   genvar i;
   generate
     for (i = 0 ; i < R ; i = i + 1) begin : g_step
-      wire [127 : 0] w = step_in[i];
+      wire [127 : 0] w;
+      wire [127 : 0] nk;
+      if (i == 0) begin : g_first
+        assign w = bnd ? key : rks_reg[128 * R - 1 -: 128];
+      end
+      else begin : g_next
+        assign w = g_step[i - 1].nk;
+      end
       wire [31 : 0]  sub;
       // SubWord(RotWord(w3)).
       aes_sbox sb0(.x(w[23 : 16]), .y(sub[31 : 24]));
@@ -73,16 +79,17 @@ module aes_key_sched #(parameter R = 1)
       wire [31 : 0] n1 = w[95 : 64] ^ n0;
       wire [31 : 0] n2 = w[63 : 32] ^ n1;
       wire [31 : 0] n3 = w[31 : 0] ^ n2;
-      assign step_in[i + 1] = {n0, n1, n2, n3};
-      assign rks[128 * i + 127 : 128 * i] = step_in[i + 1];
+      assign nk = {n0, n1, n2, n3};
+
+      always @ (posedge clk)
+        begin
+          if (ce)
+            rks_reg[128 * i + 127 : 128 * i] <= nk;
+        end
     end
   endgenerate
 
-  always @ (posedge clk)
-    begin
-      if (ce)
-        rk_reg <= bnd ? key : step_in[R];
-    end
+  assign rks = rks_reg;
 
 endmodule // aes_key_sched
 `default_nettype wire

@@ -3,9 +3,9 @@
 // from the definition (multiplicative inverse in GF(2^8) mod x^8+x^4+x^3+x+1, then the
 // affine map with 0x63); tb_aes_sbox checks every entry against that definition again.
 function [7:0] aes_sbox_f;
-  input [7:0] x;
+  input [7:0] sb_in;
   begin
-    case (x)
+    case (sb_in)
       8'h00: aes_sbox_f = 8'h63;
       8'h01: aes_sbox_f = 8'h7c;
       8'h02: aes_sbox_f = 8'h77;

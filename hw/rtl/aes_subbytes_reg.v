@@ -27,7 +27,7 @@ module aes_subbytes_reg #(parameter ROM = 0)
   generate
     if (ROM != 0) begin : g_rom
       for (i = 0 ; i < 16 ; i = i + 1) begin : g_byte
-        aes_sbox_rom rom(.clk(clk), .ce(ce), .addr(addr[8 * i + 7 : 8 * i]),
+        aes_sbox_rom u_rom(.clk(clk), .ce(ce), .addr(addr[8 * i + 7 : 8 * i]),
                          .s(s[8 * i + 7 : 8 * i]), .s2(s2[8 * i + 7 : 8 * i]));
       end
     end

@@ -64,6 +64,8 @@ module ccm_engine #(parameter MODE = 0,
   localparam C  = 10 / R;
   localparam LK = (K == 1) ? 1 : $clog2(K);
   localparam A  = (MODE == 0) ? 2 : 0;
+  localparam [15 : 0] K16 = K[15 : 0];
+  localparam [15 : 0] A16 = A[15 : 0];
   localparam [7 : 0] B0_FLAGS = (MODE == 0) ? 8'h59 : 8'h19;
 
   localparam ST_IDLE  = 2'd0;
@@ -80,7 +82,9 @@ module ccm_engine #(parameter MODE = 0,
   reg [47 : 0]  pn_reg;
   /* verilator lint_on UNUSEDSIGNAL */
   reg [15 : 0]  len_reg;
-  reg           spp_reg;
+  /* verilator lint_off UNUSEDSIGNAL */
+  reg           spp_reg;     // CCMP only
+  /* verilator lint_on UNUSEDSIGNAL */
 
   reg [15 : 0]  n_reg;       // blocks in the formatted stream
   reg [15 : 0]  ns_reg;      // slots (the final boundary is slot ns)
@@ -173,7 +177,9 @@ module ccm_engine #(parameter MODE = 0,
   wire [R * 128 - 1 : 0] rks;
   wire [127 : 0]         cbc_dout [0 : K - 1];
   wire [127 : 0]         ctr_dout [0 : K - 1];
-  wire [127 : 0]         tag_x    [0 : K];
+  /* verilator lint_off UNOPTFLAT */
+  wire [127 : 0]         tag_x    [0 : K];   // XOR chain, not a loop
+  /* verilator lint_on UNOPTFLAT */
   assign tag_x[0] = 128'h0;
 
   aes_key_sched #(.R(R)) ks(.clk(clk), .ce(ce), .bnd(at_bnd), .cidx(cidx),
@@ -183,9 +189,11 @@ module ccm_engine #(parameter MODE = 0,
   generate
     for (l = 0 ; l < K ; l = l + 1) begin : g_lane
       // CBC-MAC lane l: D_l (K > 1) or the stage.
-      wire is_d = (K > 1) && (((slot_reg == 16'd0) && (l < rp_reg)) ||
-                              ((slot_reg == 16'd1) && (l >= rp_reg)));
-      wire [7 : 0]   dflags = 8'h80 | (l << 4) | ((LK - 1) << 2) | A;
+      wire hi   = (L16 >= {8'h0, rp_reg});
+      wire is_d = (K > 1) && (((slot_reg == 16'd0) && !hi) || ((slot_reg == 16'd1) && hi));
+      localparam integer DF = 128 + 16 * l + 4 * (LK - 1) + A;
+      localparam [15 : 0] L16 = l;
+      wire [7 : 0]   dflags = DF[7 : 0];
       wire [127 : 0] cbc_din = is_d ? {dflags, nonce, len_reg} : stage_reg[l];
       wire           chain   = (K == 1) ? (slot_reg != 16'd0) : !is_d;
 
@@ -196,9 +204,9 @@ module ccm_engine #(parameter MODE = 0,
       // CTR unit l: counter of lane l's block in the next window (j - A),
       // or A_0 in unit 0 in the last slot.
       wire [15 : 0] jn  = (K == 1) ? slot_reg + 16'd1 :
-                          (slot_reg << LK) + l - ((l >= rp_reg) ? K : 0);
+                          (slot_reg << LK) + L16 - (hi ? K16 : 16'd0);
       wire          a0  = (l == 0) && (slot_reg + 16'd1 == ns_reg);
-      wire [15 : 0] cnt = a0 ? 16'd0 : jn - A;
+      wire [15 : 0] cnt = a0 ? 16'd0 : jn - A16;
 
       aes_core #(.R(R), .ROM(ROM)) ctr(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(1'b0),
                                        .din({8'h01, nonce, cnt}), .rk0(key_reg), .rks(rks),
@@ -220,7 +228,9 @@ module ccm_engine #(parameter MODE = 0,
   // Sequencing.
   //----------------------------------------------------------------
   wire [16 : 0] m_blocks = ({1'b0, s_desc_len} + 17'd15) >> 4;
-  wire [16 : 0] n_new    = m_blocks + A + 1;
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [16 : 0] n_new    = m_blocks + {1'b0, A16} + 17'd1;   // < 2^13
+  /* verilator lint_on UNUSEDSIGNAL */
   // ((n - 1) mod K) + 1.
   /* verilator lint_off UNUSEDSIGNAL */
   wire [15 : 0] rp_new   = ((n_reg - 16'd1) & (K[15 : 0] - 16'd1)) + 16'd1;
@@ -272,7 +282,7 @@ module ccm_engine #(parameter MODE = 0,
                   end
                 else
                   begin
-                    ns_reg    <= ((n_reg + K - 1) >> LK) + 16'd1;
+                    ns_reg    <= ((n_reg + K16 - 16'd1) >> LK) + 16'd1;
                     rp_reg    <= rp_new[7 : 0];
                     wend1_reg <= 16'd0;
                   end
