@@ -68,7 +68,8 @@ pub struct HwVecArgs {
     /// Seed of the random frames
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Largest frame body in octets (0-2304; 802.16e PDUs are capped by LEN at 2029)
+    /// Largest frame body in octets (0-2304; 802.16e PDUs are capped by LEN at 2029); with
+    /// --from, lines with longer bodies are skipped
     #[arg(long, default_value_t = 2304)]
     max_len: usize,
     /// Instead of generating frames, convert the lines of this suite from a vector file of
@@ -370,7 +371,7 @@ fn suite_name(s: Suite) -> &'static str {
 }
 
 /// Records from a checked-in vector file; the expected ciphertext and MIC are the file's.
-fn from_file(path: &str, suite: Suite) -> Result<Vec<Record>, String> {
+fn from_file(path: &str, suite: Suite, max_len: usize) -> Result<Vec<Record>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
     let mut v = Vec::new();
     for (ln, line) in text.lines().enumerate() {
@@ -386,6 +387,9 @@ fn from_file(path: &str, suite: Suite) -> Result<Vec<Record>, String> {
         let fc = wsec::wire::mac::FrameControl(u16::from_le_bytes([plain[0], plain[1]]));
         let hl = fc.header_len().map_err(|e| bad(&e.to_string()))?;
         let body = plain.len() - hl;
+        if body > max_len {
+            continue;
+        }
         if prot.len() != plain.len() + 16 {
             return Err(bad("protected MPDU is not plaintext + 16 octets"));
         }
@@ -410,7 +414,7 @@ fn from_file(path: &str, suite: Suite) -> Result<Vec<Record>, String> {
 
 pub fn run(a: HwVecArgs) -> Result<String, (u8, String)> {
     if let Some(path) = &a.from {
-        let recs = from_file(path, a.suite).map_err(|e| (1, e))?;
+        let recs = from_file(path, a.suite, a.max_len).map_err(|e| (1, e))?;
         let mut s = format!("{:08x}\n", recs.len());
         for r in &recs {
             r.write(&mut s);
