@@ -17,6 +17,7 @@ mod live_lab;
 #[cfg(feature = "ipsec-mb")]
 mod ipsec_mb;
 mod model_cmd;
+mod hwvec_cmd;
 mod rsn_cmd;
 mod synth_cmd;
 
@@ -58,6 +59,9 @@ enum Cmd {
     Bench(bench_cmd::BenchArgs),
     /// WLAN performance model: 802.11 DCF simulation with measured crypto costs
     Model(model_cmd::ModelArgs),
+    /// Test vectors for the Verilog engines in hw/ (hex lines for $fscanf).
+    #[command(name = "hw-vectors")]
+    HwVectors(hwvec_cmd::HwVecArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -231,6 +235,7 @@ fn run(cli: Cli) -> Result<String, (u8, String)> {
         Cmd::Air(a) => live_cmd::air(a).map(|_| "air: stopped".into()).map_err(|e| (1, e)),
         Cmd::Demo(a) => demo_cmd::run(a).map_err(|e| (1, e)),
         Cmd::Model(a) => model_cmd::run(a),
+        Cmd::HwVectors(a) => hwvec_cmd::run(a),
     }
 }
 

@@ -8,6 +8,7 @@
 //! | [`gcmp`] | GCMP-128, GCMP-256 | 12.5.5 |
 //! | [`bip`] | BIP-CMAC-128/256, BIP-GMAC-128/256 | 12.5.4, 12.5.6 |
 //! | [`eccmp`] | Enhanced CCMP, 2/4/8 MIC lanes (wsec's own, vendor suites) | docs/eccmp.md |
+//! | [`ccm16e`] | IEEE 802.16e AES-CCM (golden model of the hw AESCCM6) | 802.16-2004 7.5.1.2 |
 //! | [`aad`] | CCMP/GCMP AAD and nonce construction | 12.5.3.3.3-4, 12.5.5.3.3-4 |
 //! | [`kernel`] | fused AES-CCM (CTR interleaved into CBC-MAC) | - |
 //!
@@ -15,6 +16,7 @@
 //! protected MPDU, and the reverse; the [`Protection`] trait names that contract.
 pub mod aad;
 pub mod bip;
+pub mod ccm16e;
 pub mod ccmp;
 pub mod eccmp;
 pub mod gcmp;

@@ -1,0 +1,95 @@
+//======================================================================
+// aes_key_sched.v
+// AES-128 key expansion on the fly (FIPS-197 5.2), R steps per clock,
+// shared by every AES unit of an engine: all units run the same round in
+// the same cycle, so one expander feeds them all.
+//
+// Why on the fly and not precomputed: an AP engine switches TK from frame
+// to frame (one per station); on the fly a new key costs nothing, while a
+// stored schedule needs 11 x 128 bits per key (1408 flip-flops, i.e. 1408
+// iCE40 logic cells, or 8 EBRs) plus 10 cycles to refill on every switch.
+// The price is 4 S-boxes per step and R x 128 flip-flops.
+//
+// The round keys of a cycle are computed one cycle ahead and registered
+// (rks_reg), so the key expansion is never in series with a round.
+// Timing (C = 10 / R cycles per block, cycle index cidx = 1 .. C where
+// cidx = C is the boundary cycle at which the next block loads): in cycle
+// cidx, rks holds round keys R*(cidx-1)+1 .. R*cidx. At a boundary the
+// keys of the next cycle are expanded from the cipher key `key` of the
+// block that loads.
+//======================================================================
+`default_nettype none
+
+module aes_key_sched #(parameter R = 1)
+                     (
+                      input wire                 clk,
+                      input wire                 ce,
+                      input wire                 bnd,
+                      input wire [3 : 0]         cidx,
+                      input wire [127 : 0]       key,
+                      output wire [R * 128 - 1 : 0] rks
+                     );
+
+  function [7 : 0] rcon;
+    input [3 : 0] j;
+    begin
+      case (j)
+        4'd1:    rcon = 8'h01;
+        4'd2:    rcon = 8'h02;
+        4'd3:    rcon = 8'h04;
+        4'd4:    rcon = 8'h08;
+        4'd5:    rcon = 8'h10;
+        4'd6:    rcon = 8'h20;
+        4'd7:    rcon = 8'h40;
+        4'd8:    rcon = 8'h80;
+        4'd9:    rcon = 8'h1b;
+        4'd10:   rcon = 8'h36;
+        default: rcon = 8'h00;
+      endcase
+    end
+  endfunction
+
+  reg [R * 128 - 1 : 0] rks_reg;
+
+  // Index of the first round key of the next cycle: 1 after a boundary, else
+  // R * cidx + 1.
+  wire [3 : 0] j0 = bnd ? 4'd1 :
+                    (R == 1) ? cidx + 4'd1 :
+                    (R == 2) ? {cidx[2 : 0], 1'b1} : 4'd6;
+
+  genvar i;
+  generate
+    for (i = 0 ; i < R ; i = i + 1) begin : g_step
+      wire [127 : 0] w;
+      wire [127 : 0] nk;
+      if (i == 0) begin : g_first
+        assign w = bnd ? key : rks_reg[128 * R - 1 -: 128];
+      end
+      else begin : g_next
+        assign w = g_step[i - 1].nk;
+      end
+      wire [31 : 0]  sub;
+      // SubWord(RotWord(w3)).
+      aes_sbox sb0(.x(w[23 : 16]), .y(sub[31 : 24]));
+      aes_sbox sb1(.x(w[15 : 8]),  .y(sub[23 : 16]));
+      aes_sbox sb2(.x(w[7 : 0]),   .y(sub[15 : 8]));
+      aes_sbox sb3(.x(w[31 : 24]), .y(sub[7 : 0]));
+      wire [3 : 0]  j  = j0 + i[3 : 0];
+      wire [31 : 0] n0 = w[127 : 96] ^ sub ^ {rcon(j), 24'h0};
+      wire [31 : 0] n1 = w[95 : 64] ^ n0;
+      wire [31 : 0] n2 = w[63 : 32] ^ n1;
+      wire [31 : 0] n3 = w[31 : 0] ^ n2;
+      assign nk = {n0, n1, n2, n3};
+
+      always @ (posedge clk)
+        begin
+          if (ce)
+            rks_reg[128 * i + 127 : 128 * i] <= nk;
+        end
+    end
+  endgenerate
+
+  assign rks = rks_reg;
+
+endmodule // aes_key_sched
+`default_nettype wire
