@@ -148,7 +148,14 @@ fn lanes(s: Suite) -> usize {
 }
 
 /// ECCMP-k seal written literally from docs/eccmp.md ("The construction", steps 1-4).
-pub fn eccmp_seal_doc(key: &[u8; 16], k: usize, nonce: &[u8; 13], aad: &[u8], data: &mut [u8], mic: &mut [u8]) {
+pub fn eccmp_seal_doc(
+    key: &[u8; 16],
+    k: usize,
+    nonce: &[u8; 13],
+    aad: &[u8],
+    data: &mut [u8],
+    mic: &mut [u8],
+) {
     let aes = Aes128::new(key.into());
     let enc = |b: [u8; 16]| {
         let mut g = b.into();
@@ -239,15 +246,19 @@ const J64_MPDU: &str = "0848c32c0fd2e128a57c5030f1844408abaea5b8fcba80330ce70020
 fn random_mpdu(r: &mut Rng, max_len: usize, body_len: Option<usize>) -> Vec<u8> {
     let kind = if body_len.is_some() { 1 } else { r.below(6) };
     let mut fcv: u16 = match kind {
-        0 => 0x0008,                   // Data
-        1 | 2 => 0x0088,               // QoS Data
-        3 => 0x0008 | 0x0300,          // Data, 4 addresses
-        4 => 0x0088 | 0x0300,          // QoS Data, 4 addresses
+        0 => 0x0008,                                        // Data
+        1 | 2 => 0x0088,                                    // QoS Data
+        3 => 0x0008 | 0x0300,                               // Data, 4 addresses
+        4 => 0x0088 | 0x0300,                               // QoS Data, 4 addresses
         _ => [0x00d0, 0x00a0, 0x00c0][r.below(3) as usize], // Action, Disassoc, Deauth
     };
     if kind < 5 {
         // To/From DS: 4-address frames have both; the others any other combination.
-        fcv |= if kind == 3 || kind == 4 { 0x0300 } else { [0x0000, 0x0100, 0x0200][r.below(3) as usize] };
+        fcv |= if kind == 3 || kind == 4 {
+            0x0300
+        } else {
+            [0x0000, 0x0100, 0x0200][r.below(3) as usize]
+        };
         // Data subtype bits b4-b5 (CF-Ack/CF-Poll variants still carry a body): masked in the AAD.
         fcv |= (r.below(4) as u16) << 4;
     }
@@ -267,13 +278,17 @@ fn random_mpdu(r: &mut Rng, max_len: usize, body_len: Option<usize>) -> Vec<u8> 
 }
 
 fn ccmp_record(key: [u8; 16], mpdu: &[u8], pn: u64, spp: bool, k: usize) -> Result<Record, String> {
-    let opts = AadOptions { order_rule: OrderRule::Current, spp_amsdu: spp };
+    let opts = AadOptions {
+        order_rule: OrderRule::Current,
+        spp_amsdu: spp,
+    };
     let f = wsec::wire::mac::FrameControl(u16::from_le_bytes([mpdu[0], mpdu[1]]));
     let hl = f.header_len().map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     if k == 1 {
         let c = Ccmp::with_options(&key, opts).map_err(|e| e.to_string())?;
-        c.encapsulate(mpdu, pn, 0, &mut out).map_err(|e| e.to_string())?;
+        c.encapsulate(mpdu, pn, 0, &mut out)
+            .map_err(|e| e.to_string())?;
         // The doc's k = 1 is CCMP bit for bit: check the literal construction agrees.
         let mut again = Vec::new();
         mpdu::encapsulate(mpdu, pn, 0, 8, opts, &mut again, |n, aad, data, mic| {
@@ -298,9 +313,12 @@ fn ccmp_record(key: [u8; 16], mpdu: &[u8], pn: u64, spp: bool, k: usize) -> Resu
         };
         let lib = Eccmp::with_options(&key, suite, opts).map_err(|e| e.to_string())?;
         let mut again = Vec::new();
-        lib.encapsulate(mpdu, pn, 0, &mut again).map_err(|e| e.to_string())?;
+        lib.encapsulate(mpdu, pn, 0, &mut again)
+            .map_err(|e| e.to_string())?;
         if again != out {
-            return Err(format!("docs/eccmp.md ECCMP-{k} differs from the library's wsec::cipher::eccmp"));
+            return Err(format!(
+                "docs/eccmp.md ECCMP-{k} differs from the library's wsec::cipher::eccmp"
+            ));
         }
     }
     let body = mpdu.len() - hl;
@@ -354,7 +372,9 @@ fn ccm16e_record(r: &mut Rng, max_len: usize, body_len: Option<usize>) -> Result
         pn: pn as u64,
         plain: b,
         cipher: ct.to_vec(),
-        mic: out[10 + body..10 + body + 8].try_into().map_err(|_| "ICV length")?,
+        mic: out[10 + body..10 + body + 8]
+            .try_into()
+            .map_err(|_| "ICV length")?,
         spp: false,
     })
 }
@@ -380,7 +400,10 @@ fn from_file(path: &str, suite: Suite, max_len: usize) -> Result<Vec<Record>, St
             continue;
         }
         let bad = |what: &str| format!("{path}:{}: {what}", ln + 1);
-        let key: [u8; 16] = hex::decode(f[1]).ok().and_then(|k| k.try_into().ok()).ok_or_else(|| bad("key"))?;
+        let key: [u8; 16] = hex::decode(f[1])
+            .ok()
+            .and_then(|k| k.try_into().ok())
+            .ok_or_else(|| bad("key"))?;
         let pn: u64 = f[2].parse().map_err(|_| bad("pn"))?;
         let plain = hex::decode(f[4]).map_err(|_| bad("plaintext"))?;
         let prot = hex::decode(f[5]).map_err(|_| bad("protected MPDU"))?;
@@ -423,7 +446,12 @@ pub fn run(a: HwVecArgs) -> Result<String, (u8, String)> {
             return Ok(s.trim_end().to_string());
         }
         std::fs::write(&a.out, &s).map_err(|e| (1, format!("{}: {e}", a.out)))?;
-        return Ok(format!("wrote {} {:?} frames from {path} to {}", recs.len(), a.suite, a.out));
+        return Ok(format!(
+            "wrote {} {:?} frames from {path} to {}",
+            recs.len(),
+            a.suite,
+            a.out
+        ));
     }
     if a.max_len > 2304 {
         return Err((2, "--max-len is at most 2304 (the largest MSDU)".into()));
@@ -440,7 +468,13 @@ pub fn run(a: HwVecArgs) -> Result<String, (u8, String)> {
             r.fill(&mut b);
             let pt = b;
             Aes128::new(&key.into()).encrypt_block((&mut b).into());
-            let _ = writeln!(s, "{} {} {}", hex::encode(key), hex::encode(pt), hex::encode(b));
+            let _ = writeln!(
+                s,
+                "{} {} {}",
+                hex::encode(key),
+                hex::encode(pt),
+                hex::encode(b)
+            );
         }
     }
     for i in 0..if a.suite == Suite::Aes { 0 } else { a.count } {
@@ -453,12 +487,17 @@ pub fn run(a: HwVecArgs) -> Result<String, (u8, String)> {
             let mut m = hex::decode(J64_HDR).expect("hex");
             m[1] &= !0x40; // the published header has Protected set; the input is plaintext
             m.extend_from_slice(&hex::decode(J64_DATA).expect("hex"));
-            let rec = ccmp_record(key, &m, J64_PN, false, k).map_err(|e| (1, format!("frame 0 (J.6.4): {e}")))?;
+            let rec = ccmp_record(key, &m, J64_PN, false, k)
+                .map_err(|e| (1, format!("frame 0 (J.6.4): {e}")))?;
             if k == 1 {
-                let want = hex::decode(J64_MPDU.split_whitespace().collect::<String>()).expect("hex");
+                let want =
+                    hex::decode(J64_MPDU.split_whitespace().collect::<String>()).expect("hex");
                 let got = [&want[..32], &rec.cipher[..], &rec.mic[..]].concat();
                 if got != want {
-                    return Err((1, "library CCMP does not reproduce 802.11-2020 J.6.4".into()));
+                    return Err((
+                        1,
+                        "library CCMP does not reproduce 802.11-2020 J.6.4".into(),
+                    ));
                 }
             }
             Ok(rec)
@@ -470,11 +509,15 @@ pub fn run(a: HwVecArgs) -> Result<String, (u8, String)> {
             let spp = r.below(4) == 0;
             ccmp_record(key, &m, pn, spp, k)
         };
-        rec.map_err(|e| (1, format!("frame {i}: {e}")))?.write(&mut s);
+        rec.map_err(|e| (1, format!("frame {i}: {e}")))?
+            .write(&mut s);
     }
     if a.out == "-" {
         return Ok(s.trim_end().to_string());
     }
     std::fs::write(&a.out, &s).map_err(|e| (1, format!("{}: {e}", a.out)))?;
-    Ok(format!("wrote {} {:?} frames to {}", a.count, a.suite, a.out))
+    Ok(format!(
+        "wrote {} {:?} frames to {}",
+        a.count, a.suite, a.out
+    ))
 }
