@@ -60,26 +60,10 @@ pub struct Report {
     pub records: Vec<Record>,
 }
 
-#[cfg(target_arch = "x86_64")]
-fn ticks() -> u64 {
-    // SAFETY: RDTSC is available on every x86_64 CPU.
-    unsafe { core::arch::x86_64::_rdtsc() }
-}
-#[cfg(not(target_arch = "x86_64"))]
-fn ticks() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
-}
+use wsec::bench::cpu::ticks;
 
 pub fn cpu_model() -> String {
     wsec::bench::cpu::cpu_model()
-}
-
-/// TSC ticks per nanosecond, measured over 50 ms.
-fn tsc_ghz() -> f64 {
-    let (t0, c0) = (Instant::now(), ticks());
-    while t0.elapsed() < Duration::from_millis(50) {}
-    let (dt, dc) = (t0.elapsed(), ticks() - c0);
-    dc as f64 / dt.as_nanos() as f64
 }
 
 /// Something timed: one call does `frames` frames.
@@ -339,7 +323,8 @@ fn cases(size: usize, quick: bool) -> Vec<Case> {
 
 /// Runs every case for every size. `progress` gets a line per size.
 pub fn run(opts: &Options, quick: bool, mut progress: impl FnMut(&str)) -> Result<Report, String> {
-    let ghz = tsc_ghz();
+    // Figures are in TSC ticks (RDTSC); no TSC, no benchmark.
+    let ghz = wsec::bench::cpu::tsc_ghz(Duration::from_millis(50)).ok_or("wsec bench ccmp needs a constant-rate TSC (x86_64)")?;
     let mut records = Vec::new();
     for &size in &opts.sizes {
         verify(size)?;

@@ -561,46 +561,12 @@ unsafe fn ctr_tail<const NR: usize>(rest: &mut [u8], a0: __m128i, mut ctr: u16, 
     }
 }
 
-/// Keystream XOR with 512-bit VAES: four counter blocks per instruction.
+/// Keystream XOR with 512-bit VAES (the failure path's restore): sixteen blocks in flight.
 #[inline(always)]
 unsafe fn ctr_body_vaes<const NR: usize>(rk: &Rk, nonce: &[u8; 13], data: &mut [u8]) {
-    let k = load_keys::<NR>(rk);
-    let (_, a0) = b0_a0(nonce, false, 4, 0);
-    // SAFETY: AVX-512F/VL and VAES are enabled by the `*_vaes` entry points, the only
-    // callers; memory via slice-checked pointers (64 octets per chunk).
-    unsafe {
-        let mut kz = [_mm512_setzero_si512(); 15];
-        for i in 0..=NR {
-            kz[i] = _mm512_broadcast_i32x4(k[i]);
-        }
-        // Counters live big endian in octets 14..16 of each lane; keep them little endian in
-        // 32-bit lane 3 and byte-swap per lane into place.
-        let a0z = _mm512_broadcast_i32x4(a0);
-        let mut idx = _mm512_set_epi32(0, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1);
-        let four = _mm512_set_epi32(0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 4);
-        // PSHUFB per lane: octet 14 <- index octet 1 of dword 0, octet 15 <- octet 0.
-        let sh = _mm512_broadcast_i32x4(_mm_set_epi8(
-            0, 1, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
-        ));
-        let keep = _mm512_broadcast_i32x4(_mm_set_epi8(
-            0, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-        ));
-        let mut ctr: u16 = 1;
-        let mut it = data.chunks_exact_mut(64);
-        for blk in &mut it {
-            let c = _mm512_or_si512(_mm512_and_si512(a0z, keep), _mm512_shuffle_epi8(idx, sh));
-            let mut s = _mm512_xor_si512(c, kz[0]);
-            for i in 1..NR {
-                s = _mm512_aesenc_epi128(s, kz[i]);
-            }
-            s = _mm512_aesenclast_epi128(s, kz[NR]);
-            let p = blk.as_mut_ptr();
-            _mm512_storeu_si512(p.cast(), _mm512_xor_si512(_mm512_loadu_si512(p.cast()), s));
-            idx = _mm512_add_epi32(idx, four);
-            ctr = ctr.wrapping_add(4);
-        }
-        ctr_tail::<NR>(it.into_remainder(), a0, ctr, &k);
-    }
+    // SAFETY: called only from the `*_vaes` entry points, which enable every feature
+    // `ctrz_vaes` is compiled for.
+    unsafe { ctrz_vaes::<NR, 4>(rk, nonce, data) }
 }
 
 // ---- key expansion (FIPS 197 5.2) with AESKEYGENASSIST ----
