@@ -5,7 +5,7 @@
 //! |---|---|
 //! | `host`, `ap_cpu` | `wsec model costs` on the machine at hand: wsec's own cipher code ([`crate::cipher::new_protection`]) timed over several frame sizes, median of runs, least-squares fit |
 //! | `card` | instruction counts of wsec's portable (no AES-NI, no CLMUL) cipher code from `valgrind --tool=callgrind` (`scripts/model-card-costs`), divided by `clock_mhz * ipc` of the card's embedded processor |
-//! | `ap_hw_engine` | the Verilog engine: cycles per frame from simulation and Fmax from place and route (`hw/build/report.json`); until that exists, seed 001 Table 1 (AESCCMP on Virtex-5: 127.43 MHz, 10 cycles per block) |
+//! | `ap_hw_engine` | wsec's Verilog engine (`hw/`): cycles per frame from simulation and Fmax from place and route, as `hw/run report` writes them. The shipped default reads the committed report `docs/results/hw-report.json`; a fresh `hw/build/report.json` replaces it |
 //!
 //! The defaults shipped with wsec are in `costs.default.json` beside this file; every
 //! entry records its source. `app_ciphers` holds the application-level file ciphers of
@@ -145,15 +145,24 @@ pub struct Costs {
 
 pub const FORMAT: &str = "wsec-model-costs/1";
 const DEFAULT_JSON: &str = include_str!("costs.default.json");
+/// The committed `hw/run report` (copy of `hw/build/report.json` from the runs that
+/// docs/hw.md reports): the shipped `ap_hw_engine` costs derive from it.
+pub const SHIPPED_HW_REPORT: &str = include_str!("../../../../docs/results/hw-report.json");
+/// Where [`SHIPPED_HW_REPORT`] lives in the source tree.
+pub const SHIPPED_HW_REPORT_PATH: &str = "docs/results/hw-report.json";
 
 /// Where `hw/run report` writes the engine's results, relative to the repository root.
 pub const HW_REPORT: &str = "hw/build/report.json";
 
 impl Costs {
-    /// The defaults shipped with wsec (with the card and engine times derived).
+    /// The defaults shipped with wsec (with the card and engine times derived), the AP
+    /// hardware engine's from the committed report [`SHIPPED_HW_REPORT`].
     pub fn shipped() -> Costs {
         let mut c: Costs = serde_json::from_str(DEFAULT_JSON).expect("costs.default.json parses");
         c.derive();
+        // tests/model_traffic.rs checks that the committed report is usable; if it were
+        // not, the location would be missing and every run using it would say so.
+        let _ = c.apply_hw_report_text(SHIPPED_HW_REPORT, SHIPPED_HW_REPORT_PATH, None);
         c
     }
 
@@ -212,7 +221,14 @@ impl Costs {
     /// standard (1 lane) iterative configuration with the highest Fmax.
     pub fn apply_hw_report(&mut self, path: &Path, config: Option<&str>) -> Result<(), String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        self.apply_hw_report_text(&text, &path.display().to_string(), config)
+    }
+
+    /// [`Costs::apply_hw_report`] on the report's text; `origin` names it in errors and in
+    /// the location's `source`. Without `config`: the 802.11 CCM engine (one lane, not the
+    /// 802.16e `ccm16e-*` ones) with the highest Fmax.
+    pub fn apply_hw_report_text(&mut self, text: &str, origin: &str, config: Option<&str>) -> Result<(), String> {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("{origin}: {e}"))?;
         let recs: Vec<&serde_json::Value> = match &v {
             serde_json::Value::Array(a) => a.iter().collect(),
             serde_json::Value::Object(o) => match o.get("records").or_else(|| o.get("configs")) {
@@ -232,10 +248,12 @@ impl Costs {
                 .into_iter()
                 .filter(usable)
                 .filter(|r| num(r, "lanes") == Some(1.0))
+                // The 802.16e engine (`ccm16e-*`) formats another nonce: not an 802.11 AP's.
+                .filter(|r| !r.get("config").and_then(|c| c.as_str()).is_some_and(|c| c.starts_with("ccm16e")))
                 .max_by(|a, b| num(a, "fmax_mhz").unwrap().total_cmp(&num(b, "fmax_mhz").unwrap())),
         };
         let r = pick.ok_or_else(|| {
-            format!("{}: no usable CCM record (need lanes, fmax_mhz, cycles_per_block, cycles_frame_1500{})", path.display(), config.map(|c| format!(", config {c}")).unwrap_or_default())
+            format!("{origin}: no usable CCM record (need lanes, fmax_mhz, cycles_per_block, cycles_frame_1500{})", config.map(|c| format!(", config {c}")).unwrap_or_default())
         })?;
         // k lanes take k payload blocks per `cycles_per_block`.
         let cpb = num(r, "cycles_per_block").unwrap() / num(r, "lanes").unwrap().max(1.0);
@@ -245,7 +263,7 @@ impl Costs {
         let name = r.get("config").and_then(|c| c.as_str()).unwrap_or("?").to_string();
         let target = r.get("target").and_then(|c| c.as_str()).unwrap_or("?");
         let loc = LocationCosts {
-            source: format!("{} (config {name}, target {target}): Verilog simulation cycle counts and place-and-route Fmax", path.display()),
+            source: format!("{origin} (config {name}, target {target}): Verilog simulation cycle counts (hw/run sim) and place-and-route Fmax (hw/run synth)"),
             hw: Some(HwEngine { config: name, fmax_mhz: fmax, cycles_per_block: cpb, overhead_cycles: overhead }),
             ..Default::default()
         };
