@@ -17,14 +17,26 @@
 // cidx, rks holds round keys R*(cidx-1)+1 .. R*cidx. At a boundary the
 // keys of the next cycle are expanded from the cipher key `key` of the
 // block that loads.
+//
+// KROM = 1 (R = 1 only; the ccm_engine's ROM = 2 configurations) puts the
+// 4 S-boxes of the schedule in block RAM too. A RAM read is synchronous,
+// so its address is the word the next cycle will expand: nk's w3 when
+// the next cycle is not a boundary, the cipher key's when it is (nb = 1,
+// from the caller; the key must be stable for a cycle before a boundary,
+// as the engine's key_reg is). The logic S-box (composite field, ~8 LUT4
+// levels) in series with the XOR chain is what limits the R = 1 cores'
+// clock with ROM S-boxes in the datapath; the RAM takes it off the path.
 //======================================================================
 `default_nettype none
 
-module aes_key_sched #(parameter R = 1)
+module aes_key_sched #(parameter R = 1, parameter KROM = 0)
                      (
                       input wire                 clk,
                       input wire                 ce,
                       input wire                 bnd,
+                      /* verilator lint_off UNUSEDSIGNAL */
+                      input wire                 nb,    // KROM: next cycle is a boundary
+                      /* verilator lint_on UNUSEDSIGNAL */
                       input wire [3 : 0]         cidx,
                       input wire [127 : 0]       key,
                       output wire [R * 128 - 1 : 0] rks
@@ -70,10 +82,23 @@ module aes_key_sched #(parameter R = 1)
       end
       wire [31 : 0]  sub;
       // SubWord(RotWord(w3)).
-      aes_sbox sb0(.x(w[23 : 16]), .y(sub[31 : 24]));
-      aes_sbox sb1(.x(w[15 : 8]),  .y(sub[23 : 16]));
-      aes_sbox sb2(.x(w[7 : 0]),   .y(sub[15 : 8]));
-      aes_sbox sb3(.x(w[31 : 24]), .y(sub[7 : 0]));
+      if (KROM != 0 && R == 1) begin : g_rom
+        // The RAMs read the w3 of the next cycle's w (see above), every cycle.
+        wire [31 : 0] w3n = nb ? key[31 : 0] : nk[31 : 0];
+        /* verilator lint_off UNUSEDSIGNAL */
+        wire [31 : 0] x2_unused;
+        /* verilator lint_on UNUSEDSIGNAL */
+        aes_sbox_rom sb0(.clk(clk), .ce(1'b1), .addr(w3n[23 : 16]), .s(sub[31 : 24]), .s2(x2_unused[31 : 24]));
+        aes_sbox_rom sb1(.clk(clk), .ce(1'b1), .addr(w3n[15 : 8]),  .s(sub[23 : 16]), .s2(x2_unused[23 : 16]));
+        aes_sbox_rom sb2(.clk(clk), .ce(1'b1), .addr(w3n[7 : 0]),   .s(sub[15 : 8]),  .s2(x2_unused[15 : 8]));
+        aes_sbox_rom sb3(.clk(clk), .ce(1'b1), .addr(w3n[31 : 24]), .s(sub[7 : 0]),   .s2(x2_unused[7 : 0]));
+      end
+      else begin : g_logic
+        aes_sbox sb0(.x(w[23 : 16]), .y(sub[31 : 24]));
+        aes_sbox sb1(.x(w[15 : 8]),  .y(sub[23 : 16]));
+        aes_sbox sb2(.x(w[7 : 0]),   .y(sub[15 : 8]));
+        aes_sbox sb3(.x(w[31 : 24]), .y(sub[7 : 0]));
+      end
       wire [3 : 0]  j  = j0 + i[3 : 0];
       wire [31 : 0] n0 = w[127 : 96] ^ sub ^ {rcon(j), 24'h0};
       wire [31 : 0] n1 = w[95 : 64] ^ n0;

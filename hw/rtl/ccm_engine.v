@@ -132,9 +132,18 @@ module ccm_engine #(parameter MODE = 0,
   wire m_fire_data = m_fire && !micv_reg;
   wire drained     = (oj_reg >= ocap1_reg) ||
                      ((oj_reg + 16'd1 == ocap1_reg) && m_fire_data);
+  wire cond        = stage_ok && drained && !(final_b && micv_reg);
 
-  wire go = running && at_bnd && stage_ok && drained && !(final_b && micv_reg);
+  // With C > 1 the boundary decision is registered (ok_reg = cond of the
+  // cycle before): cond only turns true between two boundaries (every term
+  // moves one way until go), so this costs at most one cycle per frame, and
+  // it takes the 16-bit compares and m_ready off the path to ce, which
+  // enables every register and RAM of the datapath.
+  reg  ok_reg;
+  wire go = running && at_bnd && ((C > 1) ? ok_reg : cond);
   wire ce = (running && !at_bnd) || go;
+  // The next cycle is a boundary (the key schedule's RAM S-boxes, ROM = 2).
+  wire nb = !running || (at_bnd ? !(go && !final_b && (C > 1)) : (cyc_reg == C[3 : 0] - 4'd1));
 
   wire [3 : 0]  cidx       = at_bnd ? C[3 : 0] : cyc_reg;
   wire [15 : 0] wend1_next = (K > 1 && slot_reg == 16'd0) ? {8'h0, rp_reg} :
@@ -182,8 +191,8 @@ module ccm_engine #(parameter MODE = 0,
   /* verilator lint_on UNOPTFLAT */
   assign tag_x[0] = 128'h0;
 
-  aes_key_sched #(.R(R)) ks(.clk(clk), .ce(ce), .bnd(at_bnd), .cidx(cidx),
-                            .key(key_reg), .rks(rks));
+  aes_key_sched #(.R(R), .KROM(ROM == 2 ? 1 : 0))
+    ks(.clk(clk), .ce(ce), .bnd(at_bnd), .nb(nb), .cidx(cidx), .key(key_reg), .rks(rks));
 
   genvar l;
   generate
@@ -241,6 +250,7 @@ module ccm_engine #(parameter MODE = 0,
       if (!reset_n)
         begin
           st_reg    <= ST_IDLE;
+          ok_reg    <= 1'b0;
           cyc_reg   <= 4'd0;
           micv_reg  <= 1'b0;
           n_reg     <= 16'd0;
@@ -254,6 +264,7 @@ module ccm_engine #(parameter MODE = 0,
         end
       else
         begin
+          ok_reg <= running && cond && !go;
           if (m_fire && micv_reg)
             micv_reg <= 1'b0;
           if (m_fire_data)
