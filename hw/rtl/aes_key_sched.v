@@ -100,10 +100,17 @@ module aes_key_sched #(parameter R = 1, parameter KROM = 0)
         aes_sbox sb3(.x(w[31 : 24]), .y(sub[7 : 0]));
       end
       wire [3 : 0]  j  = j0 + i[3 : 0];
-      wire [31 : 0] n0 = w[127 : 96] ^ sub ^ {rcon(j), 24'h0};
-      wire [31 : 0] n1 = w[95 : 64] ^ n0;
-      wire [31 : 0] n2 = w[63 : 32] ^ n1;
-      wire [31 : 0] n3 = w[31 : 0] ^ n2;
+      // n1..n3 as prefix XORs of w (ready early, from registers) with t added
+      // last: one LUT level after the S-box instead of a chain of four.
+      wire [31 : 0] t  = sub ^ {rcon(j), 24'h0};
+      wire [31 : 0] p0 = w[127 : 96];
+      wire [31 : 0] p1 = p0 ^ w[95 : 64];
+      wire [31 : 0] p2 = p1 ^ w[63 : 32];
+      wire [31 : 0] p3 = p2 ^ w[31 : 0];
+      wire [31 : 0] n0 = p0 ^ t;
+      wire [31 : 0] n1 = p1 ^ t;
+      wire [31 : 0] n2 = p2 ^ t;
+      wire [31 : 0] n3 = p3 ^ t;
       assign nk = {n0, n1, n2, n3};
 
       always @ (posedge clk)

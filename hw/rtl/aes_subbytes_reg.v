@@ -26,9 +26,17 @@ module aes_subbytes_reg #(parameter ROM = 0)
   genvar i;
   generate
     if (ROM != 0) begin : g_rom
-      for (i = 0 ; i < 16 ; i = i + 1) begin : g_byte
-        aes_sbox_rom u_rom(.clk(clk), .ce(ce), .addr(addr[8 * i + 7 : 8 * i]),
-                         .s(s[8 * i + 7 : 8 * i]), .s2(s2[8 * i + 7 : 8 * i]));
+      // Bytes 2i and 2i + 1 share a two-port ROM.
+      for (i = 0 ; i < 8 ; i = i + 1) begin : g_pair
+        wire [15 : 0] qa;
+        wire [15 : 0] qb;
+        aes_sbox_rom2 u_rom(.clk(clk), .ce(ce),
+                            .addr_a(addr[16 * i + 7 : 16 * i]), .addr_b(addr[16 * i + 15 : 16 * i + 8]),
+                            .q_a(qa), .q_b(qb));
+        assign s[16 * i + 7 : 16 * i]       = qa[15 : 8];
+        assign s2[16 * i + 7 : 16 * i]      = qa[7 : 0];
+        assign s[16 * i + 15 : 16 * i + 8]  = qb[15 : 8];
+        assign s2[16 * i + 15 : 16 * i + 8] = qb[7 : 0];
       end
     end
     else begin : g_logic
