@@ -87,6 +87,7 @@ module ccm_engine #(parameter MODE = 0,
   /* verilator lint_on UNUSEDSIGNAL */
 
   reg [15 : 0]  n_reg;       // blocks in the formatted stream
+  reg [15 : 0]  nm1_reg;     // n - 1, the last block (an equality, not a subtraction, on the path)
   reg [15 : 0]  ns_reg;      // slots (the final boundary is slot ns)
   reg [7 : 0]   rp_reg;      // K > 1: lanes 0 .. rp-1 start in slot 0
   reg [15 : 0]  slot_reg;    // index of the next boundary
@@ -177,7 +178,7 @@ module ccm_engine #(parameter MODE = 0,
       else if (A > 1 && pj_reg == 16'd2)
         xblk = x2;
       else
-        xblk = s_data & ((pj_reg == n_reg - 16'd1) ? lastmask : {128{1'b1}});
+        xblk = s_data & ((pj_reg == nm1_reg) ? lastmask : {128{1'b1}});
     end
 
   //----------------------------------------------------------------
@@ -254,6 +255,7 @@ module ccm_engine #(parameter MODE = 0,
           cyc_reg   <= 4'd0;
           micv_reg  <= 1'b0;
           n_reg     <= 16'd0;
+          nm1_reg   <= 16'd0;
           ns_reg    <= 16'd0;
           rp_reg    <= 8'd1;
           slot_reg  <= 16'd0;
@@ -276,6 +278,7 @@ module ccm_engine #(parameter MODE = 0,
                 begin
                   st_reg <= ST_SETUP;
                   n_reg  <= n_new[15 : 0];
+                  nm1_reg <= n_new[15 : 0] - 16'd1;
                 end
 
             ST_SETUP:
@@ -350,7 +353,7 @@ module ccm_engine #(parameter MODE = 0,
   assign m_valid      = micv_reg || (oj_reg < ocap1_reg);
   assign m_tag        = micv_reg;
   assign m_data       = micv_reg ? {mic_reg, 64'h0} :
-                        out_reg[oidx] & ((oj_reg == n_reg - 16'd1) ? lastmask : {128{1'b1}});
+                        out_reg[oidx] & ((oj_reg == nm1_reg) ? lastmask : {128{1'b1}});
 
 endmodule // ccm_engine
 `default_nettype wire
