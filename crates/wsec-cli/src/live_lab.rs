@@ -81,6 +81,10 @@ pub struct Lab {
     ns: Vec<String>,
     procs: Vec<(String, Child)>,
     pub hub: String,
+    /// Per-node medium overrides (node name, medium spec); the rest use the `air` hub.
+    media: Vec<(String, String)>,
+    /// The veth pair of [`Lab::use_veth_medium`] (one end; deleting it removes both).
+    veth: Option<String>,
 }
 
 fn sh(args: &[&str]) -> Result<(), String> {
@@ -104,7 +108,7 @@ impl Lab {
         let dir = std::env::temp_dir().join(format!("wsec-lab-{tag}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-        let mut lab = Lab { bin: bin.to_path_buf(), tag: tag.into(), dir, ssid: ssid.into(), ns: vec![], procs: vec![], hub: String::new() };
+        let mut lab = Lab { bin: bin.to_path_buf(), tag: tag.into(), dir, ssid: ssid.into(), ns: vec![], procs: vec![], hub: String::new(), media: vec![], veth: None };
         for n in ["ap", "s1", "s2", "w"] {
             let name = lab.ns(n);
             let _ = sh(&["ip", "netns", "del", &name]);
@@ -174,16 +178,39 @@ impl Lab {
         Ok(())
     }
 
+    /// Puts the AP and station 1 on the two ends of a veth pair in the namespace wsec
+    /// starts in, driven through `medium::packet` (raw packet sockets: what a monitor-mode
+    /// interface with injection uses) instead of the `air` hub.
+    pub fn use_veth_medium(&mut self) -> Result<(), String> {
+        let (a, b) = (format!("{}ma", self.tag), format!("{}m1", self.tag));
+        let _ = sh(&["ip", "link", "del", &a]);
+        sh(&["ip", "link", "add", &a, "type", "veth", "peer", "name", &b])?;
+        self.veth = Some(a.clone());
+        for i in [&a, &b] {
+            // No IPv6 (its neighbour discovery would be garbage on this medium).
+            let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{i}/disable_ipv6"), "1");
+            // Room for radiotap + 802.11 + security headers around a 1500-octet MSDU (a
+            // monitor interface's MTU is the 802.11 one, 2304 octets of body).
+            sh(&["ip", "link", "set", i, "mtu", "4000", "up"])?;
+        }
+        self.media = vec![("ap".into(), format!("packet:{a}")), ("sta1".into(), format!("packet:{b}"))];
+        Ok(())
+    }
+
+    fn medium_of(&self, node: &str) -> String {
+        self.media.iter().find(|(n, _)| n == node).map(|(_, m)| m.clone()).unwrap_or_else(|| format!("air:{}", self.hub))
+    }
+
     pub fn start_ap(&mut self) -> Result<(), String> {
         let conf = self.dir.join("ap.conf").display().to_string();
-        let medium = format!("air:{}", self.hub);
+        let medium = self.medium_of("ap");
         let ns = self.ns("ap");
         self.spawn("ap", &["ap", "-c", &conf, "--medium", &medium, "--netns", &ns, "--bridge", "br0", "--counters"])
     }
 
     pub fn start_sta(&mut self, i: usize) -> Result<(), String> {
         let conf = self.dir.join(format!("sta{i}.conf")).display().to_string();
-        let medium = format!("air:{}", self.hub);
+        let medium = self.medium_of(&format!("sta{i}"));
         let ns = self.ns(&format!("s{i}"));
         self.spawn(&format!("sta{i}"), &["sta", "-c", &conf, "--medium", &medium, "--netns", &ns, "--counters"])?;
         // The TAP appears once the program runs; give it its address.
@@ -351,6 +378,9 @@ impl Drop for Lab {
         self.stop_all();
         for n in &self.ns {
             let _ = sh(&["ip", "netns", "del", n]);
+        }
+        if let Some(v) = &self.veth {
+            let _ = sh(&["ip", "link", "del", v]);
         }
     }
 }

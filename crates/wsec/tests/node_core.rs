@@ -106,6 +106,35 @@ impl Sim {
         // probability `loss`.
         while !pending.is_empty() {
             let batch = std::mem::take(&mut pending);
+            if batched() {
+                // Batch mode: each node takes the round's frames in one call (the live
+                // loops' handle_air_batch), so what it relays is protected as one batch.
+                for (from, f) in &batch {
+                    if *from != usize::MAX {
+                        self.air.push(f.clone());
+                    }
+                }
+                for to in 0..=self.stas.len() {
+                    let mut mine: Vec<&[u8]> = Vec::new();
+                    for (from, f) in &batch {
+                        if *from == to || self.rng.gen::<f64>() < self.loss {
+                            continue;
+                        }
+                        mine.push(f);
+                    }
+                    if to == 0 {
+                        if let Some(ap) = &mut self.ap {
+                            ap.handle_air_batch(now, mine, &mut out);
+                        }
+                    } else if let Some(s) = &mut self.stas[to - 1] {
+                        s.handle_air_batch(now, mine, &mut out);
+                    }
+                    for g in self.take(to, &mut out) {
+                        pending.push((to, g));
+                    }
+                }
+                continue;
+            }
             for (from, f) in batch {
                 if from != usize::MAX {
                     self.air.push(f.clone());
@@ -156,7 +185,11 @@ impl Sim {
         let sa = self.stas[i].as_ref().unwrap().addr();
         let eth = frames::ethernet(&da, &sa, 0x0800, payload);
         let mut out = Output::default();
-        self.stas[i].as_mut().unwrap().handle_host(self.now, &eth, &mut out);
+        if batched() {
+            self.stas[i].as_mut().unwrap().handle_host_batch(self.now, [eth.as_slice()], &mut out);
+        } else {
+            self.stas[i].as_mut().unwrap().handle_host(self.now, &eth, &mut out);
+        }
         let fs = self.take(i + 1, &mut out);
         self.inject_from(i + 1, fs);
     }
@@ -164,7 +197,11 @@ impl Sim {
     fn ap_send(&mut self, da: MacAddr, payload: &[u8]) {
         let eth = frames::ethernet(&da, &WIRED, 0x0800, payload);
         let mut out = Output::default();
-        self.ap.as_mut().unwrap().handle_host(self.now, &eth, &mut out);
+        if batched() {
+            self.ap.as_mut().unwrap().handle_host_batch(self.now, [eth.as_slice()], &mut out);
+        } else {
+            self.ap.as_mut().unwrap().handle_host(self.now, &eth, &mut out);
+        }
         let fs = self.take(0, &mut out);
         self.inject_from(0, fs);
     }
@@ -244,7 +281,6 @@ fn exercise(sim: &mut Sim, protected: bool) {
     assert_eq!(seen_plain, if protected { 0 } else { 3 });
 }
 
-#[test]
 fn open_network() {
     let mut sim = net(Security::Open, Security::Open, 0.0, 1);
     exercise(&mut sim, false);
@@ -253,7 +289,6 @@ fn open_network() {
     assert!(p.contains(&Phase::Established { pairwise: None }));
 }
 
-#[test]
 fn wpa2_ccmp_network() {
     let mut sim = net(rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128), rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128), 0.0, 2);
     exercise(&mut sim, true);
@@ -265,7 +300,6 @@ fn wpa2_ccmp_network() {
     assert_eq!(sim.ap.as_ref().unwrap().counters.total_drops(), 0, "{}", sim.ap.as_ref().unwrap().counters);
 }
 
-#[test]
 fn every_mode() {
     let modes: Vec<(&str, Security, Security)> = vec![
         ("wep-40 open", wep(b"12345", AuthAlgs::BOTH), wep(b"12345", AuthAlgs::OPEN)),
@@ -286,7 +320,6 @@ fn every_mode() {
     }
 }
 
-#[test]
 fn wep_shared_key_wrong_key_refused() {
     let mut sim = net(wep(b"0123456789abc", AuthAlgs::SHARED), wep(b"0123456789abX", AuthAlgs::SHARED), 0.0, 4);
     sim.run(1_500);
@@ -294,7 +327,6 @@ fn wep_shared_key_wrong_key_refused() {
     assert!(sim.ap.as_ref().unwrap().counters.dropped("shared key challenge failed") > 0);
 }
 
-#[test]
 fn eccmp_falls_back_to_ccmp_and_wrong_passphrase_fails() {
     // A STA preferring ECCMP-4 joins an AP offering CCMP only: CCMP is negotiated.
     let sta = Security::Rsn {
@@ -315,7 +347,6 @@ fn eccmp_falls_back_to_ccmp_and_wrong_passphrase_fails() {
     assert!(sim.phases(0).iter().any(|p| matches!(p, Phase::HandshakeFailed(_))));
 }
 
-#[test]
 fn replayed_and_forged_frames_are_counted_and_dropped() {
     let mut sim = net(rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128), rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128), 0.0, 7);
     assert!(sim.run_until(3_000, |s| s.all_established()));
@@ -358,7 +389,6 @@ fn replayed_and_forged_frames_are_counted_and_dropped() {
     assert_eq!(sim.ap_host.len(), 2);
 }
 
-#[test]
 fn garbage_and_truncated_frames_never_panic() {
     for seed in 0..3u64 {
         let mut sim = net(rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128), rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128), 0.0, seed);
@@ -404,7 +434,6 @@ fn garbage_and_truncated_frames_never_panic() {
     }
 }
 
-#[test]
 fn five_percent_loss_handshakes_complete() {
     for seed in 10..16u64 {
         let mut sim = net(rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128), rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128), 0.05, seed);
@@ -420,7 +449,6 @@ fn five_percent_loss_handshakes_complete() {
     }
 }
 
-#[test]
 fn rekeys_keep_traffic_flowing() {
     let mut ap = ApConfig::new(BSSID, b"wsec-test", rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128));
     ap.group_rekey_s = 2;
@@ -446,7 +474,6 @@ fn rekeys_keep_traffic_flowing() {
     assert_eq!(sim.ap.as_ref().unwrap().counters.total_drops(), 0, "{}", sim.ap.as_ref().unwrap().counters);
 }
 
-#[test]
 fn station_and_ap_restarts_recover() {
     let sec = rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128);
     let mut sim = net(sec.clone(), sec.clone(), 0.0, 9);
@@ -471,7 +498,6 @@ fn station_and_ap_restarts_recover() {
     assert_eq!(payloads(&sim.sta_host[0]).last().unwrap(), b"after ap restart");
 }
 
-#[test]
 fn inactive_station_is_deauthenticated_and_shutdown_says_goodbye() {
     let mut ap = ApConfig::new(BSSID, b"wsec-test", Security::Open);
     ap.max_inactivity_s = 2;
@@ -498,7 +524,6 @@ fn inactive_station_is_deauthenticated_and_shutdown_says_goodbye() {
     let _ = SEC;
 }
 
-#[test]
 fn card_offload_delays_but_delivers() {
     let mut ap = ApConfig::new(BSSID, b"wsec-test", rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128));
     ap.offload = wsec::node::Offload::Card { ns_per_frame: 2 * MS, ns_per_byte: 0 };
@@ -512,3 +537,27 @@ fn card_offload_delays_but_delivers() {
     assert_eq!(payloads(&sim.sta_host[1]), vec![b"slow card".to_vec()]);
     assert!(sim.ap.as_ref().unwrap().engine_stats().card_busy_ns >= 4 * MS);
 }
+
+thread_local! {
+    /// Whether the cores get their frames through the batch entry points.
+    static BATCH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn batched() -> bool {
+    BATCH.with(|b| b.get())
+}
+
+/// Every scenario twice: frame by frame (`handle_air`/`handle_host`) and through the
+/// batch entry points the live programs use (`handle_air_batch`/`handle_host_batch`,
+/// the engine's multi-buffer pass): the same outcomes either way.
+macro_rules! both {
+    ($($name:ident),*) => {
+        mod per_frame {
+            $( #[test] fn $name() { super::BATCH.with(|b| b.set(false)); super::$name(); } )*
+        }
+        mod batched {
+            $( #[test] fn $name() { super::BATCH.with(|b| b.set(true)); super::$name(); } )*
+        }
+    };
+}
+both!(open_network, wpa2_ccmp_network, every_mode, wep_shared_key_wrong_key_refused, eccmp_falls_back_to_ccmp_and_wrong_passphrase_fails, replayed_and_forged_frames_are_counted_and_dropped, garbage_and_truncated_frames_never_panic, five_percent_loss_handshakes_complete, rekeys_keep_traffic_flowing, station_and_ap_restarts_recover, inactive_station_is_deauthenticated_and_shutdown_says_goodbye, card_offload_delays_but_delivers);

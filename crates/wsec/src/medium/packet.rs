@@ -83,9 +83,19 @@ impl super::Medium for PacketSocket {
     fn recv(&mut self, buf: &mut Vec<u8>) -> io::Result<bool> {
         buf.resize(super::air::MAX_FRAME, 0);
         loop {
-            // SAFETY: the buffer is valid for its length.
-            let r = unsafe { libc::recv(self.fd.as_raw_fd(), buf.as_mut_ptr() as *mut libc::c_void, buf.len(), 0) };
+            // SAFETY: sockaddr_ll is plain data; zeroed is a valid value.
+            let mut from: libc::sockaddr_ll = unsafe { core::mem::zeroed() };
+            let mut flen = core::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+            // SAFETY: the buffer and the address are valid for their lengths.
+            let r = unsafe {
+                libc::recvfrom(self.fd.as_raw_fd(), buf.as_mut_ptr() as *mut libc::c_void, buf.len(), 0, &mut from as *mut _ as *mut libc::sockaddr, &mut flen)
+            };
             if r >= 0 {
+                // An AF_PACKET socket also sees what this host sends on the interface;
+                // a radio does not hear its own transmissions.
+                if from.sll_pkttype == libc::PACKET_OUTGOING as u8 {
+                    continue;
+                }
                 buf.truncate(r as usize);
                 return Ok(true);
             }

@@ -671,8 +671,11 @@ impl AccessPoint {
 
     /// Protects a plaintext MPDU in the host engine and queues it for the medium.
     fn send_protected(&mut self, now: u64, peer: Option<MacAddr>, f: Vec<u8>, out: &mut Output) {
-        if self.delayed.len() >= engine::CARD_QUEUE_MAX {
+        if self.delayed.len() + self.engine.queued_len() >= engine::CARD_QUEUE_MAX {
             return self.counters.drop("card queue full");
+        }
+        if self.engine.batching() {
+            return self.engine.queue(now, peer, f);
         }
         match self.engine.protect(now, peer.as_ref(), &f) {
             Ok((p, at)) => {
@@ -793,6 +796,31 @@ impl AccessPoint {
     fn to_host(&mut self, now: u64, eth: Vec<u8>, out: &mut Output) {
         self.counters.tx_host += 1;
         engine::emit(now, now, false, eth, &mut self.delayed, out);
+    }
+
+    /// Frames from the medium, as [`AccessPoint::handle_air`] one by one, except that the
+    /// frames they make the AP protect (relayed, bridged, group) go through the engine as
+    /// one batch (multi-buffer CCMP) and reach `out` at the end.
+    pub fn handle_air_batch<'a>(&mut self, now: u64, mpdus: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
+        self.engine.begin_batch();
+        for m in mpdus {
+            self.handle_air(now, m, out);
+        }
+        self.finish_batch(now, out);
+    }
+
+    /// Ethernet frames from the wired side, as [`AccessPoint::handle_host`] one by one,
+    /// protected as one batch.
+    pub fn handle_host_batch<'a>(&mut self, now: u64, eths: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
+        self.engine.begin_batch();
+        for e in eths {
+            self.handle_host(now, e, out);
+        }
+        self.finish_batch(now, out);
+    }
+
+    fn finish_batch(&mut self, now: u64, out: &mut Output) {
+        engine::finish_batch(now, &mut self.engine, &mut self.delayed, &mut self.counters, out);
     }
 
     /// One Ethernet frame from the wired side (the AP's TAP).

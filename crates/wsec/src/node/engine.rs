@@ -10,9 +10,13 @@
 //!   the returned time, which the core honours before the frame reaches the medium (or
 //!   the host). Defaults: [`CARD_NS_PER_FRAME`], [`CARD_NS_PER_BYTE`].
 //!
-//! Frames go through [`Engine::protect_batch`], the seam where a multi-buffer kernel
-//! protects many frames at once; today it protects them one by one through the
-//! security associations.
+//! Batches: between [`Engine::begin_batch`] and [`Engine::end_batch`] the cores queue the
+//! frames they would protect ([`Engine::queue`]); `end_batch` protects them together
+//! through [`Engine::protect_batch`] (multi-buffer CCMP: eight frames' CBC-MAC chains and
+//! CTR interleaved, whatever their peers) and returns them in queue order. Every key
+//! change (install, removal, transmit-key switch) first protects what is queued, so a
+//! queued frame gets exactly the key and PN it would have had one frame at a time (an
+//! EAPOL-Key message 4 queued before its PTK is installed still goes under the old key).
 use crate::cipher::{new_protection, AadOptions, CipherSuite, Pn};
 use crate::error::{Error, Result};
 use crate::link::sa::{KeyType, Role, RxOutcome, SecurityAssociation};
@@ -83,6 +87,12 @@ pub struct Engine {
     wep_iv: u32,
     pub stats: EngineStats,
     scratch: Vec<u8>,
+    /// Batch mode: frames queued for protection, and the ones already protected (by a
+    /// key change in the middle of the batch), in order.
+    batching: bool,
+    queued: Vec<TxJob>,
+    queued_now: u64,
+    settled: Vec<TxJob>,
 }
 
 impl Engine {
@@ -98,7 +108,53 @@ impl Engine {
             wep_iv: 0,
             stats: EngineStats::default(),
             scratch: Vec::new(),
+            batching: false,
+            queued: Vec::new(),
+            queued_now: 0,
+            settled: Vec::new(),
         }
+    }
+
+    /// Starts a batch: until [`Engine::end_batch`], the cores queue frames instead of
+    /// protecting them one by one.
+    pub fn begin_batch(&mut self) {
+        self.batching = true;
+    }
+
+    /// Whether a batch is open (frames go to [`Engine::queue`]).
+    pub fn batching(&self) -> bool {
+        self.batching
+    }
+
+    /// Queues a plaintext MPDU for protection at the end of the batch, for `peer` (or the
+    /// group key), as [`Engine::protect`] would protect it now.
+    pub fn queue(&mut self, now: u64, peer: Option<MacAddr>, mpdu: Vec<u8>) {
+        self.queued.push(TxJob { peer, mpdu, result: Ok(()), ready_at: now });
+        self.queued_now = self.queued_now.max(now);
+    }
+
+    /// Frames queued and not yet handed back.
+    pub fn queued_len(&self) -> usize {
+        self.queued.len() + self.settled.len()
+    }
+
+    /// Protects the queued frames now (one multi-buffer pass), keeping their results.
+    fn settle(&mut self) {
+        if self.queued.is_empty() {
+            return;
+        }
+        let mut jobs = std::mem::take(&mut self.queued);
+        let now = self.queued_now;
+        self.protect_batch(now, &mut jobs);
+        self.settled.append(&mut jobs);
+    }
+
+    /// Ends the batch: protects what is queued and returns every queued frame, in queue
+    /// order, with its result (the protected MPDU in `mpdu` on success) and ready time.
+    pub fn end_batch(&mut self) -> Vec<TxJob> {
+        self.settle();
+        self.batching = false;
+        std::mem::take(&mut self.settled)
     }
 
     pub fn offload(&self) -> Offload {
@@ -107,6 +163,7 @@ impl Engine {
 
     /// Installs the WEP default keys (Key ID 0-3) and selects `tx` for transmission.
     pub fn install_wep(&mut self, keys: &[Option<Zeroizing<Vec<u8>>>; 4], tx: u8) -> Result<()> {
+        self.settle();
         for (i, k) in keys.iter().enumerate() {
             if let Some(k) = k {
                 let suite = match k.len() {
@@ -135,6 +192,7 @@ impl Engine {
     /// `peer` (a STA's GTK from its AP) or for the node's own group table (`peer` None:
     /// the AP's transmit GTK).
     pub fn install(&mut self, peer: Option<MacAddr>, kt: KeyType, key_id: u8, suite: CipherSuite, key: &[u8], rsc: Option<Pn>) -> Result<()> {
+        self.settle();
         let role = self.role;
         let sa = match peer {
             Some(p) => self.peers.entry(p).or_insert_with(|| SecurityAssociation::new(role)),
@@ -145,21 +203,25 @@ impl Engine {
 
     /// Selects the group transmit key (GTK rollover).
     pub fn set_group_tx(&mut self, key_id: u8) -> Result<()> {
+        self.settle();
         self.group.set_tx_key(KeyType::Group, key_id)
     }
 
     /// Removes a group key from the node's own table.
     pub fn remove_group(&mut self, key_id: u8) {
+        self.settle();
         let _ = self.group.remove(KeyType::Group, key_id);
     }
 
     /// The transmit PN the group key would use next (for the GTK's RSC).
     pub fn group_tx_pn(&mut self) -> Pn {
+        self.settle();
         self.group.tx_pn(KeyType::Group).unwrap_or(0)
     }
 
     /// Forgets every key of a peer.
     pub fn remove_peer(&mut self, peer: &MacAddr) {
+        self.settle();
         self.peers.remove(peer);
     }
 
@@ -352,3 +414,17 @@ pub(crate) fn release(now: u64, queue: &mut std::collections::VecDeque<Delayed>,
 /// Bound on the frames the card model queues (a card's descriptor ring): beyond it a
 /// frame is dropped, as a full TX ring drops.
 pub(crate) const CARD_QUEUE_MAX: usize = 512;
+
+/// Hands the frames of a closed batch ([`Engine::end_batch`]) to the medium, or to the
+/// card queue, in order; a frame that could not be protected is counted and dropped.
+pub(crate) fn finish_batch(now: u64, engine: &mut Engine, queue: &mut std::collections::VecDeque<Delayed>, counters: &mut super::Counters, out: &mut super::Output) {
+    for j in engine.end_batch() {
+        match j.result {
+            Ok(()) => {
+                counters.tx_air += 1;
+                emit(now, j.ready_at, true, j.mpdu, queue, out);
+            }
+            Err(_) => counters.drop("protect failed"),
+        }
+    }
+}

@@ -520,10 +520,14 @@ impl Station {
     }
 
     fn send_protected(&mut self, now: u64, f: Vec<u8>, out: &mut Output) {
-        if self.delayed.len() >= engine::CARD_QUEUE_MAX {
+        if self.delayed.len() + self.engine.queued_len() >= engine::CARD_QUEUE_MAX {
             return self.counters.drop("card queue full");
         }
         let bssid = self.bssid().unwrap_or_default();
+        if self.engine.batching() {
+            self.last_tx = now;
+            return self.engine.queue(now, Some(bssid), f);
+        }
         match self.engine.protect(now, Some(&bssid), &f) {
             Ok((p, at)) => {
                 self.counters.tx_air += 1;
@@ -532,6 +536,26 @@ impl Station {
             }
             Err(_) => self.counters.drop("protect failed"),
         }
+    }
+
+    /// Frames from the medium, as [`Station::handle_air`] one by one; what they make the
+    /// station protect goes through the engine as one batch, at the end.
+    pub fn handle_air_batch<'a>(&mut self, now: u64, mpdus: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
+        self.engine.begin_batch();
+        for m in mpdus {
+            self.handle_air(now, m, out);
+        }
+        engine::finish_batch(now, &mut self.engine, &mut self.delayed, &mut self.counters, out);
+    }
+
+    /// Ethernet frames from the host's TAP device, as [`Station::handle_host`] one by one,
+    /// protected as one batch (multi-buffer CCMP): the station's host engine of seed 000.
+    pub fn handle_host_batch<'a>(&mut self, now: u64, eths: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
+        self.engine.begin_batch();
+        for e in eths {
+            self.handle_host(now, e, out);
+        }
+        engine::finish_batch(now, &mut self.engine, &mut self.delayed, &mut self.counters, out);
     }
 
     /// One Ethernet frame from the host's TAP device.
