@@ -352,3 +352,21 @@ pub(crate) fn release(now: u64, queue: &mut std::collections::VecDeque<Delayed>,
 /// Bound on the frames the card model queues (a card's descriptor ring): beyond it a
 /// frame is dropped, as a full TX ring drops.
 pub(crate) const CARD_QUEUE_MAX: usize = 512;
+
+/// The IGTK of the node's own group table (management frame protection, `node::mfp`).
+impl Engine {
+    /// Selects the IGTK that protects group-addressed management frames (BIP, Key ID 4/5).
+    pub fn set_mgmt_group_tx(&mut self, key_id: u8) -> Result<()> {
+        self.group.set_tx_key(KeyType::ManagementGroup, key_id)
+    }
+
+    /// Removes an IGTK from the node's own table.
+    pub fn remove_mgmt_group(&mut self, key_id: u8) {
+        let _ = self.group.remove(KeyType::ManagementGroup, key_id);
+    }
+
+    /// The IPN the transmit IGTK would use next (for the IGTK KDE's IPN).
+    pub fn mgmt_group_tx_pn(&mut self) -> Pn {
+        self.group.tx_pn(KeyType::ManagementGroup).unwrap_or(0)
+    }
+}
