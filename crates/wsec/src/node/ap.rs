@@ -447,12 +447,16 @@ impl AccessPoint {
     /// Deauthentication under BIP (as hostapd), else one per station.
     pub fn shutdown(&mut self, out: &mut Output) {
         if self.group.as_ref().is_some_and(|g| g.igtk.is_some()) {
-            return self.deauth_broadcast(reason::DEAUTH_LEAVING, out);
+            self.deauth_broadcast(reason::DEAUTH_LEAVING, out);
+        } else {
+            let all: Vec<MacAddr> = self.peers.keys().copied().collect();
+            for a in all {
+                self.deauth(&a, reason::DEAUTH_LEAVING, out);
+            }
         }
-        let all: Vec<MacAddr> = self.peers.keys().copied().collect();
-        for a in all {
-            self.deauth(&a, reason::DEAUTH_LEAVING, out);
-        }
+        // The goodbyes may sit in the card model's queue (protected under MFP): the
+        // program waits for the card before it exits.
+        engine::release(u64::MAX, &mut self.delayed, out);
     }
 
     /// Sends one group-addressed Deauthentication, BIP-protected (an MME with the IGTK's

@@ -254,6 +254,8 @@ impl Station {
                 out.events.push(NodeEvent::Phase { peer: b.bssid, phase: Phase::Deauthenticated { reason: reason::DEAUTH_LEAVING, by_peer: false } });
             }
         }
+        // A protected goodbye may sit in the card model's queue: wait for the card.
+        engine::release(u64::MAX, &mut self.delayed, out);
         self.reset(now, 0);
     }
 
