@@ -64,6 +64,12 @@ impl Mode {
                 let (ap, sta) = wpa("CCMP", "crypto_offload=host\n");
                 Mode { name: "wpa2-host", ap, sta, sta_global: "crypto_offload=host\n".into(), tshark_key: tk }
             }
+            // WPA2 (CCMP, host engine) with management frame protection required.
+            "wpa2-mfp" => {
+                let (ap, sta) = wpa("CCMP", "crypto_offload=host\nieee80211w=2\n");
+                let sta = format!("{sta}    ieee80211w=2\n");
+                Mode { name: "wpa2-mfp", ap, sta, sta_global: "crypto_offload=host\n".into(), tshark_key: tk }
+            }
             "enhanced" => {
                 let (ap, sta) = wpa("CCMP", "crypto_offload=host\neccmp_lanes=4\n");
                 Mode { name: "enhanced", ap, sta, sta_global: "crypto_offload=host\neccmp_lanes=4\n".into(), tshark_key: None }

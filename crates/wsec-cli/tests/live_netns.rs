@@ -163,3 +163,44 @@ fn packet_socket_medium_over_a_veth_pair() {
     lab.stop_all();
     assert!(lab.log("ap").contains("deauthenticated reason 3"), "orderly shutdown: {}", lab.log("ap"));
 }
+
+/// Management frame protection (`ieee80211w=2`) live: a station killed and restarted gets
+/// in through the AP's SA Query (status 30, no answer from the old association), traffic
+/// resumes; the AP's shutdown is a BIP-protected broadcast Deauthentication that both
+/// stations obey; tshark, given only the passphrase, decrypts the protected SA Query
+/// frames on the air and shows the MME of the broadcast Deauthentication.
+#[test]
+fn mfp_station_restart_and_protected_management_frames() {
+    let mut lab = lab("lp");
+    let pcap = lab.dir.join("air.pcap");
+    let mode = Mode::named("wpa2-mfp", SSID, PASS).unwrap();
+    up(&mut lab, &mode, 0.0, Some(&pcap));
+    lab.kill("sta1");
+    lab.start_sta(1).unwrap();
+    lab.wait_log("sta1", "data open", Duration::from_secs(20)).unwrap();
+    lab.wait_ping("s1", STA_IP[1], Duration::from_secs(10)).unwrap();
+    lab.stop_all();
+    for s in ["sta1", "sta2"] {
+        assert!(lab.log(s).contains("deauthenticated reason 3 (by peer)"), "{s} obeys the BIP deauthentication: {}", lab.log(s));
+    }
+    let conf = lab.dir.join("wireshark");
+    std::fs::create_dir_all(&conf).unwrap();
+    let tshark = |filter: &str, fields: &[&str]| -> Vec<String> {
+        let mut c = Command::new("tshark");
+        c.env("WIRESHARK_CONFIG_DIR", &conf).args(["-n", "-r"]).arg(&pcap);
+        c.args(["-o", "wlan.enable_decryption:TRUE", "-o", &format!("uat:80211_keys:\"wpa-pwd\",\"{PASS}:{SSID}\"")]);
+        c.args(["-Y", filter, "-T", "fields"]);
+        for f in fields {
+            c.args(["-e", f]);
+        }
+        let t = c.output().expect("tshark (scripts/setup installs it)");
+        assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+        String::from_utf8_lossy(&t.stdout).lines().map(|l| l.to_string()).collect()
+    };
+    // The AP's SA Queries to the old association of sta1, under its old PTK.
+    let sq = tshark("wlan.fc.protected == 1 && wlan.fc.type_subtype == 0x000d", &["wlan.fixed.category_code", "wlan.fixed.transaction_id"]);
+    assert!(!sq.is_empty(), "no protected SA Query on the air");
+    assert!(sq.iter().all(|l| l.starts_with("8\t") && l.len() > 2), "tshark decrypts the SA Queries: {sq:?}");
+    let bip = tshark("wlan.fc.type_subtype == 0x000c && wlan.da == ff:ff:ff:ff:ff:ff", &["wlan.fixed.reason_code", "wlan.mmie.keyid"]);
+    assert_eq!(bip, vec!["0x0003\t4".to_string()], "one broadcast deauthentication with an MME (IGTK Key ID 4)");
+}

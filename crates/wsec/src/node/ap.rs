@@ -5,13 +5,14 @@
 //! to the wired side (the host's TAP) and inactivity.
 use super::engine::{self, Delayed, Engine, Offload};
 use super::frames::{self, cap, reason, status, Dir, Mgmt, SeqNum, BROADCAST, ETHERTYPE_EAPOL};
+use super::mfp::{self, Mfp, SaQuery};
 use super::{rx_error_reason, AuthAlgs, Counters, NodeEvent, Output, Phase, Security, SEC, TU};
 use crate::cipher::CipherSuite;
 use crate::link::sa::{KeyType, Role};
 use crate::rsn::akm::Akm;
 use crate::rsn::handshake::authenticator::GroupKeys;
 use crate::rsn::handshake::{self, Authenticator, Timers};
-use crate::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite};
+use crate::rsn::ie::{RsnElementRepr, Suite};
 use crate::wire::mac::{FrameType, Header, MacAddr};
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use subtle::ConstantTimeEq;
@@ -34,6 +35,10 @@ pub struct ApConfig {
     pub max_stations: usize,
     pub offload: Offload,
     pub eapol_timers: Timers,
+    /// Management frame protection (hostapd `ieee80211w`).
+    pub mfp: Mfp,
+    /// The IGTK's cipher (hostapd `group_mgmt_cipher`), BIP-CMAC-128 by default.
+    pub group_mgmt_cipher: CipherSuite,
 }
 
 impl ApConfig {
@@ -51,6 +56,8 @@ impl ApConfig {
             max_stations: 2007,
             offload: Offload::Host,
             eapol_timers: Timers::default(),
+            mfp: Mfp::Disabled,
+            group_mgmt_cipher: CipherSuite::BipCmac128,
         }
     }
 }
@@ -85,6 +92,10 @@ struct Peer {
     pairwise: Option<CipherSuite>,
     ptk_rekey_at: Option<u64>,
     counters: StationCounters,
+    /// Management frame protection negotiated at association (12.6.3).
+    mfp: bool,
+    /// An SA Query (11.13) asking whether this MFP station is still there.
+    sa_query: Option<SaQuery>,
 }
 
 /// The AP core.
@@ -103,6 +114,8 @@ pub struct AccessPoint {
     pending_group: Option<(GroupKeys, HashSet<MacAddr>)>,
     next_group_rekey: Option<u64>,
     delayed: VecDeque<Delayed>,
+    /// The time of the last call in (for frames sent from calls without a clock).
+    clock: u64,
     pub counters: Counters,
 }
 
@@ -112,22 +125,41 @@ fn random<const N: usize>() -> [u8; N] {
     b
 }
 
-fn random_gtk(cipher: CipherSuite, key_id: u8) -> GroupKeys {
+/// A fresh GTK under `key_id`, and an IGTK (12.7.1.5) under `mgmt`'s Key ID (4 or 5)
+/// when management frame protection is on.
+fn random_gtk(cipher: CipherSuite, key_id: u8, mgmt: Option<(CipherSuite, u8)>) -> GroupKeys {
     let mut gtk = Zeroizing::new(random::<32>().to_vec());
     gtk.truncate(cipher.key_len());
-    GroupKeys { gtk, gtk_key_id: key_id, gtk_rsc: 0, igtk: None }
+    let igtk = mgmt.map(|(c, id)| {
+        let mut k = Zeroizing::new(random::<32>().to_vec());
+        k.truncate(c.key_len());
+        (k, id, 0)
+    });
+    GroupKeys { gtk, gtk_key_id: key_id, gtk_rsc: 0, igtk }
+}
+
+/// The group keys one station gets: without the IGTK unless it negotiated MFP.
+fn for_peer(g: &GroupKeys, mfp: bool) -> GroupKeys {
+    GroupKeys { igtk: if mfp { g.igtk.clone() } else { None }, ..g.clone() }
 }
 
 /// The RSN element an AP with `akms`, `pairwise` and `group` advertises (9.4.2.24).
 pub fn ap_rsn_element(akms: &[Akm], pairwise: &[CipherSuite], group: CipherSuite) -> crate::Result<Vec<u8>> {
+    ap_rsn_element_mfp(akms, pairwise, group, Mfp::Disabled, CipherSuite::BipCmac128)
+}
+
+/// The same with management frame protection (12.6.3): MFPC/MFPR in the RSN
+/// Capabilities and, for a cipher other than BIP-CMAC-128, the Group Management Cipher
+/// Suite field.
+pub fn ap_rsn_element_mfp(akms: &[Akm], pairwise: &[CipherSuite], group: CipherSuite, mfp: Mfp, group_mgmt: CipherSuite) -> crate::Result<Vec<u8>> {
     RsnElementRepr {
         version: 1,
         group_cipher: Some(Suite::from_cipher(group)),
         pairwise: pairwise.iter().map(|&c| Suite::from_cipher(c)).collect(),
         akms: akms.iter().map(|&a| Suite::from_akm(a)).collect(),
-        capabilities: Some(RsnCapabilities(0)),
+        capabilities: Some(mfp.capabilities()),
         pmkids: vec![],
-        group_mgmt_cipher: None,
+        group_mgmt_cipher: mfp::group_mgmt_field(mfp, group_mgmt),
     }
     .to_bytes()
 }
@@ -138,6 +170,9 @@ impl AccessPoint {
         let mut engine = Engine::new(Role::Authenticator, cfg.offload);
         let mut rsne = None;
         let mut group = None;
+        if cfg.mfp.capable() && !matches!(cfg.security, Security::Rsn { .. }) {
+            return Err(crate::Error::Unsupported("management frame protection needs an RSNA (wpa=2)"));
+        }
         match &cfg.security {
             Security::Open => {}
             Security::Wep { keys, tx_key, .. } => engine.install_wep(keys, *tx_key)?,
@@ -149,9 +184,21 @@ impl AccessPoint {
                 if pmk.len() != 32 {
                     return Err(crate::Error::BadKeyLength);
                 }
-                rsne = Some(ap_rsn_element(akms, pairwise, g)?);
-                let gk = random_gtk(g, 1);
+                let mgmt = cfg.mfp.capable().then_some((cfg.group_mgmt_cipher, 4));
+                if mgmt.is_some() {
+                    if !mfp::is_group_mgmt_cipher(cfg.group_mgmt_cipher) {
+                        return Err(crate::Error::Unsupported("group_mgmt_cipher must be a BIP suite"));
+                    }
+                    if pairwise.iter().all(|&c| c == CipherSuite::Tkip) {
+                        return Err(crate::Error::Unsupported("management frame protection needs a CCMP or GCMP pairwise cipher"));
+                    }
+                }
+                rsne = Some(ap_rsn_element_mfp(akms, pairwise, g, cfg.mfp, cfg.group_mgmt_cipher)?);
+                let gk = random_gtk(g, 1, mgmt);
                 engine.install(None, KeyType::Group, 1, g, &gk.gtk, None)?;
+                if let Some((k, id, _)) = &gk.igtk {
+                    engine.install(None, KeyType::ManagementGroup, *id, cfg.group_mgmt_cipher, k, None)?;
+                }
                 group = Some(gk);
             }
         }
@@ -168,6 +215,7 @@ impl AccessPoint {
             pending_group: None,
             next_group_rekey,
             delayed: VecDeque::new(),
+            clock: now,
             counters: Counters::default(),
             cfg,
         })
@@ -189,6 +237,33 @@ impl AccessPoint {
     /// Stations in any state (authenticated or beyond).
     pub fn peer_count(&self) -> usize {
         self.peers.len()
+    }
+
+    /// Whether `sta` is associated with management frame protection negotiated (`None`
+    /// when it is not associated).
+    pub fn station_mfp(&self, sta: &MacAddr) -> Option<bool> {
+        self.peers.get(sta).filter(|p| matches!(p.state, PeerState::Associated | PeerState::Established)).map(|p| p.mfp)
+    }
+
+    /// Whether an SA Query (11.13) to `sta` is running.
+    pub fn sa_query_running(&self, sta: &MacAddr) -> bool {
+        self.peers.get(sta).is_some_and(|p| p.sa_query.is_some())
+    }
+
+    /// MFP negotiated and the PTK in place: robust management frames to and from this
+    /// station are protected (12.6.3).
+    fn peer_mfp(&mut self, sta: &MacAddr) -> bool {
+        self.peers.get(sta).is_some_and(|p| p.mfp) && self.engine.has_pairwise(sta)
+    }
+
+    /// Sends a management frame to `sta`, under its pairwise key when it is a robust
+    /// frame to an MFP peer (CCMP/GCMP with the management nonce flag, Protected bit).
+    fn send_mgmt(&mut self, now: u64, sta: &MacAddr, f: Vec<u8>, out: &mut Output) {
+        if self.peer_mfp(sta) && frames::is_robust(&f) {
+            self.send_protected(now, Some(*sta), f, out);
+        } else {
+            self.tx_mgmt(f, out);
+        }
     }
 
     fn capability(&self) -> u16 {
@@ -224,6 +299,9 @@ impl AccessPoint {
             if let Some(d) = p.hs_deadline {
                 t = t.min(d);
             }
+            if let Some(q) = &p.sa_query {
+                t = t.min(q.poll());
+            }
             if let Some(d) = p.ptk_rekey_at {
                 t = t.min(d);
             }
@@ -233,7 +311,9 @@ impl AccessPoint {
 
     /// Beacons, EAPOL retransmissions, rekeys, inactivity, and the card model's queue.
     pub fn handle_timeout(&mut self, now: u64, out: &mut Output) {
+        self.clock = now;
         engine::release(now, &mut self.delayed, out);
+        self.sa_query_timeouts(now, out);
         if now >= self.next_beacon {
             let tsf = (now - self.start) / 1000;
             let seq = self.seq.next();
@@ -281,9 +361,18 @@ impl AccessPoint {
             return; // the previous rekey is still running
         }
         let Security::Rsn { groups, .. } = &self.cfg.security else { return };
-        let new = random_gtk(groups[0], if cur.gtk_key_id == 1 { 2 } else { 1 });
+        // The IGTK is renewed with the GTK, under the other Key ID (4 <-> 5).
+        let mgmt = cur.igtk.as_ref().map(|(_, id, _)| (self.cfg.group_mgmt_cipher, if *id == 4 { 5 } else { 4 }));
+        let old_igtk = cur.igtk.as_ref().map(|(_, id, _)| *id);
+        let new = random_gtk(groups[0], if cur.gtk_key_id == 1 { 2 } else { 1 }, mgmt);
         if self.engine.install(None, KeyType::Group, new.gtk_key_id, groups[0], &new.gtk, None).is_err() {
             return;
+        }
+        if let (Some((k, id, _)), Some(old)) = (&new.igtk, old_igtk) {
+            if self.engine.install(None, KeyType::ManagementGroup, *id, self.cfg.group_mgmt_cipher, k, None).is_err() {
+                return;
+            }
+            let _ = self.engine.set_mgmt_group_tx(old);
         }
         // The old GTK stays the transmit key until every station has the new one.
         let _ = self.engine.set_group_tx(cur.gtk_key_id);
@@ -291,7 +380,10 @@ impl AccessPoint {
             self.peers.iter().filter(|(_, p)| p.state == PeerState::Established).map(|(a, _)| *a).collect();
         self.pending_group = Some((new.clone(), waiting.clone()));
         for a in waiting {
-            let o = self.peers.get_mut(&a).and_then(|p| p.auth.as_mut()).map(|h| h.rekey_group(now, new.clone()));
+            let o = self.peers.get_mut(&a).and_then(|p| {
+                let keys = for_peer(&new, p.mfp);
+                p.auth.as_mut().map(|h| h.rekey_group(now, keys))
+            });
             if let Some(o) = o {
                 self.after_handshake(now, &a, o, out);
             }
@@ -307,26 +399,37 @@ impl AccessPoint {
         let (new, _) = self.pending_group.take().expect("checked");
         if let Some(old) = &self.group {
             self.engine.remove_group(old.gtk_key_id);
+            if let Some((_, id, _)) = &old.igtk {
+                self.engine.remove_mgmt_group(*id);
+            }
         }
         let _ = self.engine.set_group_tx(new.gtk_key_id);
+        if let Some((_, id, _)) = &new.igtk {
+            let _ = self.engine.set_mgmt_group_tx(*id);
+        }
         out.events.push(NodeEvent::Phase { peer: self.cfg.bssid, phase: Phase::GroupKey { key_id: new.gtk_key_id } });
         self.group = Some(new);
     }
 
-    /// The GTK a station joining now receives (the new one while a rekey runs).
-    fn group_for_new_station(&mut self) -> Option<GroupKeys> {
+    /// The GTK (and, with MFP, the IGTK) a station joining now receives (the new ones
+    /// while a rekey runs), with the RSC and IPN of their last use.
+    fn group_for_new_station(&mut self, mfp: bool) -> Option<GroupKeys> {
         let rsc = self.engine.group_tx_pn().saturating_sub(1);
+        let ipn = self.engine.mgmt_group_tx_pn().saturating_sub(1);
         if let Some((n, _)) = &self.pending_group {
-            return Some(n.clone());
+            return Some(for_peer(n, mfp));
         }
-        self.group.as_ref().map(|g| GroupKeys { gtk_rsc: rsc, ..g.clone() })
+        self.group.as_ref().map(|g| {
+            let igtk = g.igtk.as_ref().filter(|_| mfp).map(|(k, id, _)| (k.clone(), *id, ipn));
+            GroupKeys { gtk_rsc: rsc, igtk, ..g.clone() }
+        })
     }
 
-    /// Sends a Deauthentication and forgets the station.
+    /// Sends a Deauthentication (protected for an MFP station) and forgets the station.
     pub fn deauth(&mut self, sta: &MacAddr, why: u16, out: &mut Output) {
         let seq = self.seq.next();
         let f = frames::deauth(sta, &self.cfg.bssid, &self.cfg.bssid, seq, why, true);
-        self.tx_mgmt(f, out);
+        self.send_mgmt(self.clock, sta, f, out);
         if self.peers.remove(sta).is_some() {
             out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Deauthenticated { reason: why, by_peer: false } });
         }
@@ -340,16 +443,87 @@ impl AccessPoint {
         }
     }
 
-    /// Deauthenticates every station (shutdown, phase 5).
+    /// Deauthenticates every station (shutdown, phase 5): with MFP one group-addressed
+    /// Deauthentication under BIP (as hostapd), else one per station.
     pub fn shutdown(&mut self, out: &mut Output) {
+        if self.group.as_ref().is_some_and(|g| g.igtk.is_some()) {
+            self.deauth_broadcast(reason::DEAUTH_LEAVING, out);
+        } else {
+            let all: Vec<MacAddr> = self.peers.keys().copied().collect();
+            for a in all {
+                self.deauth(&a, reason::DEAUTH_LEAVING, out);
+            }
+        }
+        // The goodbyes may sit in the card model's queue (protected under MFP): the
+        // program waits for the card before it exits.
+        engine::release(u64::MAX, &mut self.delayed, out);
+    }
+
+    /// Sends one group-addressed Deauthentication, BIP-protected (an MME with the IGTK's
+    /// Key ID and IPN, 12.5.4) when MFP is on, and forgets every station.
+    pub fn deauth_broadcast(&mut self, why: u16, out: &mut Output) {
+        let seq = self.seq.next();
+        let f = frames::deauth(&BROADCAST, &self.cfg.bssid, &self.cfg.bssid, seq, why, true);
+        if self.group.as_ref().is_some_and(|g| g.igtk.is_some()) {
+            self.send_protected(self.clock, None, f, out);
+        } else {
+            self.tx_mgmt(f, out);
+        }
         let all: Vec<MacAddr> = self.peers.keys().copied().collect();
         for a in all {
-            self.deauth(&a, reason::DEAUTH_LEAVING, out);
+            self.peers.remove(&a);
+            out.events.push(NodeEvent::Phase { peer: a, phase: Phase::Deauthenticated { reason: why, by_peer: false } });
+            self.forget_keys(&a);
+        }
+    }
+
+    /// SA Query retransmissions and timeouts (11.13): a query that got no answer in
+    /// dot11AssociationSAQueryMaximumTimeout ends the old association, so the station
+    /// that asked to associate can.
+    fn sa_query_timeouts(&mut self, now: u64, out: &mut Output) {
+        let due: Vec<MacAddr> =
+            self.peers.iter().filter(|(_, p)| p.sa_query.as_ref().is_some_and(|q| now >= q.poll())).map(|(a, _)| *a).collect();
+        for a in due {
+            let Some(q) = self.peers.get_mut(&a).and_then(|p| p.sa_query.as_mut()) else { continue };
+            if q.expired(now) {
+                self.counters.drop("sa query timeout");
+                self.drop_association(&a, out);
+            } else {
+                let id = q.next_id(now);
+                self.send_sa_query(now, &a, true, id, out);
+            }
+        }
+    }
+
+    fn send_sa_query(&mut self, now: u64, sta: &MacAddr, request: bool, id: [u8; 2], out: &mut Output) {
+        let seq = self.seq.next();
+        let f = frames::sa_query(sta, &self.cfg.bssid, &self.cfg.bssid, seq, request, id);
+        if self.peer_mfp(sta) {
+            self.send_protected(now, Some(*sta), f, out);
+        }
+    }
+
+    /// Ends an association silently (the SA Query got no answer: the station is gone);
+    /// the station stays authenticated and may associate again.
+    fn drop_association(&mut self, sta: &MacAddr, out: &mut Output) {
+        self.forget_keys(sta);
+        if let Some(p) = self.peers.get_mut(sta) {
+            p.state = PeerState::Authenticated;
+            p.mfp = false;
+            p.sa_query = None;
+            p.auth = None;
+            p.hs_deadline = None;
+            p.ptk_rekey_at = None;
+            out.events.push(NodeEvent::Phase {
+                peer: *sta,
+                phase: Phase::Disassociated { reason: reason::PREV_AUTH_NOT_VALID, by_peer: false },
+            });
         }
     }
 
     /// One MPDU (no FCS) from the medium.
     pub fn handle_air(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
+        self.clock = now;
         self.counters.rx_air += 1;
         let Ok(h) = Header::new_checked(mpdu) else {
             return self.counters.drop("malformed");
@@ -382,7 +556,10 @@ impl AccessPoint {
         };
         let protected = Header::new_checked(mpdu).map(|h| h.frame_control().protected()).unwrap_or(false);
         if protected {
-            // Only the third frame of shared-key authentication is protected here.
+            if self.peer_mfp(&sa) {
+                return self.protected_mgmt(now, &sa, mpdu, out);
+            }
+            // Otherwise only the third frame of shared-key authentication is protected.
             return self.shared_key_frame3(now, &sa, mpdu, out);
         }
         let m = match frames::parse_mgmt(mpdu) {
@@ -391,6 +568,11 @@ impl AccessPoint {
         };
         if bssid != self.cfg.bssid && !matches!(m, Mgmt::ProbeReq { .. }) {
             return;
+        }
+        if frames::is_robust(mpdu) && self.peer_mfp(&sa) {
+            // 12.6.3: an MFP peer's robust management frames come protected; this one is
+            // forged (e.g. a deauthentication attack) or stale.
+            return self.counters.drop("unprotected robust management frame");
         }
         if let Some(p) = self.peers.get_mut(&sa) {
             p.last_rx = now;
@@ -411,18 +593,44 @@ impl AccessPoint {
                 let ssid_ok = ssid == &self.cfg.ssid[..];
                 self.assoc_request(now, &sa, ssid_ok, rsne, out)
             }
-            Mgmt::Deauth { reason } | Mgmt::Disassoc { reason } => {
-                if self.peers.remove(&sa).is_some() {
-                    let phase = if matches!(m, Mgmt::Deauth { .. }) {
-                        Phase::Deauthenticated { reason, by_peer: true }
-                    } else {
-                        Phase::Disassociated { reason, by_peer: true }
-                    };
-                    out.events.push(NodeEvent::Phase { peer: sa, phase });
-                }
-                self.forget_keys(&sa);
-            }
+            Mgmt::Deauth { reason } => self.peer_left(&sa, Phase::Deauthenticated { reason, by_peer: true }, out),
+            Mgmt::Disassoc { reason } => self.peer_left(&sa, Phase::Disassociated { reason, by_peer: true }, out),
             _ => {}
+        }
+    }
+
+    fn peer_left(&mut self, sta: &MacAddr, phase: Phase, out: &mut Output) {
+        if self.peers.remove(sta).is_some() {
+            out.events.push(NodeEvent::Phase { peer: *sta, phase });
+        }
+        self.forget_keys(sta);
+    }
+
+    /// A protected management frame from an MFP station: decrypted under its pairwise
+    /// key (replayed or forged ones are counted and dropped), then acted on.
+    fn protected_mgmt(&mut self, now: u64, sta: &MacAddr, mpdu: &[u8], out: &mut Output) {
+        let plain = match self.engine.unprotect(now, sta, mpdu) {
+            Ok((Some(p), _)) => p,
+            Ok((None, _)) => return,
+            Err(e) => return self.counters.drop(rx_error_reason(&e)),
+        };
+        if let Some(p) = self.peers.get_mut(sta) {
+            p.last_rx = now;
+        }
+        match frames::parse_mgmt(&plain) {
+            Ok(Mgmt::Deauth { reason }) => self.peer_left(sta, Phase::Deauthenticated { reason, by_peer: true }, out),
+            Ok(Mgmt::Disassoc { reason }) => self.peer_left(sta, Phase::Disassociated { reason, by_peer: true }, out),
+            Ok(Mgmt::SaQuery { request: true, id }) => self.send_sa_query(now, sta, false, id, out),
+            Ok(Mgmt::SaQuery { request: false, id }) => {
+                // The station is alive: the association stands (11.13).
+                if let Some(p) = self.peers.get_mut(sta) {
+                    if p.sa_query.as_ref().is_some_and(|q| q.answers(id)) {
+                        p.sa_query = None;
+                    }
+                }
+            }
+            Ok(_) => {}
+            Err(_) => self.counters.drop("malformed"),
         }
     }
 
@@ -437,6 +645,8 @@ impl AccessPoint {
             pairwise: None,
             ptk_rekey_at: None,
             counters: StationCounters::default(),
+            mfp: false,
+            sa_query: None,
         }
     }
 
@@ -454,6 +664,12 @@ impl AccessPoint {
         }
         if !self.peers.contains_key(sta) && self.peers.len() >= self.cfg.max_stations {
             let f = frames::auth(sta, &bssid, &bssid, seq, alg, 2, status::AP_FULL, None);
+            return self.tx_mgmt(f, out);
+        }
+        if self.peer_mfp(sta) {
+            // An unprotected Authentication does not end an MFP association (11.13): the
+            // (Re)Association Request that follows gets an SA Query first.
+            let f = frames::auth(sta, &bssid, &bssid, seq, alg, 2, status::SUCCESS, None);
             return self.tx_mgmt(f, out);
         }
         // A new authentication replaces whatever state and keys the station had (a STA
@@ -505,8 +721,9 @@ impl AccessPoint {
     }
 
     /// Checks the STA's RSN element against what the AP offers (12.6.3): one pairwise
-    /// cipher and one AKM the AP advertises, the AP's group cipher.
-    fn check_sta_rsne(&self, rsne: &[u8]) -> Result<(Akm, CipherSuite, CipherSuite), u16> {
+    /// cipher and one AKM the AP advertises, the AP's group cipher, and the MFP policy
+    /// ([`mfp::ap_decide`]); the last item is the group management cipher if MFP is used.
+    fn check_sta_rsne(&self, rsne: &[u8]) -> Result<(Akm, CipherSuite, CipherSuite, Option<CipherSuite>), u16> {
         let Security::Rsn { akms, pairwise, groups, .. } = &self.cfg.security else {
             return Err(status::INVALID_ELEMENT);
         };
@@ -523,10 +740,8 @@ impl AccessPoint {
             [s] => s.akm().filter(|a| akms.contains(a)).ok_or(status::INVALID_AKMP)?,
             _ => return Err(status::INVALID_AKMP),
         };
-        if e.capabilities.is_some_and(|c| c.mfpr()) {
-            return Err(status::INVALID_ELEMENT); // MFP is not offered by this AP
-        }
-        Ok((akm, pw, groups[0]))
+        let mgmt = mfp::ap_decide(self.cfg.mfp, self.cfg.group_mgmt_cipher, &e, pw)?;
+        Ok((akm, pw, groups[0], mgmt))
     }
 
     fn assoc_request(&mut self, now: u64, sta: &MacAddr, ssid_ok: bool, rsne: Option<Vec<u8>>, out: &mut Output) {
@@ -540,6 +755,39 @@ impl AccessPoint {
             return self.tx_mgmt(f, out);
         }
         let capability = self.capability();
+        if self.peer_mfp(sta) && self.peers.get(sta).is_some_and(|p| matches!(p.state, PeerState::Associated | PeerState::Established)) {
+            // 11.13: an MFP station asks to associate again. Either it restarted and lost
+            // its keys, or someone forges its address: answer "try again later" with the
+            // association comeback time and ask the associated station with an SA Query.
+            let q = self.peers.get_mut(sta).and_then(|p| p.sa_query.take());
+            let q = match q {
+                Some(q) if q.expired(now) => {
+                    self.counters.drop("sa query timeout");
+                    self.drop_association(sta, out);
+                    None
+                }
+                Some(q) => Some((q, None)),
+                None => {
+                    let (q, id) = SaQuery::start(now);
+                    Some((q, Some(id)))
+                }
+            };
+            if let Some((q, first)) = q {
+                let seq = self.seq.next();
+                let aid = self.peers.get(sta).map(|p| p.aid).unwrap_or(0);
+                let mut f = frames::assoc_resp(sta, &bssid, seq, capability, status::REFUSED_TEMPORARILY, aid);
+                frames::add_comeback(&mut f, q.comeback_tu(now));
+                self.tx_mgmt(f, out);
+                self.counters.drop("association refused: sa query");
+                if let Some(p) = self.peers.get_mut(sta) {
+                    p.sa_query = Some(q);
+                }
+                if let Some(id) = first {
+                    self.send_sa_query(now, sta, true, id, out);
+                }
+                return;
+            }
+        }
         let negotiated = match (&self.cfg.security, &rsne) {
             (_, _) if !ssid_ok => Err(status::UNSPECIFIED),
             (Security::Rsn { .. }, Some(r)) => self.check_sta_rsne(r).map(Some),
@@ -566,16 +814,19 @@ impl AccessPoint {
         }
         // A reassociation restarts the keys from scratch.
         self.forget_keys(sta);
-        let group_keys = self.group_for_new_station();
+        let use_mfp = matches!(negotiated, Ok(Some((_, _, _, Some(_)))));
+        let group_keys = self.group_for_new_station(use_mfp);
         let Some(p) = self.peers.get_mut(sta) else { return };
         p.aid = aid;
+        p.mfp = use_mfp;
+        p.sa_query = None;
         p.last_rx = now;
         p.auth = None;
         p.hs_deadline = None;
         p.ptk_rekey_at = None;
         let Ok(neg) = negotiated else { return };
         match (neg, &self.cfg.security) {
-            (Some((akm, pw, g)), Security::Rsn { pmk, .. }) => {
+            (Some((akm, pw, g, mgmt)), Security::Rsn { pmk, .. }) => {
                 p.state = PeerState::Associated;
                 p.pairwise = Some(pw);
                 out.events.push(NodeEvent::Phase {
@@ -586,7 +837,7 @@ impl AccessPoint {
                     akm,
                     pairwise: pw,
                     group: g,
-                    group_mgmt: None,
+                    group_mgmt: mgmt,
                     pmk: pmk.clone(),
                     aa: bssid,
                     spa: *sta,
@@ -825,6 +1076,7 @@ impl AccessPoint {
 
     /// One Ethernet frame from the wired side (the AP's TAP).
     pub fn handle_host(&mut self, now: u64, eth: &[u8], out: &mut Output) {
+        self.clock = now;
         self.counters.rx_host += 1;
         let Ok((da, sa, ethertype, payload)) = frames::parse_ethernet(eth) else {
             return self.counters.drop("malformed ethernet frame");

@@ -1,10 +1,12 @@
 //! Configuration files in the style of hostapd.conf (`wsec ap`) and wpa_supplicant.conf
 //! (`wsec sta`, one `network={...}` block), plus wsec's own keys (`crypto_offload`,
-//! `eccmp_lanes`, `card_ns_per_frame`, `card_ns_per_byte`, `medium`). Every unknown key
+//! `eccmp_lanes`, `card_ns_per_frame`, `card_ns_per_byte`, `medium`), with management
+//! frame protection (`ieee80211w`, `group_mgmt_cipher`, the STA's global `pmf`). Every unknown key
 //! and every invalid value is an error naming its line; see `docs/live.md` for the keys.
 use super::ap::ApConfig;
 use super::engine::{Offload, CARD_NS_PER_BYTE, CARD_NS_PER_FRAME};
 use super::sta::StaConfig;
+use super::mfp::Mfp;
 use super::{AuthAlgs, Security};
 use crate::cipher::CipherSuite;
 use crate::rsn::akm::Akm;
@@ -146,6 +148,23 @@ fn akms(line: usize, v: &str) -> Result<Vec<Akm>, ConfError> {
     Ok(out)
 }
 
+/// `ieee80211w` / `pmf`: 0 (disabled), 1 (optional), 2 (required).
+fn parse_mfp(line: usize, k: &str, v: &str) -> Result<Mfp, ConfError> {
+    let w: u8 = num(line, k, v)?;
+    Mfp::from_setting(w).ok_or(ConfError { line, msg: format!("{k} must be 0 (disabled), 1 (optional) or 2 (required)") })
+}
+
+/// hostapd's `group_mgmt_cipher` names (12.5.4, 12.5.6).
+fn parse_group_mgmt(line: usize, v: &str) -> Result<CipherSuite, ConfError> {
+    Ok(match v {
+        "AES-128-CMAC" | "BIP-CMAC-128" => CipherSuite::BipCmac128,
+        "BIP-CMAC-256" => CipherSuite::BipCmac256,
+        "BIP-GMAC-128" => CipherSuite::BipGmac128,
+        "BIP-GMAC-256" => CipherSuite::BipGmac256,
+        _ => return err(line, format!("unknown group_mgmt_cipher {v} (AES-128-CMAC, BIP-CMAC-256, BIP-GMAC-128, BIP-GMAC-256)")),
+    })
+}
+
 /// Settings both files share, collected before the security mode is decided.
 #[derive(Default)]
 struct Common {
@@ -163,6 +182,8 @@ struct Common {
     card_ns_per_frame: Option<u64>,
     card_ns_per_byte: Option<u64>,
     eccmp_lanes: u8,
+    /// `ieee80211w` and its line.
+    mfp: Option<(usize, Mfp)>,
 }
 
 impl Common {
@@ -228,14 +249,7 @@ impl Common {
                 }
                 self.auth_algs = Some(AuthAlgs(a));
             }
-            "ieee80211w" => {
-                let w: u8 = num(line, k, v)?;
-                match w {
-                    0 => {}
-                    1 | 2 => return err(line, "ieee80211w=1/2 (management frame protection) is not supported by wsec's live nodes yet"),
-                    _ => return err(line, "ieee80211w must be 0, 1 or 2"),
-                }
-            }
+            "ieee80211w" => self.mfp = Some((line, parse_mfp(line, k, v)?)),
             "crypto_offload" => match v {
                 "host" | "card" => self.offload = Some(v.to_string()),
                 _ => return err(line, "crypto_offload must be host or card"),
@@ -252,6 +266,29 @@ impl Common {
             _ => return Ok(false),
         }
         Ok(true)
+    }
+
+    /// The MFP policy (`default` when `ieee80211w` is not set) checked against the
+    /// security mode: MFP needs an RSNA and, when used, a CCMP/GCMP pairwise cipher
+    /// (12.6.3).
+    fn mfp(&self, security: &Security, default: (usize, Mfp), is_ap: bool) -> Result<Mfp, ConfError> {
+        let (line, m) = self.mfp.unwrap_or(default);
+        if !m.capable() {
+            return Ok(m);
+        }
+        match security {
+            Security::Rsn { pairwise, .. } => {
+                // A STA with ieee80211w=1 may fall back to TKIP without MFP; an AP offers MFP
+                // to every station, so it needs a cipher MFP can run over.
+                if (is_ap || m.required()) && pairwise.iter().all(|&c| c == CipherSuite::Tkip) {
+                    return err(line, "ieee80211w needs a CCMP or GCMP pairwise cipher (MFP cannot use TKIP)");
+                }
+                Ok(m)
+            }
+            // A global `pmf` default does not apply to open/WEP networks (wpa_supplicant).
+            _ if self.mfp.is_none() => Ok(Mfp::Disabled),
+            _ => err(line, "ieee80211w=1/2 needs WPA2 (wpa=2 / key_mgmt=WPA-PSK)"),
+        }
     }
 
     fn offload(&self) -> Result<Offload, ConfError> {
@@ -310,7 +347,12 @@ impl Common {
                 vec![CipherSuite::Ccmp128]
             } else {
                 // wpa_supplicant's default is "CCMP TKIP"; the GCMP/256-bit suites as well.
-                vec![CipherSuite::Ccmp128, CipherSuite::Gcmp128, CipherSuite::Ccmp256, CipherSuite::Gcmp256, CipherSuite::Tkip]
+                // TKIP only with WPA-PSK: the SHA-256 AKMs use key descriptor version 3.
+                let mut v = vec![CipherSuite::Ccmp128, CipherSuite::Gcmp128, CipherSuite::Ccmp256, CipherSuite::Gcmp256];
+                if !self.key_mgmt.as_ref().is_some_and(|k| k.contains(&Akm::PskSha256)) {
+                    v.push(CipherSuite::Tkip);
+                }
+                v
             }
         });
         let eccmp = match self.eccmp_lanes {
@@ -367,6 +409,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     let mut ptk_rekey = 0u64;
     let mut inactivity = 300u64;
     let mut max_sta = 2007usize;
+    let mut group_mgmt = None;
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
         let Some((k, v)) = kv(l) else { continue };
@@ -408,6 +451,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
             "wpa_ptk_rekey" => ptk_rekey = num(n, k, v)?,
             "ap_max_inactivity" => inactivity = num(n, k, v)?,
             "max_num_sta" => max_sta = num(n, k, v)?,
+            "group_mgmt_cipher" => group_mgmt = Some(parse_group_mgmt(n, v)?),
             _ => return err(n, format!("unknown key {k}")),
         }
     }
@@ -417,7 +461,12 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
         return err(0, "bssid must be an individual address");
     }
     let security = c.security(&ssid, true)?;
+    let mfp = c.mfp(&security, (0, Mfp::Disabled), true)?;
     let mut ap = ApConfig::new(bssid, &ssid, security);
+    ap.mfp = mfp;
+    if let Some(g) = group_mgmt {
+        ap.group_mgmt_cipher = g;
+    }
     ap.channel = channel;
     ap.beacon_interval_tu = beacon_int;
     ap.group_rekey_s = group_rekey;
@@ -442,6 +491,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     let mut bssid = None;
     let mut in_net = false;
     let mut networks = 0;
+    let mut pmf = (0, Mfp::Disabled);
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
         let t = l.trim();
@@ -502,6 +552,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                 "crypto_offload" | "card_ns_per_frame" | "card_ns_per_byte" | "eccmp_lanes" => {
                     c.set(n, k, v)?;
                 }
+                "pmf" => pmf = (n, parse_mfp(n, k, v)?),
                 "ctrl_interface" | "update_config" | "ap_scan" => {}
                 _ => return err(n, format!("unknown key {k}")),
             }
@@ -515,9 +566,11 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     }
     let ssid = c.ssid.clone().ok_or(ConfError { line: 0, msg: "ssid is required in the network block".into() })?;
     let security = c.security(&ssid, false)?;
+    let mfp = c.mfp(&security, pmf, false)?;
     let addr = addr.ok_or(ConfError { line: 0, msg: "addr (the station's MAC address) is required".into() })?;
     let mut sta = StaConfig::new(addr, &ssid, security);
     sta.bssid = bssid;
+    sta.mfp = mfp;
     sta.offload = c.offload()?;
     Ok(StaFile { interface: interface.ok_or(ConfError { line: 0, msg: "interface is required".into() })?, medium, sta })
 }

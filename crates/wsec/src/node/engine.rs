@@ -219,6 +219,26 @@ impl Engine {
         self.group.tx_pn(KeyType::Group).unwrap_or(0)
     }
 
+    // The IGTK (management frame protection, `node::mfp`).
+
+    /// Selects the IGTK that protects group-addressed management frames (BIP, Key ID 4/5).
+    pub fn set_mgmt_group_tx(&mut self, key_id: u8) -> Result<()> {
+        self.settle();
+        self.group.set_tx_key(KeyType::ManagementGroup, key_id)
+    }
+
+    /// Removes an IGTK from the node's own table.
+    pub fn remove_mgmt_group(&mut self, key_id: u8) {
+        self.settle();
+        let _ = self.group.remove(KeyType::ManagementGroup, key_id);
+    }
+
+    /// The IPN the transmit IGTK would use next (for the IGTK KDE's IPN).
+    pub fn mgmt_group_tx_pn(&mut self) -> Pn {
+        self.settle();
+        self.group.tx_pn(KeyType::ManagementGroup).unwrap_or(0)
+    }
+
     /// Forgets every key of a peer.
     pub fn remove_peer(&mut self, peer: &MacAddr) {
         self.settle();

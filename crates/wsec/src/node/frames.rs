@@ -18,6 +18,38 @@ pub mod eid {
     pub const CHALLENGE: u8 = 16;
     pub const RSN: u8 = 48;
     pub const EXT_SUPP_RATES: u8 = 50;
+    /// Timeout Interval (9.4.2.48): the association comeback time of status 30.
+    pub const TIMEOUT_INTERVAL: u8 = 56;
+}
+
+/// Action frame categories (Table 9-51) the cores use.
+pub mod category {
+    pub const SA_QUERY: u8 = 8;
+}
+
+/// Whether an Action frame of `category` is a robust management frame (Table 9-51, the
+/// "Robust" column: every category but these).
+pub fn robust_action(category: u8) -> bool {
+    // Public, HT, Self-protected, Unprotected DMG, VHT, Unprotected S1G, Vendor-specific.
+    !matches!(category, 4 | 7 | 15 | 20 | 21 | 22 | 127)
+}
+
+/// Whether a whole (plaintext or BIP) management MPDU is a robust management frame.
+pub fn is_robust(mpdu: &[u8]) -> bool {
+    match Header::new_checked(mpdu) {
+        Ok(h) if h.frame_control().is_mgmt() => robust_mgmt(h.frame_control().subtype(), &mpdu[h.header_len()..]),
+        _ => false,
+    }
+}
+
+/// Whether a management frame body of `subtype` is a robust management frame (12.6.3:
+/// Deauthentication, Disassociation and robust Action frames); `body` is its body.
+pub fn robust_mgmt(subtype: u8, body: &[u8]) -> bool {
+    match subtype {
+        mgmt_subtype::DEAUTH | mgmt_subtype::DISASSOC => true,
+        mgmt_subtype::ACTION | mgmt_subtype::ACTION_NO_ACK => body.first().is_some_and(|&c| robust_action(c)),
+        _ => false,
+    }
 }
 
 /// Capability Information bits (9.4.1.4).
@@ -43,13 +75,23 @@ pub mod status {
     pub const INVALID_GROUP_CIPHER: u16 = 41;
     pub const INVALID_PAIRWISE_CIPHER: u16 = 42;
     pub const INVALID_AKMP: u16 = 43;
+    pub const INVALID_RSNE_CAPABILITIES: u16 = 45;
     pub const AP_FULL: u16 = 17;
+    /// "Association request rejected temporarily; try again later" (11.13: with a
+    /// Timeout Interval element, the association comeback time, while an SA Query runs).
+    pub const REFUSED_TEMPORARILY: u16 = 30;
+    /// "Robust management frame policy violation" (12.6.3 MFPC/MFPR mismatch).
+    pub const ROBUST_MGMT_POLICY_VIOLATION: u16 = 31;
+    /// "Cipher suite rejected because of the security policy" (hostapd: a group
+    /// management cipher other than the AP's).
+    pub const CIPHER_REJECTED_PER_POLICY: u16 = 46;
 }
 
 /// Reason codes (Table 9-49) used by the cores.
 pub mod reason {
     pub const UNSPECIFIED: u16 = 1;
     pub const PREV_AUTH_NOT_VALID: u16 = 2;
+    pub const CLASS2_FROM_NONAUTH: u16 = 6;
     pub const DEAUTH_LEAVING: u16 = 3;
     pub const INACTIVITY: u16 = 4;
     pub const CLASS3_FROM_NONASSOC: u16 = 7;
@@ -167,6 +209,10 @@ pub enum Mgmt<'a> {
     AssocResp { status: u16, aid: u16 },
     Deauth { reason: u16 },
     Disassoc { reason: u16 },
+    /// SA Query Request (`request`) or Response with its Transaction Identifier (9.6.9).
+    SaQuery { request: bool, id: [u8; 2] },
+    /// Another Action frame (its category).
+    Action { category: u8 },
     Other(u8),
 }
 
@@ -232,6 +278,12 @@ pub fn parse_mgmt(mpdu: &[u8]) -> Result<Mgmt<'_>> {
         }
         mgmt_subtype::DEAUTH => Mgmt::Deauth { reason: le16(body, 0)? },
         mgmt_subtype::DISASSOC => Mgmt::Disassoc { reason: le16(body, 0)? },
+        mgmt_subtype::ACTION | mgmt_subtype::ACTION_NO_ACK => match body {
+            [category::SA_QUERY, a @ (0 | 1), i0, i1, ..] => Mgmt::SaQuery { request: *a == 0, id: [*i0, *i1] },
+            [category::SA_QUERY, ..] => return Err(Error::Malformed("SA Query frame")),
+            [c, ..] => Mgmt::Action { category: *c },
+            [] => return Err(Error::Truncated),
+        },
         s => Mgmt::Other(s),
     })
 }
@@ -276,6 +328,34 @@ pub fn assoc_resp(sta: &MacAddr, bssid: &MacAddr, seq: u16, capability: u16, st:
     v.extend_from_slice(&(aid | 0xc000).to_le_bytes());
     push_element(&mut v, eid::SUPP_RATES, &SUPP_RATES);
     push_element(&mut v, eid::EXT_SUPP_RATES, &EXT_SUPP_RATES);
+    v
+}
+
+/// The association comeback time of an Association Response with status 30 (the
+/// Timeout Interval element of type 3, 9.4.2.48), in TUs.
+pub fn assoc_comeback_tu(mpdu: &[u8]) -> Option<u32> {
+    let h = Header::new_checked(mpdu).ok()?;
+    let ies = mpdu.get(h.header_len() + 6..)?;
+    let (b, _) = find(ies, eid::TIMEOUT_INTERVAL)?;
+    match b {
+        [3, v @ ..] if v.len() == 4 => Some(u32::from_le_bytes([v[0], v[1], v[2], v[3]])),
+        _ => None,
+    }
+}
+
+/// Appends a Timeout Interval element of type 3 (association comeback time, TUs) to an
+/// Association Response (11.13: status 30 while the AP runs an SA Query).
+pub fn add_comeback(resp: &mut Vec<u8>, tu: u32) {
+    let mut b = vec![3u8];
+    b.extend_from_slice(&tu.to_le_bytes());
+    push_element(resp, eid::TIMEOUT_INTERVAL, &b);
+}
+
+/// An SA Query Request or Response Action frame (9.6.9.2, 9.6.9.3), unprotected: the
+/// caller protects it with the pairwise key (it is a robust management frame).
+pub fn sa_query(da: &MacAddr, sa: &MacAddr, bssid: &MacAddr, seq: u16, request: bool, id: [u8; 2]) -> Vec<u8> {
+    let mut v = mgmt_header(mgmt_subtype::ACTION, da, sa, bssid, seq, false);
+    v.extend_from_slice(&[category::SA_QUERY, if request { 0 } else { 1 }, id[0], id[1]]);
     v
 }
 

@@ -24,6 +24,7 @@ pub mod ap;
 pub mod conf;
 pub mod engine;
 pub mod frames;
+pub mod mfp;
 pub mod sta;
 
 use crate::cipher::CipherSuite;

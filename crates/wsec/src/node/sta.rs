@@ -4,6 +4,7 @@
 //! engine, keep-alives, and recovery (deauthentication by the AP, beacon loss).
 use super::engine::{self, Delayed, Engine, Offload};
 use super::frames::{self, cap, reason, status, BssInfo, Dir, Mgmt, SeqNum, ETHERTYPE_EAPOL};
+use super::mfp::{self, Mfp, SaQuery};
 use super::{rx_error_reason, Counters, NodeEvent, Output, Phase, Security};
 use crate::cipher::CipherSuite;
 use crate::link::sa::{KeyType, Role};
@@ -31,6 +32,8 @@ pub struct StaConfig {
     pub max_tries: u32,
     /// Give up on a 4-way handshake after this long (ms).
     pub handshake_timeout_ms: u64,
+    /// Management frame protection (wpa_supplicant `ieee80211w` / `pmf`).
+    pub mfp: Mfp,
 }
 
 impl StaConfig {
@@ -46,6 +49,7 @@ impl StaConfig {
             retry_ms: 200,
             max_tries: 5,
             handshake_timeout_ms: 10_000,
+            mfp: Mfp::Disabled,
         }
     }
 }
@@ -58,6 +62,8 @@ struct Negotiated {
     group: CipherSuite,
     ap_rsne: Vec<u8>,
     sta_rsne: Vec<u8>,
+    /// The group management cipher when MFP is negotiated (12.6.3).
+    group_mgmt: Option<CipherSuite>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,16 +88,22 @@ pub struct Station {
     last_from_ap: u64,
     last_tx: u64,
     delayed: VecDeque<Delayed>,
+    /// An SA Query (11.13) to the AP after an unprotected Deauthentication or
+    /// Disassociation that may be genuine (reason 6 or 7: the AP lost our association).
+    sa_query: Option<SaQuery>,
     pub counters: Counters,
 }
 
 /// Picks AKM, pairwise and group cipher from the AP's RSN element and the STA's lists
 /// (12.6.3: the STA's first preference the AP offers); ECCMP selectors count as ciphers.
-fn negotiate(ap_rsne: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: &[CipherSuite]) -> Option<Negotiated> {
+///
+/// Management frame protection per [`mfp::sta_decide`]; with MFP the pairwise cipher
+/// cannot be TKIP (12.6.3), and when only TKIP is left MFP is dropped if neither side
+/// requires it.
+fn negotiate(ap_rsne: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: &[CipherSuite], mfp: Mfp) -> Option<Negotiated> {
     let e = RsnElementRepr::parse(ap_rsne).ok()?;
-    if e.capabilities.is_some_and(|c| c.mfpr()) {
-        return None; // MFP required: not supported by this STA
-    }
+    let mgmt = mfp::sta_decide(mfp, &e).ok()?;
+    let ap_mfpr = e.capabilities.is_some_and(|c| c.mfpr());
     let offered_pw: Vec<CipherSuite> = if e.pairwise.is_empty() {
         vec![CipherSuite::Ccmp128]
     } else {
@@ -102,18 +114,26 @@ fn negotiate(ap_rsne: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: &[C
     if !groups.contains(&group) {
         return None;
     }
-    let pw = *pairwise.iter().find(|c| offered_pw.contains(c))?;
+    let pick = |tkip: bool| pairwise.iter().copied().find(|c| offered_pw.contains(c) && (tkip || *c != CipherSuite::Tkip));
+    let (pw, mgmt) = match mgmt {
+        Some(g) => match pick(false) {
+            Some(p) => (p, Some(g)),
+            None if !mfp.required() && !ap_mfpr => (pick(true)?, None),
+            None => return None,
+        },
+        None => (pick(true)?, None),
+    };
     let akm = *akms.iter().find(|a| offered_akm.contains(a))?;
     let sta = RsnElementRepr {
         version: 1,
         group_cipher: Some(Suite::from_cipher(group)),
         pairwise: vec![Suite::from_cipher(pw)],
         akms: vec![Suite::from_akm(akm)],
-        capabilities: Some(RsnCapabilities(0)),
+        capabilities: Some(if mgmt.is_some() { mfp.capabilities() } else { RsnCapabilities(0) }),
         pmkids: vec![],
-        group_mgmt_cipher: None,
+        group_mgmt_cipher: mgmt.and_then(|g| mfp::group_mgmt_field(mfp, g)),
     };
-    Some(Negotiated { akm, pairwise: pw, group, ap_rsne: ap_rsne.to_vec(), sta_rsne: sta.to_bytes().ok()? })
+    Some(Negotiated { akm, pairwise: pw, group, ap_rsne: ap_rsne.to_vec(), sta_rsne: sta.to_bytes().ok()?, group_mgmt: mgmt })
 }
 
 impl Station {
@@ -140,8 +160,36 @@ impl Station {
             last_from_ap: now,
             last_tx: now,
             delayed: VecDeque::new(),
+            sa_query: None,
             counters: Counters::default(),
         })
+    }
+
+    /// Whether management frame protection is in force with the AP (negotiated, and the
+    /// 4-way handshake done).
+    pub fn mfp_active(&self) -> bool {
+        self.state == State::Established && self.neg.as_ref().is_some_and(|n| n.group_mgmt.is_some())
+    }
+
+    /// Whether an SA Query (11.13) to the AP is running.
+    pub fn sa_query_running(&self) -> bool {
+        self.sa_query.is_some()
+    }
+
+    /// MFP negotiated and the PTK in place: robust management frames are protected.
+    fn mfp_on(&mut self) -> bool {
+        let Some(b) = self.bssid() else { return false };
+        self.neg.as_ref().is_some_and(|n| n.group_mgmt.is_some()) && self.engine.has_pairwise(&b)
+    }
+
+    /// Sends a management frame to the AP: under the pairwise key when it is a robust
+    /// frame and MFP is on.
+    fn send_mgmt(&mut self, now: u64, f: Vec<u8>, out: &mut Output) {
+        if self.mfp_on() && frames::is_robust(&f) {
+            self.send_protected(now, f, out);
+        } else {
+            self.tx(now, f, out);
+        }
     }
 
     pub fn addr(&self) -> MacAddr {
@@ -171,6 +219,9 @@ impl Station {
         if let Some(d) = self.delayed.front() {
             t = t.min(d.at);
         }
+        if let Some(q) = &self.sa_query {
+            t = t.min(q.poll());
+        }
         t
     }
 
@@ -188,6 +239,7 @@ impl Station {
         self.bss = None;
         self.neg = None;
         self.supplicant = None;
+        self.sa_query = None;
         self.tries = 0;
         self.deadline = now + backoff_ms * 1_000_000;
     }
@@ -198,10 +250,12 @@ impl Station {
             if !matches!(self.state, State::Scanning | State::Authenticating { .. }) {
                 let seq = self.seq.next();
                 let f = frames::deauth(&b.bssid, &self.cfg.addr, &b.bssid, seq, reason::DEAUTH_LEAVING, true);
-                self.tx(now, f, out);
+                self.send_mgmt(now, f, out);
                 out.events.push(NodeEvent::Phase { peer: b.bssid, phase: Phase::Deauthenticated { reason: reason::DEAUTH_LEAVING, by_peer: false } });
             }
         }
+        // A protected goodbye may sit in the card model's queue: wait for the card.
+        engine::release(u64::MAX, &mut self.delayed, out);
         self.reset(now, 0);
     }
 
@@ -229,6 +283,16 @@ impl Station {
 
     pub fn handle_timeout(&mut self, now: u64, out: &mut Output) {
         engine::release(now, &mut self.delayed, out);
+        if self.sa_query.as_ref().is_some_and(|q| now >= q.poll()) {
+            let q = self.sa_query.as_mut().expect("checked");
+            if q.expired(now) {
+                // No protected answer: the AP really lost our association (11.13).
+                self.counters.drop("sa query timeout");
+                return self.leave(now, reason::PREV_AUTH_NOT_VALID, out);
+            }
+            let id = q.next_id(now);
+            self.send_sa_query(now, true, id, out);
+        }
         match self.state {
             State::Scanning if now >= self.deadline => {
                 let seq = self.seq.next();
@@ -279,7 +343,7 @@ impl Station {
         if let Some(b) = self.bssid() {
             let seq = self.seq.next();
             let f = frames::deauth(&b, &self.cfg.addr, &b, seq, why, true);
-            self.tx(now, f, out);
+            self.send_mgmt(now, f, out);
             out.events.push(NodeEvent::Phase { peer: b, phase: Phase::Deauthenticated { reason: why, by_peer: false } });
         }
         self.reset(now, self.cfg.retry_ms);
@@ -305,7 +369,58 @@ impl Station {
         }
     }
 
+    fn send_sa_query(&mut self, now: u64, request: bool, id: [u8; 2], out: &mut Output) {
+        let Some(b) = self.bssid() else { return };
+        if self.mfp_on() {
+            let seq = self.seq.next();
+            let f = frames::sa_query(&b, &self.cfg.addr, &b, seq, request, id);
+            self.send_protected(now, f, out);
+        }
+    }
+
+    /// Management frames, with the receive rules of MFP (12.6.3, 11.13) first: protected
+    /// ones are decrypted under the PTK, group-addressed robust ones verified with BIP
+    /// (MME, IPN replay), and unprotected robust ones from the AP dropped, an SA Query
+    /// started if they say the AP lost our association.
     fn handle_mgmt(&mut self, now: u64, mpdu: &[u8], from_ap: bool, out: &mut Output) {
+        let Ok(h) = Header::new_checked(mpdu) else { return self.counters.drop("malformed") };
+        let fc = h.frame_control();
+        let group = frames::group(&h.addr1());
+        if fc.protected() {
+            if !(from_ap && self.mfp_on()) {
+                return self.counters.drop("unexpected protected management frame");
+            }
+            let bssid = self.bssid().unwrap_or_default();
+            return match self.engine.unprotect(now, &bssid, mpdu) {
+                Ok((Some(plain), _)) => self.handle_mgmt_plain(now, &plain, true, true, out),
+                Ok((None, _)) => {}
+                Err(e) => self.counters.drop(rx_error_reason(&e)),
+            };
+        }
+        if from_ap && frames::is_robust(mpdu) && self.mfp_on() {
+            if group {
+                let bssid = self.bssid().unwrap_or_default();
+                return match self.engine.unprotect(now, &bssid, mpdu) {
+                    Ok((Some(plain), _)) => self.handle_mgmt_plain(now, &plain, true, true, out),
+                    Ok((None, _)) => {}
+                    Err(crate::Error::MmeMissing) => self.counters.drop("unprotected robust management frame"),
+                    Err(e) => self.counters.drop(rx_error_reason(&e)),
+                };
+            }
+            self.counters.drop("unprotected robust management frame");
+            if let Ok(Mgmt::Deauth { reason: r } | Mgmt::Disassoc { reason: r }) = frames::parse_mgmt(mpdu) {
+                if (r == reason::CLASS2_FROM_NONAUTH || r == reason::CLASS3_FROM_NONASSOC) && self.sa_query.is_none() {
+                    let (q, id) = SaQuery::start(now);
+                    self.sa_query = Some(q);
+                    self.send_sa_query(now, true, id, out);
+                }
+            }
+            return;
+        }
+        self.handle_mgmt_plain(now, mpdu, from_ap, false, out)
+    }
+
+    fn handle_mgmt_plain(&mut self, now: u64, mpdu: &[u8], from_ap: bool, protected: bool, out: &mut Output) {
         let m = match frames::parse_mgmt(mpdu) {
             Ok(m) => m,
             Err(_) => return self.counters.drop("malformed"),
@@ -344,6 +459,14 @@ impl Station {
             }
             Mgmt::AssocResp { status: st, aid } if from_ap && self.state == State::Associating => {
                 let bssid = self.bssid().unwrap_or_default();
+                if st == status::REFUSED_TEMPORARILY {
+                    // 11.13: the AP checks our old association with an SA Query; come back
+                    // after the time it names (Timeout Interval, type 3).
+                    self.counters.drop("association refused temporarily");
+                    let tu = frames::assoc_comeback_tu(mpdu).unwrap_or(mfp::SA_QUERY_MAX_TU as u32).clamp(1, 10_000);
+                    self.deadline = now + tu as u64 * super::TU;
+                    return;
+                }
                 if st != status::SUCCESS {
                     self.counters.drop("association refused");
                     return self.reset(now, self.cfg.retry_ms * 5);
@@ -364,7 +487,7 @@ impl Station {
                             akm: n.akm,
                             pairwise: n.pairwise,
                             group: n.group,
-                            group_mgmt: None,
+                            group_mgmt: n.group_mgmt,
                             pmk: pmk.clone(),
                             aa: bssid,
                             spa: self.cfg.addr,
@@ -394,6 +517,12 @@ impl Station {
                 out.events.push(NodeEvent::Phase { peer: self.bssid().unwrap_or_default(), phase });
                 self.reset(now, 0);
             }
+            Mgmt::SaQuery { request: true, id } if from_ap && protected => self.send_sa_query(now, false, id, out),
+            Mgmt::SaQuery { request: false, id } if from_ap && protected => {
+                if self.sa_query.as_ref().is_some_and(|q| q.answers(id)) {
+                    self.sa_query = None; // the AP still has our association
+                }
+            }
             _ => {}
         }
     }
@@ -407,7 +536,7 @@ impl Station {
         let (neg, shared) = match &self.cfg.security {
             Security::Open if !privacy && info.rsne.is_none() => (None, false),
             Security::Wep { auth_algs, .. } if privacy && info.rsne.is_none() => (None, !auth_algs.open()),
-            Security::Rsn { akms, pairwise, groups, .. } => match info.rsne.as_deref().and_then(|r| negotiate(r, akms, pairwise, groups)) {
+            Security::Rsn { akms, pairwise, groups, .. } => match info.rsne.as_deref().and_then(|r| negotiate(r, akms, pairwise, groups, self.cfg.mfp)) {
                 Some(n) => (Some(n), false),
                 None => return self.counters.drop("bss security not acceptable"),
             },
@@ -502,6 +631,12 @@ impl Station {
                         return self.leave(now, reason::UNSPECIFIED, out);
                     }
                 }
+                handshake::Event::InstallIgtk { igtk, cipher, key_id, ipn } => {
+                    // BIP frames must carry an IPN above the KDE's (12.7.2, 12.5.4.4).
+                    if self.engine.install(Some(bssid), KeyType::ManagementGroup, key_id, cipher, &igtk, Some(ipn)).is_err() {
+                        return self.leave(now, reason::UNSPECIFIED, out);
+                    }
+                }
                 handshake::Event::Established { pairwise, .. } => {
                     self.state = State::Established;
                     out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::Established { pairwise: Some(pairwise) } });
@@ -514,7 +649,6 @@ impl Station {
                     return self.leave(now, reason::IE_DIFFERENT, out);
                 }
                 handshake::Event::Dropped(_) => self.counters.drop("eapol-key refused"),
-                _ => {}
             }
         }
     }
