@@ -177,7 +177,7 @@ pub fn ap(a: ApArgs) -> Result<(), String> {
     let tap = host_side(&f.interface, a.netns.as_deref(), &bssid, a.bridge.as_deref())?;
     let start = Instant::now();
     let core = AccessPoint::new(f.ap, 1).map_err(|e| format!("ap: {e}"))?;
-    println!("ap: bssid {} ssid \"{}\" on {spec}, wired side {}", wsec::wire::mac::fmt_mac(&bssid), String::from_utf8_lossy(&core.config().ssid), f.interface);
+    println!("ap: bssid {} ssid \"{}\" on {spec}, wired side {}, crypto on {} thread(s)", wsec::wire::mac::fmt_mac(&bssid), String::from_utf8_lossy(&core.config().ssid), f.interface, core.engine_threads());
     run(Core::Ap(Box::new(core)), medium, tap, start, "ap", a.counters)
 }
 

@@ -52,8 +52,8 @@ impl Sim {
         let n = stas.len();
         Sim {
             now: 1_000 * MS,
-            ap: Some(AccessPoint::new(ap, 1_000 * MS).unwrap()),
-            stas: stas.into_iter().map(|c| Some(Station::new(c, 1_000 * MS).unwrap())).collect(),
+            ap: Some(AccessPoint::new(threaded(ap), 1_000 * MS).unwrap()),
+            stas: stas.into_iter().map(|c| Some(Station::new(threaded_sta(c), 1_000 * MS).unwrap())).collect(),
             rng: rand::rngs::StdRng::seed_from_u64(seed),
             loss,
             air: Vec::new(),
@@ -481,7 +481,7 @@ fn station_and_ap_restarts_recover() {
     // Station 1 killed (no goodbye) and restarted.
     sim.stas[0] = None;
     sim.run(50);
-    sim.stas[0] = Some(Station::new(StaConfig::new(STA1, b"wsec-test", sec.clone()), sim.now).unwrap());
+    sim.stas[0] = Some(Station::new(threaded_sta(StaConfig::new(STA1, b"wsec-test", sec.clone())), sim.now).unwrap());
     assert!(sim.run_until(3_000, |s| s.all_established()));
     sim.sta_send(0, STA2, b"after sta restart");
     sim.run(3);
@@ -491,7 +491,7 @@ fn station_and_ap_restarts_recover() {
     sim.ap = None;
     sim.run(200);
     let cfg = ApConfig::new(BSSID, b"wsec-test", sec);
-    sim.ap = Some(AccessPoint::new(cfg, sim.now).unwrap());
+    sim.ap = Some(AccessPoint::new(threaded(cfg), sim.now).unwrap());
     assert!(sim.run_until(10_000, |s| s.all_established()), "{:?}", sim.events);
     sim.sta_send(1, STA1, b"after ap restart");
     sim.run(3);
@@ -539,24 +539,43 @@ fn card_offload_delays_but_delivers() {
 }
 
 thread_local! {
-    /// Whether the cores get their frames through the batch entry points.
-    static BATCH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// How the cores get their frames: 0 one by one, 1 through the batch entry points,
+    /// 2 through them with the engines' crypto on a pool of 3 threads.
+    static BATCH: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
 }
 
 fn batched() -> bool {
-    BATCH.with(|b| b.get())
+    BATCH.with(|b| b.get()) > 0
 }
 
-/// Every scenario twice: frame by frame (`handle_air`/`handle_host`) and through the
+fn engine_threads() -> usize {
+    if BATCH.with(|b| b.get()) == 2 { 3 } else { 1 }
+}
+
+fn threaded(mut c: ApConfig) -> ApConfig {
+    c.engine_threads = engine_threads();
+    c
+}
+
+fn threaded_sta(mut c: StaConfig) -> StaConfig {
+    c.engine_threads = engine_threads();
+    c
+}
+
+/// Every scenario three times: frame by frame (`handle_air`/`handle_host`), through the
 /// batch entry points the live programs use (`handle_air_batch`/`handle_host_batch`,
-/// the engine's multi-buffer pass): the same outcomes either way.
+/// the engine's multi-buffer pass), and so with the engines' crypto on three threads:
+/// the same outcomes every way.
 macro_rules! both {
     ($($name:ident),*) => {
         mod per_frame {
-            $( #[test] fn $name() { super::BATCH.with(|b| b.set(false)); super::$name(); } )*
+            $( #[test] fn $name() { super::BATCH.with(|b| b.set(0)); super::$name(); } )*
         }
         mod batched {
-            $( #[test] fn $name() { super::BATCH.with(|b| b.set(true)); super::$name(); } )*
+            $( #[test] fn $name() { super::BATCH.with(|b| b.set(1)); super::$name(); } )*
+        }
+        mod threaded {
+            $( #[test] fn $name() { super::BATCH.with(|b| b.set(2)); super::$name(); } )*
         }
     };
 }

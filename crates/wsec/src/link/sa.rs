@@ -90,6 +90,15 @@ struct Slot {
     tag: u64,
 }
 
+/// Where a frame opened ahead of [`SecurityAssociation::unprotect_opened`] found its key:
+/// the key table, Key ID and the installation's tag (a rekey changes the tag).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RxSlot {
+    kt: KeyType,
+    id: u8,
+    tag: u64,
+}
+
 /// What `unprotect` hands back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RxOutcome {
@@ -272,18 +281,63 @@ impl SecurityAssociation {
         Ok(Some((kt, id, slot.tx.next_pn()?)))
     }
 
+    fn slot(&self, kt: KeyType, key_id: u8) -> Option<&Slot> {
+        let i = key_id as usize;
+        match kt {
+            KeyType::Pairwise => self.pairwise.get(i)?.as_ref(),
+            KeyType::Group => self.group.get(i)?.as_ref(),
+            KeyType::ManagementGroup => self.mgmt_group.get(i.checked_sub(4)?)?.as_ref(),
+        }
+    }
+
     /// The CCMP key in a slot (see [`Self::tx_ccmp_pn`]).
     pub fn ccmp_key(&self, kt: KeyType, key_id: u8) -> Option<&Ccmp> {
-        let i = key_id as usize;
-        let slot = match kt {
-            KeyType::Pairwise => self.pairwise.get(i)?,
-            KeyType::Group => self.group.get(i)?,
-            KeyType::ManagementGroup => self.mgmt_group.get(i.checked_sub(4)?)?,
-        };
-        match &slot.as_ref()?.key {
+        match &self.slot(kt, key_id)?.key {
             Key::Ccmp(c) => Some(c),
             _ => None,
         }
+    }
+
+    /// First half of [`Self::unprotect`] for batched receive: when `mpdu` is a whole (not
+    /// fragmented) MPDU under a CCMP key of this association, that key and the slot it
+    /// sits in. The frame can then be opened anywhere (e.g. by
+    /// [`crate::cipher::ccmp::decapsulate_batch`] on another thread) and finished by
+    /// [`Self::unprotect_opened`]; nothing here changes the association.
+    pub fn rx_ccmp_key(&self, mpdu: &[u8]) -> Option<(RxSlot, &Ccmp)> {
+        if Reassembler::is_fragment(mpdu) {
+            return None;
+        }
+        let (kt, id) = self.rx_slot(mpdu).ok()?;
+        let slot = self.slot(kt, id)?;
+        match &slot.key {
+            Key::Ccmp(c) => Some((RxSlot { kt, id, tag: slot.tag }, c)),
+            _ => None,
+        }
+    }
+
+    /// Second half of [`Self::unprotect`] for a frame opened ahead with the key of
+    /// [`Self::rx_ccmp_key`]: `opened` is the decapsulation's outcome and `out` the
+    /// plaintext MPDU. Applies the same replay rule in the same order (a replay is a
+    /// replay even when its MIC is bad) and accepts the PN. `None` when the slot no longer
+    /// holds that key (a rekey since): the caller must use [`Self::unprotect`].
+    pub fn unprotect_opened(&mut self, mpdu: &[u8], at: RxSlot, opened: Result<RxInfo>, out: Vec<u8>) -> Option<Result<RxOutcome>> {
+        if self.rx_slot(mpdu).ok()? != (at.kt, at.id) {
+            return None;
+        }
+        let slot = self.slot(at.kt, at.id)?;
+        let Key::Ccmp(c) = &slot.key else { return None };
+        if slot.tag != at.tag {
+            return None;
+        }
+        let checked = Header::new_checked(mpdu).and_then(|hdr| {
+            let replay_slot = ReplayCounters::slot(&hdr);
+            slot.rx.check(replay_slot, mpdu::peek(mpdu, c.opts)?.pn)?;
+            Ok((replay_slot, opened?))
+        });
+        Some(checked.map(|(replay_slot, info)| {
+            self.accept(at.kt, at.id, replay_slot, info.pn);
+            RxOutcome::Frame { mpdu: out, info }
+        }))
     }
 
     /// Protects an MSDU in fragments of at most `max_fragment_body` body octets
@@ -325,7 +379,7 @@ impl SecurityAssociation {
     }
 
     /// Finds the receive key of a protected (or BIP) MPDU.
-    fn rx_slot(&mut self, mpdu: &[u8]) -> Result<(KeyType, u8)> {
+    fn rx_slot(&self, mpdu: &[u8]) -> Result<(KeyType, u8)> {
         let hdr = Header::new_checked(mpdu)?;
         let f = hdr.frame_control();
         let group = is_group(&hdr.addr1());

@@ -34,6 +34,8 @@ pub struct ApConfig {
     pub max_inactivity_s: u64,
     pub max_stations: usize,
     pub offload: Offload,
+    /// Threads the host engine runs batch crypto on (`engine_threads`; 0: one per core).
+    pub engine_threads: usize,
     pub eapol_timers: Timers,
     /// Management frame protection (hostapd `ieee80211w`).
     pub mfp: Mfp,
@@ -55,6 +57,7 @@ impl ApConfig {
             max_inactivity_s: 300,
             max_stations: 2007,
             offload: Offload::Host,
+            engine_threads: 1,
             eapol_timers: Timers::default(),
             mfp: Mfp::Disabled,
             group_mgmt_cipher: CipherSuite::BipCmac128,
@@ -168,6 +171,7 @@ impl AccessPoint {
     /// A new AP; `now` is the monotonic time (ns) it starts at.
     pub fn new(cfg: ApConfig, now: u64) -> crate::Result<AccessPoint> {
         let mut engine = Engine::new(Role::Authenticator, cfg.offload);
+        engine.set_threads(cfg.engine_threads)?;
         let mut rsne = None;
         let mut group = None;
         if cfg.mfp.capable() && !matches!(cfg.security, Security::Rsn { .. }) {
@@ -219,6 +223,11 @@ impl AccessPoint {
             counters: Counters::default(),
             cfg,
         })
+    }
+
+    /// Threads the host engine spreads a batch's crypto over.
+    pub fn engine_threads(&self) -> usize {
+        self.engine.threads()
     }
 
     pub fn config(&self) -> &ApConfig {
@@ -1053,10 +1062,14 @@ impl AccessPoint {
     /// frames they make the AP protect (relayed, bridged, group) go through the engine as
     /// one batch (multi-buffer CCMP) and reach `out` at the end.
     pub fn handle_air_batch<'a>(&mut self, now: u64, mpdus: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
+        let mpdus: Vec<&[u8]> = mpdus.into_iter().collect();
+        let ahead = self.engine.open_ahead_air(&mpdus);
         self.engine.begin_batch();
-        for m in mpdus {
+        for (m, o) in mpdus.into_iter().zip(ahead) {
+            self.engine.expect(o);
             self.handle_air(now, m, out);
         }
+        self.engine.expect(None);
         self.finish_batch(now, out);
     }
 

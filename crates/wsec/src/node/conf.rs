@@ -1,6 +1,6 @@
 //! Configuration files in the style of hostapd.conf (`wsec ap`) and wpa_supplicant.conf
 //! (`wsec sta`, one `network={...}` block), plus wsec's own keys (`crypto_offload`,
-//! `eccmp_lanes`, `card_ns_per_frame`, `card_ns_per_byte`, `medium`), with management
+//! `eccmp_lanes`, `engine_threads`, `card_ns_per_frame`, `card_ns_per_byte`, `medium`), with management
 //! frame protection (`ieee80211w`, `group_mgmt_cipher`, the STA's global `pmf`). Every unknown key
 //! and every invalid value is an error naming its line; see `docs/live.md` for the keys.
 use super::ap::ApConfig;
@@ -182,6 +182,7 @@ struct Common {
     card_ns_per_frame: Option<u64>,
     card_ns_per_byte: Option<u64>,
     eccmp_lanes: u8,
+    engine_threads: Option<usize>,
     /// `ieee80211w` and its line.
     mfp: Option<(usize, Mfp)>,
 }
@@ -262,6 +263,13 @@ impl Common {
                     return err(line, "eccmp_lanes must be 1, 2, 4 or 8");
                 }
                 self.eccmp_lanes = l;
+            }
+            "engine_threads" => {
+                let t: usize = num(line, k, v)?;
+                if t > 256 {
+                    return err(line, "engine_threads must be 0 (one per core) to 256");
+                }
+                self.engine_threads = Some(t);
             }
             _ => return Ok(false),
         }
@@ -474,6 +482,9 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     ap.max_inactivity_s = inactivity;
     ap.max_stations = max_sta;
     ap.offload = c.offload()?;
+    // The AP's engine uses every core unless told otherwise (issue: per-station key tables,
+    // crypto of a batch spread over the cores).
+    ap.engine_threads = c.engine_threads.unwrap_or(0);
     Ok(ApFile { interface: interface.ok_or(ConfError { line: 0, msg: "interface is required".into() })?, medium, ap })
 }
 
@@ -549,7 +560,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                     }
                     addr = Some(a)
                 }
-                "crypto_offload" | "card_ns_per_frame" | "card_ns_per_byte" | "eccmp_lanes" => {
+                "crypto_offload" | "card_ns_per_frame" | "card_ns_per_byte" | "eccmp_lanes" | "engine_threads" => {
                     c.set(n, k, v)?;
                 }
                 "pmf" => pmf = (n, parse_mfp(n, k, v)?),
@@ -572,5 +583,6 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     sta.bssid = bssid;
     sta.mfp = mfp;
     sta.offload = c.offload()?;
+    sta.engine_threads = c.engine_threads.unwrap_or(1);
     Ok(StaFile { interface: interface.ok_or(ConfError { line: 0, msg: "interface is required".into() })?, medium, sta })
 }

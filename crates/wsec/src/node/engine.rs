@@ -17,9 +17,18 @@
 //! change (install, removal, transmit-key switch) first protects what is queued, so a
 //! queued frame gets exactly the key and PN it would have had one frame at a time (an
 //! EAPOL-Key message 4 queued before its PTK is installed still goes under the old key).
+//!
+//! Cores: with [`Engine::set_threads`] (`engine_threads=`, all cores by default in the
+//! programs) the crypto of a batch runs on a pool of threads. The per-station key tables
+//! stay here; what is order-dependent (PN allocation on transmit, the replay check and
+//! counter on receive) stays in order on the calling thread, and only the AEAD of the
+//! frames (each with its own station's key) is spread: transmit in
+//! [`Engine::protect_batch`], receive in [`Engine::open_ahead`]. So the bytes on the air
+//! and every accept/drop decision are those of one frame at a time, whatever the pool.
 use crate::cipher::{new_protection, AadOptions, CipherSuite, Pn};
 use crate::error::{Error, Result};
-use crate::link::sa::{KeyType, Role, RxOutcome, SecurityAssociation};
+use crate::cipher::RxInfo;
+use crate::link::sa::{KeyType, Role, RxOutcome, RxSlot, SecurityAssociation};
 use crate::wire::mac::MacAddr;
 use std::collections::HashMap;
 use zeroize::Zeroizing;
@@ -93,7 +102,27 @@ pub struct Engine {
     queued: Vec<TxJob>,
     queued_now: u64,
     settled: Vec<TxJob>,
+    /// The crypto threads (None: the calling thread only).
+    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+    /// A frame of the current receive batch opened ahead ([`Engine::open_ahead`]), for
+    /// the next [`Engine::unprotect`] of exactly that frame.
+    ahead: Option<Opened>,
 }
+
+/// A received CCMP frame opened ahead of its turn ([`Engine::open_ahead`]).
+pub struct Opened {
+    peer: MacAddr,
+    /// Identity of the received buffer (address, length): `unprotect` uses the result only
+    /// for the very frame that was opened.
+    at: (usize, usize),
+    slot: RxSlot,
+    result: Result<RxInfo>,
+    out: Vec<u8>,
+}
+
+/// Frames per thread below which a batch is not worth spreading (the multi-buffer kernel
+/// takes eight at a time).
+const MIN_PER_THREAD: usize = 8;
 
 impl Engine {
     pub fn new(role: Role, offload: Offload) -> Engine {
@@ -112,6 +141,49 @@ impl Engine {
             queued: Vec::new(),
             queued_now: 0,
             settled: Vec::new(),
+            pool: None,
+            ahead: None,
+        }
+    }
+
+    /// Runs the crypto of batches on `n` threads, the calling one included (0: one per
+    /// core; 1: the calling thread only, the default).
+    pub fn set_threads(&mut self, n: usize) -> Result<()> {
+        let n = if n == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { n };
+        self.pool = if n <= 1 {
+            None
+        } else {
+            let p = rayon::ThreadPoolBuilder::new().num_threads(n - 1).thread_name(|i| format!("wsec-crypto-{i}")).build().map_err(|_| Error::Unsupported("cannot start the crypto threads"))?;
+            Some(std::sync::Arc::new(p))
+        };
+        Ok(())
+    }
+
+    /// Threads the crypto of a batch runs on (the calling one included).
+    pub fn threads(&self) -> usize {
+        self.pool.as_ref().map_or(1, |p| p.current_num_threads() + 1)
+    }
+
+    /// Runs `f` on chunks of `items` (whole multiples of eight): the first chunk on the
+    /// calling thread, the others on the pool, when the batch is big enough; else all here.
+    fn spread<T: Send>(&self, items: &mut [T], f: impl Fn(&mut [T]) + Sync) {
+        match &self.pool {
+            Some(p) if items.len() >= 2 * MIN_PER_THREAD => {
+                let t = (p.current_num_threads() + 1).min(items.len() / MIN_PER_THREAD);
+                let chunk = items.len().div_ceil(t).div_ceil(MIN_PER_THREAD) * MIN_PER_THREAD;
+                let mut parts = items.chunks_mut(chunk);
+                let first = parts.next();
+                let f = &f;
+                p.in_place_scope(|s| {
+                    for c in parts {
+                        s.spawn(move |_| f(c));
+                    }
+                    if let Some(c) = first {
+                        f(c);
+                    }
+                });
+            }
+            _ => f(items),
         }
     }
 
@@ -333,7 +405,7 @@ impl Engine {
                     None => missing.push(i), // cannot happen: the PN came from this slot
                 }
             }
-            encapsulate_batch(&mut items);
+            self.spread(&mut items, encapsulate_batch);
             idx.into_iter().zip(items).map(|(i, it)| (i, it.status, it.out)).collect()
         };
         for i in missing {
@@ -358,11 +430,16 @@ impl Engine {
     /// with the peer's keys (pairwise, and for a STA its AP's GTK), else the node's group
     /// table (WEP). A replayed, forged or malformed frame is an error and changes nothing.
     pub fn unprotect(&mut self, now: u64, peer: &MacAddr, mpdu: &[u8]) -> Result<(Option<Vec<u8>>, u64)> {
+        let ahead = self.ahead.take().filter(|o| o.peer == *peer && o.at == (mpdu.as_ptr() as usize, mpdu.len()));
         let sa = match self.peers.get_mut(peer) {
             Some(sa) => sa,
             None => &mut self.group,
         };
-        let r = sa.unprotect(now, mpdu)?;
+        let done = ahead.and_then(|o| sa.unprotect_opened(mpdu, o.slot, o.result, o.out));
+        let r = match done {
+            Some(r) => r?,
+            None => sa.unprotect(now, mpdu)?,
+        };
         self.stats.unprotected += 1;
         self.stats.octets += mpdu.len() as u64;
         let at = self.service(now, mpdu.len());
@@ -370,6 +447,67 @@ impl Engine {
             RxOutcome::Frame { mpdu, .. } => (Some(mpdu), at),
             RxOutcome::FragmentHeld => (None, at),
         })
+    }
+
+    /// Opens the CCMP frames of a received batch ahead of their turn, on the engine's
+    /// threads, each with its transmitter's key (`frames`: transmitter address and MPDU,
+    /// in arrival order). Nothing is accepted here: hand each result to
+    /// [`Engine::expect`] just before the frame's normal handling, whose
+    /// [`Engine::unprotect`] then does only the replay check and counter update, in order.
+    /// Frames that are not whole CCMP MPDUs under a known key get `None`.
+    pub fn open_ahead(&self, frames: &[(MacAddr, &[u8])]) -> Vec<Option<Opened>> {
+        use crate::cipher::ccmp::{decapsulate_batch, RxItem};
+        let mut items: Vec<RxItem> = Vec::with_capacity(frames.len());
+        let mut plan: Vec<Option<(usize, RxSlot)>> = Vec::with_capacity(frames.len());
+        for (peer, m) in frames {
+            let sa = self.peers.get(peer).unwrap_or(&self.group);
+            match sa.rx_ccmp_key(m) {
+                Some((slot, key)) => {
+                    plan.push(Some((items.len(), slot)));
+                    items.push(RxItem { key, mpdu: m, out: Vec::new(), result: Err(Error::Truncated) });
+                }
+                None => plan.push(None),
+            }
+        }
+        self.spread(&mut items, decapsulate_batch);
+        let mut items: Vec<Option<RxItem>> = items.into_iter().map(Some).collect();
+        plan.into_iter()
+            .zip(frames)
+            .map(|(p, (peer, m))| {
+                let (i, slot) = p?;
+                let it = items[i].take()?;
+                Some(Opened { peer: *peer, at: (m.as_ptr() as usize, m.len()), slot, result: it.result, out: it.out })
+            })
+            .collect()
+    }
+
+    /// [`Engine::open_ahead`] for frames from the medium: the protected data frames, each
+    /// with its transmitter (Address 2); `None` for everything else.
+    pub fn open_ahead_air(&self, mpdus: &[&[u8]]) -> Vec<Option<Opened>> {
+        let mut idx = Vec::with_capacity(mpdus.len());
+        let mut frames = Vec::with_capacity(mpdus.len());
+        for (i, m) in mpdus.iter().enumerate() {
+            let Ok(h) = crate::wire::mac::Header::new_checked(*m) else { continue };
+            let f = h.frame_control();
+            if let (true, true, Some(ta)) = (f.is_data(), f.protected(), h.addr2()) {
+                idx.push(i);
+                frames.push((ta, *m));
+            }
+        }
+        let mut res: Vec<Option<Opened>> = (0..mpdus.len()).map(|_| None).collect();
+        if frames.is_empty() {
+            return res;
+        }
+        for (i, o) in idx.into_iter().zip(self.open_ahead(&frames)) {
+            res[i] = o;
+        }
+        res
+    }
+
+    /// The frame opened ahead that the next [`Engine::unprotect`] may use (if it is that
+    /// frame, from that peer); anything left from the previous frame is dropped.
+    pub fn expect(&mut self, opened: Option<Opened>) {
+        self.ahead = opened;
     }
 
     /// WEP-encrypts the body of Authentication frame 3 of shared-key authentication

@@ -23,6 +23,8 @@ pub struct StaConfig {
     pub bssid: Option<MacAddr>,
     pub security: Security,
     pub offload: Offload,
+    /// Threads the host engine runs batch crypto on (`engine_threads`; 0: one per core).
+    pub engine_threads: usize,
     /// Send a Null data frame after this long without transmitting (ms).
     pub keepalive_ms: u64,
     /// Give up on the AP after this long without a frame from it (ms).
@@ -44,6 +46,7 @@ impl StaConfig {
             bssid: None,
             security,
             offload: Offload::Host,
+            engine_threads: 1,
             keepalive_ms: 1000,
             beacon_loss_ms: 3000,
             retry_ms: 200,
@@ -139,6 +142,7 @@ fn negotiate(ap_rsne: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: &[C
 impl Station {
     pub fn new(cfg: StaConfig, now: u64) -> crate::Result<Station> {
         let mut engine = Engine::new(Role::Supplicant, cfg.offload);
+        engine.set_threads(cfg.engine_threads)?;
         if let Security::Wep { keys, tx_key, .. } = &cfg.security {
             engine.install_wep(keys, *tx_key)?;
         }
@@ -675,10 +679,14 @@ impl Station {
     /// Frames from the medium, as [`Station::handle_air`] one by one; what they make the
     /// station protect goes through the engine as one batch, at the end.
     pub fn handle_air_batch<'a>(&mut self, now: u64, mpdus: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
+        let mpdus: Vec<&[u8]> = mpdus.into_iter().collect();
+        let ahead = self.engine.open_ahead_air(&mpdus);
         self.engine.begin_batch();
-        for m in mpdus {
+        for (m, o) in mpdus.into_iter().zip(ahead) {
+            self.engine.expect(o);
             self.handle_air(now, m, out);
         }
+        self.engine.expect(None);
         engine::finish_batch(now, &mut self.engine, &mut self.delayed, &mut self.counters, out);
     }
 
