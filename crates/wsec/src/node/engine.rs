@@ -103,7 +103,7 @@ pub struct Engine {
     queued_now: u64,
     settled: Vec<TxJob>,
     /// The crypto threads (None: the calling thread only).
-    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+    pool: Option<super::pool::Pool>,
     /// A frame of the current receive batch opened ahead ([`Engine::open_ahead`]), for
     /// the next [`Engine::unprotect`] of exactly that frame.
     ahead: Option<Opened>,
@@ -153,15 +153,14 @@ impl Engine {
         self.pool = if n <= 1 {
             None
         } else {
-            let p = rayon::ThreadPoolBuilder::new().num_threads(n - 1).thread_name(|i| format!("wsec-crypto-{i}")).build().map_err(|_| Error::Unsupported("cannot start the crypto threads"))?;
-            Some(std::sync::Arc::new(p))
+            Some(super::pool::Pool::new(n).map_err(|_| Error::Unsupported("cannot start the crypto threads"))?)
         };
         Ok(())
     }
 
     /// Threads the crypto of a batch runs on (the calling one included).
     pub fn threads(&self) -> usize {
-        self.pool.as_ref().map_or(1, |p| p.current_num_threads() + 1)
+        self.pool.as_ref().map_or(1, |p| p.threads())
     }
 
     /// Runs `f` on chunks of `items` (whole multiples of eight): the first chunk on the
@@ -169,17 +168,12 @@ impl Engine {
     fn spread<T: Send>(&self, items: &mut [T], f: impl Fn(&mut [T]) + Sync) {
         match &self.pool {
             Some(p) if items.len() >= 2 * MIN_PER_THREAD => {
-                let t = (p.current_num_threads() + 1).min(items.len() / MIN_PER_THREAD);
+                let t = p.threads().min(items.len() / MIN_PER_THREAD);
                 let chunk = items.len().div_ceil(t).div_ceil(MIN_PER_THREAD) * MIN_PER_THREAD;
-                let mut parts = items.chunks_mut(chunk);
-                let first = parts.next();
-                let f = &f;
-                p.in_place_scope(|s| {
-                    for c in parts {
-                        s.spawn(move |_| f(c));
-                    }
-                    if let Some(c) = first {
-                        f(c);
+                let parts: Vec<std::sync::Mutex<&mut [T]>> = items.chunks_mut(chunk).map(std::sync::Mutex::new).collect();
+                p.run(&|i| {
+                    if let Some(c) = parts.get(i) {
+                        f(&mut c.lock().unwrap_or_else(|e| e.into_inner()));
                     }
                 });
             }

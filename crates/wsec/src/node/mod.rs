@@ -25,6 +25,7 @@ pub mod conf;
 pub mod engine;
 pub mod frames;
 pub mod mfp;
+pub mod pool;
 pub mod sta;
 
 use crate::cipher::CipherSuite;
