@@ -25,6 +25,9 @@ pub struct DemoArgs {
     /// Seconds of TCP traffic per measurement
     #[arg(long, default_value_t = 5)]
     seconds: u64,
+    /// The AP engine's crypto threads (`engine_threads`; 0: one per core)
+    #[arg(long, default_value_t = 0)]
+    engine_threads: usize,
 }
 
 struct Row {
@@ -49,7 +52,7 @@ fn measure(mode: &Mode, a: &DemoArgs, pcap: Option<PathBuf>, n: usize) -> Result
     let tag = format!("wd{}{n}", std::process::id() % 100_000);
     let mut lab = Lab::new(&bin, &tag, &a.ssid)?;
     lab.start_air(0.0, pcap.as_deref())?;
-    lab.write_confs(mode, "")?;
+    lab.write_confs(mode, &format!("engine_threads={}\n", a.engine_threads))?;
     lab.start_ap()?;
     std::thread::sleep(Duration::from_millis(100));
     lab.start_sta(1)?;
