@@ -12,7 +12,7 @@ use std::time::Duration;
 
 #[derive(Args)]
 pub struct DemoArgs {
-    /// open, wep, tkip, ccmp, gcmp, enhanced, wpa2-host or all (every one but wpa2-host)
+    /// open, wep, tkip, ccmp, gcmp, enhanced, wpa2-host, wpa2-mfp or all (every one but wpa2-host and wpa2-mfp)
     #[arg(long, default_value = "all")]
     mode: String,
     #[arg(long, default_value = "wsec-demo")]
