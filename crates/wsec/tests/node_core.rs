@@ -1,12 +1,15 @@
 //! The AP and STA cores against each other in memory, no sockets: every security mode,
 //! relay and bridging, rekeys, frame loss, replayed/forged/garbage frames, restarts and
 //! inactivity. Time is simulated (1 ms steps); loss is seeded and the seed printed.
+mod nodesim;
+
+use nodesim::{Feed, Sim, MS, WIRED};
 use rand::{Rng, SeedableRng};
 use wsec::cipher::CipherSuite;
 use wsec::node::ap::{AccessPoint, ApConfig};
 use wsec::node::frames;
 use wsec::node::sta::{StaConfig, Station};
-use wsec::node::{AuthAlgs, NodeEvent, Output, Phase, Security, SEC};
+use wsec::node::{AuthAlgs, Phase, Security, SEC};
 use wsec::rsn::akm::Akm;
 use wsec::wire::mac::{Header, MacAddr};
 use zeroize::Zeroizing;
@@ -14,8 +17,6 @@ use zeroize::Zeroizing;
 const BSSID: MacAddr = [0x02, 0, 0, 0, 0, 0x01];
 const STA1: MacAddr = [0x02, 0, 0, 0, 0, 0x11];
 const STA2: MacAddr = [0x02, 0, 0, 0, 0, 0x12];
-const WIRED: MacAddr = [0x02, 0, 0, 0, 0, 0x99];
-const MS: u64 = 1_000_000;
 
 fn pmk(pass: &str, ssid: &str) -> Zeroizing<Vec<u8>> {
     Zeroizing::new(wsec::rsn::pbkdf2::psk_from_passphrase(pass.as_bytes(), ssid.as_bytes()).unwrap().to_vec())
@@ -29,194 +30,6 @@ fn wep(key: &[u8], algs: AuthAlgs) -> Security {
     let mut keys: [Option<Zeroizing<Vec<u8>>>; 4] = Default::default();
     keys[0] = Some(Zeroizing::new(key.to_vec()));
     Security::Wep { keys, tx_key: 0, auth_algs: algs }
-}
-
-/// AP, stations, a lossy broadcast medium, and what each node handed to its host.
-struct Sim {
-    now: u64,
-    ap: Option<AccessPoint>,
-    stas: Vec<Option<Station>>,
-    rng: rand::rngs::StdRng,
-    loss: f64,
-    /// Every frame put on the air, in order (for replays and the capture checks).
-    air: Vec<Vec<u8>>,
-    ap_host: Vec<Vec<u8>>,
-    sta_host: Vec<Vec<Vec<u8>>>,
-    events: Vec<(usize, NodeEvent)>,
-    /// Frames injected by the test, delivered on the next step.
-    inject: Vec<Vec<u8>>,
-}
-
-impl Sim {
-    fn new(ap: ApConfig, stas: Vec<StaConfig>, loss: f64, seed: u64) -> Sim {
-        let n = stas.len();
-        Sim {
-            now: 1_000 * MS,
-            ap: Some(AccessPoint::new(threaded(ap), 1_000 * MS).unwrap()),
-            stas: stas.into_iter().map(|c| Some(Station::new(threaded_sta(c), 1_000 * MS).unwrap())).collect(),
-            rng: rand::rngs::StdRng::seed_from_u64(seed),
-            loss,
-            air: Vec::new(),
-            ap_host: Vec::new(),
-            sta_host: vec![Vec::new(); n],
-            events: Vec::new(),
-            inject: Vec::new(),
-        }
-    }
-
-    /// Node 0 is the AP, node i + 1 station i.
-    fn take(&mut self, who: usize, out: &mut Output) -> Vec<Vec<u8>> {
-        for e in out.events.drain(..) {
-            self.events.push((who, e));
-        }
-        if who == 0 {
-            self.ap_host.append(&mut out.host);
-        } else {
-            self.sta_host[who - 1].append(&mut out.host);
-        }
-        out.air.drain(..).collect()
-    }
-
-    fn step(&mut self) {
-        let now = self.now;
-        let mut pending: Vec<(usize, Vec<u8>)> = Vec::new();
-        for f in self.inject.drain(..) {
-            pending.push((usize::MAX, f));
-        }
-        let mut out = Output::default();
-        if let Some(ap) = &mut self.ap {
-            if ap.poll_timeout() <= now {
-                ap.handle_timeout(now, &mut out);
-            }
-        }
-        for f in self.take(0, &mut out) {
-            pending.push((0, f));
-        }
-        for i in 0..self.stas.len() {
-            if let Some(s) = &mut self.stas[i] {
-                if s.poll_timeout() <= now {
-                    s.handle_timeout(now, &mut out);
-                }
-            }
-            for f in self.take(i + 1, &mut out) {
-                pending.push((i + 1, f));
-            }
-        }
-        // Deliver until quiet: every frame to every other node, each copy lost with
-        // probability `loss`.
-        while !pending.is_empty() {
-            let batch = std::mem::take(&mut pending);
-            if batched() {
-                // Batch mode: each node takes the round's frames in one call (the live
-                // loops' handle_air_batch), so what it relays is protected as one batch.
-                for (from, f) in &batch {
-                    if *from != usize::MAX {
-                        self.air.push(f.clone());
-                    }
-                }
-                for to in 0..=self.stas.len() {
-                    let mut mine: Vec<&[u8]> = Vec::new();
-                    for (from, f) in &batch {
-                        if *from == to || self.rng.gen::<f64>() < self.loss {
-                            continue;
-                        }
-                        mine.push(f);
-                    }
-                    if to == 0 {
-                        if let Some(ap) = &mut self.ap {
-                            ap.handle_air_batch(now, mine, &mut out);
-                        }
-                    } else if let Some(s) = &mut self.stas[to - 1] {
-                        s.handle_air_batch(now, mine, &mut out);
-                    }
-                    for g in self.take(to, &mut out) {
-                        pending.push((to, g));
-                    }
-                }
-                continue;
-            }
-            for (from, f) in batch {
-                if from != usize::MAX {
-                    self.air.push(f.clone());
-                }
-                for to in 0..=self.stas.len() {
-                    if to == from || self.rng.gen::<f64>() < self.loss {
-                        continue;
-                    }
-                    if to == 0 {
-                        if let Some(ap) = &mut self.ap {
-                            ap.handle_air(now, &f, &mut out);
-                        }
-                    } else if let Some(s) = &mut self.stas[to - 1] {
-                        s.handle_air(now, &f, &mut out);
-                    }
-                    for g in self.take(to, &mut out) {
-                        pending.push((to, g));
-                    }
-                }
-            }
-        }
-        self.now += MS;
-    }
-
-    fn run(&mut self, ms: u64) {
-        for _ in 0..ms {
-            self.step();
-        }
-    }
-
-    fn run_until(&mut self, max_ms: u64, mut cond: impl FnMut(&Sim) -> bool) -> bool {
-        for _ in 0..max_ms {
-            if cond(self) {
-                return true;
-            }
-            self.step();
-        }
-        cond(self)
-    }
-
-    fn all_established(&self) -> bool {
-        self.stas.iter().all(|s| s.as_ref().is_some_and(|s| s.is_established()))
-            && self.ap.as_ref().is_some_and(|a| a.stations().len() == self.stas.len())
-    }
-
-    /// An Ethernet frame from a station's host (TAP) into its core.
-    fn sta_send(&mut self, i: usize, da: MacAddr, payload: &[u8]) {
-        let sa = self.stas[i].as_ref().unwrap().addr();
-        let eth = frames::ethernet(&da, &sa, 0x0800, payload);
-        let mut out = Output::default();
-        if batched() {
-            self.stas[i].as_mut().unwrap().handle_host_batch(self.now, [eth.as_slice()], &mut out);
-        } else {
-            self.stas[i].as_mut().unwrap().handle_host(self.now, &eth, &mut out);
-        }
-        let fs = self.take(i + 1, &mut out);
-        self.inject_from(i + 1, fs);
-    }
-
-    fn ap_send(&mut self, da: MacAddr, payload: &[u8]) {
-        let eth = frames::ethernet(&da, &WIRED, 0x0800, payload);
-        let mut out = Output::default();
-        if batched() {
-            self.ap.as_mut().unwrap().handle_host_batch(self.now, [eth.as_slice()], &mut out);
-        } else {
-            self.ap.as_mut().unwrap().handle_host(self.now, &eth, &mut out);
-        }
-        let fs = self.take(0, &mut out);
-        self.inject_from(0, fs);
-    }
-
-    fn inject_from(&mut self, _from: usize, fs: Vec<Vec<u8>>) {
-        // Sent frames are on the air like any other (recorded there on delivery).
-        for f in fs {
-            self.air.push(f.clone());
-            self.inject.push(f);
-        }
-    }
-
-    fn phases(&self, who: usize) -> Vec<Phase> {
-        self.events.iter().filter(|(w, _)| *w == who).map(|(_, NodeEvent::Phase { phase, .. })| phase.clone()).collect()
-    }
 }
 
 fn payloads(frames: &[Vec<u8>]) -> Vec<Vec<u8>> {
@@ -236,10 +49,16 @@ fn set(v: &[&[u8]]) -> Vec<Vec<u8>> {
     v
 }
 
+/// A simulation fed as this test's mode says (see `both!`).
+fn new_sim(ap: ApConfig, stas: Vec<StaConfig>, loss: f64, seed: u64) -> Sim {
+    let feed = if batched() { Feed::Batched } else { Feed::PerFrame };
+    Sim::new(threaded(ap), stas.into_iter().map(threaded_sta).collect(), loss, seed, feed)
+}
+
 fn net(ap_sec: Security, sta_sec: Security, loss: f64, seed: u64) -> Sim {
     let ap = ApConfig::new(BSSID, b"wsec-test", ap_sec);
     let stas = vec![StaConfig::new(STA1, b"wsec-test", sta_sec.clone()), StaConfig::new(STA2, b"wsec-test", sta_sec)];
-    Sim::new(ap, stas, loss, seed)
+    new_sim(ap, stas, loss, seed)
 }
 
 /// Brings the network up and checks station to station (relayed), station to wired,
@@ -454,7 +273,7 @@ fn rekeys_keep_traffic_flowing() {
     ap.group_rekey_s = 2;
     ap.ptk_rekey_s = 3;
     let s = rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128);
-    let mut sim = Sim::new(ap, vec![StaConfig::new(STA1, b"wsec-test", s.clone()), StaConfig::new(STA2, b"wsec-test", s)], 0.0, 8);
+    let mut sim = new_sim(ap, vec![StaConfig::new(STA1, b"wsec-test", s.clone()), StaConfig::new(STA2, b"wsec-test", s)], 0.0, 8);
     assert!(sim.run_until(3_000, |s| s.all_established()));
     let mut sent = 0;
     for _ in 0..70 {
@@ -501,7 +320,7 @@ fn station_and_ap_restarts_recover() {
 fn inactive_station_is_deauthenticated_and_shutdown_says_goodbye() {
     let mut ap = ApConfig::new(BSSID, b"wsec-test", Security::Open);
     ap.max_inactivity_s = 2;
-    let mut sim = Sim::new(ap, vec![StaConfig::new(STA1, b"wsec-test", Security::Open)], 0.0, 10);
+    let mut sim = new_sim(ap, vec![StaConfig::new(STA1, b"wsec-test", Security::Open)], 0.0, 10);
     assert!(sim.run_until(1_000, |s| s.all_established()));
     // An idle station keeps itself alive with Null frames.
     sim.run(5_000);
@@ -511,13 +330,9 @@ fn inactive_station_is_deauthenticated_and_shutdown_says_goodbye() {
     assert!(sim.phases(0).contains(&Phase::Deauthenticated { reason: frames::reason::INACTIVITY, by_peer: false }));
     assert!(sim.ap.as_ref().unwrap().stations().is_empty());
     // Orderly shutdown: the STA's Deauthentication reaches the AP.
-    let mut sim = Sim::new(ApConfig::new(BSSID, b"wsec-test", Security::Open), vec![StaConfig::new(STA1, b"wsec-test", Security::Open)], 0.0, 11);
+    let mut sim = new_sim(ApConfig::new(BSSID, b"wsec-test", Security::Open), vec![StaConfig::new(STA1, b"wsec-test", Security::Open)], 0.0, 11);
     assert!(sim.run_until(1_000, |s| s.all_established()));
-    let mut out = Output::default();
-    let now = sim.now;
-    sim.stas[0].as_mut().unwrap().shutdown(now, &mut out);
-    let fs = sim.take(1, &mut out);
-    sim.inject_from(1, fs);
+    sim.with_sta(0, |s, now, out| s.shutdown(now, out));
     sim.stas[0] = None;
     sim.step();
     assert!(sim.phases(0).contains(&Phase::Deauthenticated { reason: frames::reason::DEAUTH_LEAVING, by_peer: true }));
@@ -528,7 +343,7 @@ fn card_offload_delays_but_delivers() {
     let mut ap = ApConfig::new(BSSID, b"wsec-test", rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128));
     ap.offload = wsec::node::Offload::Card { ns_per_frame: 2 * MS, ns_per_byte: 0 };
     let s = rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128);
-    let mut sim = Sim::new(ap, vec![StaConfig::new(STA1, b"wsec-test", s.clone()), StaConfig::new(STA2, b"wsec-test", s)], 0.0, 12);
+    let mut sim = new_sim(ap, vec![StaConfig::new(STA1, b"wsec-test", s.clone()), StaConfig::new(STA2, b"wsec-test", s)], 0.0, 12);
     assert!(sim.run_until(3_000, |s| s.all_established()));
     sim.sta_send(0, STA2, b"slow card");
     sim.run(1);

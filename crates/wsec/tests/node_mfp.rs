@@ -4,13 +4,16 @@
 //! PTK and broadcast ones under BIP; forged unprotected deauthentications are ignored;
 //! the 3 x 3 `ieee80211w` matrix; the SA Query of a restarted station and of an AP
 //! restart; configuration errors with line numbers.
+mod nodesim;
+
+use nodesim::{Feed, Sim, MS};
 use wsec::cipher::CipherSuite;
 use wsec::node::ap::{AccessPoint, ApConfig};
 use wsec::node::conf::{parse_ap, parse_sta};
 use wsec::node::frames::{self, status, Mgmt};
 use wsec::node::mfp::Mfp;
 use wsec::node::sta::{StaConfig, Station};
-use wsec::node::{NodeEvent, Output, Phase, Security};
+use wsec::node::{Output, Phase, Security};
 use wsec::rsn::akm::Akm;
 use wsec::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite};
 use wsec::wire::mac::{mgmt_subtype, Header, MacAddr};
@@ -19,7 +22,6 @@ use zeroize::Zeroizing;
 const BSSID: MacAddr = [0x02, 0, 0, 0, 0, 0x01];
 const STA1: MacAddr = [0x02, 0, 0, 0, 0, 0x11];
 const STA2: MacAddr = [0x02, 0, 0, 0, 0, 0x12];
-const MS: u64 = 1_000_000;
 const SSID: &[u8] = b"wsec-mfp";
 
 fn rsn_akm(akm: Akm, pairwise: Vec<CipherSuite>) -> Security {
@@ -43,157 +45,20 @@ fn sta_cfg(addr: MacAddr, sec: Security, mfp: Mfp) -> StaConfig {
     c
 }
 
-/// AP, stations and a lossless broadcast medium; what each node gave its host.
-struct Sim {
-    now: u64,
-    ap: Option<AccessPoint>,
-    stas: Vec<Option<Station>>,
-    air: Vec<Vec<u8>>,
-    sta_host: Vec<Vec<Vec<u8>>>,
-    events: Vec<(usize, NodeEvent)>,
-    inject: Vec<Vec<u8>>,
+/// Station 0 sends to station 1 through the AP and it arrives.
+fn traffic_flows(sim: &mut Sim, tag: &[u8]) -> bool {
+    sim.sta_send(0, STA2, tag);
+    sim.run(3);
+    sim.sta_host[1].last().is_some_and(|e| &e[14..] == tag)
 }
 
-impl Sim {
-    fn new(ap: ApConfig, stas: Vec<StaConfig>) -> Sim {
-        let n = stas.len();
-        Sim {
-            now: 1_000 * MS,
-            ap: Some(AccessPoint::new(ap, 1_000 * MS).unwrap()),
-            stas: stas.into_iter().map(|c| Some(Station::new(c, 1_000 * MS).unwrap())).collect(),
-            air: Vec::new(),
-            sta_host: vec![Vec::new(); n],
-            events: Vec::new(),
-            inject: Vec::new(),
-        }
-    }
-
-    fn take(&mut self, who: usize, out: &mut Output) -> Vec<Vec<u8>> {
-        for e in out.events.drain(..) {
-            self.events.push((who, e));
-        }
-        if who > 0 {
-            self.sta_host[who - 1].append(&mut out.host);
-        }
-        out.host.clear();
-        out.air.drain(..).collect()
-    }
-
-    fn step(&mut self) {
-        let now = self.now;
-        let mut pending: Vec<(usize, Vec<u8>)> = self.inject.drain(..).map(|f| (usize::MAX, f)).collect();
-        let mut out = Output::default();
-        if let Some(ap) = &mut self.ap {
-            if ap.poll_timeout() <= now {
-                ap.handle_timeout(now, &mut out);
-            }
-        }
-        for f in self.take(0, &mut out) {
-            pending.push((0, f));
-        }
-        for i in 0..self.stas.len() {
-            if let Some(s) = &mut self.stas[i] {
-                if s.poll_timeout() <= now {
-                    s.handle_timeout(now, &mut out);
-                }
-            }
-            for f in self.take(i + 1, &mut out) {
-                pending.push((i + 1, f));
-            }
-        }
-        while !pending.is_empty() {
-            for (from, f) in std::mem::take(&mut pending) {
-                if from != usize::MAX {
-                    self.air.push(f.clone());
-                }
-                for to in 0..=self.stas.len() {
-                    if to == from {
-                        continue;
-                    }
-                    if to == 0 {
-                        if let Some(ap) = &mut self.ap {
-                            ap.handle_air(now, &f, &mut out);
-                        }
-                    } else if let Some(s) = &mut self.stas[to - 1] {
-                        s.handle_air(now, &f, &mut out);
-                    }
-                    for g in self.take(to, &mut out) {
-                        pending.push((to, g));
-                    }
-                }
-            }
-        }
-        self.now += MS;
-    }
-
-    fn run(&mut self, ms: u64) {
-        for _ in 0..ms {
-            self.step();
-        }
-    }
-
-    fn run_until(&mut self, max_ms: u64, mut cond: impl FnMut(&Sim) -> bool) -> bool {
-        for _ in 0..max_ms {
-            if cond(self) {
-                return true;
-            }
-            self.step();
-        }
-        cond(self)
-    }
-
-    fn all_established(&self) -> bool {
-        self.stas.iter().all(|s| s.as_ref().is_some_and(|s| s.is_established()))
-            && self.ap.as_ref().is_some_and(|a| a.stations().len() == self.stas.len())
-    }
-
-    fn sta(&self, i: usize) -> &Station {
-        self.stas[i].as_ref().unwrap()
-    }
-
-    fn ap(&self) -> &AccessPoint {
-        self.ap.as_ref().unwrap()
-    }
-
-    /// Runs `f` on the AP core now; its frames go on the air at the next step.
-    fn with_ap(&mut self, f: impl FnOnce(&mut AccessPoint, u64, &mut Output)) -> Vec<Vec<u8>> {
-        let mut out = Output::default();
-        f(self.ap.as_mut().unwrap(), self.now, &mut out);
-        let fs = self.take(0, &mut out);
-        self.air.extend(fs.iter().cloned());
-        self.inject.extend(fs.iter().cloned());
-        fs
-    }
-
-    fn with_sta(&mut self, i: usize, f: impl FnOnce(&mut Station, u64, &mut Output)) -> Vec<Vec<u8>> {
-        let mut out = Output::default();
-        f(self.stas[i].as_mut().unwrap(), self.now, &mut out);
-        let fs = self.take(i + 1, &mut out);
-        self.air.extend(fs.iter().cloned());
-        self.inject.extend(fs.iter().cloned());
-        fs
-    }
-
-    fn sta_send(&mut self, i: usize, da: MacAddr, payload: &[u8]) {
-        let sa = self.sta(i).addr();
-        let eth = frames::ethernet(&da, &sa, 0x0800, payload);
-        self.with_sta(i, |s, now, out| s.handle_host(now, &eth, out));
-    }
-
-    fn phases(&self, who: usize) -> Vec<Phase> {
-        self.events.iter().filter(|(w, _)| *w == who).map(|(_, NodeEvent::Phase { phase, .. })| phase.clone()).collect()
-    }
-
-    /// Station 0 sends to station 1 through the AP and it arrives.
-    fn traffic_flows(&mut self, tag: &[u8]) -> bool {
-        self.sta_send(0, STA2, tag);
-        self.run(3);
-        self.sta_host[1].last().is_some_and(|e| &e[14..] == tag)
-    }
+/// A lossless simulation, frames to the cores one by one.
+fn new_sim(ap: ApConfig, stas: Vec<StaConfig>) -> Sim {
+    Sim::new(ap, stas, 0.0, 1, Feed::PerFrame)
 }
 
 fn mfp_net(ap: Mfp, sta: Mfp) -> Sim {
-    Sim::new(ap_cfg(rsn(), ap), vec![sta_cfg(STA1, rsn(), sta), sta_cfg(STA2, rsn(), sta)])
+    new_sim(ap_cfg(rsn(), ap), vec![sta_cfg(STA1, rsn(), sta), sta_cfg(STA2, rsn(), sta)])
 }
 
 fn subtype(f: &[u8]) -> Option<(u8, bool, MacAddr)> {
@@ -226,7 +91,7 @@ fn mfp_handshake_installs_igtk_and_bip_broadcast_deauth_verifies() {
         assert!(sim.sta(i).mfp_active());
         assert_eq!(sim.ap().station_mfp(a), Some(true));
     }
-    assert!(sim.traffic_flows(b"data under mfp"));
+    assert!(traffic_flows(&mut sim, b"data under mfp"));
     // One group-addressed Deauthentication under BIP: both stations verify its MME with
     // the IGTK they got in message 3, so their IGTK is the AP's.
     let fs = sim.with_ap(|ap, _, out| ap.deauth_broadcast(3, out));
@@ -274,12 +139,12 @@ fn bip_gmac_256_and_psk_sha256() {
     let sec = rsn_akm(Akm::PskSha256, vec![CipherSuite::Gcmp256]);
     let mut ap = ap_cfg(sec.clone(), Mfp::Required);
     ap.group_mgmt_cipher = CipherSuite::BipGmac256;
-    let mut sim = Sim::new(ap, vec![sta_cfg(STA1, sec.clone(), Mfp::Optional), sta_cfg(STA2, sec, Mfp::Required)]);
+    let mut sim = new_sim(ap, vec![sta_cfg(STA1, sec.clone(), Mfp::Optional), sta_cfg(STA2, sec, Mfp::Required)]);
     assert!(sim.run_until(3_000, |s| s.all_established()), "{:?}", sim.events);
     let e = beacon_rsne(&sim);
     assert_eq!(e.group_mgmt_cipher, Some(Suite::from_cipher(CipherSuite::BipGmac256)));
     assert_eq!(e.akms, vec![Suite::rsn(6)], "WPA-PSK-SHA256 is 00-0F-AC:6");
-    assert!(sim.traffic_flows(b"gcmp-256 + bip-gmac-256"));
+    assert!(traffic_flows(&mut sim, b"gcmp-256 + bip-gmac-256"));
     let fs = sim.with_ap(|ap, _, out| ap.deauth_broadcast(3, out));
     // BIP-GMAC-256: a 16-octet MIC, MME length 24.
     assert_eq!(&fs[0][26..28], &[76, 24]);
@@ -301,7 +166,7 @@ fn protected_deauth_accepted_forged_deauth_ignored() {
     assert!(sim.all_established(), "{:?}", sim.events);
     assert_eq!(sim.sta(0).counters.dropped("unprotected robust management frame"), 2);
     assert_eq!(sim.ap().counters.dropped("unprotected robust management frame"), 1);
-    assert!(sim.traffic_flows(b"still associated"));
+    assert!(traffic_flows(&mut sim, b"still associated"));
     // Reason 7 ("class 3 frame from a non-associated STA") might be genuine: STA1 asks
     // the AP with a protected SA Query; the AP answers and STA1 stays.
     sim.inject.push(forged_deauth(&STA1, &BSSID, 7));
@@ -357,7 +222,7 @@ fn ieee80211w_negotiation_matrix() {
         (Required, Required, Some(true)),
     ];
     for (ap, sta, want) in table {
-        let mut sim = Sim::new(ap_cfg(rsn(), ap), vec![sta_cfg(STA1, rsn(), sta)]);
+        let mut sim = new_sim(ap_cfg(rsn(), ap), vec![sta_cfg(STA1, rsn(), sta)]);
         let up = sim.run_until(1_500, |s| s.all_established());
         assert_eq!(up, want.is_some(), "ap {ap:?} sta {sta:?}: {:?}", sim.events);
         match want {
@@ -445,7 +310,7 @@ fn restarted_station_gets_association_comeback_then_sa_query_timeout_lets_it_in(
         .expect("an association response with status 30");
     let tu = frames::assoc_comeback_tu(resp30).expect("Timeout Interval element, type 3");
     assert!((1..=1000).contains(&tu), "comeback {tu} TU");
-    assert!(sim.traffic_flows(b"after sta restart"));
+    assert!(traffic_flows(&mut sim, b"after sta restart"));
     assert!(sim.sta(0).mfp_active());
 }
 
@@ -464,7 +329,7 @@ fn spoofed_association_request_does_not_kick_a_live_station() {
     assert!(!sim.ap().sa_query_running(&STA1));
     assert_eq!(sim.ap().counters.dropped("sa query timeout"), 0);
     assert!(sim.all_established());
-    assert!(sim.traffic_flows(b"still here"));
+    assert!(traffic_flows(&mut sim, b"still here"));
 }
 
 #[test]
@@ -480,7 +345,7 @@ fn ap_restart_station_sa_query_times_out_and_it_rejoins() {
     sim.sta_send(0, STA2, b"to a restarted ap");
     assert!(sim.run_until(10_000, |s| s.all_established()), "{:?}", sim.events);
     assert!(sim.sta(0).counters.dropped("sa query timeout") >= 1, "{}", sim.sta(0).counters);
-    assert!(sim.traffic_flows(b"after ap restart"));
+    assert!(traffic_flows(&mut sim, b"after ap restart"));
 }
 
 #[test]
@@ -488,7 +353,7 @@ fn igtk_is_renewed_with_the_gtk() {
     let mut ap = ap_cfg(rsn(), Mfp::Optional);
     ap.group_rekey_s = 2;
     // STA2 without MFP: it gets the GTK but never an IGTK.
-    let mut sim = Sim::new(ap, vec![sta_cfg(STA1, rsn(), Mfp::Optional), sta_cfg(STA2, rsn(), Mfp::Disabled)]);
+    let mut sim = new_sim(ap, vec![sta_cfg(STA1, rsn(), Mfp::Optional), sta_cfg(STA2, rsn(), Mfp::Disabled)]);
     assert!(sim.run_until(3_000, |s| s.all_established()), "{:?}", sim.events);
     assert_eq!(sim.ap().station_mfp(&STA2), Some(false));
     sim.run(2_500);
