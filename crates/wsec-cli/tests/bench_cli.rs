@@ -47,7 +47,10 @@ fn bench_relay_json_checks_the_relay_and_reports_rates() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let recs = v["records"].as_array().expect("records");
-    assert_eq!(recs.len(), 3);
+    let modes: Vec<&str> = recs.iter().map(|r| r["mode"].as_str().unwrap()).collect();
+    assert_eq!(modes, ["one at a time", "multi-buffer batches", "one engine, crypto on all cores", "one engine per core"]);
+    let cores = v["cores"].as_u64().unwrap();
+    assert_eq!(recs[2]["threads"].as_u64(), Some(cores), "the AP engine's pool has a thread per core");
     for r in recs {
         assert!(r["frames_per_s"].as_f64().unwrap() > 0.0 && r["gbps_per_core"].as_f64().unwrap() > 0.0, "{r}");
     }
