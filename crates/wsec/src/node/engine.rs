@@ -163,15 +163,16 @@ impl Engine {
         self.pool.as_ref().map_or(1, |p| p.threads())
     }
 
-    /// Runs `f` on chunks of `items` (whole multiples of eight): the first chunk on the
-    /// calling thread, the others on the pool, when the batch is big enough; else all here.
+    /// Runs `f` on chunks of `items` (whole multiples of eight), one per thread, on the
+    /// calling thread and the pool (whichever claims a chunk first), when the batch is big
+    /// enough; else all here.
     fn spread<T: Send>(&self, items: &mut [T], f: impl Fn(&mut [T]) + Sync) {
         match &self.pool {
             Some(p) if items.len() >= 2 * MIN_PER_THREAD => {
                 let t = p.threads().min(items.len() / MIN_PER_THREAD);
                 let chunk = items.len().div_ceil(t).div_ceil(MIN_PER_THREAD) * MIN_PER_THREAD;
                 let parts: Vec<std::sync::Mutex<&mut [T]>> = items.chunks_mut(chunk).map(std::sync::Mutex::new).collect();
-                p.run(&|i| {
+                p.run(parts.len(), &|i| {
                     if let Some(c) = parts.get(i) {
                         f(&mut c.lock().unwrap_or_else(|e| e.into_inner()));
                     }
