@@ -96,7 +96,9 @@ module ccm_engine #(parameter MODE = 0,
   reg [15 : 0]  ocap1_reg;   // X blocks whose ciphertext is captured
   reg [15 : 0]  oj_reg;      // next X block to emit as ciphertext
   reg [3 : 0]   cyc_reg;     // 0 = boundary cycle
-  reg [63 : 0]  mic_reg;
+  /* verilator lint_off UNUSEDSIGNAL */
+  reg [63 : 0]  mic_reg;     // K > 1 (K = 1: the MIC goes through out_reg)
+  /* verilator lint_on UNUSEDSIGNAL */
   reg           micv_reg;
 
   reg [127 : 0] stage_reg [0 : K - 1];
@@ -133,7 +135,9 @@ module ccm_engine #(parameter MODE = 0,
   wire m_fire_data = m_fire && !micv_reg;
   wire drained     = (oj_reg >= ocap1_reg) ||
                      ((oj_reg + 16'd1 == ocap1_reg) && m_fire_data);
-  wire cond        = stage_ok && drained && !(final_b && micv_reg);
+  // K = 1 keeps the MIC in out_reg, which the next frame's boundaries must
+  // not overwrite before it is taken.
+  wire cond        = stage_ok && drained && !((final_b || K == 1) && micv_reg);
 
   // With C > 1 the boundary decision is registered (ok_reg = cond of the
   // cycle before): cond only turns true between two boundaries (every term
@@ -167,6 +171,8 @@ module ccm_engine #(parameter MODE = 0,
     end
   endfunction
   wire [127 : 0] lastmask = tailmask(len_reg[3 : 0]);
+  // K = 1: the block captured at this boundary is the last one.
+  wire           lastcap  = (wend1_reg == n_reg);
 
   reg [127 : 0] xblk;
   always @*
@@ -228,7 +234,17 @@ module ccm_engine #(parameter MODE = 0,
         begin
           if (produce && pidx == l)
             stage_reg[l] <= xblk;
-          if (go && !final_b)
+          if (K == 1)
+            begin
+              // K = 1: the tail mask is applied here, where the block is
+              // captured (X_{wend1-1}), and the MIC takes the output register
+              // at the final boundary (drained by then), so m_data is the
+              // register itself.
+              if (go)
+                out_reg[l] <= final_b ? {tag_x[K][127 : 64] ^ ctr_dout[0][127 : 64], 64'h0} :
+                              ((stage_reg[l] ^ ctr_dout[l]) & (lastcap ? lastmask : {128{1'b1}}));
+            end
+          else if (go && !final_b)
             out_reg[l] <= stage_reg[l] ^ ctr_dout[l];
         end
     end
@@ -339,7 +355,7 @@ module ccm_engine #(parameter MODE = 0,
           len_reg <= s_desc_len;
           spp_reg <= s_desc_spp;
         end
-      if (go && final_b)
+      if (K > 1 && go && final_b)
         mic_reg <= tag_x[K][127 : 64] ^ ctr_dout[0][127 : 64];
     end
 
@@ -352,7 +368,8 @@ module ccm_engine #(parameter MODE = 0,
   assign s_ready      = fill_ok && is_pay;
   assign m_valid      = micv_reg || (oj_reg < ocap1_reg);
   assign m_tag        = micv_reg;
-  assign m_data       = micv_reg ? {mic_reg, 64'h0} :
+  assign m_data       = (K == 1) ? out_reg[0] :
+                        micv_reg ? {mic_reg, 64'h0} :
                         out_reg[oidx] & ((oj_reg == nm1_reg) ? lastmask : {128{1'b1}});
 
 endmodule // ccm_engine
