@@ -34,6 +34,7 @@ module aes_key_sched #(parameter R = 1, parameter KROM = 0)
                       input wire                 clk,
                       input wire                 ce,
                       input wire                 bnd,
+                      input wire                 clr,   // clear the round key register
                       /* verilator lint_off UNUSEDSIGNAL */
                       input wire                 nb,    // KROM: next cycle is a boundary
                       /* verilator lint_on UNUSEDSIGNAL */
@@ -126,7 +127,9 @@ module aes_key_sched #(parameter R = 1, parameter KROM = 0)
 
       always @ (posedge clk)
         begin
-          if (ce)
+          if (clr)
+            rks_reg[128 * i + 127 : 128 * i] <= 128'h0;
+          else if (ce)
             rks_reg[128 * i + 127 : 128 * i] <= nk;
         end
     end

@@ -67,6 +67,10 @@ module ccm_engine #(parameter MODE = 0,
   localparam [15 : 0] K16 = K[15 : 0];
   localparam [15 : 0] A16 = A[15 : 0];
   localparam [7 : 0] B0_FLAGS = (MODE == 0) ? 8'h59 : 8'h19;
+  // PRE: the AES units register their boundary term a cycle early
+  // (aes_core PRE); the CBC-MAC unit then always chains, from a state and
+  // round key cleared in ST_SETUP (ROM = 2: the DP16KD's output reset).
+  localparam PRE = (K == 1 && R == 1 && ROM == 2) ? 1 : 0;
 
   localparam ST_IDLE  = 2'd0;
   localparam ST_SETUP = 2'd1;
@@ -127,6 +131,7 @@ module ccm_engine #(parameter MODE = 0,
   // Control.
   //----------------------------------------------------------------
   wire running  = (st_reg == ST_RUN);
+  wire clr      = (PRE != 0) && (st_reg == ST_SETUP);
   wire at_bnd   = (cyc_reg == 4'd0);
   wire final_b  = (slot_reg == ns_reg);
   wire stage_ok = final_b || (pj_reg >= wend1_reg);
@@ -199,7 +204,7 @@ module ccm_engine #(parameter MODE = 0,
   assign tag_x[0] = 128'h0;
 
   aes_key_sched #(.R(R), .KROM(ROM == 2 ? 1 : 0))
-    ks(.clk(clk), .ce(ce), .bnd(at_bnd), .nb(nb), .cidx(cidx), .key(key_reg), .rks(rks));
+    ks(.clk(clk), .ce(ce), .bnd(at_bnd), .clr(clr), .nb(nb), .cidx(cidx), .key(key_reg), .rks(rks));
 
   genvar l;
   generate
@@ -211,9 +216,9 @@ module ccm_engine #(parameter MODE = 0,
       localparam [15 : 0] L16 = l;
       wire [7 : 0]   dflags = DF[7 : 0];
       wire [127 : 0] cbc_din = is_d ? {dflags, nonce, len_reg} : stage_reg[l];
-      wire           chain   = (K == 1) ? (slot_reg != 16'd0) : !is_d;
+      wire           chain   = (PRE != 0) ? 1'b1 : (K == 1) ? (slot_reg != 16'd0) : !is_d;
 
-      aes_core #(.R(R), .ROM(ROM)) cbc(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(chain),
+      aes_core #(.R(R), .ROM(ROM), .PRE(PRE)) cbc(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(chain), .clr(clr),
                                        .din(cbc_din), .rk0(key_reg), .rks(rks),
                                        .dout(cbc_dout[l]));
 
@@ -224,7 +229,7 @@ module ccm_engine #(parameter MODE = 0,
       wire          a0  = (l == 0) && (slot_reg + 16'd1 == ns_reg);
       wire [15 : 0] cnt = a0 ? 16'd0 : jn - A16;
 
-      aes_core #(.R(R), .ROM(ROM)) ctr(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(1'b0),
+      aes_core #(.R(R), .ROM(ROM), .PRE(PRE)) ctr(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(1'b0), .clr(1'b0),
                                        .din({8'h01, nonce, cnt}), .rk0(key_reg), .rks(rks),
                                        .dout(ctr_dout[l]));
 
