@@ -177,12 +177,14 @@ module ccm_engine #(parameter MODE = 0,
   endfunction
   wire [127 : 0] lastmask = tailmask(len_reg[3 : 0]);
   // K = 1: the block captured at this boundary is the last one.
+  /* verilator lint_off UNUSEDSIGNAL */
   wire           lastcap  = (wend1_reg == n_reg);
+  /* verilator lint_on UNUSEDSIGNAL */
 
   reg [127 : 0] xblk;
   always @*
     begin
-      if (pj_reg == 16'd0)
+      if (PRE == 0 && pj_reg == 16'd0)
         xblk = {B0_FLAGS, nonce, len_reg};
       else if (A > 0 && pj_reg == 16'd1)
         xblk = x1;
@@ -215,7 +217,11 @@ module ccm_engine #(parameter MODE = 0,
       localparam integer DF = 128 + 16 * l + 4 * (LK - 1) + A;
       localparam [15 : 0] L16 = l;
       wire [7 : 0]   dflags = DF[7 : 0];
-      wire [127 : 0] cbc_din = is_d ? {dflags, nonce, len_reg} : stage_reg[l];
+      // PRE: B0 enters at slot 0 here (the unit registers din ^ rk0 anyway,
+      // so the 2:1 choice shares that LUT), and the stage carries X_1 on.
+      wire [127 : 0] cbc_din = is_d ? {dflags, nonce, len_reg} :
+                               (PRE != 0 && slot_reg == 16'd0) ? {B0_FLAGS, nonce, len_reg} :
+                               stage_reg[l];
       wire           chain   = (PRE != 0) ? 1'b1 : (K == 1) ? (slot_reg != 16'd0) : !is_d;
 
       aes_core #(.R(R), .ROM(ROM), .PRE(PRE)) cbc(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(chain), .clr(clr),
@@ -239,19 +245,38 @@ module ccm_engine #(parameter MODE = 0,
         begin
           if (produce && pidx == l)
             stage_reg[l] <= xblk;
-          if (K == 1)
-            begin
-              // K = 1: the tail mask is applied here, where the block is
-              // captured (X_{wend1-1}), and the MIC takes the output register
-              // at the final boundary (drained by then), so m_data is the
-              // register itself.
-              if (go)
-                out_reg[l] <= final_b ? {tag_x[K][127 : 64] ^ ctr_dout[0][127 : 64], 64'h0} :
-                              ((stage_reg[l] ^ ctr_dout[l]) & (lastcap ? lastmask : {128{1'b1}}));
-            end
-          else if (go && !final_b)
+          if (K > 1 && go && !final_b)
             out_reg[l] <= stage_reg[l] ^ ctr_dout[l];
         end
+    end
+  endgenerate
+
+  // K = 1: the output register (out1) is loaded where the block is
+  // captured (X_{wend1-1}) with the tail mask applied as a synchronous clear
+  // of the octets past len (an FF's LSR, no LUT), and takes the MIC at the
+  // final boundary (drained by then), so m_data is the register itself.
+  wire [127 : 0] out1;
+  generate
+    if (K == 1) begin : g_out1
+      wire [127 : 0] ct  = stage_reg[0] ^ ctr_dout[0];
+      wire [63 : 0]  mic = tag_x[K][127 : 64] ^ ctr_dout[0][127 : 64];
+      wire [127 : 0] d   = {final_b ? mic : ct[127 : 64], ct[63 : 0]};
+      genvar b;
+      for (b = 0 ; b < 16 ; b = b + 1) begin : g_oct
+        reg  [7 : 0] o_reg;
+        wire         zero = final_b ? (b >= 8) : (lastcap && (lastmask[127 - 8 * b] == 1'b0));
+        always @ (posedge clk)
+          begin
+            if (go && zero)
+              o_reg <= 8'h0;
+            else if (go)
+              o_reg <= d[127 - 8 * b -: 8];
+          end
+        assign out1[127 - 8 * b -: 8] = o_reg;
+      end
+    end
+    else begin : g_outk
+      assign out1 = 128'h0;
     end
   endgenerate
 
@@ -373,7 +398,7 @@ module ccm_engine #(parameter MODE = 0,
   assign s_ready      = fill_ok && is_pay;
   assign m_valid      = micv_reg || (oj_reg < ocap1_reg);
   assign m_tag        = micv_reg;
-  assign m_data       = (K == 1) ? out_reg[0] :
+  assign m_data       = (K == 1) ? out1 :
                         micv_reg ? {mic_reg, 64'h0} :
                         out_reg[oidx] & ((oj_reg == nm1_reg) ? lastmask : {128{1'b1}});
 
