@@ -71,7 +71,7 @@ module aes_core #(parameter R = 1, parameter ROM = 0, parameter PRE = 0)
       // byte) and ShiftRows alone is f, so with k the round key bit
       //   l2   = k ^ (bnd ? (chain & f) : e)
       //   addr = bnd ? (y ^ l2) : (l1 ^ l2)      (chain = 1)
-      //          bnd ? y : (l1 ^ l2)             (chain = 0)
+      //          bnd ? din ^ rk0 : (l1 ^ l2)     (chain = 0, see below)
       // (l1 and l2 kept as nets, so the mapper does not fold them deeper).
       // R = 1 only.
       reg [127 : 0] y_reg;
@@ -99,8 +99,11 @@ module aes_core #(parameter R = 1, parameter ROM = 0, parameter PRE = 0)
         assign f[127 - 32 * c -: 32]  = {b0, b1, b2, b3};
       end
       wire [127 : 0] k = rks[127 : 0];
-      assign l2   = k ^ (bnd ? (chain ? f : 128'h0) : e);
-      assign addr = bnd ? (y_reg ^ (chain ? l2 : 128'h0)) : (l1 ^ l2);
+      // chain = 0 (a constant here, the CTR unit) needs no y register: l2
+      // has an input to spare, so it carries din at the boundary and the
+      // address LUT adds rk0.
+      assign l2   = chain ? (k ^ (bnd ? f : e)) : (bnd ? din : (k ^ e));
+      assign addr = bnd ? (chain ? (y_reg ^ l2) : (l2 ^ rk0)) : (l1 ^ l2);
     end
     else begin : g_comb
       assign addr = bnd ? (din ^ rk0 ^ (chain ? dout : 128'h0)) : mixed_last;

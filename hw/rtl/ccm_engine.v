@@ -95,6 +95,7 @@ module ccm_engine #(parameter MODE = 0,
   reg [15 : 0]  ns_reg;      // slots (the final boundary is slot ns)
   reg [7 : 0]   rp_reg;      // K > 1: lanes 0 .. rp-1 start in slot 0
   reg [15 : 0]  slot_reg;    // index of the next boundary
+  reg [15 : 0]  cnt1_reg;    // K = 1: CTR counter of the slot (0 in the last: A_0)
   reg [15 : 0]  wend1_reg;   // X blocks needed before boundary slot
   reg [15 : 0]  pj_reg;      // X blocks produced into the stage
   reg [15 : 0]  ocap1_reg;   // X blocks whose ciphertext is captured
@@ -233,7 +234,8 @@ module ccm_engine #(parameter MODE = 0,
       wire [15 : 0] jn  = (K == 1) ? slot_reg + 16'd1 :
                           (slot_reg << LK) + L16 - (hi ? K16 : 16'd0);
       wire          a0  = (l == 0) && (slot_reg + 16'd1 == ns_reg);
-      wire [15 : 0] cnt = a0 ? 16'd0 : jn - A16;
+      // K = 1: the same counter as a register (slot + 1 - A, 0 for A_0).
+      wire [15 : 0] cnt = (K == 1) ? cnt1_reg : a0 ? 16'd0 : jn - A16;
 
       aes_core #(.R(R), .ROM(ROM), .PRE(PRE)) ctr(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(1'b0), .clr(1'b0),
                                        .din({8'h01, nonce, cnt}), .rk0(key_reg), .rks(rks),
@@ -305,6 +307,7 @@ module ccm_engine #(parameter MODE = 0,
           ns_reg    <= 16'd0;
           rp_reg    <= 8'd1;
           slot_reg  <= 16'd0;
+          cnt1_reg  <= 16'd0;
           wend1_reg <= 16'd0;
           pj_reg    <= 16'd0;
           ocap1_reg <= 16'd0;
@@ -331,6 +334,7 @@ module ccm_engine #(parameter MODE = 0,
               begin
                 st_reg    <= ST_RUN;
                 slot_reg  <= 16'd0;
+                cnt1_reg  <= (n_reg == 16'd1) ? 16'd0 : 16'd1 - A16;
                 pj_reg    <= 16'd0;
                 oj_reg    <= A + 1;
                 ocap1_reg <= 16'd0;
@@ -355,6 +359,7 @@ module ccm_engine #(parameter MODE = 0,
                 if (go)
                   begin
                     slot_reg  <= slot_reg + 16'd1;
+                    cnt1_reg  <= (slot_reg + 16'd2 == ns_reg) ? 16'd0 : cnt1_reg + 16'd1;
                     wend1_reg <= wend1_next;
                     if (final_b)
                       begin
