@@ -191,9 +191,15 @@ module ccm_engine #(parameter MODE = 0,
         xblk = x1;
       else if (A > 1 && pj_reg == 16'd2)
         xblk = x2;
+      else if (K == 1)
+        xblk = s_data;     // tail: cleared in the stage register (below)
       else
         xblk = s_data & ((pj_reg == nm1_reg) ? lastmask : {128{1'b1}});
     end
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire ptail = (pj_reg == nm1_reg);   // K = 1
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [127 : 0] stage1;   // K = 1: the stage
 
   //----------------------------------------------------------------
   // Datapath: key schedule, K CBC-MAC lanes, K CTR units.
@@ -222,7 +228,7 @@ module ccm_engine #(parameter MODE = 0,
       // so the 2:1 choice shares that LUT), and the stage carries X_1 on.
       wire [127 : 0] cbc_din = is_d ? {dflags, nonce, len_reg} :
                                (PRE != 0 && slot_reg == 16'd0) ? {B0_FLAGS, nonce, len_reg} :
-                               stage_reg[l];
+                               (K == 1) ? stage1 : stage_reg[l];
       wire           chain   = (PRE != 0) ? 1'b1 : (K == 1) ? (slot_reg != 16'd0) : !is_d;
 
       aes_core #(.R(R), .ROM(ROM), .PRE(PRE)) cbc(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(chain), .clr(clr),
@@ -245,7 +251,7 @@ module ccm_engine #(parameter MODE = 0,
 
       always @ (posedge clk)
         begin
-          if (produce && pidx == l)
+          if (K > 1 && produce && pidx == l)
             stage_reg[l] <= xblk;
           if (K > 1 && go && !final_b)
             out_reg[l] <= stage_reg[l] ^ ctr_dout[l];
@@ -260,10 +266,22 @@ module ccm_engine #(parameter MODE = 0,
   wire [127 : 0] out1;
   generate
     if (K == 1) begin : g_out1
-      wire [127 : 0] ct  = stage_reg[0] ^ ctr_dout[0];
+      wire [127 : 0] ct  = stage1 ^ ctr_dout[0];
       wire [63 : 0]  mic = tag_x[K][127 : 64] ^ ctr_dout[0][127 : 64];
       wire [127 : 0] d   = {final_b ? mic : ct[127 : 64], ct[63 : 0]};
       genvar b;
+      // The stage, octets past len of the last block cleared (LSR).
+      for (b = 0 ; b < 16 ; b = b + 1) begin : g_st
+        reg [7 : 0] s_reg;
+        always @ (posedge clk)
+          begin
+            if (produce && ptail && (lastmask[127 - 8 * b] == 1'b0))
+              s_reg <= 8'h0;
+            else if (produce)
+              s_reg <= xblk[127 - 8 * b -: 8];
+          end
+        assign stage1[127 - 8 * b -: 8] = s_reg;
+      end
       for (b = 0 ; b < 16 ; b = b + 1) begin : g_oct
         reg  [7 : 0] o_reg;
         wire         zero = final_b ? (b >= 8) : (lastcap && (lastmask[127 - 8 * b] == 1'b0));
@@ -278,7 +296,8 @@ module ccm_engine #(parameter MODE = 0,
       end
     end
     else begin : g_outk
-      assign out1 = 128'h0;
+      assign out1   = 128'h0;
+      assign stage1 = 128'h0;
     end
   endgenerate
 
