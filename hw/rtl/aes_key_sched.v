@@ -90,8 +90,10 @@ module aes_key_sched #(parameter R = 1, parameter KROM = 0)
       wire [31 : 0] p1 = p0 ^ w[95 : 64];
       wire [31 : 0] p2 = p1 ^ w[63 : 32];
       wire [31 : 0] n0 = p0 ^ t;
-      wire [31 : 0] n1 = p1 ^ t;
-      wire [31 : 0] n2 = p2 ^ t;
+      // KROM: n1, n2 as a chain from n0 (fewer LUTs; the RAM-to-RAM path
+      // goes through pr, not through these).
+      wire [31 : 0] n1 = (KROM != 0) ? n0 ^ w[95 : 64] : p1 ^ t;
+      wire [31 : 0] n2 = (KROM != 0) ? n1 ^ w[63 : 32] : p2 ^ t;
       wire [31 : 0] n3;
       // SubWord(RotWord(w3)).
       if (KROM != 0 && R == 1) begin : g_rom
