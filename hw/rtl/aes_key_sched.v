@@ -97,19 +97,21 @@ module aes_key_sched #(parameter R = 1, parameter KROM = 0)
       wire [31 : 0] n3;
       // SubWord(RotWord(w3)).
       if (KROM != 0 && R == 1) begin : g_rom
-        // n3 = pr ^ sub, with pr = p3 ^ rcon(j) precomputed into a register
-        // the cycle before, so that the RAM output crosses one LUT (n3 and
-        // the address mux below in one) on its way back to the RAM address:
-        // the XOR of the four words of nk is w1 ^ w3 (t and w0, w2 cancel),
-        // and before a boundary (nb) the next w is the key.
+        // The RAM address is nb ? key3 : (pr ^ sub), with pr = p3 ^ rcon(j)
+        // precomputed into a register the cycle before, so that the RAM
+        // output crosses one LUT4 on its way back to the RAM address: the XOR
+        // of the four words of nk is w1 ^ w3 (t and w0, w2 cancel), and
+        // before a boundary (nb) the next w is the key. n3 for the round key
+        // register is n2 ^ w3, so that the mapper has no reason to share a
+        // pr ^ sub LUT between the two.
         reg  [31 : 0] pr_reg;
         wire [31 : 0] pk = key[127 : 96] ^ key[95 : 64] ^ key[63 : 32] ^ key[31 : 0];
         always @ (posedge clk)
           pr_reg <= nb ? (pk ^ {rcon(4'd1), 24'h0}) :
                          (w[95 : 64] ^ w[31 : 0] ^ {rcon(j + 4'd1), 24'h0});
-        assign n3 = pr_reg ^ sub;
+        assign n3 = n2 ^ w[31 : 0];
         // The RAMs read the w3 of the next cycle's w (see above), every cycle.
-        wire [31 : 0] w3n = nb ? key[31 : 0] : n3;
+        wire [31 : 0] w3n = nb ? key[31 : 0] : (pr_reg ^ sub);
         /* verilator lint_off UNUSEDSIGNAL */
         wire [31 : 0] x2_unused;
         /* verilator lint_on UNUSEDSIGNAL */
