@@ -191,7 +191,7 @@ module ccm_engine #(parameter MODE = 0,
         xblk = x1;
       else if (A > 1 && pj_reg == 16'd2)
         xblk = x2;
-      else if (K == 1)
+      else if (PRE != 0)
         xblk = s_data;     // tail: cleared in the stage register (below)
       else
         xblk = s_data & ((pj_reg == nm1_reg) ? lastmask : {128{1'b1}});
@@ -275,7 +275,10 @@ module ccm_engine #(parameter MODE = 0,
         reg [7 : 0] s_reg;
         always @ (posedge clk)
           begin
-            if (produce && ptail && (lastmask[127 - 8 * b] == 1'b0))
+            // PRE only: on iCE40 the clear's path from produce (s_valid and the
+            // 16-bit compares) to the flip-flops' SR input set the clock
+            // (63.2 -> 52.4 MHz), so there the mask stays in the stage mux.
+            if (PRE != 0 && produce && ptail && (lastmask[127 - 8 * b] == 1'b0))
               s_reg <= 8'h0;
             else if (produce)
               s_reg <= xblk[127 - 8 * b -: 8];
