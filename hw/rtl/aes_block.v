@@ -40,10 +40,10 @@ module aes_block #(parameter R = 1, parameter ROM = 0)
 
   // The key is an input port here (a new one may come with every block), so
   // the schedule's S-boxes stay in logic (KROM needs it a cycle early).
-  aes_key_sched #(.R(R), .KROM(0)) ks(.clk(clk), .ce(ce), .bnd(at_bnd), .nb(1'b0),
+  aes_key_sched #(.R(R), .KROM(0)) ks(.clk(clk), .ce(ce), .bnd(at_bnd), .clr(1'b0), .nb(1'b0),
                                       .cidx(cidx), .key(in_key), .rks(rks));
 
-  aes_core #(.R(R), .ROM(ROM)) core(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(1'b0),
+  aes_core #(.R(R), .ROM(ROM)) core(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(1'b0), .clr(1'b0),
                                     .din(in_block), .rk0(in_key), .rks(rks),
                                     .dout(dout));
 

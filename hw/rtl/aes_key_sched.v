@@ -34,6 +34,7 @@ module aes_key_sched #(parameter R = 1, parameter KROM = 0)
                       input wire                 clk,
                       input wire                 ce,
                       input wire                 bnd,
+                      input wire                 clr,   // clear the round key register
                       /* verilator lint_off UNUSEDSIGNAL */
                       input wire                 nb,    // KROM: next cycle is a boundary
                       /* verilator lint_on UNUSEDSIGNAL */
@@ -81,10 +82,36 @@ module aes_key_sched #(parameter R = 1, parameter KROM = 0)
         assign w = g_step[i - 1].nk;
       end
       wire [31 : 0]  sub;
+      wire [3 : 0]  j  = j0 + i[3 : 0];
+      wire [31 : 0] t  = sub ^ {rcon(j), 24'h0};
+      // n1..n3 as prefix XORs of w (ready early, from registers) with t added
+      // last: one LUT level after the S-box instead of a chain of four.
+      wire [31 : 0] p0 = w[127 : 96];
+      wire [31 : 0] p1 = p0 ^ w[95 : 64];
+      wire [31 : 0] p2 = p1 ^ w[63 : 32];
+      wire [31 : 0] n0 = p0 ^ t;
+      // KROM: n1, n2 as a chain from n0 (fewer LUTs; the RAM-to-RAM path
+      // goes through pr, not through these).
+      wire [31 : 0] n1 = (KROM != 0) ? n0 ^ w[95 : 64] : p1 ^ t;
+      wire [31 : 0] n2 = (KROM != 0) ? n1 ^ w[63 : 32] : p2 ^ t;
+      wire [31 : 0] n3;
       // SubWord(RotWord(w3)).
       if (KROM != 0 && R == 1) begin : g_rom
+        // The RAM address is nb ? key3 : (pr ^ sub), with pr = p3 ^ rcon(j)
+        // precomputed into a register the cycle before, so that the RAM
+        // output crosses one LUT4 on its way back to the RAM address: the XOR
+        // of the four words of nk is w1 ^ w3 (t and w0, w2 cancel), and
+        // before a boundary (nb) the next w is the key. n3 for the round key
+        // register is n2 ^ w3, so that the mapper has no reason to share a
+        // pr ^ sub LUT between the two.
+        reg  [31 : 0] pr_reg;
+        wire [31 : 0] pk = key[127 : 96] ^ key[95 : 64] ^ key[63 : 32] ^ key[31 : 0];
+        always @ (posedge clk)
+          pr_reg <= nb ? (pk ^ {rcon(4'd1), 24'h0}) :
+                         (w[95 : 64] ^ w[31 : 0] ^ {rcon(j + 4'd1), 24'h0});
+        assign n3 = n2 ^ w[31 : 0];
         // The RAMs read the w3 of the next cycle's w (see above), every cycle.
-        wire [31 : 0] w3n = nb ? key[31 : 0] : nk[31 : 0];
+        wire [31 : 0] w3n = nb ? key[31 : 0] : (pr_reg ^ sub);
         /* verilator lint_off UNUSEDSIGNAL */
         wire [31 : 0] x2_unused;
         /* verilator lint_on UNUSEDSIGNAL */
@@ -98,24 +125,15 @@ module aes_key_sched #(parameter R = 1, parameter KROM = 0)
         aes_sbox sb1(.x(w[15 : 8]),  .y(sub[23 : 16]));
         aes_sbox sb2(.x(w[7 : 0]),   .y(sub[15 : 8]));
         aes_sbox sb3(.x(w[31 : 24]), .y(sub[7 : 0]));
+        assign n3 = p2 ^ w[31 : 0] ^ t;
       end
-      wire [3 : 0]  j  = j0 + i[3 : 0];
-      // n1..n3 as prefix XORs of w (ready early, from registers) with t added
-      // last: one LUT level after the S-box instead of a chain of four.
-      wire [31 : 0] t  = sub ^ {rcon(j), 24'h0};
-      wire [31 : 0] p0 = w[127 : 96];
-      wire [31 : 0] p1 = p0 ^ w[95 : 64];
-      wire [31 : 0] p2 = p1 ^ w[63 : 32];
-      wire [31 : 0] p3 = p2 ^ w[31 : 0];
-      wire [31 : 0] n0 = p0 ^ t;
-      wire [31 : 0] n1 = p1 ^ t;
-      wire [31 : 0] n2 = p2 ^ t;
-      wire [31 : 0] n3 = p3 ^ t;
       assign nk = {n0, n1, n2, n3};
 
       always @ (posedge clk)
         begin
-          if (ce)
+          if (clr)
+            rks_reg[128 * i + 127 : 128 * i] <= 128'h0;
+          else if (ce)
             rks_reg[128 * i + 127 : 128 * i] <= nk;
         end
     end

@@ -11,6 +11,7 @@
 module aes_sbox_rom2(
                      input wire          clk,
                      input wire          ce,
+                     input wire          clr,    // synchronous clear of both outputs (DP16KD RST)
                      input wire [7 : 0]  addr_a,
                      input wire [7 : 0]  addr_b,
                      output wire [15 : 0] q_a,   // {S(a), 2*S(a)}
@@ -38,7 +39,12 @@ module aes_sbox_rom2(
 
   always @ (posedge clk)
     begin
-      if (ce)
+      if (clr)
+        begin
+          qa_reg <= 16'h0;
+          qb_reg <= 16'h0;
+        end
+      else if (ce)
         begin
           qa_reg <= rom[addr_a];
           qb_reg <= rom[addr_b];

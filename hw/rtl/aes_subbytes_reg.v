@@ -11,6 +11,7 @@ module aes_subbytes_reg #(parameter ROM = 0)
                         (
                          input wire            clk,
                          input wire            ce,
+                         input wire            clr,   // clear the state (S and 2S = 0)
                          input wire [127 : 0]  addr,
                          output wire [127 : 0] s,
                          output wire [127 : 0] s2
@@ -30,7 +31,7 @@ module aes_subbytes_reg #(parameter ROM = 0)
       for (i = 0 ; i < 8 ; i = i + 1) begin : g_pair
         wire [15 : 0] qa;
         wire [15 : 0] qb;
-        aes_sbox_rom2 u_rom(.clk(clk), .ce(ce),
+        aes_sbox_rom2 u_rom(.clk(clk), .ce(ce), .clr(clr),
                             .addr_a(addr[16 * i + 7 : 16 * i]), .addr_b(addr[16 * i + 15 : 16 * i + 8]),
                             .q_a(qa), .q_b(qb));
         assign s[16 * i + 7 : 16 * i]       = qa[15 : 8];
@@ -49,7 +50,9 @@ module aes_subbytes_reg #(parameter ROM = 0)
 
       always @ (posedge clk)
         begin
-          if (ce)
+          if (clr)
+            s_reg <= 128'h0;
+          else if (ce)
             s_reg <= s_new;
         end
 

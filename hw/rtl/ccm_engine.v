@@ -67,6 +67,10 @@ module ccm_engine #(parameter MODE = 0,
   localparam [15 : 0] K16 = K[15 : 0];
   localparam [15 : 0] A16 = A[15 : 0];
   localparam [7 : 0] B0_FLAGS = (MODE == 0) ? 8'h59 : 8'h19;
+  // PRE: the AES units register their boundary term a cycle early
+  // (aes_core PRE); the CBC-MAC unit then always chains, from a state and
+  // round key cleared in ST_SETUP (ROM = 2: the DP16KD's output reset).
+  localparam PRE = (K == 1 && R == 1 && ROM == 2) ? 1 : 0;
 
   localparam ST_IDLE  = 2'd0;
   localparam ST_SETUP = 2'd1;
@@ -91,12 +95,15 @@ module ccm_engine #(parameter MODE = 0,
   reg [15 : 0]  ns_reg;      // slots (the final boundary is slot ns)
   reg [7 : 0]   rp_reg;      // K > 1: lanes 0 .. rp-1 start in slot 0
   reg [15 : 0]  slot_reg;    // index of the next boundary
+  reg [15 : 0]  cnt1_reg;    // K = 1: CTR counter of the slot (0 in the last: A_0)
   reg [15 : 0]  wend1_reg;   // X blocks needed before boundary slot
   reg [15 : 0]  pj_reg;      // X blocks produced into the stage
   reg [15 : 0]  ocap1_reg;   // X blocks whose ciphertext is captured
   reg [15 : 0]  oj_reg;      // next X block to emit as ciphertext
   reg [3 : 0]   cyc_reg;     // 0 = boundary cycle
-  reg [63 : 0]  mic_reg;
+  /* verilator lint_off UNUSEDSIGNAL */
+  reg [63 : 0]  mic_reg;     // K > 1 (K = 1: the MIC goes through out_reg)
+  /* verilator lint_on UNUSEDSIGNAL */
   reg           micv_reg;
 
   reg [127 : 0] stage_reg [0 : K - 1];
@@ -125,6 +132,7 @@ module ccm_engine #(parameter MODE = 0,
   // Control.
   //----------------------------------------------------------------
   wire running  = (st_reg == ST_RUN);
+  wire clr      = (PRE != 0) && (st_reg == ST_SETUP);
   wire at_bnd   = (cyc_reg == 4'd0);
   wire final_b  = (slot_reg == ns_reg);
   wire stage_ok = final_b || (pj_reg >= wend1_reg);
@@ -133,7 +141,9 @@ module ccm_engine #(parameter MODE = 0,
   wire m_fire_data = m_fire && !micv_reg;
   wire drained     = (oj_reg >= ocap1_reg) ||
                      ((oj_reg + 16'd1 == ocap1_reg) && m_fire_data);
-  wire cond        = stage_ok && drained && !(final_b && micv_reg);
+  // K = 1 keeps the MIC in out_reg, which the next frame's boundaries must
+  // not overwrite before it is taken.
+  wire cond        = stage_ok && drained && !((final_b || K == 1) && micv_reg);
 
   // With C > 1 the boundary decision is registered (ok_reg = cond of the
   // cycle before): cond only turns true between two boundaries (every term
@@ -167,19 +177,29 @@ module ccm_engine #(parameter MODE = 0,
     end
   endfunction
   wire [127 : 0] lastmask = tailmask(len_reg[3 : 0]);
+  // K = 1: the block captured at this boundary is the last one.
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire           lastcap  = (wend1_reg == n_reg);
+  /* verilator lint_on UNUSEDSIGNAL */
 
   reg [127 : 0] xblk;
   always @*
     begin
-      if (pj_reg == 16'd0)
+      if (PRE == 0 && pj_reg == 16'd0)
         xblk = {B0_FLAGS, nonce, len_reg};
       else if (A > 0 && pj_reg == 16'd1)
         xblk = x1;
       else if (A > 1 && pj_reg == 16'd2)
         xblk = x2;
+      else if (PRE != 0)
+        xblk = s_data;     // tail: cleared in the stage register (below)
       else
         xblk = s_data & ((pj_reg == nm1_reg) ? lastmask : {128{1'b1}});
     end
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire ptail = (pj_reg == nm1_reg);   // K = 1
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [127 : 0] stage1;   // K = 1: the stage
 
   //----------------------------------------------------------------
   // Datapath: key schedule, K CBC-MAC lanes, K CTR units.
@@ -193,7 +213,7 @@ module ccm_engine #(parameter MODE = 0,
   assign tag_x[0] = 128'h0;
 
   aes_key_sched #(.R(R), .KROM(ROM == 2 ? 1 : 0))
-    ks(.clk(clk), .ce(ce), .bnd(at_bnd), .nb(nb), .cidx(cidx), .key(key_reg), .rks(rks));
+    ks(.clk(clk), .ce(ce), .bnd(at_bnd), .clr(clr), .nb(nb), .cidx(cidx), .key(key_reg), .rks(rks));
 
   genvar l;
   generate
@@ -204,10 +224,14 @@ module ccm_engine #(parameter MODE = 0,
       localparam integer DF = 128 + 16 * l + 4 * (LK - 1) + A;
       localparam [15 : 0] L16 = l;
       wire [7 : 0]   dflags = DF[7 : 0];
-      wire [127 : 0] cbc_din = is_d ? {dflags, nonce, len_reg} : stage_reg[l];
-      wire           chain   = (K == 1) ? (slot_reg != 16'd0) : !is_d;
+      // PRE: B0 enters at slot 0 here (the unit registers din ^ rk0 anyway,
+      // so the 2:1 choice shares that LUT), and the stage carries X_1 on.
+      wire [127 : 0] cbc_din = is_d ? {dflags, nonce, len_reg} :
+                               (PRE != 0 && slot_reg == 16'd0) ? {B0_FLAGS, nonce, len_reg} :
+                               (K == 1) ? stage1 : stage_reg[l];
+      wire           chain   = (PRE != 0) ? 1'b1 : (K == 1) ? (slot_reg != 16'd0) : !is_d;
 
-      aes_core #(.R(R), .ROM(ROM)) cbc(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(chain),
+      aes_core #(.R(R), .ROM(ROM), .PRE(PRE)) cbc(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(chain), .clr(clr),
                                        .din(cbc_din), .rk0(key_reg), .rks(rks),
                                        .dout(cbc_dout[l]));
 
@@ -216,9 +240,10 @@ module ccm_engine #(parameter MODE = 0,
       wire [15 : 0] jn  = (K == 1) ? slot_reg + 16'd1 :
                           (slot_reg << LK) + L16 - (hi ? K16 : 16'd0);
       wire          a0  = (l == 0) && (slot_reg + 16'd1 == ns_reg);
-      wire [15 : 0] cnt = a0 ? 16'd0 : jn - A16;
+      // K = 1: the same counter as a register (slot + 1 - A, 0 for A_0).
+      wire [15 : 0] cnt = (K == 1) ? cnt1_reg : a0 ? 16'd0 : jn - A16;
 
-      aes_core #(.R(R), .ROM(ROM)) ctr(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(1'b0),
+      aes_core #(.R(R), .ROM(ROM), .PRE(PRE)) ctr(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(1'b0), .clr(1'b0),
                                        .din({8'h01, nonce, cnt}), .rk0(key_reg), .rks(rks),
                                        .dout(ctr_dout[l]));
 
@@ -226,11 +251,56 @@ module ccm_engine #(parameter MODE = 0,
 
       always @ (posedge clk)
         begin
-          if (produce && pidx == l)
+          if (K > 1 && produce && pidx == l)
             stage_reg[l] <= xblk;
-          if (go && !final_b)
+          if (K > 1 && go && !final_b)
             out_reg[l] <= stage_reg[l] ^ ctr_dout[l];
         end
+    end
+  endgenerate
+
+  // K = 1: the output register (out1) is loaded where the block is
+  // captured (X_{wend1-1}) with the tail mask applied as a synchronous clear
+  // of the octets past len (an FF's LSR, no LUT), and takes the MIC at the
+  // final boundary (drained by then), so m_data is the register itself.
+  wire [127 : 0] out1;
+  generate
+    if (K == 1) begin : g_out1
+      wire [127 : 0] ct  = stage1 ^ ctr_dout[0];
+      wire [63 : 0]  mic = tag_x[K][127 : 64] ^ ctr_dout[0][127 : 64];
+      wire [127 : 0] d   = {final_b ? mic : ct[127 : 64], ct[63 : 0]};
+      genvar b;
+      // The stage, octets past len of the last block cleared (LSR).
+      for (b = 0 ; b < 16 ; b = b + 1) begin : g_st
+        reg [7 : 0] s_reg;
+        always @ (posedge clk)
+          begin
+            // PRE only: on iCE40 the clear's path from produce (s_valid and the
+            // 16-bit compares) to the flip-flops' SR input set the clock
+            // (63.2 -> 52.4 MHz), so there the mask stays in the stage mux.
+            if (PRE != 0 && produce && ptail && (lastmask[127 - 8 * b] == 1'b0))
+              s_reg <= 8'h0;
+            else if (produce)
+              s_reg <= xblk[127 - 8 * b -: 8];
+          end
+        assign stage1[127 - 8 * b -: 8] = s_reg;
+      end
+      for (b = 0 ; b < 16 ; b = b + 1) begin : g_oct
+        reg  [7 : 0] o_reg;
+        wire         zero = final_b ? (b >= 8) : (lastcap && (lastmask[127 - 8 * b] == 1'b0));
+        always @ (posedge clk)
+          begin
+            if (go && zero)
+              o_reg <= 8'h0;
+            else if (go)
+              o_reg <= d[127 - 8 * b -: 8];
+          end
+        assign out1[127 - 8 * b -: 8] = o_reg;
+      end
+    end
+    else begin : g_outk
+      assign out1   = 128'h0;
+      assign stage1 = 128'h0;
     end
   endgenerate
 
@@ -259,6 +329,7 @@ module ccm_engine #(parameter MODE = 0,
           ns_reg    <= 16'd0;
           rp_reg    <= 8'd1;
           slot_reg  <= 16'd0;
+          cnt1_reg  <= 16'd0;
           wend1_reg <= 16'd0;
           pj_reg    <= 16'd0;
           ocap1_reg <= 16'd0;
@@ -285,6 +356,7 @@ module ccm_engine #(parameter MODE = 0,
               begin
                 st_reg    <= ST_RUN;
                 slot_reg  <= 16'd0;
+                cnt1_reg  <= (n_reg == 16'd1) ? 16'd0 : 16'd1 - A16;
                 pj_reg    <= 16'd0;
                 oj_reg    <= A + 1;
                 ocap1_reg <= 16'd0;
@@ -309,6 +381,7 @@ module ccm_engine #(parameter MODE = 0,
                 if (go)
                   begin
                     slot_reg  <= slot_reg + 16'd1;
+                    cnt1_reg  <= (slot_reg + 16'd2 == ns_reg) ? 16'd0 : cnt1_reg + 16'd1;
                     wend1_reg <= wend1_next;
                     if (final_b)
                       begin
@@ -339,7 +412,7 @@ module ccm_engine #(parameter MODE = 0,
           len_reg <= s_desc_len;
           spp_reg <= s_desc_spp;
         end
-      if (go && final_b)
+      if (K > 1 && go && final_b)
         mic_reg <= tag_x[K][127 : 64] ^ ctr_dout[0][127 : 64];
     end
 
@@ -352,7 +425,8 @@ module ccm_engine #(parameter MODE = 0,
   assign s_ready      = fill_ok && is_pay;
   assign m_valid      = micv_reg || (oj_reg < ocap1_reg);
   assign m_tag        = micv_reg;
-  assign m_data       = micv_reg ? {mic_reg, 64'h0} :
+  assign m_data       = (K == 1) ? out1 :
+                        micv_reg ? {mic_reg, 64'h0} :
                         out_reg[oidx] & ((oj_reg == nm1_reg) ? lastmask : {128{1'b1}});
 
 endmodule // ccm_engine
