@@ -148,6 +148,14 @@ impl Lab {
         Ok(())
     }
 
+    /// Resident memory of a running program (kB, `VmRSS` of /proc/PID/status).
+    #[allow(dead_code)] // used by the tests, not by `wsec demo`
+    pub fn rss_kb(&self, name: &str) -> Option<u64> {
+        let (_, c) = self.procs.iter().find(|(n, _)| n == name)?;
+        let st = std::fs::read_to_string(format!("/proc/{}/status", c.id())).ok()?;
+        st.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    }
+
     pub fn log(&self, name: &str) -> String {
         std::fs::read_to_string(self.dir.join(format!("{name}.log"))).unwrap_or_default()
     }

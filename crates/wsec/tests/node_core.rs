@@ -253,6 +253,57 @@ fn garbage_and_truncated_frames_never_panic() {
     }
 }
 
+/// Memory stays bounded under a flood of strangers: Authentication requests and data
+/// frames from thousands of made-up addresses fill the station table only up to
+/// `max_stations` (hostapd's `max_num_sta`; the rest get status 17, AP full), the
+/// stations already there keep their link, and the strangers age out with inactivity.
+fn a_flood_of_strangers_stays_within_the_station_table() {
+    let sec = rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128);
+    let mut ap = ApConfig::new(BSSID, b"wsec-test", sec.clone());
+    ap.max_stations = 16;
+    ap.max_inactivity_s = 3;
+    let stas = vec![StaConfig::new(STA1, b"wsec-test", sec.clone()), StaConfig::new(STA2, b"wsec-test", sec)];
+    let mut sim = new_sim(ap, stas, 0.0, 21);
+    assert!(sim.run_until(3_000, |s| s.all_established()));
+    let start = sim.air.len();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(21);
+    for k in 0..5_000u32 {
+        let mut who: MacAddr = rng.gen();
+        who[0] = (who[0] | 0x02) & 0xfe; // locally administered, unicast
+        if k % 2 == 0 {
+            sim.inject.push(frames::auth(&BSSID, &who, &BSSID, k as u16 & 0x0fff, frames::AUTH_OPEN, 1, 0, None));
+        } else {
+            sim.inject.push(frames::data(frames::Dir::ToAp, &BSSID, &who, &WIRED, k as u16 & 0x0fff, 0x0800, b"let me in"));
+        }
+        if k % 50 == 0 {
+            sim.step();
+            assert!(sim.ap().peer_count() <= 16, "{} peers after {k} strangers", sim.ap().peer_count());
+        }
+        if k % 1000 == 0 {
+            // The stations already in keep talking (and so stay active).
+            sim.sta_send(0, WIRED, b"still here");
+            sim.sta_send(1, WIRED, b"still here");
+        }
+    }
+    sim.run(5);
+    assert_eq!(sim.ap().peer_count(), 16);
+    let full = sim.air[start..]
+        .iter()
+        .filter(|f| f.len() >= 30 && f[0] == 0xb0 && u16::from_le_bytes([f[28], f[29]]) == frames::status::AP_FULL)
+        .count();
+    assert!(full > 2_000, "only {full} Authentications refused with AP full");
+    assert!(sim.ap_host.iter().all(|f| &f[14..] == b"still here"));
+    assert_eq!(sim.ap_host.len(), 10);
+    // Past the inactivity limit the strangers are gone; the stations that talk stay.
+    for _ in 0..5 {
+        sim.sta_send(0, WIRED, b"still here");
+        sim.sta_send(1, WIRED, b"still here");
+        sim.run(1_000);
+    }
+    assert_eq!(sim.ap().peer_count(), 2, "strangers not aged out");
+    assert_eq!(sim.ap().stations().len(), 2);
+}
+
 fn five_percent_loss_handshakes_complete() {
     for seed in 10..16u64 {
         let mut sim = net(rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128), rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128), 0.05, seed);
@@ -394,4 +445,4 @@ macro_rules! both {
         }
     };
 }
-both!(open_network, wpa2_ccmp_network, every_mode, wep_shared_key_wrong_key_refused, eccmp_falls_back_to_ccmp_and_wrong_passphrase_fails, replayed_and_forged_frames_are_counted_and_dropped, garbage_and_truncated_frames_never_panic, five_percent_loss_handshakes_complete, rekeys_keep_traffic_flowing, station_and_ap_restarts_recover, inactive_station_is_deauthenticated_and_shutdown_says_goodbye, card_offload_delays_but_delivers);
+both!(a_flood_of_strangers_stays_within_the_station_table, open_network, wpa2_ccmp_network, every_mode, wep_shared_key_wrong_key_refused, eccmp_falls_back_to_ccmp_and_wrong_passphrase_fails, replayed_and_forged_frames_are_counted_and_dropped, garbage_and_truncated_frames_never_panic, five_percent_loss_handshakes_complete, rekeys_keep_traffic_flowing, station_and_ap_restarts_recover, inactive_station_is_deauthenticated_and_shutdown_says_goodbye, card_offload_delays_but_delivers);
