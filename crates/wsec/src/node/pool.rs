@@ -133,7 +133,7 @@ impl Pool {
         let mut n = 0u32;
         while s.done.load(Ordering::Acquire) != parts {
             n = n.wrapping_add(1);
-            if n % 64 == 0 && t0.elapsed() > WORKER_SPIN {
+            if n.is_multiple_of(64) && t0.elapsed() > WORKER_SPIN {
                 // The worker running a part was descheduled: let it have this CPU.
                 std::thread::yield_now();
             } else {
@@ -189,7 +189,7 @@ fn worker(s: &Shared) {
                 break;
             }
             n = n.wrapping_add(1);
-            if n % 64 != 0 || t0.elapsed() < WORKER_SPIN {
+            if !n.is_multiple_of(64) || t0.elapsed() < WORKER_SPIN {
                 std::hint::spin_loop();
                 continue;
             }
