@@ -146,7 +146,46 @@ fn loss_garbage_and_restarts() {
     lab.wait_ping("s1", STA_IP[1], Duration::from_secs(20)).unwrap();
     lab.wait_ping("s2", WIRED_IP, Duration::from_secs(20)).unwrap();
     lab.tcp("s2", "s1", STA_IP[0], n, 5503).unwrap();
+    // Replayed and forged data frames on the air, counted and dropped by the AP: listen on
+    // the hub for a protected To-DS data frame while a station pings, then send it back
+    // five times as it was, and five times with a higher PN and a flipped ciphertext bit
+    // (FCS recomputed, so the AP's CCMP check is what rejects it). The AP's exit line
+    // counts them.
+    sock.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+    sock.send_to(&[], &lab.hub).unwrap();
+    let caught = std::thread::scope(|sc| {
+        let spy = sc.spawn(|| {
+            let mut buf = vec![0u8; 16 * 1024];
+            let t0 = std::time::Instant::now();
+            while t0.elapsed() < Duration::from_secs(8) {
+                let Ok((k, _)) = sock.recv_from(&mut buf) else { continue };
+                if let Ok(m) = wsec::medium::decap(&buf[..k]) {
+                    // Data, To DS only, Protected.
+                    if m.len() > 60 && m[0] == 0x08 && m[1] & 0x43 == 0x41 {
+                        return Some(m.to_vec());
+                    }
+                }
+            }
+            None
+        });
+        let _ = lab.ping("s1", WIRED_IP, 3);
+        spy.join().unwrap()
+    });
+    let genuine = caught.expect("no protected data frame seen on the air");
+    for i in 0..5u8 {
+        sock.send_to(&wsec::medium::encap(&genuine, 1), &lab.hub).unwrap();
+        let mut forged = genuine.clone();
+        forged[28] = forged[28].wrapping_add(1 + i); // PN2 (PN0-1 are octets 24-25): past the replay counter
+        let len = forged.len();
+        forged[len - 12] ^= 1;
+        sock.send_to(&wsec::medium::encap(&forged, 1), &lab.hub).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(300));
     lab.stop_all();
+    let ap = lab.log("ap");
+    let dropped = |k: &str| ap.lines().rev().find(|l| l.starts_with("ap counters:")).and_then(|l| l.split(&format!(" {k}=")).nth(1)).and_then(|v| v.split(|c: char| !c.is_ascii_digit()).next()?.parse::<u32>().ok()).unwrap_or(0);
+    assert!(dropped("replay") >= 1 && dropped("mic failure") >= 1, "replays/forgeries not counted: {ap}");
+    eprintln!("AP dropped {} replays and {} forgeries (5 of each sent, 5% loss on the air)", dropped("replay"), dropped("mic failure"));
     let s1 = lab.log("sta1");
     assert!(s1.matches("data open").count() >= 2, "{s1}");
 }
