@@ -33,7 +33,8 @@ pub struct DemoArgs {
 struct Row {
     mode: String,
     crypto: &'static str,
-    handshake_ms: f64,
+    /// None for modes without a 4-way handshake (open, WEP).
+    handshake_ms: Option<f64>,
     relay_mbps: f64,
     wired_mbps: f64,
     rtt_ms: f64,
@@ -81,7 +82,8 @@ fn measure(mode: &Mode, a: &DemoArgs, pcap: Option<PathBuf>, n: usize) -> Result
         "host"
     };
     lab.stop_all();
-    Ok(Row { mode: mode.name.into(), crypto, handshake_ms: (keys - assoc) * 1e3, relay_mbps: relay, wired_mbps: wired, rtt_ms: rtt })
+    let four_way = !(mode.name == "open" || mode.name == "wep");
+    Ok(Row { mode: mode.name.into(), crypto, handshake_ms: four_way.then_some((keys - assoc) * 1e3), relay_mbps: relay, wired_mbps: wired, rtt_ms: rtt })
 }
 
 pub fn run(a: DemoArgs) -> Result<String, String> {
@@ -104,8 +106,8 @@ pub fn run(a: DemoArgs) -> Result<String, String> {
         eprintln!("demo: {name} ...");
         let r = measure(&mode, &a, pcap, i)?;
         eprintln!(
-            "demo: {:<9} crypto {:<4} handshake {:>7.2} ms  sta->sta {:>7.1} Mb/s  sta->wired {:>7.1} Mb/s  rtt {:.3} ms",
-            r.mode, r.crypto, r.handshake_ms, r.relay_mbps, r.wired_mbps, r.rtt_ms
+            "demo: {:<9} crypto {:<4} handshake {:>7} ms  sta->sta {:>7.1} Mb/s  sta->wired {:>7.1} Mb/s  rtt {:.3} ms",
+            r.mode, r.crypto, ms(r.handshake_ms), r.relay_mbps, r.wired_mbps, r.rtt_ms
         );
         rows.push(r);
         interrupted()?;
@@ -114,11 +116,15 @@ pub fn run(a: DemoArgs) -> Result<String, String> {
     s += "| mode | crypto | 4-way handshake (ms) | TCP sta->sta via AP (Mb/s) | TCP sta->wired (Mb/s) | ping RTT sta->sta (ms) |\n|---|---|---|---|---|---|\n";
     for r in &rows {
         s += &format!(
-            "| {} | {} | {:.2} | {:.1} | {:.1} | {:.3} |\n",
-            r.mode, r.crypto, r.handshake_ms, r.relay_mbps, r.wired_mbps, r.rtt_ms
+            "| {} | {} | {} | {:.1} | {:.1} | {:.3} |\n",
+            r.mode, r.crypto, ms(r.handshake_ms), r.relay_mbps, r.wired_mbps, r.rtt_ms
         );
     }
     Ok(s.trim_end().to_string())
+}
+
+fn ms(x: Option<f64>) -> String {
+    x.map_or("-".into(), |v| format!("{v:.2}"))
 }
 
 fn cpu_model() -> String {
