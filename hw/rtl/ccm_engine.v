@@ -12,6 +12,11 @@
 // MODE 1 = IEEE 802.16e AES-CCM (seed 001's AESCCM6) with ccm16e_format
 //   (no AAD, B0 flags 0x19); K = 1 only.
 //
+// ROM: 0 logic S-boxes; 1 the datapath's S-boxes in block RAM; 2 the key
+// schedule's too (R = 1); 3 as 2, but the round keys are precomputed by
+// the host into a key table (aes_key_table, 32 slots: one per station)
+// instead of expanded on the fly (R = 1, K = 1).
+//
 // Schedule. The formatted stream X_0 .. X_{n-1} (n = 1 + A + ceil(p/16),
 // A = 2 AAD blocks for CCMP, 0 for 802.16e) is cut into windows, one per
 // "slot" of C cycles; at each slot boundary every lane loads its block of
@@ -28,7 +33,11 @@
 // - s_desc: one beat per frame: key (TK/TEK), hdr (CCMP: the first 32
 //   octets of the MAC header, Frame Control first; 802.16e: the 5 GMH
 //   octets as transmitted in hdr[255:216]), pn (48-bit PN; 802.16e:
-//   pn[31:0]), len (payload octets), spp (SPP A-MSDU in use, CCMP).
+//   pn[31:0]), len (payload octets), spp (SPP A-MSDU in use, CCMP);
+//   ROM = 3: kidx, the key table slot holding the key's round keys 1..10
+//   (the key itself stays in the descriptor: it is round key 0).
+// - kt (ROM = 3): the host's write port of the key table, one 128-bit
+//   round key per beat at {slot, round}.
 // - s: ceil(len / 16) payload blocks (octets past len are ignored).
 // - m: ceil(len / 16) ciphertext blocks (zero past len), then one beat
 //   with the MIC in [127:64] and m_tag = 1.
@@ -38,7 +47,12 @@
 module ccm_engine #(parameter MODE = 0,
                     parameter K    = 1,
                     parameter R    = 1,
-                    parameter ROM  = 0)
+                    parameter ROM  = 0,
+                    // Width of the block counters: frames of up to
+                    // 16 * (2^NW - 4) octets (NW = 10: 16 320, above
+                    // 802.11-2020's largest MPDU, 11 454, and 802.16e's
+                    // 2047-octet PDU). Longer frames are not supported.
+                    parameter NW   = 10)
                   (
                    input wire            clk,
                    input wire            reset_n,
@@ -50,6 +64,12 @@ module ccm_engine #(parameter MODE = 0,
                    input wire [47 : 0]   s_desc_pn,
                    input wire [15 : 0]   s_desc_len,
                    input wire            s_desc_spp,
+                   /* verilator lint_off UNUSEDSIGNAL */
+                   input wire [4 : 0]    s_desc_kidx,   // ROM = 3 only
+                   input wire            kt_we,
+                   input wire [8 : 0]    kt_addr,
+                   input wire [127 : 0]  kt_data,
+                   /* verilator lint_on UNUSEDSIGNAL */
 
                    input wire            s_valid,
                    output wire           s_ready,
@@ -64,13 +84,16 @@ module ccm_engine #(parameter MODE = 0,
   localparam C  = 10 / R;
   localparam LK = (K == 1) ? 1 : $clog2(K);
   localparam A  = (MODE == 0) ? 2 : 0;
-  localparam [15 : 0] K16 = K[15 : 0];
-  localparam [15 : 0] A16 = A[15 : 0];
+  localparam [NW - 1 : 0] KN = K[NW - 1 : 0];
+  localparam [NW - 1 : 0] AN = A[NW - 1 : 0];
+  localparam [NW - 1 : 0] N0 = 0;
+  localparam [NW - 1 : 0] N1 = 1;
+  localparam [NW - 1 : 0] N2 = 2;
   localparam [7 : 0] B0_FLAGS = (MODE == 0) ? 8'h59 : 8'h19;
   // PRE: the AES units register their boundary term a cycle early
   // (aes_core PRE); the CBC-MAC unit then always chains, from a state and
   // round key cleared in ST_SETUP (ROM = 2: the DP16KD's output reset).
-  localparam PRE = (K == 1 && R == 1 && ROM == 2) ? 1 : 0;
+  localparam PRE = (K == 1 && R == 1 && ROM >= 2) ? 1 : 0;
 
   localparam ST_IDLE  = 2'd0;
   localparam ST_SETUP = 2'd1;
@@ -82,6 +105,9 @@ module ccm_engine #(parameter MODE = 0,
   reg [1 : 0]   st_reg;
   reg [127 : 0] key_reg;
   /* verilator lint_off UNUSEDSIGNAL */
+  reg [4 : 0]   kidx_reg;    // ROM = 3
+  /* verilator lint_on UNUSEDSIGNAL */
+  /* verilator lint_off UNUSEDSIGNAL */
   reg [255 : 0] hdr_reg;
   reg [47 : 0]  pn_reg;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -90,16 +116,16 @@ module ccm_engine #(parameter MODE = 0,
   reg           spp_reg;     // CCMP only
   /* verilator lint_on UNUSEDSIGNAL */
 
-  reg [15 : 0]  n_reg;       // blocks in the formatted stream
-  reg [15 : 0]  nm1_reg;     // n - 1, the last block (an equality, not a subtraction, on the path)
-  reg [15 : 0]  ns_reg;      // slots (the final boundary is slot ns)
+  reg [NW - 1 : 0] n_reg;       // blocks in the formatted stream
+  reg [NW - 1 : 0] nm1_reg;     // n - 1, the last block (an equality, not a subtraction, on the path)
+  reg [NW - 1 : 0] ns_reg;      // slots (the final boundary is slot ns)
   reg [7 : 0]   rp_reg;      // K > 1: lanes 0 .. rp-1 start in slot 0
-  reg [15 : 0]  slot_reg;    // index of the next boundary
-  reg [15 : 0]  cnt1_reg;    // K = 1: CTR counter of the slot (0 in the last: A_0)
-  reg [15 : 0]  wend1_reg;   // X blocks needed before boundary slot
-  reg [15 : 0]  pj_reg;      // X blocks produced into the stage
-  reg [15 : 0]  ocap1_reg;   // X blocks whose ciphertext is captured
-  reg [15 : 0]  oj_reg;      // next X block to emit as ciphertext
+  reg [NW - 1 : 0] slot_reg;    // index of the next boundary
+  reg [NW - 1 : 0] cnt1_reg;    // K = 1: CTR counter of the slot (0 in the last: A_0)
+  reg [NW - 1 : 0] wend1_reg;   // X blocks needed before boundary slot
+  reg [NW - 1 : 0] pj_reg;      // X blocks produced into the stage
+  reg [NW - 1 : 0] ocap1_reg;   // X blocks whose ciphertext is captured
+  reg [NW - 1 : 0] oj_reg;      // next X block to emit as ciphertext
   reg [3 : 0]   cyc_reg;     // 0 = boundary cycle
   /* verilator lint_off UNUSEDSIGNAL */
   reg [63 : 0]  mic_reg;     // K > 1 (K = 1: the MIC goes through out_reg)
@@ -134,13 +160,24 @@ module ccm_engine #(parameter MODE = 0,
   wire running  = (st_reg == ST_RUN);
   wire clr      = (PRE != 0) && (st_reg == ST_SETUP);
   wire at_bnd   = (cyc_reg == 4'd0);
-  wire final_b  = (slot_reg == ns_reg);
-  wire stage_ok = final_b || (pj_reg >= wend1_reg);
+  // K = 1: the final boundary is slot n, flagged at the boundary of slot n - 1.
+  reg  fin_reg;
+  wire final_b  = (K == 1) ? fin_reg : (slot_reg == ns_reg);
+  wire [NW - 1 : 0] slot_p1 = slot_reg + N1;
+  // K = 1: the producer is at most one block ahead of the boundaries (pj
+  // is wend1 - 1 or wend1) and the output register holds one block, so
+  // three flags replace the NW-bit compares (carry chains) that K > 1
+  // needs: have = (pj == wend1), done = (pj == n), outv = (oj < ocap1).
+  reg  have_reg;
+  reg  done_reg;
+  reg  outv_reg;
+  reg  spay_reg;   // slot >= A + 1: the boundary captures a payload block
+  wire stage_ok = final_b || ((K == 1) ? have_reg : (pj_reg >= wend1_reg));
 
   wire m_fire      = m_valid && m_ready;
   wire m_fire_data = m_fire && !micv_reg;
-  wire drained     = (oj_reg >= ocap1_reg) ||
-                     ((oj_reg + 16'd1 == ocap1_reg) && m_fire_data);
+  wire drained     = (K == 1) ? (!outv_reg || m_fire_data) :
+                     ((oj_reg >= ocap1_reg) || ((oj_reg + N1 == ocap1_reg) && m_fire_data));
   // K = 1 keeps the MIC in out_reg, which the next frame's boundaries must
   // not overwrite before it is taken.
   wire cond        = stage_ok && drained && !((final_b || K == 1) && micv_reg);
@@ -154,16 +191,21 @@ module ccm_engine #(parameter MODE = 0,
   wire go = running && at_bnd && ((C > 1) ? ok_reg : cond);
   wire ce = (running && !at_bnd) || go;
   // The next cycle is a boundary (the key schedule's RAM S-boxes, ROM = 2).
+  /* verilator lint_off UNUSEDSIGNAL */
   wire nb = !running || (at_bnd ? !(go && !final_b && (C > 1)) : (cyc_reg == C[3 : 0] - 4'd1));
+  /* verilator lint_on UNUSEDSIGNAL */
 
   wire [3 : 0]  cidx       = at_bnd ? C[3 : 0] : cyc_reg;
-  wire [15 : 0] wend1_next = (K > 1 && slot_reg == 16'd0) ? {8'h0, rp_reg} :
-                             wend1_reg + K[15 : 0];
+  wire [NW - 1 : 0] wend1_next = (K > 1 && slot_reg == N0) ? {{(NW - 8){1'b0}}, rp_reg} :
+                                 wend1_reg + KN;
 
   // Producer: X_j into stage lane j mod K.
-  wire          is_pay  = (pj_reg >= A + 1);
-  wire          fill_ok = running && (pj_reg < n_reg) &&
-                          ((pj_reg < wend1_reg) || (go && (pj_reg < wend1_next)));
+  // is_pay = (pj >= A + 1), as a flag set when X_A is produced.
+  reg           pay_reg;
+  wire          is_pay  = pay_reg;
+  wire          fill_ok = running &&
+                          ((K == 1) ? (!done_reg && (!have_reg || go)) :
+                           ((pj_reg < n_reg) && ((pj_reg < wend1_reg) || (go && (pj_reg < wend1_next)))));
   wire          produce = fill_ok && (!is_pay || s_valid);
   wire [LK - 1 : 0] pidx = (K == 1) ? {LK{1'b0}} : pj_reg[LK - 1 : 0];
 
@@ -179,17 +221,17 @@ module ccm_engine #(parameter MODE = 0,
   wire [127 : 0] lastmask = tailmask(len_reg[3 : 0]);
   // K = 1: the block captured at this boundary is the last one.
   /* verilator lint_off UNUSEDSIGNAL */
-  wire           lastcap  = (wend1_reg == n_reg);
+  wire           lastcap  = (slot_reg == nm1_reg);   // wend1 == n (K = 1: wend1 = slot + 1)
   /* verilator lint_on UNUSEDSIGNAL */
 
   reg [127 : 0] xblk;
   always @*
     begin
-      if (PRE == 0 && pj_reg == 16'd0)
+      if (PRE == 0 && pj_reg == N0)
         xblk = {B0_FLAGS, nonce, len_reg};
-      else if (A > 0 && pj_reg == 16'd1)
+      else if (A > 0 && pj_reg == N1)
         xblk = x1;
-      else if (A > 1 && pj_reg == 16'd2)
+      else if (A > 1 && pj_reg == N2)
         xblk = x2;
       else if (PRE != 0)
         xblk = s_data;     // tail: cleared in the stage register (below)
@@ -212,24 +254,33 @@ module ccm_engine #(parameter MODE = 0,
   /* verilator lint_on UNOPTFLAT */
   assign tag_x[0] = 128'h0;
 
-  aes_key_sched #(.R(R), .KROM(ROM == 2 ? 1 : 0))
-    ks(.clk(clk), .ce(ce), .bnd(at_bnd), .clr(clr), .nb(nb), .cidx(cidx), .key(key_reg), .rks(rks));
+  generate
+    if (ROM == 3) begin : g_kt
+      aes_key_table #(.KA(5))
+        kt(.clk(clk), .ce(ce), .bnd(at_bnd), .clr(clr), .cidx(cidx), .kidx(kidx_reg),
+           .we(kt_we), .waddr(kt_addr), .wdata(kt_data), .rk(rks[127 : 0]));
+    end
+    else begin : g_ks
+      aes_key_sched #(.R(R), .KROM(ROM == 2 ? 1 : 0))
+        ks(.clk(clk), .ce(ce), .bnd(at_bnd), .clr(clr), .nb(nb), .cidx(cidx), .key(key_reg), .rks(rks));
+    end
+  endgenerate
 
   genvar l;
   generate
     for (l = 0 ; l < K ; l = l + 1) begin : g_lane
       // CBC-MAC lane l: D_l (K > 1) or the stage.
-      wire hi   = (L16 >= {8'h0, rp_reg});
-      wire is_d = (K > 1) && (((slot_reg == 16'd0) && !hi) || ((slot_reg == 16'd1) && hi));
+      wire hi   = (LN >= {{(NW - 8){1'b0}}, rp_reg});
+      wire is_d = (K > 1) && (((slot_reg == N0) && !hi) || ((slot_reg == N1) && hi));
       localparam integer DF = 128 + 16 * l + 4 * (LK - 1) + A;
-      localparam [15 : 0] L16 = l;
+      localparam [NW - 1 : 0] LN = l;
       wire [7 : 0]   dflags = DF[7 : 0];
       // PRE: B0 enters at slot 0 here (the unit registers din ^ rk0 anyway,
       // so the 2:1 choice shares that LUT), and the stage carries X_1 on.
       wire [127 : 0] cbc_din = is_d ? {dflags, nonce, len_reg} :
-                               (PRE != 0 && slot_reg == 16'd0) ? {B0_FLAGS, nonce, len_reg} :
+                               (PRE != 0 && slot_reg == N0) ? {B0_FLAGS, nonce, len_reg} :
                                (K == 1) ? stage1 : stage_reg[l];
-      wire           chain   = (PRE != 0) ? 1'b1 : (K == 1) ? (slot_reg != 16'd0) : !is_d;
+      wire           chain   = (PRE != 0) ? 1'b1 : (K == 1) ? (slot_reg != N0) : !is_d;
 
       aes_core #(.R(R), .ROM(ROM), .PRE(PRE)) cbc(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(chain), .clr(clr),
                                        .din(cbc_din), .rk0(key_reg), .rks(rks),
@@ -237,14 +288,15 @@ module ccm_engine #(parameter MODE = 0,
 
       // CTR unit l: counter of lane l's block in the next window (j - A),
       // or A_0 in unit 0 in the last slot.
-      wire [15 : 0] jn  = (K == 1) ? slot_reg + 16'd1 :
-                          (slot_reg << LK) + L16 - (hi ? K16 : 16'd0);
-      wire          a0  = (l == 0) && (slot_reg + 16'd1 == ns_reg);
+      wire [NW - 1 : 0] jn  = (K == 1) ? slot_reg + N1 :
+                              (slot_reg << LK) + LN - (hi ? KN : N0);
+      wire              a0  = (l == 0) && (slot_reg + N1 == ns_reg);
       // K = 1: the same counter as a register (slot + 1 - A, 0 for A_0).
-      wire [15 : 0] cnt = (K == 1) ? cnt1_reg : a0 ? 16'd0 : jn - A16;
+      // (only the counters of payload blocks, < 2^NW, are ever used)
+      wire [NW - 1 : 0] cnt = (K == 1) ? cnt1_reg : a0 ? N0 : jn - AN;
 
       aes_core #(.R(R), .ROM(ROM), .PRE(PRE)) ctr(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(1'b0), .clr(1'b0),
-                                       .din({8'h01, nonce, cnt}), .rk0(key_reg), .rks(rks),
+                                       .din({8'h01, nonce, {(16 - NW){1'b0}}, cnt}), .rk0(key_reg), .rks(rks),
                                        .dout(ctr_dout[l]));
 
       assign tag_x[l + 1] = tag_x[l] ^ cbc_dout[l];
@@ -307,13 +359,15 @@ module ccm_engine #(parameter MODE = 0,
   //----------------------------------------------------------------
   // Sequencing.
   //----------------------------------------------------------------
-  wire [16 : 0] m_blocks = ({1'b0, s_desc_len} + 17'd15) >> 4;
+  // n = ceil(len / 16) + A + 1 and n - 1, each one adder from len (< 2^(NW + 4), see NW).
+  localparam [NW + 3 : 0] NADD = 16 * (A + 1) + 15;
   /* verilator lint_off UNUSEDSIGNAL */
-  wire [16 : 0] n_new    = m_blocks + {1'b0, A16} + 17'd1;   // < 2^13
+  wire [NW + 3 : 0] n_sum  = s_desc_len[NW + 3 : 0] + NADD;
+  wire [NW - 1 : 0] m1_sum = s_desc_len[NW + 3 : 4] + AN + {{(NW - 1){1'b0}}, (s_desc_len[3 : 0] != 4'd0)};
   /* verilator lint_on UNUSEDSIGNAL */
   // ((n - 1) mod K) + 1.
   /* verilator lint_off UNUSEDSIGNAL */
-  wire [15 : 0] rp_new   = ((n_reg - 16'd1) & (K[15 : 0] - 16'd1)) + 16'd1;
+  wire [NW - 1 : 0] rp_new = ((n_reg - N1) & (KN - N1)) + N1;
   /* verilator lint_on UNUSEDSIGNAL */
 
   always @ (posedge clk or negedge reset_n)
@@ -322,18 +376,24 @@ module ccm_engine #(parameter MODE = 0,
         begin
           st_reg    <= ST_IDLE;
           ok_reg    <= 1'b0;
+          have_reg  <= 1'b0;
+          done_reg  <= 1'b0;
+          outv_reg  <= 1'b0;
+          pay_reg   <= 1'b0;
+          fin_reg   <= 1'b0;
+          spay_reg  <= 1'b0;
           cyc_reg   <= 4'd0;
           micv_reg  <= 1'b0;
-          n_reg     <= 16'd0;
-          nm1_reg   <= 16'd0;
-          ns_reg    <= 16'd0;
+          n_reg     <= N0;
+          nm1_reg   <= N0;
+          ns_reg    <= N0;
           rp_reg    <= 8'd1;
-          slot_reg  <= 16'd0;
-          cnt1_reg  <= 16'd0;
-          wend1_reg <= 16'd0;
-          pj_reg    <= 16'd0;
-          ocap1_reg <= 16'd0;
-          oj_reg    <= 16'd0;
+          slot_reg  <= N0;
+          cnt1_reg  <= N0;
+          wend1_reg <= N0;
+          pj_reg    <= N0;
+          ocap1_reg <= N0;
+          oj_reg    <= N0;
         end
       else
         begin
@@ -341,47 +401,71 @@ module ccm_engine #(parameter MODE = 0,
           if (m_fire && micv_reg)
             micv_reg <= 1'b0;
           if (m_fire_data)
-            oj_reg <= oj_reg + 16'd1;
+            oj_reg <= oj_reg + N1;
+          // K = 1 flags (see have_reg): a boundary captures X_slot, a payload
+          // block from slot A + 1 on.
+          if (go && !final_b)
+            outv_reg <= spay_reg;
+          else if (m_fire_data)
+            outv_reg <= 1'b0;
 
           case (st_reg)
             ST_IDLE:
               if (s_desc_valid)
                 begin
                   st_reg <= ST_SETUP;
-                  n_reg  <= n_new[15 : 0];
-                  nm1_reg <= n_new[15 : 0] - 16'd1;
+                  n_reg   <= n_sum[NW + 3 : 4];
+                  nm1_reg <= m1_sum;
                 end
 
             ST_SETUP:
               begin
                 st_reg    <= ST_RUN;
-                slot_reg  <= 16'd0;
-                cnt1_reg  <= (n_reg == 16'd1) ? 16'd0 : 16'd1 - A16;
-                pj_reg    <= 16'd0;
+                slot_reg  <= N0;
+                cnt1_reg  <= (nm1_reg == N0) ? N0 : N1 - AN;
+                fin_reg   <= 1'b0;
+                spay_reg  <= 1'b0;
+                pj_reg    <= N0;
+                have_reg  <= 1'b0;
+                done_reg  <= 1'b0;
+                pay_reg   <= 1'b0;
                 oj_reg    <= A + 1;
-                ocap1_reg <= 16'd0;
+                ocap1_reg <= N0;
                 if (K == 1)
                   begin
                     ns_reg    <= n_reg;
                     rp_reg    <= 8'd1;
-                    wend1_reg <= 16'd1;
+                    wend1_reg <= N1;
                   end
                 else
                   begin
-                    ns_reg    <= ((n_reg + K16 - 16'd1) >> LK) + 16'd1;
+                    ns_reg    <= ((n_reg + KN - N1) >> LK) + N1;
                     rp_reg    <= rp_new[7 : 0];
-                    wend1_reg <= 16'd0;
+                    wend1_reg <= N0;
                   end
               end
 
             default: // ST_RUN
               begin
                 if (produce)
-                  pj_reg <= pj_reg + 16'd1;
+                  pj_reg <= pj_reg + N1;
+                if (produce && !go)
+                  have_reg <= 1'b1;
+                else if (go && !produce)
+                  have_reg <= 1'b0;
+                if (produce && ptail)
+                  done_reg <= 1'b1;
+                if (produce && pj_reg == AN)
+                  pay_reg <= 1'b1;
                 if (go)
                   begin
-                    slot_reg  <= slot_reg + 16'd1;
-                    cnt1_reg  <= (slot_reg + 16'd2 == ns_reg) ? 16'd0 : cnt1_reg + 16'd1;
+                    slot_reg  <= slot_p1;
+                    if (slot_reg == nm1_reg)
+                      fin_reg <= 1'b1;
+                    if (slot_reg == AN)
+                      spay_reg <= 1'b1;
+                    // K = 1 (ns = n): the next slot is the last (slot + 2 == ns).
+                    cnt1_reg  <= (slot_p1 == nm1_reg) ? N0 : cnt1_reg + N1;
                     wend1_reg <= wend1_next;
                     if (final_b)
                       begin
@@ -407,6 +491,7 @@ module ccm_engine #(parameter MODE = 0,
       if (st_reg == ST_IDLE && s_desc_valid)
         begin
           key_reg <= s_desc_key;
+          kidx_reg <= s_desc_kidx;
           hdr_reg <= s_desc_hdr;
           pn_reg  <= s_desc_pn;
           len_reg <= s_desc_len;
@@ -423,7 +508,7 @@ module ccm_engine #(parameter MODE = 0,
 
   assign s_desc_ready = (st_reg == ST_IDLE);
   assign s_ready      = fill_ok && is_pay;
-  assign m_valid      = micv_reg || (oj_reg < ocap1_reg);
+  assign m_valid      = micv_reg || ((K == 1) ? outv_reg : (oj_reg < ocap1_reg));
   assign m_tag        = micv_reg;
   assign m_data       = (K == 1) ? out1 :
                         micv_reg ? {mic_reg, 64'h0} :

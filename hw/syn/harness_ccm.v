@@ -19,6 +19,7 @@ module harness_ccm #(parameter MODE = 0, parameter K = 1, parameter R = 1, param
                     input wire          s_valid,
                     input wire          m_ready,
                     input wire          load_out,
+                    input wire          kt_we,
                     output wire [7 : 0] dout,
                     output wire         desc_ready,
                     output wire         s_ready,
@@ -26,7 +27,8 @@ module harness_ccm #(parameter MODE = 0, parameter K = 1, parameter R = 1, param
                     output wire         m_tag
                    );
 
-  localparam W = 128 + 256 + 48 + 16 + 1 + 128;
+  // key, hdr, pn, len, spp, data, kidx, kt_addr (kt_data: the key field).
+  localparam W = 128 + 256 + 48 + 16 + 1 + 128 + 5 + 9;
 
   reg [W - 1 : 0] sh_reg;
   reg [127 : 0]   out_reg;
@@ -45,6 +47,8 @@ module harness_ccm #(parameter MODE = 0, parameter K = 1, parameter R = 1, param
       .s_desc_key(sh_reg[W - 1 -: 128]), .s_desc_hdr(sh_reg[W - 129 -: 256]),
       .s_desc_pn(sh_reg[W - 385 -: 48]), .s_desc_len(sh_reg[W - 433 -: 16]),
       .s_desc_spp(sh_reg[W - 449]),
+      .s_desc_kidx(sh_reg[W - 450 -: 5]),
+      .kt_we(kt_we), .kt_addr(sh_reg[W - 455 -: 9]), .kt_data(sh_reg[W - 1 -: 128]),
       .s_valid(s_valid), .s_ready(s_ready), .s_data(sh_reg[127 : 0]),
       .m_valid(m_valid), .m_ready(m_ready), .m_data(m_data), .m_tag(m_tag));
 

@@ -6,7 +6,9 @@
 // speed (frame 1, a 1500-octet body, is timed); from frame 2 on, with
 // +stall, the payload input has random gaps and the output random
 // backpressure. Prints the cycles of frame 1 (descriptor accepted to MIC
-// beat) and the totals.
+// beat) and the totals. ROM = 3 (key table): the bench is the host, it
+// expands each frame's key (FIPS-197 5.2, its own code) into slot f mod 2
+// of the table, once the frame two before has left the engine.
 //======================================================================
 `timescale 1ns/1ps
 `default_nettype none
@@ -37,12 +39,17 @@ module tb_ccm_engine;
   reg          m_ready;
   wire [127:0] m_data;
   wire         m_tag;
+  reg  [4:0]   s_desc_kidx;
+  reg          kt_we;
+  reg  [8:0]   kt_addr;
+  reg  [127:0] kt_data;
 
   ccm_engine #(.MODE(MODE), .K(K), .R(R), .ROM(ROM)) dut(
     .clk(clk), .reset_n(reset_n),
     .s_desc_valid(s_desc_valid), .s_desc_ready(s_desc_ready), .s_desc_key(s_desc_key),
     .s_desc_hdr(s_desc_hdr), .s_desc_pn(s_desc_pn), .s_desc_len(s_desc_len),
-    .s_desc_spp(s_desc_spp),
+    .s_desc_spp(s_desc_spp), .s_desc_kidx(s_desc_kidx),
+    .kt_we(kt_we), .kt_addr(kt_addr), .kt_data(kt_data),
     .s_valid(s_valid), .s_ready(s_ready), .s_data(s_data),
     .m_valid(m_valid), .m_ready(m_ready), .m_data(m_data), .m_tag(m_tag));
 
@@ -60,6 +67,8 @@ module tb_ccm_engine;
   reg xin;
   integer nf, nb, fd, rc, f, j, nblk, nin, errors, stall, cycle;
   integer in_f, in_b, out_f, out_b, t1, bytes, t_end;
+  integer kw, kf, kr, n_acc;
+  reg [127:0] rk;
   reg [31:0] cnt;
   reg [127:0] a, b;
   reg [255:0] h;
@@ -71,6 +80,60 @@ module tb_ccm_engine;
 
   always @(posedge clk) cycle <= cycle + 1;
 
+  // FIPS-197 5.2, one step: round key j from round key j - 1.
+  // The S-box from its definition (FIPS-197 5.1.1): the inverse in GF(2^8)
+  // (x^254), then the affine map; tabulated once (sbt), not taken from the RTL.
+  reg [7:0] sbt [0:255];
+  function [7:0] sbox_calc;
+    input [7:0] x;
+    reg [7:0] b;
+    begin
+      b = gpow(x);
+      sbox_calc = b ^ {b[6:0], b[7]} ^ {b[5:0], b[7:6]} ^ {b[4:0], b[7:5]} ^ {b[3:0], b[7:4]} ^ 8'h63;
+    end
+  endfunction
+  function [7:0] sbox;
+    input [7:0] x;
+    sbox = sbt[x];
+  endfunction
+  function [7:0] gmul;
+    input [7:0] a, b;
+    reg [7:0] p, aa, bb;
+    integer i;
+    begin
+      p = 0; aa = a; bb = b;
+      for (i = 0; i < 8; i = i + 1) begin
+        if (bb[0]) p = p ^ aa;
+        aa = {aa[6:0], 1'b0} ^ (aa[7] ? 8'h1b : 8'h00);
+        bb = bb >> 1;
+      end
+      gmul = p;
+    end
+  endfunction
+  function [7:0] gpow;   // x^254 (0 -> 0)
+    input [7:0] x;
+    reg [7:0] r;
+    integer i;
+    begin
+      r = 8'h01;
+      for (i = 0; i < 254; i = i + 1) r = gmul(r, x);
+      gpow = r;
+    end
+  endfunction
+  function [127:0] next_rk;
+    input [127:0] w;
+    input [7:0] rcon;
+    reg [31:0] t, n0, n1, n2, n3;
+    begin
+      t  = {sbox(w[23:16]) ^ rcon, sbox(w[15:8]), sbox(w[7:0]), sbox(w[31:24])};
+      n0 = w[127:96] ^ t;
+      n1 = w[95:64] ^ n0;
+      n2 = w[63:32] ^ n1;
+      n3 = w[31:0] ^ n2;
+      next_rk = {n0, n1, n2, n3};
+    end
+  endfunction
+
   function integer blocks;
     input [15:0] l;
     begin
@@ -80,6 +143,7 @@ module tb_ccm_engine;
 
   initial begin
     cycle = 0;
+    for (kr = 0; kr < 256; kr = kr + 1) sbt[kr] = sbox_calc(kr[7:0]);
     if (!$value$plusargs("vec=%s", vec)) begin $display("FAIL no +vec=FILE"); $finish; end
     stall = $test$plusargs("stall");
     fd = $fopen(vec, "r");
@@ -103,6 +167,7 @@ module tb_ccm_engine;
     errors = 0; bytes = 0; t1 = -1;
     s_desc_valid = 0; s_valid = 0; m_ready = 1;
     s_desc_key = 0; s_desc_hdr = 0; s_desc_pn = 0; s_desc_len = 0; s_desc_spp = 0; s_data = 0;
+    s_desc_kidx = 0; kt_we = 0; kt_addr = 0; kt_data = 0; kw = (ROM == 3) ? 0 : nf; n_acc = 0;
     repeat (3) @(posedge clk);
     reset_n = 1'b1;
     in_f = 0; in_b = 0; out_f = 0; out_b = 0;
@@ -110,13 +175,31 @@ module tb_ccm_engine;
     // edge; the engine samples at the rising edge: no race either way.
     @(negedge clk);
     fork
+      begin : keys
+        // ROM = 3: slot f mod 2 is free once descriptor f - 1 is accepted
+        // (the engine takes a descriptor only when the frame before is done).
+        for (kf = 0; kf < nf && ROM == 3; kf = kf + 1) begin
+          while (n_acc < kf) @(negedge clk);
+          rk = fkey[kf];
+          for (kr = 1; kr <= 10; kr = kr + 1) begin
+            rk = next_rk(rk, (kr <= 8) ? (8'h01 << (kr - 1)) : (kr == 9) ? 8'h1b : 8'h36);
+            kt_we = 1'b1; kt_addr = {kf[4:0] & 5'd1, kr[3:0]}; kt_data = rk;
+            @(negedge clk);
+          end
+          kt_we = 1'b0;
+          kw = kf + 1;
+        end
+      end
       begin : feed
         while (in_f < nf) begin
+          while (kw <= in_f) @(negedge clk);
           s_desc_valid = 1'b1;
+          s_desc_kidx = in_f[4:0] & 5'd1;
           s_desc_key = fkey[in_f]; s_desc_hdr = fhdr[in_f]; s_desc_pn = fpn[in_f];
           s_desc_len = flen[in_f]; s_desc_spp = fflg[in_f][0];
           while (!s_desc_ready) @(negedge clk);
           tdesc[in_f] = cycle;
+          n_acc = in_f + 1;
           @(negedge clk);
           s_desc_valid = 1'b0;
           in_b = 0;
