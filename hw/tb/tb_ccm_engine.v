@@ -81,44 +81,11 @@ module tb_ccm_engine;
   always @(posedge clk) cycle <= cycle + 1;
 
   // FIPS-197 5.2, one step: round key j from round key j - 1.
-  // The S-box from its definition (FIPS-197 5.1.1): the inverse in GF(2^8)
-  // (x^254), then the affine map; tabulated once (sbt), not taken from the RTL.
-  reg [7:0] sbt [0:255];
-  function [7:0] sbox_calc;
-    input [7:0] x;
-    reg [7:0] b;
-    begin
-      b = gpow(x);
-      sbox_calc = b ^ {b[6:0], b[7]} ^ {b[5:0], b[7:6]} ^ {b[4:0], b[7:5]} ^ {b[3:0], b[7:4]} ^ 8'h63;
-    end
-  endfunction
+`include "aes_ref.vh"
+  reg [7:0] sbt [0:255];   // ref_sbox, tabulated once
   function [7:0] sbox;
     input [7:0] x;
     sbox = sbt[x];
-  endfunction
-  function [7:0] gmul;
-    input [7:0] a, b;
-    reg [7:0] p, aa, bb;
-    integer i;
-    begin
-      p = 0; aa = a; bb = b;
-      for (i = 0; i < 8; i = i + 1) begin
-        if (bb[0]) p = p ^ aa;
-        aa = {aa[6:0], 1'b0} ^ (aa[7] ? 8'h1b : 8'h00);
-        bb = bb >> 1;
-      end
-      gmul = p;
-    end
-  endfunction
-  function [7:0] gpow;   // x^254 (0 -> 0)
-    input [7:0] x;
-    reg [7:0] r;
-    integer i;
-    begin
-      r = 8'h01;
-      for (i = 0; i < 254; i = i + 1) r = gmul(r, x);
-      gpow = r;
-    end
   endfunction
   function [127:0] next_rk;
     input [127:0] w;
@@ -143,7 +110,7 @@ module tb_ccm_engine;
 
   initial begin
     cycle = 0;
-    for (kr = 0; kr < 256; kr = kr + 1) sbt[kr] = sbox_calc(kr[7:0]);
+    for (kr = 0; kr < 256; kr = kr + 1) sbt[kr] = ref_sbox(kr[7:0]);
     if (!$value$plusargs("vec=%s", vec)) begin $display("FAIL no +vec=FILE"); $finish; end
     stall = $test$plusargs("stall");
     fd = $fopen(vec, "r");
