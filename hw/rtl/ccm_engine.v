@@ -3,7 +3,8 @@
 // AES-CCM encapsulation engine for the access point (seeds 000 and 001):
 // K CBC-MAC lanes and K CTR units run side by side, one AES-128 unit each
 // (aes_core, R rounds per clock, C = 10 / R cycles per block), all in
-// lockstep on one shared on-the-fly key schedule.
+// lockstep on one shared key schedule: expanded on the fly, or (ROM = 3)
+// read from the host's key table.
 //
 // MODE 0 = CCMP (IEEE 802.11-2020 12.5.3) with the formatter ccmp_format;
 //   K = 1 is CCMP bit for bit, K = 2, 4, 8 is wsec's Enhanced CCMP
@@ -92,7 +93,7 @@ module ccm_engine #(parameter MODE = 0,
   localparam [7 : 0] B0_FLAGS = (MODE == 0) ? 8'h59 : 8'h19;
   // PRE: the AES units register their boundary term a cycle early
   // (aes_core PRE); the CBC-MAC unit then always chains, from a state and
-  // round key cleared in ST_SETUP (ROM = 2: the DP16KD's output reset).
+  // round key cleared in ST_SETUP (ROM >= 2: the DP16KD's output reset).
   localparam PRE = (K == 1 && R == 1 && ROM >= 2) ? 1 : 0;
 
   localparam ST_IDLE  = 2'd0;
@@ -166,8 +167,9 @@ module ccm_engine #(parameter MODE = 0,
   wire [NW - 1 : 0] slot_p1 = slot_reg + N1;
   // K = 1: the producer is at most one block ahead of the boundaries (pj
   // is wend1 - 1 or wend1) and the output register holds one block, so
-  // three flags replace the NW-bit compares (carry chains) that K > 1
-  // needs: have = (pj == wend1), done = (pj == n), outv = (oj < ocap1).
+  // flags replace the NW-bit compares (carry chains) that K > 1 needs:
+  // have = (pj == wend1), done = (pj == n), outv = (oj < ocap1), and
+  // fin, spay, pay below.
   reg  have_reg;
   reg  done_reg;
   reg  outv_reg;
@@ -359,7 +361,8 @@ module ccm_engine #(parameter MODE = 0,
   //----------------------------------------------------------------
   // Sequencing.
   //----------------------------------------------------------------
-  // n = ceil(len / 16) + A + 1 and n - 1, each one adder from len (< 2^(NW + 4), see NW).
+  // n = ceil(len / 16) + A + 1 (used by K > 1) and n - 1, each one adder
+  // from len (< 2^(NW + 4), see NW).
   localparam [NW + 3 : 0] NADD = 16 * (A + 1) + 15;
   /* verilator lint_off UNUSEDSIGNAL */
   wire [NW + 3 : 0] n_sum  = s_desc_len[NW + 3 : 0] + NADD;
