@@ -151,6 +151,19 @@ fn loss_garbage_and_restarts() {
     // five times as it was, and five times with a higher PN and a flipped ciphertext bit
     // (FCS recomputed, so the AP's CCMP check is what rejects it). The AP's exit line
     // counts them.
+    // The garbage above registered this socket with the hub (any datagram does, for
+    // CLIENT_TIMEOUT), so its buffer may still hold frames from before the AP's restart,
+    // under the old PTKs. Replayed, such a frame is a MIC failure if its old PN is above
+    // the new replay counter and a replay if not: drop them, so the spy sees only frames
+    // under the current keys.
+    sock.set_nonblocking(true).unwrap();
+    let mut stale = vec![0u8; 16 * 1024];
+    let mut drained = 0;
+    while sock.recv_from(&mut stale).is_ok() {
+        drained += 1;
+    }
+    eprintln!("{drained} stale datagrams dropped from the spy socket");
+    sock.set_nonblocking(false).unwrap();
     sock.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
     sock.send_to(&[], &lab.hub).unwrap();
     let caught = std::thread::scope(|sc| {
