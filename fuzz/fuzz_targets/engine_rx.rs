@@ -24,7 +24,7 @@ fn sta(i: usize) -> [u8; 6] {
 fuzz_target!(|data: &[u8]| {
     let mut one = Engine::new(Role::Authenticator, Offload::Host);
     let mut many = Engine::new(Role::Authenticator, Offload::Host);
-    many.set_threads(2).expect("threads");
+    many.set_parallel(wsec_live::runtime::crypto_threads(2).expect("threads"));
     let mut tx: Vec<Engine> = Vec::new();
     for i in 0..3 {
         let k = [i as u8 + 1; 16];

@@ -6,11 +6,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
-use crate::bench_ccmp;
-use wsec::bench::ciphers::data::DataType;
-use wsec::bench::ciphers::engine::Spec;
-use wsec::bench::ciphers::{paper, report, run as cbench};
-use wsec::bench::energy::{Battery, Eq7, Meter, Rapl};
+use wsec_bench::ccmp as bench_ccmp;
+use wsec_bench::ciphers::data::DataType;
+use wsec_bench::ciphers::impls::Spec;
+use wsec_bench::ciphers::{paper, report, run as cbench};
+use wsec_bench::energy::{Battery, Eq7, Meter, Rapl};
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -181,8 +181,8 @@ pub fn run(a: BenchArgs) -> Result<String, (u8, String)> {
     match a.what {
         BenchWhat::Ciphers(c) => ciphers(c),
         BenchWhat::Ccmp(a) => ccmp(a),
-        BenchWhat::Relay(a) => crate::bench_relay::run(
-            &crate::bench_relay::Options { msdu: a.msdu, frames: a.frames.max(1), batch: a.batch.max(1), reps: a.reps.max(1) },
+        BenchWhat::Relay(a) => wsec_bench::relay::run(
+            &wsec_bench::relay::Options { msdu: a.msdu, frames: a.frames.max(1), batch: a.batch.max(1), reps: a.reps.max(1) },
             a.json,
         )
         .map_err(|e| (1, e)),
@@ -286,13 +286,13 @@ fn ciphers(a: CiphersArgs) -> Result<String, (u8, String)> {
     let (meter, no_rapl) = meter(&a).map_err(usage)?;
     let battery = battery(&a).map_err(usage)?;
     if a.plots.is_some() {
-        wsec::bench::plot::use_system_font(a.font.as_deref()).map_err(|e| usage(format!("--plots: {e}")))?;
+        wsec_bench::plot::use_system_font(a.font.as_deref()).map_err(|e| usage(format!("--plots: {e}")))?;
     }
     if let Some(dir) = &a.write_inputs {
         write_inputs(&cfg, dir).map_err(|e| (1, e))?;
     }
     // Context goes to standard error so that --json output stays a clean list.
-    eprintln!("wsec bench ciphers: CPU {}", wsec::bench::cpu::cpu_model());
+    eprintln!("wsec bench ciphers: CPU {}", wsec_bench::cpu::cpu_model());
     if let Some(why) = &no_rapl {
         eprintln!("energy: RAPL not available ({why}); using seed 004's equation 7 model");
     }

@@ -3,8 +3,8 @@
 //! handshake time, TCP goodput (station to station through the AP's relay, and station
 //! to the wired host) and ping RTT, prints a table and removes everything again, also on
 //! Ctrl-C or failure (docs/live.md).
-use crate::live_cmd::{install_signal_handlers, STOP};
-use crate::live_lab::{Lab, Mode, STA_IP, WIRED_IP};
+use wsec_live::runtime::{install_signal_handlers, STOP};
+use wsec_live::lab::{Lab, Mode, STA_IP, WIRED_IP};
 use clap::Args;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -87,7 +87,7 @@ fn measure(mode: &Mode, a: &DemoArgs, pcap: Option<PathBuf>, n: usize) -> Result
 }
 
 pub fn run(a: DemoArgs) -> Result<String, String> {
-    if !wsec::medium::netns::is_root() {
+    if !wsec_live::medium::netns::is_root() {
         return Err("demo: needs root (it creates network namespaces and TAP devices); run it as root".into());
     }
     install_signal_handlers();

@@ -7,15 +7,10 @@ use wsec::cipher::{self, AadOptions, CipherSuite, OrderRule};
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-mod bench_ccmp;
 mod bench_cmd;
-mod bench_relay;
 mod decrypt_cmd;
 mod demo_cmd;
 mod live_cmd;
-mod live_lab;
-#[cfg(feature = "ipsec-mb")]
-mod ipsec_mb;
 mod model_cmd;
 mod hwvec_cmd;
 mod rsn_cmd;

@@ -5,10 +5,7 @@
 //! medium, a station killed and restarted, the AP restarted, its memory bounded. Needs root (CI runs as
 //! root): without it every test fails with that message. `WSEC_LIVE_BYTES` sets the TCP
 //! transfer size (default 100 MB, as the issue asks).
-#[path = "../src/live_lab.rs"]
-mod live_lab;
-
-use live_lab::{Lab, Mode, STA_IP, WIRED_IP};
+use wsec_live::lab::{self as live_lab, Lab, Mode, STA_IP, WIRED_IP};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -172,7 +169,7 @@ fn loss_garbage_and_restarts() {
             let t0 = std::time::Instant::now();
             while t0.elapsed() < Duration::from_secs(8) {
                 let Ok((k, _)) = sock.recv_from(&mut buf) else { continue };
-                if let Ok(m) = wsec::medium::decap(&buf[..k]) {
+                if let Ok(m) = wsec_live::medium::decap(&buf[..k]) {
                     // Data, To DS only, Protected.
                     if m.len() > 60 && m[0] == 0x08 && m[1] & 0x43 == 0x41 {
                         return Some(m.to_vec());
@@ -186,12 +183,12 @@ fn loss_garbage_and_restarts() {
     });
     let genuine = caught.expect("no protected data frame seen on the air");
     for i in 0..5u8 {
-        sock.send_to(&wsec::medium::encap(&genuine, 1), &lab.hub).unwrap();
+        sock.send_to(&wsec_live::medium::encap(&genuine, 1), &lab.hub).unwrap();
         let mut forged = genuine.clone();
         forged[28] = forged[28].wrapping_add(1 + i); // PN2 (PN0-1 are octets 24-25): past the replay counter
         let len = forged.len();
         forged[len - 12] ^= 1;
-        sock.send_to(&wsec::medium::encap(&forged, 1), &lab.hub).unwrap();
+        sock.send_to(&wsec_live::medium::encap(&forged, 1), &lab.hub).unwrap();
     }
     std::thread::sleep(Duration::from_millis(300));
     lab.stop_all();

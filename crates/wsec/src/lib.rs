@@ -10,9 +10,12 @@
 //! - [`decrypt`]: the capture decryption engine behind `wsec decrypt`.
 //! - [`rsn`]: RSN key management: key hierarchy, EAPOL-Key, RSN element, handshakes.
 //! - [`node`]: the live system's AP and STA as sans-IO cores, the host crypto engine, config files.
-//! - [`medium`]: the wireless medium (the `air` hub, raw packet sockets, recording) and the host's TAP.
-//! - [`bench`]: benchmarks of the seed papers' experiments (CPU, statistics, energy, ciphers).
-//! - [`model`]: WLAN performance model (802.11 DCF simulation with measured crypto costs).
+//!
+//! This crate does no I/O of its own: no sockets, no clock, no threads (the engine's crypto
+//! threads are an [`node::engine::Parallel`] handed in), and randomness comes from an RNG
+//! handed in ([`rand_core::CryptoRngCore`]). Around it: `wsec-live` (the medium, TAP, the
+//! thread pool and the run loop), `wsec-model` (the WLAN simulator) and `wsec-bench` (the
+//! seed papers' benchmarks).
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod error;
@@ -21,10 +24,10 @@ pub mod capture;
 pub mod cipher;
 pub mod decrypt;
 pub mod link;
+pub mod rng;
 pub mod rsn;
 pub mod node;
-pub mod medium;
-pub mod bench;
-pub mod model;
 
 pub use error::{Error, Result};
+/// The RNG interface the cores take (RustCrypto's), and the OS provider ([`rng`]).
+pub use rand_core::{CryptoRngCore, OsRng};

@@ -107,7 +107,7 @@ struct Channel {
 fn run(seed: u64, akm: Akm, pw: CipherSuite, group: CipherSuite, mfp: Option<CipherSuite>, loss: f64) -> (Side, Side) {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let cfg = config(akm, pw, group, mfp, 30);
-    let gk = GroupKeys::random(&cfg, 1);
+    let gk = GroupKeys::random(&cfg, 1, &mut wsec::OsRng);
     let mut ap = Authenticator::new(cfg.clone(), gk);
     let mut sta = Supplicant::new(cfg);
     let (mut a, mut s) = (Side::default(), Side::default());
@@ -221,7 +221,7 @@ struct Pair {
 
 fn pair(akm: Akm, pw: CipherSuite) -> (Pair, Vec<u8> /* M3 */, Vec<u8> /* M4 */) {
     let cfg = config(akm, pw, pw, None, 4);
-    let mut p = Pair { ap: Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1)), sta: Supplicant::new(cfg), a: Side::default(), s: Side::default() };
+    let mut p = Pair { ap: Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut wsec::OsRng)), sta: Supplicant::new(cfg), a: Side::default(), s: Side::default() };
     let o = p.ap.start(0);
     let m1 = o.tx[0].clone();
     let o = p.sta.handle_eapol(1, &m1);
@@ -308,7 +308,7 @@ fn krack_group_key_reinstallation() {
     let (mut p, _, m4) = pair(Akm::Psk, CipherSuite::Ccmp128);
     p.a.take(&p.ap.handle_eapol(4, &m4));
     let cfg = config(Akm::Psk, CipherSuite::Ccmp128, CipherSuite::Ccmp128, None, 4);
-    let new_gk = GroupKeys::random(&cfg, 2);
+    let new_gk = GroupKeys::random(&cfg, 2, &mut wsec::OsRng);
     let o = p.ap.rekey_group(10, new_gk);
     let g1 = o.tx[0].clone();
     let o = p.sta.handle_eapol(11, &g1);
@@ -371,7 +371,7 @@ fn failures_have_reasons() {
     let cfg = config(Akm::Psk, CipherSuite::Ccmp128, CipherSuite::Ccmp128, None, 3);
     let mut sta_cfg = cfg.clone();
     sta_cfg.pmk = Zeroizing::new(vec![9u8; 32]);
-    let mut ap = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1));
+    let mut ap = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut wsec::OsRng));
     let mut sta = Supplicant::new(sta_cfg);
     let mut f = ap.start(0).tx;
     let mut failed = None;
@@ -390,7 +390,7 @@ fn failures_have_reasons() {
     // The STA's RSNE in message 2 differs from its Association Request: the AP refuses.
     let mut sta_cfg = cfg.clone();
     sta_cfg.sta_rsne = rsne(CipherSuite::Tkip, CipherSuite::Ccmp128, Akm::Psk, None);
-    let mut ap = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1));
+    let mut ap = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut wsec::OsRng));
     let mut sta = Supplicant::new(sta_cfg);
     let m1 = ap.start(0).tx.remove(0);
     let m2 = sta.handle_eapol(1, &m1).tx.remove(0);
@@ -399,7 +399,7 @@ fn failures_have_reasons() {
     // The AP's RSNE in message 3 differs from its Beacon's (downgrade): the STA refuses.
     let mut sta_cfg = cfg.clone();
     sta_cfg.ap_rsne = rsne(CipherSuite::Ccmp128, CipherSuite::Ccmp128, Akm::PskSha256, None);
-    let mut ap = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1));
+    let mut ap = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut wsec::OsRng));
     let mut sta = Supplicant::new(sta_cfg);
     let m1 = ap.start(0).tx.remove(0);
     let m2 = sta.handle_eapol(1, &m1).tx.remove(0);
@@ -414,12 +414,12 @@ fn failures_have_reasons() {
 #[test]
 fn malformed_messages_are_refused() {
     let cfg = config(Akm::Psk, CipherSuite::Ccmp128, CipherSuite::Ccmp128, None, 4);
-    let mut ap = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1));
+    let mut ap = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut wsec::OsRng));
     let mut sta = Supplicant::new(cfg.clone());
     let m1 = ap.start(0).tx.remove(0);
     let m2 = sta.handle_eapol(1, &m1).tx.remove(0);
     for n in 0..m2.len() {
-        let mut probe = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1));
+        let mut probe = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut wsec::OsRng));
         let _ = probe.start(0);
         let o = probe.handle_eapol(2, &m2[..n]);
         assert!(o.tx.is_empty() && matches!(o.events[..], [Event::Dropped(_)]), "M2 truncated to {n}");

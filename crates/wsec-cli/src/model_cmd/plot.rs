@@ -3,8 +3,8 @@
 //! scenario gives one for the metric) as hollow markers.
 use plotters::prelude::*;
 use std::path::Path;
-use wsec::model::scenario::CaseResult;
-use wsec::model::Scenario;
+use wsec_model::scenario::CaseResult;
+use wsec_model::Scenario;
 
 const FONTS: [&str; 4] = [
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",

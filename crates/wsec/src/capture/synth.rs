@@ -114,7 +114,7 @@ impl Synth {
             sta_rsne: ap_rsne.clone(),
             timers: Timers { eapol_timeout_ns: 1_000_000_000, max_tries: 4 },
         };
-        let gk = GroupKeys::random(&hc, 1);
+        let gk = GroupKeys::random(&hc, 1, &mut rand_core::OsRng);
         let (gtk, gtk_id) = (gk.gtk.clone(), gk.gtk_key_id);
         let mut s = Synth {
             ap: Authenticator::new(hc.clone(), gk),

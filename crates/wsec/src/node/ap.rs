@@ -120,21 +120,17 @@ pub struct AccessPoint {
     /// The time of the last call in (for frames sent from calls without a clock).
     clock: u64,
     pub counters: Counters,
-}
-
-fn random<const N: usize>() -> [u8; N] {
-    let mut b = [0u8; N];
-    getrandom::getrandom(&mut b).expect("the OS CSPRNG is available");
-    b
+    /// Nonces, group keys, challenges and SA Query identifiers come from here.
+    rng: crate::rng::BoxRng,
 }
 
 /// A fresh GTK under `key_id`, and an IGTK (12.7.1.5) under `mgmt`'s Key ID (4 or 5)
 /// when management frame protection is on.
-fn random_gtk(cipher: CipherSuite, key_id: u8, mgmt: Option<(CipherSuite, u8)>) -> GroupKeys {
-    let mut gtk = Zeroizing::new(random::<32>().to_vec());
+fn random_gtk(cipher: CipherSuite, key_id: u8, mgmt: Option<(CipherSuite, u8)>, rng: &mut dyn rand_core::CryptoRngCore) -> GroupKeys {
+    let mut gtk = Zeroizing::new(crate::rng::array::<32>(rng).to_vec());
     gtk.truncate(cipher.key_len());
     let igtk = mgmt.map(|(c, id)| {
-        let mut k = Zeroizing::new(random::<32>().to_vec());
+        let mut k = Zeroizing::new(crate::rng::array::<32>(rng).to_vec());
         k.truncate(c.key_len());
         (k, id, 0)
     });
@@ -170,8 +166,12 @@ pub fn ap_rsn_element_mfp(akms: &[Akm], pairwise: &[CipherSuite], group: CipherS
 impl AccessPoint {
     /// A new AP; `now` is the monotonic time (ns) it starts at.
     pub fn new(cfg: ApConfig, now: u64) -> crate::Result<AccessPoint> {
+        AccessPoint::with_rng(cfg, now, crate::rng::os())
+    }
+
+    /// A new core whose randomness comes from `rng` (a seeded one makes a run reproducible).
+    pub fn with_rng(cfg: ApConfig, now: u64, mut rng: crate::rng::BoxRng) -> crate::Result<AccessPoint> {
         let mut engine = Engine::new(Role::Authenticator, cfg.offload);
-        engine.set_threads(cfg.engine_threads)?;
         let mut rsne = None;
         let mut group = None;
         if cfg.mfp.capable() && !matches!(cfg.security, Security::Rsn { .. }) {
@@ -179,7 +179,7 @@ impl AccessPoint {
         }
         match &cfg.security {
             Security::Open => {}
-            Security::Wep { keys, tx_key, .. } => engine.install_wep(keys, *tx_key)?,
+            Security::Wep { keys, tx_key, .. } => engine.install_wep(keys, *tx_key, &mut *rng)?,
             Security::Rsn { akms, pairwise, groups, pmk } => {
                 let g = *groups.first().ok_or(crate::Error::Malformed("no group cipher"))?;
                 if akms.is_empty() || pairwise.is_empty() || akms.iter().any(|a| !a.is_psk() || a.is_ft()) {
@@ -198,7 +198,7 @@ impl AccessPoint {
                     }
                 }
                 rsne = Some(ap_rsn_element_mfp(akms, pairwise, g, cfg.mfp, cfg.group_mgmt_cipher)?);
-                let gk = random_gtk(g, 1, mgmt);
+                let gk = random_gtk(g, 1, mgmt, &mut *rng);
                 engine.install(None, KeyType::Group, 1, g, &gk.gtk, None)?;
                 if let Some((k, id, _)) = &gk.igtk {
                     engine.install(None, KeyType::ManagementGroup, *id, cfg.group_mgmt_cipher, k, None)?;
@@ -221,6 +221,7 @@ impl AccessPoint {
             delayed: VecDeque::new(),
             clock: now,
             counters: Counters::default(),
+            rng,
             cfg,
         })
     }
@@ -232,6 +233,11 @@ impl AccessPoint {
 
     pub fn config(&self) -> &ApConfig {
         &self.cfg
+    }
+
+    /// Runs the host engine's batch crypto on these threads (None: the calling thread).
+    pub fn set_crypto_threads(&mut self, p: Option<Box<dyn engine::Parallel>>) {
+        self.engine.set_parallel(p);
     }
 
     pub fn engine_stats(&self) -> engine::EngineStats {
@@ -373,7 +379,7 @@ impl AccessPoint {
         // The IGTK is renewed with the GTK, under the other Key ID (4 <-> 5).
         let mgmt = cur.igtk.as_ref().map(|(_, id, _)| (self.cfg.group_mgmt_cipher, if *id == 4 { 5 } else { 4 }));
         let old_igtk = cur.igtk.as_ref().map(|(_, id, _)| *id);
-        let new = random_gtk(groups[0], if cur.gtk_key_id == 1 { 2 } else { 1 }, mgmt);
+        let new = random_gtk(groups[0], if cur.gtk_key_id == 1 { 2 } else { 1 }, mgmt, &mut *self.rng);
         if self.engine.install(None, KeyType::Group, new.gtk_key_id, groups[0], &new.gtk, None).is_err() {
             return;
         }
@@ -498,7 +504,7 @@ impl AccessPoint {
                 self.counters.drop("sa query timeout");
                 self.drop_association(&a, out);
             } else {
-                let id = q.next_id(now);
+                let id = q.next_id(now, &mut *self.rng);
                 self.send_sa_query(now, &a, true, id, out);
             }
         }
@@ -685,7 +691,7 @@ impl AccessPoint {
         // that restarted).
         self.forget_keys(sta);
         if alg == frames::AUTH_SHARED_KEY {
-            let c: [u8; 128] = random();
+            let c: [u8; 128] = crate::rng::array(&mut *self.rng);
             let mut p = Self::new_peer(now, PeerState::Challenged);
             p.challenge = Some(c);
             self.peers.insert(*sta, p);
@@ -777,7 +783,7 @@ impl AccessPoint {
                 }
                 Some(q) => Some((q, None)),
                 None => {
-                    let (q, id) = SaQuery::start(now);
+                    let (q, id) = SaQuery::start(now, &mut *self.rng);
                     Some((q, Some(id)))
                 }
             };
@@ -855,7 +861,7 @@ impl AccessPoint {
                     timers: self.cfg.eapol_timers,
                 };
                 let Some(gk) = group_keys else { return };
-                let mut a = Authenticator::new(hc, gk);
+                let mut a = Authenticator::with_rng(hc, gk, crate::rng::fork(&mut *self.rng));
                 let o = a.start(now);
                 p.auth = Some(a);
                 self.after_handshake(now, sta, o, out);

@@ -103,7 +103,7 @@ pub struct Engine {
     queued_now: u64,
     settled: Vec<TxJob>,
     /// The crypto threads (None: the calling thread only).
-    pool: Option<super::pool::Pool>,
+    pool: Option<Box<dyn Parallel>>,
     /// A frame of the current receive batch opened ahead ([`Engine::open_ahead`]), for
     /// the next [`Engine::unprotect`] of exactly that frame.
     ahead: Option<Opened>,
@@ -118,6 +118,16 @@ pub struct Opened {
     slot: RxSlot,
     result: Result<RxInfo>,
     out: Vec<u8>,
+}
+
+/// The threads a batch's crypto runs on: a fork-join job of `parts` parts, `f` called
+/// once with each part's index, returning when every part is done. The engine holds one
+/// and never starts a thread itself (this crate does no I/O and spawns nothing).
+pub trait Parallel: Send {
+    /// Threads a job runs on, the calling one included.
+    fn threads(&self) -> usize;
+    /// Runs `f(0)` .. `f(parts - 1)`, on the calling thread and the others.
+    fn run(&self, parts: usize, f: &(dyn Fn(usize) + Sync));
 }
 
 /// Frames per thread below which a batch is not worth spreading (the multi-buffer kernel
@@ -146,16 +156,10 @@ impl Engine {
         }
     }
 
-    /// Runs the crypto of batches on `n` threads, the calling one included (0: one per
-    /// core; 1: the calling thread only, the default).
-    pub fn set_threads(&mut self, n: usize) -> Result<()> {
-        let n = if n == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { n };
-        self.pool = if n <= 1 {
-            None
-        } else {
-            Some(super::pool::Pool::new(n).map_err(|_| Error::Unsupported("cannot start the crypto threads"))?)
-        };
-        Ok(())
+    /// Runs the crypto of batches on these threads (None: the calling thread only, the
+    /// default). `wsec_live::pool::Pool` is the implementation the live system uses.
+    pub fn set_parallel(&mut self, p: Option<Box<dyn Parallel>>) {
+        self.pool = p;
     }
 
     /// Threads the crypto of a batch runs on (the calling one included).
@@ -229,7 +233,7 @@ impl Engine {
     }
 
     /// Installs the WEP default keys (Key ID 0-3) and selects `tx` for transmission.
-    pub fn install_wep(&mut self, keys: &[Option<Zeroizing<Vec<u8>>>; 4], tx: u8) -> Result<()> {
+    pub fn install_wep(&mut self, keys: &[Option<Zeroizing<Vec<u8>>>; 4], tx: u8, rng: &mut dyn rand_core::CryptoRngCore) -> Result<()> {
         self.settle();
         for (i, k) in keys.iter().enumerate() {
             if let Some(k) = k {
@@ -249,8 +253,7 @@ impl Engine {
         self.wep_tx = tx;
         // Start the IV at a random point: two nodes sharing a WEP key should not walk the
         // same IV sequence.
-        let mut r = [0u8; 4];
-        getrandom::getrandom(&mut r).map_err(|_| Error::Unsupported("no OS random source"))?;
+        let r = crate::rng::array::<4>(rng);
         self.wep_iv = u32::from_le_bytes(r) & 0x00ff_ffff;
         Ok(())
     }

@@ -138,16 +138,15 @@ pub struct SaQuery {
 
 impl SaQuery {
     /// Starts a query at `now`; returns it and the first Transaction Identifier to send.
-    pub fn start(now: u64) -> (SaQuery, [u8; 2]) {
+    pub fn start(now: u64, rng: &mut dyn rand_core::CryptoRngCore) -> (SaQuery, [u8; 2]) {
         let mut q = SaQuery { started: now, next_retry: now, ids: Vec::new() };
-        let id = q.next_id(now);
+        let id = q.next_id(now, rng);
         (q, id)
     }
 
     /// A new Transaction Identifier for a (re)transmission at `now`.
-    pub fn next_id(&mut self, now: u64) -> [u8; 2] {
-        let mut id = [0u8; 2];
-        getrandom::getrandom(&mut id).expect("the OS CSPRNG is available");
+    pub fn next_id(&mut self, now: u64, rng: &mut dyn rand_core::CryptoRngCore) -> [u8; 2] {
+        let id = crate::rng::array::<2>(rng);
         self.ids.push(id);
         self.next_retry = now + SA_QUERY_RETRY_TU * super::TU;
         id

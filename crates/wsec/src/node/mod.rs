@@ -25,7 +25,6 @@ pub mod conf;
 pub mod engine;
 pub mod frames;
 pub mod mfp;
-pub mod pool;
 pub mod sta;
 
 use crate::cipher::CipherSuite;

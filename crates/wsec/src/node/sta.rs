@@ -95,6 +95,8 @@ pub struct Station {
     /// Disassociation that may be genuine (reason 6 or 7: the AP lost our association).
     sa_query: Option<SaQuery>,
     pub counters: Counters,
+    /// Nonces, group keys, challenges and SA Query identifiers come from here.
+    rng: crate::rng::BoxRng,
 }
 
 /// Picks AKM, pairwise and group cipher from the AP's RSN element and the STA's lists
@@ -141,10 +143,14 @@ fn negotiate(ap_rsne: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: &[C
 
 impl Station {
     pub fn new(cfg: StaConfig, now: u64) -> crate::Result<Station> {
+        Station::with_rng(cfg, now, crate::rng::os())
+    }
+
+    /// A new core whose randomness comes from `rng` (a seeded one makes a run reproducible).
+    pub fn with_rng(cfg: StaConfig, now: u64, mut rng: crate::rng::BoxRng) -> crate::Result<Station> {
         let mut engine = Engine::new(Role::Supplicant, cfg.offload);
-        engine.set_threads(cfg.engine_threads)?;
         if let Security::Wep { keys, tx_key, .. } = &cfg.security {
-            engine.install_wep(keys, *tx_key)?;
+            engine.install_wep(keys, *tx_key, &mut *rng)?;
         }
         if let Security::Rsn { pmk, akms, pairwise, groups } = &cfg.security {
             if pmk.len() != 32 || akms.is_empty() || pairwise.is_empty() || groups.is_empty() {
@@ -166,6 +172,7 @@ impl Station {
             delayed: VecDeque::new(),
             sa_query: None,
             counters: Counters::default(),
+            rng,
         })
     }
 
@@ -208,6 +215,11 @@ impl Station {
     /// The AP's BSSID once associated.
     pub fn bssid(&self) -> Option<MacAddr> {
         self.bss.as_ref().map(|b| b.bssid)
+    }
+
+    /// Runs the host engine's batch crypto on these threads (None: the calling thread).
+    pub fn set_crypto_threads(&mut self, p: Option<Box<dyn engine::Parallel>>) {
+        self.engine.set_parallel(p);
     }
 
     pub fn engine_stats(&self) -> engine::EngineStats {
@@ -294,7 +306,7 @@ impl Station {
                 self.counters.drop("sa query timeout");
                 return self.leave(now, reason::PREV_AUTH_NOT_VALID, out);
             }
-            let id = q.next_id(now);
+            let id = q.next_id(now, &mut *self.rng);
             self.send_sa_query(now, true, id, out);
         }
         match self.state {
@@ -414,7 +426,7 @@ impl Station {
             self.counters.drop("unprotected robust management frame");
             if let Ok(Mgmt::Deauth { reason: r } | Mgmt::Disassoc { reason: r }) = frames::parse_mgmt(mpdu) {
                 if (r == reason::CLASS2_FROM_NONAUTH || r == reason::CLASS3_FROM_NONASSOC) && self.sa_query.is_none() {
-                    let (q, id) = SaQuery::start(now);
+                    let (q, id) = SaQuery::start(now, &mut *self.rng);
                     self.sa_query = Some(q);
                     self.send_sa_query(now, true, id, out);
                 }
@@ -499,7 +511,7 @@ impl Station {
                             sta_rsne: n.sta_rsne,
                             timers: Timers::default(),
                         };
-                        self.supplicant = Some(Supplicant::new(hc));
+                        self.supplicant = Some(Supplicant::with_rng(hc, crate::rng::fork(&mut *self.rng)));
                         self.state = State::Handshake;
                         self.deadline = now + self.cfg.handshake_timeout_ms * 1_000_000;
                     }

@@ -28,11 +28,11 @@ pub struct GroupKeys {
 
 impl GroupKeys {
     /// Fresh random group keys for the config's group (and group management) cipher.
-    pub fn random(cfg: &Config, gtk_key_id: u8) -> GroupKeys {
-        let mut gtk = Zeroizing::new(random_nonce().to_vec());
+    pub fn random(cfg: &Config, gtk_key_id: u8, rng: &mut dyn rand_core::CryptoRngCore) -> GroupKeys {
+        let mut gtk = Zeroizing::new(random_nonce(rng).to_vec());
         gtk.truncate(cfg.group.key_len());
         let igtk = cfg.group_mgmt.map(|c| {
-            let mut k = Zeroizing::new(random_nonce().to_vec());
+            let mut k = Zeroizing::new(random_nonce(rng).to_vec());
             k.truncate(c.key_len());
             (k, 4, 0)
         });
@@ -65,11 +65,19 @@ pub struct Authenticator {
     ptk: Option<Ptk>,
     tries: u32,
     deadline: Option<u64>,
+    rng: crate::rng::BoxRng,
 }
 
 impl Authenticator {
+    /// An authenticator whose ANonces come from the OS CSPRNG.
     pub fn new(cfg: Config, group: GroupKeys) -> Authenticator {
+        Authenticator::with_rng(cfg, group, crate::rng::os())
+    }
+
+    /// An authenticator whose ANonces come from `rng`.
+    pub fn with_rng(cfg: Config, group: GroupKeys, rng: crate::rng::BoxRng) -> Authenticator {
         Authenticator {
+            rng,
             cfg,
             group,
             replay_counter: 0,
@@ -103,7 +111,7 @@ impl Authenticator {
     /// Starts the 4-way handshake (after association), or a PTK rekey once established.
     pub fn start(&mut self, now_ns: u64) -> Output {
         let mut out = Output::default();
-        let anonce = random_nonce();
+        let anonce = random_nonce(&mut *self.rng);
         self.tries = 0;
         self.state = State::AwaitM2 { anonce, counters: Vec::new() };
         self.send_m1(now_ns, &mut out);
@@ -120,7 +128,7 @@ impl Authenticator {
         let State::AwaitM2 { anonce, counters } = &mut self.state else { return };
         counters.push(rc);
         let f = Fields { replay_counter: rc, nonce: *anonce, rsc: 0, key_data: &[] };
-        match msg::build(&self.cfg, Msg::M1, f, None, None) {
+        match msg::build(&self.cfg, Msg::M1, f, None, None, &mut *self.rng) {
             Ok(m1) => out.tx.push(m1),
             Err(_) => return self.fail("cannot build message 1", out),
         }
@@ -150,7 +158,7 @@ impl Authenticator {
         let State::AwaitM4 { anonce, ptk, counters } = &mut self.state else { return };
         counters.push(rc);
         let f = Fields { replay_counter: rc, nonce: *anonce, rsc: self.group.gtk_rsc, key_data: &kd };
-        match msg::build(&self.cfg, Msg::M3, f, Some(ptk.kck()), Some(ptk.kek())) {
+        match msg::build(&self.cfg, Msg::M3, f, Some(ptk.kck()), Some(ptk.kek()), &mut *self.rng) {
             Ok(m3) => out.tx.push(m3),
             Err(_) => return self.fail("cannot build message 3", out),
         }
@@ -182,7 +190,7 @@ impl Authenticator {
         counters.push(rc);
         let ptk = self.ptk.as_ref().expect("checked by rekey_group");
         let f = Fields { replay_counter: rc, nonce: [0; 32], rsc: self.group.gtk_rsc, key_data: &kd };
-        match msg::build(&self.cfg, Msg::G1, f, Some(ptk.kck()), Some(ptk.kek())) {
+        match msg::build(&self.cfg, Msg::G1, f, Some(ptk.kck()), Some(ptk.kek()), &mut *self.rng) {
             Ok(g1) => out.tx.push(g1),
             Err(_) => return self.fail("cannot build group message 1", out),
         }

@@ -14,7 +14,7 @@
 //!   reset;
 //! - an all-zero TK is never installed (the wpa_supplicant 2.4/2.5 key-clearing bug);
 //! - replay counters only move forward, and only after a verified MIC;
-//! - nonces come from the OS CSPRNG (`getrandom`).
+//! - nonces come from the RNG the handshake is given ([`crate::rng`]; the OS CSPRNG by default).
 pub mod authenticator;
 mod msg;
 pub mod supplicant;
@@ -103,9 +103,7 @@ pub struct Output {
     pub deadline: Option<u64>,
 }
 
-/// 32 octets from the OS CSPRNG.
-pub(crate) fn random_nonce() -> [u8; 32] {
-    let mut n = [0u8; 32];
-    getrandom::getrandom(&mut n).expect("the OS CSPRNG is available");
-    n
+/// 32 random octets (a nonce, or key material cut to length).
+pub(crate) fn random_nonce(rng: &mut dyn rand_core::CryptoRngCore) -> [u8; 32] {
+    crate::rng::array(rng)
 }

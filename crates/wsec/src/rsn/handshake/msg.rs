@@ -76,7 +76,7 @@ pub(crate) struct Fields<'a> {
 }
 
 /// Builds message `m`; `kck` and `kek` are needed for every message but M1.
-pub(crate) fn build(cfg: &Config, m: Msg, f: Fields<'_>, kck: Option<&[u8]>, kek: Option<&[u8]>) -> Result<Vec<u8>> {
+pub(crate) fn build(cfg: &Config, m: Msg, f: Fields<'_>, kck: Option<&[u8]>, kek: Option<&[u8]>, rng: &mut dyn rand_core::CryptoRngCore) -> Result<Vec<u8>> {
     let v = kdv(cfg);
     let ki = KeyInfo(m.flags()).with_descriptor_version(v);
     let mut r = EapolKeyRepr::new(DescriptorType::Rsn, ki, mic_len(cfg));
@@ -89,7 +89,7 @@ pub(crate) fn build(cfg: &Config, m: Msg, f: Fields<'_>, kck: Option<&[u8]>, kek
     r.key_rsc = f.rsc;
     r.key_data = if ki.encrypted_key_data() {
         let kek = kek.ok_or(Error::Malformed("no KEK for encrypted Key Data"))?;
-        encrypt_key_data(v, kek, f.key_data, &mut r.key_iv)?
+        encrypt_key_data(v, kek, f.key_data, &mut r.key_iv, rng)?
     } else {
         f.key_data.to_vec()
     };
@@ -103,11 +103,11 @@ pub(crate) fn build(cfg: &Config, m: Msg, f: Fields<'_>, kck: Option<&[u8]>, kek
     Ok(buf)
 }
 
-fn encrypt_key_data(v: KeyDescriptorVersion, kek: &[u8], plain: &[u8], iv: &mut [u8; 16]) -> Result<Vec<u8>> {
+fn encrypt_key_data(v: KeyDescriptorVersion, kek: &[u8], plain: &[u8], iv: &mut [u8; 16], rng: &mut dyn rand_core::CryptoRngCore) -> Result<Vec<u8>> {
     match v {
         KeyDescriptorVersion::HmacMd5Rc4 => {
             // RC4 keyed with EAPOL-Key IV || KEK; the IV is fresh per message.
-            *iv = super::random_nonce()[..16].try_into().expect("16 of 32 octets");
+            *iv = crate::rng::array::<16>(rng);
             let mut data = plain.to_vec();
             let kek16: &[u8; 16] = kek.try_into().map_err(|_| Error::BadKeyLength)?;
             keywrap::rc4_key_data(kek16, iv, &mut data);

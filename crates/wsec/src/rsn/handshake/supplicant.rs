@@ -41,15 +41,23 @@ pub struct Supplicant {
     installed_gtk: Option<Installed>,
     installed_igtk: Option<Installed>,
     established: bool,
+    rng: crate::rng::BoxRng,
 }
 
 impl Supplicant {
+    /// A supplicant whose SNonces come from the OS CSPRNG.
     pub fn new(cfg: Config) -> Supplicant {
+        Supplicant::with_rng(cfg, crate::rng::os())
+    }
+
+    /// A supplicant whose SNonces come from `rng`.
+    pub fn with_rng(cfg: Config, mut rng: crate::rng::BoxRng) -> Supplicant {
         Supplicant {
             cfg,
             rx_replay_counter: None,
             anonce: None,
-            snonce: random_nonce(),
+            snonce: random_nonce(&mut *rng),
+            rng,
             tptk: None,
             ptk: None,
             ptk_anonce: None,
@@ -107,7 +115,7 @@ impl Supplicant {
         // A new ANonce (not a retransmitted M1) gets a new SNonce.
         if self.anonce != Some(r.key_nonce) {
             if self.anonce.is_some() {
-                self.snonce = random_nonce();
+                self.snonce = random_nonce(&mut *self.rng);
             }
             self.anonce = Some(r.key_nonce);
         }
@@ -119,6 +127,7 @@ impl Supplicant {
             Fields { replay_counter: r.replay_counter, nonce: self.snonce, rsc: 0, key_data: &c.sta_rsne },
             Some(tptk.kck()),
             None,
+            &mut *self.rng,
         )?;
         self.tptk = Some(tptk);
         out.tx.push(m2);
@@ -153,7 +162,7 @@ impl Supplicant {
         self.rx_replay_counter = Some(r.replay_counter);
         if retransmit {
             let ptk = self.ptk.as_ref().expect("checked above");
-            out.tx.push(self.reply(Msg::M4, r.replay_counter, ptk)?);
+            out.tx.push(Self::reply(&self.cfg, &mut *self.rng, Msg::M4, r.replay_counter, ptk)?);
             // KRACK: nothing is installed again; a GTK in it is new only if it changed.
             self.install_group_keys(&items, r.key_rsc, out)?;
             return Ok(());
@@ -163,7 +172,7 @@ impl Supplicant {
             out.events.push(Event::Failed("all-zero TK refused"));
             return Ok(());
         }
-        out.tx.push(self.reply(Msg::M4, r.replay_counter, &tptk)?);
+        out.tx.push(Self::reply(&self.cfg, &mut *self.rng, Msg::M4, r.replay_counter, &tptk)?);
         self.install_ptk(&tptk, out);
         self.ptk = Some(tptk);
         self.ptk_anonce = Some(r.key_nonce);
@@ -184,16 +193,16 @@ impl Supplicant {
         let kd = msg::decrypt_key_data(&self.cfg, r, ptk.kek())?;
         let items = kde::parse(&kd)?;
         self.rx_replay_counter = Some(r.replay_counter);
-        out.tx.push(self.reply(Msg::G2, r.replay_counter, ptk)?);
+        out.tx.push(Self::reply(&self.cfg, &mut *self.rng, Msg::G2, r.replay_counter, ptk)?);
         let key_id = self.install_group_keys(&items, r.key_rsc, out)?;
         out.events.push(Event::GroupKeyDone { key_id });
         Ok(())
     }
 
     /// Message 4 or group message 2: the request's replay counter echoed, MIC under `ptk`.
-    fn reply(&self, m: Msg, replay_counter: u64, ptk: &Ptk) -> Result<Vec<u8>> {
+    fn reply(cfg: &Config, rng: &mut dyn rand_core::CryptoRngCore, m: Msg, replay_counter: u64, ptk: &Ptk) -> Result<Vec<u8>> {
         let f = Fields { replay_counter, nonce: [0; 32], rsc: 0, key_data: &[] };
-        msg::build(&self.cfg, m, f, Some(ptk.kck()), None)
+        msg::build(cfg, m, f, Some(ptk.kck()), None, rng)
     }
 
     fn install_ptk(&mut self, ptk: &Ptk, out: &mut Output) {

@@ -1,0 +1,91 @@
+//! The wireless medium and the host side of a live node.
+//!
+//! Frames on the medium are what a monitor-mode interface with injection reads and
+//! writes: a radiotap header (radiotap.org: version 0, Flags with "FCS at end", Rate,
+//! Channel), the 802.11 MPDU and its FCS (CRC-32, 9.2.4.8). [`Medium`] is the one
+//! interface the programs use; behind it:
+//!
+//! - [`air`]: `wsec air`, a hub on loopback UDP that repeats every frame to every other
+//!   node (a broadcast medium), with an optional loss probability and pcap recording;
+//! - [`packet`]: a raw packet socket on a named interface (a monitor-mode Wi-Fi interface
+//!   in the field; a veth pair in the tests).
+//!
+//! The medium never sees a key: it carries bytes the host engine already protected.
+//! [`tap`] and [`netns`] are the host side: the TAP device a node bridges to and the
+//! network namespace it lives in.
+pub mod air;
+pub mod netns;
+pub mod packet;
+pub mod tap;
+
+use wsec::capture::radio::{mpdu, LINKTYPE_RADIOTAP};
+use wsec::error::{Error, Result};
+use std::io;
+
+/// Length of the radiotap header wsec writes: it_version 0, it_pad, it_len 14,
+/// it_present = Flags (bit 1) | Rate (bit 2) | Channel (bit 3); Flags 0x10 (frame
+/// includes FCS), Rate in 500 kb/s units, Channel frequency (MHz) and flags.
+pub const RADIOTAP_LEN: usize = 14;
+
+/// Frequency of a 2.4 GHz channel (IEEE 802.11-2020 15.4.4.3 / 17.3.8.4.2).
+pub fn channel_mhz(ch: u8) -> u16 {
+    if ch == 14 {
+        2484
+    } else {
+        2407 + 5 * ch as u16
+    }
+}
+
+/// radiotap + MPDU + FCS: the frame as it goes on the medium.
+pub fn encap(mpdu_bytes: &[u8], channel: u8) -> Vec<u8> {
+    let mut v = Vec::with_capacity(RADIOTAP_LEN + mpdu_bytes.len() + 4);
+    v.extend_from_slice(&[0, 0, RADIOTAP_LEN as u8, 0]);
+    v.extend_from_slice(&0x0000_000eu32.to_le_bytes());
+    v.push(0x10); // Flags: FCS at end
+    v.push(108); // Rate: 54 Mb/s
+    v.extend_from_slice(&channel_mhz(channel).to_le_bytes());
+    // Channel flags: 2 GHz spectrum (0x0080) | OFDM (0x0040).
+    v.extend_from_slice(&0x00c0u16.to_le_bytes());
+    v.extend_from_slice(mpdu_bytes);
+    v.extend_from_slice(&crc32fast::hash(mpdu_bytes).to_le_bytes());
+    v
+}
+
+/// The MPDU of a frame from the medium (any radiotap header), its FCS checked if present.
+pub fn decap(frame: &[u8]) -> Result<&[u8]> {
+    let m = mpdu(LINKTYPE_RADIOTAP, frame)?;
+    if m.had_fcs {
+        let end = m.radio_len + m.bytes.len();
+        let fcs = frame.get(end..end + 4).ok_or(Error::Truncated)?;
+        if crc32fast::hash(m.bytes).to_le_bytes() != fcs {
+            return Err(Error::Malformed("bad FCS"));
+        }
+    }
+    Ok(m.bytes)
+}
+
+/// One node's attachment to the wireless medium.
+pub trait Medium {
+    /// Puts one MPDU (no FCS) on the medium.
+    fn send(&mut self, mpdu: &[u8]) -> io::Result<()>;
+    /// The next frame from the medium (radiotap + MPDU + FCS), if one is waiting
+    /// (non-blocking).
+    fn recv(&mut self, buf: &mut Vec<u8>) -> io::Result<bool>;
+    /// The descriptor to poll for readability.
+    fn fd(&self) -> std::os::fd::RawFd;
+    /// Called about once a second (the hub's registration keep-alive).
+    fn tick(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Opens a medium from its spec: `air:HOST:PORT` (the hub) or `packet:IFNAME`.
+pub fn open(spec: &str, channel: u8) -> io::Result<Box<dyn Medium>> {
+    if let Some(addr) = spec.strip_prefix("air:") {
+        Ok(Box::new(air::AirClient::connect(addr, channel)?))
+    } else if let Some(ifname) = spec.strip_prefix("packet:") {
+        Ok(Box::new(packet::PacketSocket::open(ifname, channel)?))
+    } else {
+        Err(io::Error::new(io::ErrorKind::InvalidInput, format!("medium must be air:HOST:PORT or packet:IFNAME, not {spec}")))
+    }
+}

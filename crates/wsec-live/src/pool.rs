@@ -1,0 +1,310 @@
+//! The host engine's crypto threads: a fixed set of workers that run one fork-join job at a
+//! time ([`Pool::run`]), the calling thread taking part.
+//!
+//! Why not rayon: a batch of 64 frames is 50-100 us of AES work, and a fork-join through
+//! rayon wakes a sleeping worker and then the caller (two futex wake-ups, and on a virtual
+//! machine two inter-processor interrupts to halted vCPUs): measured, the relay with
+//! rayon on 2 vCPUs ran slower than one thread (`wsec bench relay`). Here a worker keeps
+//! polling for [`WORKER_SPIN`] after each job before it sleeps, as a poll-mode driver
+//! does, so back-to-back batches find it awake.
+//!
+//! Parts are claimed, not assigned: the caller takes parts until none is left and then
+//! waits only for the parts a worker has started. A worker that is asleep or descheduled
+//! (a busy machine: the stations, the air hub and the AP share two vCPUs in `wsec demo`)
+//! therefore costs nothing; with fixed assignment the caller waited for its time slice,
+//! and the relay fell from 10 to 0.45 Gb/s on a loaded CI machine. A worker that loses its
+//! CPU in the middle of a part still makes the caller wait; after such a stall the caller
+//! runs the next jobs alone (1, 2, 4, ... up to [`MAX_SOLO`] of them) before it tries the
+//! workers again, so a machine busy with other work costs a few per cent, not half.
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long an idle worker polls for the next job before it sleeps (a few batches' worth
+/// of the live loop's I/O between two batches).
+pub const WORKER_SPIN: Duration = Duration::from_micros(200);
+
+/// Most parts one job may have (the part counter is the low 16 bits of `claim`).
+pub const MAX_PARTS: usize = 0xffff;
+
+/// A job: called with a part's index.
+type Job = dyn Fn(usize) + Sync;
+
+/// A job whose borrow [`Pool::run`] keeps alive until every part is done.
+#[derive(Clone, Copy)]
+struct JobPtr(*const Job);
+// SAFETY: the pointee is Sync, and `run` does not return while a worker may use it.
+unsafe impl Send for JobPtr {}
+
+struct Shared {
+    /// The current job's epoch (high 48 bits) and its next unclaimed part (low 16 bits).
+    claim: AtomicU64,
+    /// Parts of the current job that are finished.
+    done: AtomicUsize,
+    stop: AtomicBool,
+    panicked: AtomicBool,
+    /// The current job: its epoch, the closure, how many parts it has.
+    job: Mutex<Option<(u64, JobPtr, usize)>>,
+    /// Sleeping workers, and the condition they sleep on.
+    sleepers: Mutex<usize>,
+    wake: Condvar,
+}
+
+pub struct Pool {
+    shared: Arc<Shared>,
+    workers: Vec<std::thread::JoinHandle<()>>,
+    /// Jobs still to run on the caller alone after a stall, and how many the next stall
+    /// buys (doubling per stall up to [`MAX_SOLO`], halving per job that ran clean).
+    solo: AtomicU32,
+    backoff: AtomicU32,
+}
+
+/// Most jobs run on the caller alone after a stall before the workers are tried again.
+pub const MAX_SOLO: u32 = 4096;
+
+/// A wait for a worker's part this long, and longer than the caller's own parts took, is a
+/// stall: the worker lost its CPU to another process mid-part.
+const STALL: Duration = Duration::from_micros(100);
+
+impl Pool {
+    /// A pool of `threads` threads in all: `threads - 1` workers and the caller.
+    pub fn new(threads: usize) -> std::io::Result<Pool> {
+        let shared = Arc::new(Shared {
+            claim: AtomicU64::new(0),
+            done: AtomicUsize::new(0),
+            stop: AtomicBool::new(false),
+            panicked: AtomicBool::new(false),
+            job: Mutex::new(None),
+            sleepers: Mutex::new(0),
+            wake: Condvar::new(),
+        });
+        let mut workers = Vec::new();
+        for i in 1..threads.max(1) {
+            let s = shared.clone();
+            workers.push(std::thread::Builder::new().name(format!("wsec-crypto-{i}")).spawn(move || worker(&s))?);
+        }
+        Ok(Pool { shared, workers, solo: AtomicU32::new(0), backoff: AtomicU32::new(0) })
+    }
+
+    /// Threads a job runs on (the caller included).
+    pub fn threads(&self) -> usize {
+        self.workers.len() + 1
+    }
+
+    /// Runs `f(0)`..`f(parts - 1)` (at most [`MAX_PARTS`]), each exactly once, on this
+    /// thread and the workers; returns when all are done. A panic in a part is caught and
+    /// re-raised here once every part has finished.
+    pub fn run(&self, parts: usize, f: &(dyn Fn(usize) + Sync)) {
+        assert!(parts <= MAX_PARTS, "too many parts for one job");
+        let s = &*self.shared;
+        if self.workers.is_empty() || parts <= 1 {
+            return (0..parts).for_each(f);
+        }
+        let solo = self.solo.load(Ordering::Relaxed);
+        if solo > 0 {
+            // Backing off after a stall: the other cores are taken by other processes.
+            self.solo.store(solo - 1, Ordering::Relaxed);
+            return (0..parts).for_each(f);
+        }
+        // SAFETY: only the lifetime is erased; we wait below until every part is done, and
+        // a worker touches the job only inside a part it claimed.
+        let p: *const Job = unsafe { std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), *const Job>(f) };
+        let epoch = (s.claim.load(Ordering::Relaxed) >> 16) + 1;
+        s.done.store(0, Ordering::Relaxed);
+        *s.job.lock().unwrap_or_else(|e| e.into_inner()) = Some((epoch, JobPtr(p), parts));
+        s.claim.store(epoch << 16, Ordering::Release);
+        {
+            let sleeping = s.sleepers.lock().unwrap_or_else(|e| e.into_inner());
+            if *sleeping > 0 {
+                s.wake.notify_all();
+            }
+        }
+        let mut mine = Ok(());
+        let started = Instant::now();
+        while let Some(k) = take(s, epoch, parts) {
+            if let Err(e) = catch_unwind(AssertUnwindSafe(|| f(k))) {
+                mine = Err(e);
+            }
+            s.done.fetch_add(1, Ordering::AcqRel);
+        }
+        let t0 = Instant::now();
+        let own = t0 - started;
+        let mut n = 0u32;
+        while s.done.load(Ordering::Acquire) != parts {
+            n = n.wrapping_add(1);
+            if n.is_multiple_of(64) && t0.elapsed() > WORKER_SPIN {
+                // The worker running a part was descheduled: let it have this CPU.
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+        let waited = t0.elapsed();
+        let backoff = self.backoff.load(Ordering::Relaxed);
+        if waited > STALL && waited > own {
+            let b = (backoff * 2).clamp(1, MAX_SOLO);
+            self.backoff.store(b, Ordering::Relaxed);
+            self.solo.store(b, Ordering::Relaxed);
+        } else {
+            self.backoff.store(backoff / 2, Ordering::Relaxed);
+        }
+        *s.job.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        let theirs = s.panicked.swap(false, Ordering::AcqRel);
+        if let Err(e) = mine {
+            std::panic::resume_unwind(e);
+        }
+        if theirs {
+            panic!("a crypto worker panicked");
+        }
+    }
+}
+
+/// Claims the next part of job `epoch`, if the job is still current and has one left.
+fn take(s: &Shared, epoch: u64, parts: usize) -> Option<usize> {
+    let mut cur = s.claim.load(Ordering::Acquire);
+    loop {
+        let k = (cur & 0xffff) as usize;
+        if cur >> 16 != epoch || k >= parts {
+            return None;
+        }
+        match s.claim.compare_exchange_weak(cur, cur + 1, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => return Some(k),
+            Err(now) => cur = now,
+        }
+    }
+}
+
+fn worker(s: &Shared) {
+    let mut seen = 0u64;
+    loop {
+        // Wait for the next job: poll, then sleep.
+        let t0 = Instant::now();
+        let mut n = 0u32;
+        loop {
+            if s.stop.load(Ordering::Acquire) {
+                return;
+            }
+            if s.claim.load(Ordering::Acquire) >> 16 != seen {
+                break;
+            }
+            n = n.wrapping_add(1);
+            if !n.is_multiple_of(64) || t0.elapsed() < WORKER_SPIN {
+                std::hint::spin_loop();
+                continue;
+            }
+            let mut sleeping = s.sleepers.lock().unwrap_or_else(|e| e.into_inner());
+            *sleeping += 1;
+            while s.claim.load(Ordering::Acquire) >> 16 == seen && !s.stop.load(Ordering::Acquire) {
+                sleeping = s.wake.wait(sleeping).unwrap_or_else(|e| e.into_inner());
+            }
+            *sleeping -= 1;
+        }
+        let job = *s.job.lock().unwrap_or_else(|e| e.into_inner());
+        let Some((epoch, JobPtr(p), parts)) = job else {
+            // Published and already finished by the caller: wait for the one after.
+            seen = s.claim.load(Ordering::Acquire) >> 16;
+            continue;
+        };
+        seen = epoch;
+        while let Some(k) = take(s, epoch, parts) {
+            // SAFETY: part k of this epoch is claimed and not done, so `run` is still
+            // waiting and the job is alive.
+            let f = unsafe { &*p };
+            if catch_unwind(AssertUnwindSafe(|| f(k))).is_err() {
+                s.panicked.store(true, Ordering::Release);
+            }
+            s.done.fetch_add(1, Ordering::AcqRel);
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Release);
+        {
+            let _g = self.shared.sleepers.lock().unwrap_or_else(|e| e.into_inner());
+            self.shared.wake.notify_all();
+        }
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_part_of_every_job_runs_exactly_once() {
+        let p = Pool::new(3).unwrap();
+        assert_eq!(p.threads(), 3);
+        for round in 0..3000usize {
+            let parts = 1 + round % 7;
+            let hits: Vec<AtomicUsize> = (0..parts).map(|_| AtomicUsize::new(0)).collect();
+            p.run(parts, &|i| {
+                hits[i].fetch_add(round + 1, Ordering::Relaxed);
+            });
+            for (i, h) in hits.iter().enumerate() {
+                assert_eq!(h.load(Ordering::Relaxed), round + 1, "round {round} part {i}");
+            }
+            if round % 500 == 0 {
+                // Let the workers fall asleep: the next job must wake them.
+                std::thread::sleep(WORKER_SPIN * 3);
+            }
+        }
+    }
+
+    #[test]
+    fn a_stalled_worker_does_not_hold_up_the_other_parts() {
+        // A worker that takes a part stalls in it until every other part is done, as a
+        // descheduled worker would: the caller must take those parts itself (with parts
+        // assigned to threads, this waited for the timeout).
+        let p = Pool::new(2).unwrap();
+        let me = std::thread::current().id();
+        for _ in 0..200 {
+            let done = AtomicUsize::new(0);
+            let timed_out = AtomicBool::new(false);
+            p.run(8, &|_| {
+                if std::thread::current().id() != me {
+                    let t0 = Instant::now();
+                    while done.load(Ordering::Acquire) < 7 {
+                        if t0.elapsed() > Duration::from_secs(5) {
+                            timed_out.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                        std::thread::yield_now();
+                    }
+                }
+                done.fetch_add(1, Ordering::AcqRel);
+            });
+            assert_eq!(done.load(Ordering::Relaxed), 8);
+            assert!(!timed_out.load(Ordering::Relaxed), "the caller waited for a stalled worker");
+        }
+    }
+
+    #[test]
+    fn a_worker_panic_reaches_the_caller_and_the_pool_goes_on() {
+        let p = Pool::new(2).unwrap();
+        for _ in 0..100 {
+            // Whichever thread runs a part, its panic comes back here.
+            let r = catch_unwind(AssertUnwindSafe(|| p.run(4, &|_| panic!("every part fails"))));
+            assert!(r.is_err());
+        }
+        let n = AtomicUsize::new(0);
+        p.run(2, &|_| {
+            n.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(n.load(Ordering::Relaxed), 2);
+    }
+}
+
+impl wsec::node::engine::Parallel for Pool {
+    fn threads(&self) -> usize {
+        Pool::threads(self)
+    }
+    fn run(&self, parts: usize, f: &(dyn Fn(usize) + Sync)) {
+        Pool::run(self, parts, f)
+    }
+}

@@ -1,0 +1,346 @@
+//! The model's configuration, as written in a scenario file (TOML) or built in code. Every
+//! field has a default taken from the standard or named as an assumption; unknown keys are
+//! errors.
+use super::costs::Location;
+use super::phy::{Ns, Phy, PhyKind, MS, US};
+use super::tcp::TcpParams;
+use wsec::cipher::CipherSuite;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PhySpec {
+    /// `b`, `a`, `g`, `n` or `fhss`.
+    pub standard: String,
+    pub rate_mbps: f64,
+    /// 802.11n in the 5 GHz band (default 2.4 GHz).
+    pub band_5ghz: bool,
+    pub short_preamble: bool,
+    /// 802.11g: long (20 µs) slot, as in a BSS with 802.11b stations.
+    pub long_slot: bool,
+    /// Overrides of the standard's values (Bianchi's validation uses them).
+    pub slot_us: Option<f64>,
+    pub sifs_us: Option<f64>,
+    pub cw_min: Option<u32>,
+    pub cw_max: Option<u32>,
+    pub prop_delay_us: Option<f64>,
+    pub control_rate_mbps: Option<f64>,
+}
+
+impl Default for PhySpec {
+    fn default() -> Self {
+        PhySpec {
+            standard: "g".into(),
+            rate_mbps: 54.0,
+            band_5ghz: false,
+            short_preamble: false,
+            long_slot: false,
+            slot_us: None,
+            sifs_us: None,
+            cw_min: None,
+            cw_max: None,
+            prop_delay_us: None,
+            control_rate_mbps: None,
+        }
+    }
+}
+
+fn us(x: f64) -> Ns {
+    (x * US as f64).round() as Ns
+}
+
+impl PhySpec {
+    pub fn build(&self) -> Result<Phy, String> {
+        let kind: PhyKind = self.standard.parse()?;
+        let mut p = Phy::new(kind, self.rate_mbps)?;
+        if self.band_5ghz {
+            p.set_band_5g();
+        }
+        p.short_preamble = self.short_preamble;
+        if self.long_slot {
+            if kind != PhyKind::G {
+                return Err("long_slot applies to 802.11g only".into());
+            }
+            p.slot = 20 * US;
+            p.cw_min = 31;
+        }
+        if let Some(x) = self.slot_us {
+            p.slot = us(x);
+        }
+        if let Some(x) = self.sifs_us {
+            p.sifs = us(x);
+        }
+        if let Some(x) = self.cw_min {
+            p.cw_min = x;
+        }
+        if let Some(x) = self.cw_max {
+            p.cw_max = x;
+        }
+        if let Some(x) = self.prop_delay_us {
+            p.prop_delay = us(x);
+        }
+        if let Some(x) = self.control_rate_mbps {
+            p.control_rate_kbps = Some((x * 1000.0).round() as u32);
+        }
+        if p.cw_max < p.cw_min {
+            return Err(format!("cw_max {} is below cw_min {}", p.cw_max, p.cw_min));
+        }
+        Ok(p)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MacSpec {
+    /// MAC header + FCS of a data frame. Default: 24 + 4 (3-address Data, 9.3.2.1) for
+    /// the legacy PHYs, 26 + 4 (QoS Data, which HT requires for aggregation) for 802.11n.
+    pub header_bytes: Option<usize>,
+    /// LLC/SNAP header of the MSDU (8; 0 for Bianchi's MAC payload).
+    pub llc_bytes: usize,
+    /// RTS/CTS before MPDUs longer than this many octets; absent = never (2347 = off).
+    pub rts_threshold: Option<usize>,
+    /// dot11ShortRetryLimit / dot11LongRetryLimit (7 / 4); `retries = false` removes the
+    /// limit (Bianchi's assumption).
+    pub retries: bool,
+    pub short_retry_limit: u32,
+    pub long_retry_limit: u32,
+    /// MAC transmit queue of every node, in frames (drops counted).
+    pub queue_limit: usize,
+    /// EIFS after a frame received in error (10.3.2.3.7); `false`: DIFS after collisions,
+    /// Bianchi's assumption.
+    pub eifs: bool,
+    pub beacons: bool,
+    /// Beacon interval in TU (1 TU = 1024 µs).
+    pub beacon_interval_tu: f64,
+    /// Beacon frame length in octets (header, fixed fields, SSID, rates, DS, TIM, ERP,
+    /// RSN element, FCS).
+    pub beacon_bytes: usize,
+    /// 802.11n A-MPDU: at most this many MPDUs per PPDU (1 = no aggregation).
+    pub ampdu_max: usize,
+    /// Probability that a data frame (or A-MPDU) sent alone is received in error.
+    pub frame_error_rate: f64,
+    /// Bianchi's embedded-chain rule: a counter that was frozen by a busy period also
+    /// loses the slot in which the busy period began. Off: the standard's rule, where only
+    /// idle slots count (10.3.4.3). For validation only.
+    pub busy_slot_decrement: bool,
+}
+
+impl Default for MacSpec {
+    fn default() -> Self {
+        MacSpec {
+            header_bytes: None,
+            llc_bytes: 8,
+            rts_threshold: None,
+            retries: true,
+            short_retry_limit: 7,
+            long_retry_limit: 4,
+            queue_limit: 100,
+            eifs: true,
+            beacons: true,
+            beacon_interval_tu: 100.0,
+            beacon_bytes: 160,
+            ampdu_max: 1,
+            frame_error_rate: 0.0,
+            busy_slot_decrement: false,
+        }
+    }
+}
+
+impl MacSpec {
+    pub fn beacon_interval(&self) -> Ns {
+        (self.beacon_interval_tu * 1024.0 * US as f64).round() as Ns
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TopologyKind {
+    /// Stations, an AP, and optionally a wired host behind the AP.
+    Infrastructure,
+    /// Stations only (IBSS).
+    Adhoc,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TopologySpec {
+    pub kind: TopologyKind,
+    pub stations: usize,
+    pub wired_host: bool,
+    /// The AP's Ethernet link to the wired host.
+    pub ethernet_mbps: f64,
+    pub ethernet_delay_us: f64,
+    pub ethernet_queue_limit: usize,
+}
+
+impl Default for TopologySpec {
+    fn default() -> Self {
+        TopologySpec {
+            kind: TopologyKind::Infrastructure,
+            stations: 2,
+            wired_host: true,
+            ethernet_mbps: 100.0,
+            ethernet_delay_us: 50.0,
+            ethernet_queue_limit: 1000,
+        }
+    }
+}
+
+/// Link security and where its crypto runs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SecuritySpec {
+    /// `open`, `wep-40`, `wep-104`, `tkip`, `ccmp`, `ccmp-256`, `gcmp`, `gcmp-256`.
+    pub mode: String,
+    /// Where stations run the crypto: `card` (standard) or `host` (Enhanced-WPA2).
+    pub sta_crypto: Location,
+    /// Where the AP runs it: `ap_cpu`, `ap_hw_engine`, or `card`.
+    pub ap_crypto: Location,
+    /// Frames waiting at a crypto stage before it drops (per stage).
+    pub stage_queue_limit: usize,
+    /// Parallel servers of the host CPU stage (cores given to the crypto).
+    pub host_cores: usize,
+}
+
+impl Default for SecuritySpec {
+    fn default() -> Self {
+        SecuritySpec { mode: "open".into(), sta_crypto: Location::Card, ap_crypto: Location::ApCpu, stage_queue_limit: 100, host_cores: 1 }
+    }
+}
+
+impl SecuritySpec {
+    pub fn suite(&self) -> Result<Option<CipherSuite>, String> {
+        if self.mode == "open" || self.mode == "none" {
+            return Ok(None);
+        }
+        let s: CipherSuite = self.mode.parse().map_err(|_| format!("unknown security mode '{}'", self.mode))?;
+        if s.is_bip() {
+            return Err(format!("{} protects management frames only", s.name()));
+        }
+        Ok(Some(s))
+    }
+}
+
+/// A node by name: `ap`, `wired`, `sta1`..`staN`.
+pub type NodeName = String;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TrafficKind {
+    /// Always a frame waiting (Bianchi's saturation).
+    Saturated,
+    /// UDP constant bit rate.
+    Cbr,
+    /// UDP, Poisson arrivals.
+    Poisson,
+    /// HD video over UDP: VBR frames with a GOP structure, split into MPEG-TS packets.
+    Video,
+    /// TCP bulk transfer (unlimited data).
+    Tcp,
+    /// TCP transfer of `file_bytes`, optionally encrypted first by an application cipher.
+    File,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FlowSpec {
+    pub name: Option<String>,
+    /// A node name, or `each_sta` for one flow from every station.
+    pub src: NodeName,
+    pub dst: NodeName,
+    pub traffic: TrafficKind,
+    /// UDP payload in bytes (CBR, Poisson, saturated); video uses `video_packet`.
+    pub payload: usize,
+    /// Offered load in Mb/s (CBR, Poisson, video mean rate).
+    pub rate_mbps: f64,
+    pub start_s: f64,
+    pub stop_s: Option<f64>,
+    /// Video: frames per second, GOP pattern, I:P:B mean size ratio, coefficient of
+    /// variation of frame sizes, packet payload (7 x 188-byte TS packets = 1316).
+    pub fps: f64,
+    pub gop: String,
+    pub ipb_ratio: [f64; 3],
+    pub frame_cv: f64,
+    pub video_packet: usize,
+    /// File transfer size and the application cipher applied before sending.
+    pub file_bytes: u64,
+    pub app_cipher: Option<String>,
+    pub tcp: TcpParams,
+}
+
+impl Default for FlowSpec {
+    fn default() -> Self {
+        FlowSpec {
+            name: None,
+            src: "sta1".into(),
+            dst: "wired".into(),
+            traffic: TrafficKind::Cbr,
+            payload: 1460,
+            rate_mbps: 1.0,
+            start_s: 0.0,
+            stop_s: None,
+            fps: 30.0,
+            gop: "IBBPBBPBBPBB".into(),
+            ipb_ratio: [5.0, 2.0, 1.0],
+            frame_cv: 0.2,
+            video_packet: 1316,
+            file_bytes: 1_000_000,
+            app_cipher: None,
+            tcp: TcpParams::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunSpec {
+    pub duration_s: f64,
+    /// Statistics start after the warm-up.
+    pub warmup_s: f64,
+    /// After `duration_s` sources stop and the network drains for this long.
+    pub drain_s: f64,
+    pub replications: usize,
+    pub seed: u64,
+    /// Stop as soon as every file transfer has finished.
+    pub stop_when_files_done: bool,
+}
+
+impl Default for RunSpec {
+    fn default() -> Self {
+        RunSpec { duration_s: 10.0, warmup_s: 1.0, drain_s: 1.0, replications: 5, seed: 1, stop_when_files_done: true }
+    }
+}
+
+/// IP and transport header sizes added to the application payload.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HeaderSpec {
+    pub ip: usize,
+    pub udp: usize,
+    pub tcp: usize,
+}
+
+impl Default for HeaderSpec {
+    fn default() -> Self {
+        HeaderSpec { ip: 20, udp: 8, tcp: 20 }
+    }
+}
+
+/// Everything one simulation run needs.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct ModelSpec {
+    pub phy: PhySpec,
+    pub mac: MacSpec,
+    pub topology: TopologySpec,
+    pub security: SecuritySpec,
+    pub headers: HeaderSpec,
+    pub flows: Vec<FlowSpec>,
+    pub run: RunSpec,
+}
+
+pub(crate) fn secs(x: f64) -> Ns {
+    (x * 1e9).round() as Ns
+}
+
+pub(crate) const _MS: Ns = MS;
