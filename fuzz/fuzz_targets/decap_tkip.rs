@@ -11,6 +11,12 @@ fuzz_target!(|data: &[u8]| {
     let _ = k.decapsulate_fragment(data);
     let _ = TkipKey::peek(data);
     if data.len() > 6 {
-        let _ = k.verify_msdu_mic(&[1; 6], &[2; 6], data[0], &data[1..], wsec::cipher::tkip::MichaelDirection::of_frame(wsec::wire::FrameControl(0x0208)));
+        let _ = k.verify_msdu_mic(
+            &[1; 6],
+            &[2; 6],
+            data[0],
+            &data[1..],
+            wsec::cipher::tkip::MichaelDirection::of_frame(wsec::wire::FrameControl(0x0208)),
+        );
     }
 });

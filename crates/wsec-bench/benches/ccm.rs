@@ -56,19 +56,13 @@ fn ticks() -> u64 {
 fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
-        })
+        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
         .unwrap_or_else(|| "unknown".into())
 }
 
 /// Deterministic test bytes (no RNG needed for a benchmark).
 fn bytes(n: usize, seed: u8) -> Vec<u8> {
-    (0..n)
-        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed) ^ ((i >> 8) as u8))
-        .collect()
+    (0..n).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed) ^ ((i >> 8) as u8)).collect()
 }
 
 struct Fixture {
@@ -107,9 +101,7 @@ impl Impl for Wsec {
     }
     #[inline(never)]
     fn encrypt(&mut self, f: &Fixture, nonce: &[u8; 13]) {
-        self.key
-            .seal_in_place(nonce, &f.aad, &mut self.buf, &mut self.tag)
-            .unwrap();
+        self.key.seal_in_place(nonce, &f.aad, &mut self.buf, &mut self.tag).unwrap();
     }
     fn tag0(&self) -> u8 {
         self.tag[0]
@@ -139,10 +131,7 @@ impl Impl for Rust {
     }
     #[inline(never)]
     fn encrypt(&mut self, f: &Fixture, nonce: &[u8; 13]) {
-        let t = self
-            .c
-            .encrypt_in_place_detached(GenericArray::from_slice(nonce), &f.aad, &mut self.buf)
-            .unwrap();
+        let t = self.c.encrypt_in_place_detached(GenericArray::from_slice(nonce), &f.aad, &mut self.buf).unwrap();
         self.tag.copy_from_slice(&t);
     }
     fn tag0(&self) -> u8 {
@@ -152,12 +141,7 @@ impl Impl for Rust {
     fn decrypt(&mut self, f: &Fixture) -> bool {
         self.buf.copy_from_slice(&f.ct);
         self.c
-            .decrypt_in_place_detached(
-                GenericArray::from_slice(&f.nonce),
-                &f.aad,
-                &mut self.buf,
-                GenericArray::from_slice(&f.tag),
-            )
+            .decrypt_in_place_detached(GenericArray::from_slice(&f.nonce), &f.aad, &mut self.buf, GenericArray::from_slice(&f.tag))
             .is_ok()
     }
     fn sealed(&self) -> Vec<u8> {
@@ -189,12 +173,7 @@ impl Ossl {
         dec.set_iv_length(13).unwrap();
         dec.set_tag_length(M).unwrap();
         dec.decrypt_init(None, Some(&f.key), None).unwrap();
-        Ossl {
-            enc,
-            dec,
-            out: vec![0u8; f.pt.len() + 16],
-            tag: [0u8; M],
-        }
+        Ossl { enc, dec, out: vec![0u8; f.pt.len() + 16], tag: [0u8; M] }
     }
 }
 
@@ -312,30 +291,16 @@ impl Impl for OsslFresh {
 fn make_impls(f: &Fixture) -> Vec<Box<dyn Impl>> {
     let n = f.pt.len();
     let mut v: Vec<Box<dyn Impl>> = Vec::new();
-    let wsec = |name: String, key: CcmKey| {
-        Box::new(Wsec {
-            name,
-            key,
-            buf: f.pt.clone(),
-            tag: [0; M],
-        }) as Box<dyn Impl>
-    };
+    let wsec = |name: String, key: CcmKey| Box::new(Wsec { name, key, buf: f.pt.clone(), tag: [0; M] }) as Box<dyn Impl>;
     v.push(wsec("wsec".into(), CcmKey::new(&f.key).unwrap()));
     for b in CcmKey::available_backends() {
         if b != backend() {
             v.push(wsec(format!("wsec-{b}"), CcmKey::new_with_backend(&f.key, b).unwrap()));
         }
     }
-    v.push(Box::new(Rust {
-        c: RustCcm::new(GenericArray::from_slice(&f.key)),
-        buf: f.pt.clone(),
-        tag: [0; M],
-    }));
+    v.push(Box::new(Rust { c: RustCcm::new(GenericArray::from_slice(&f.key)), buf: f.pt.clone(), tag: [0; M] }));
     v.push(Box::new(Ossl::new(f)));
-    v.push(Box::new(OsslFresh {
-        out: vec![0u8; n + 16],
-        tag: [0; M],
-    }));
+    v.push(Box::new(OsslFresh { out: vec![0u8; n + 16], tag: [0; M] }));
     v
 }
 
@@ -355,14 +320,7 @@ fn verify(f: &Fixture, impls: &mut [Box<dyn Impl>]) {
             std::process::exit(1);
         }
         // A bad tag must be refused.
-        let mut bad = Fixture {
-            key: f.key,
-            nonce: f.nonce,
-            aad: f.aad.clone(),
-            pt: f.pt.clone(),
-            ct: f.ct.clone(),
-            tag: f.tag,
-        };
+        let mut bad = Fixture { key: f.key, nonce: f.nonce, aad: f.aad.clone(), pt: f.pt.clone(), ct: f.ct.clone(), tag: f.tag };
         bad.tag[0] ^= 1;
         if im.decrypt(&bad) {
             eprintln!("MISMATCH: {} accepts a bad tag", im.name());
@@ -428,19 +386,13 @@ struct Row {
 }
 
 fn main() {
-    let quick = std::env::var("WSEC_BENCH_QUICK")
-        .map(|v| v != "0" && !v.is_empty())
-        .unwrap_or(false)
-        || std::env::args().any(|a| a == "--quick");
+    let quick =
+        std::env::var("WSEC_BENCH_QUICK").map(|v| v != "0" && !v.is_empty()).unwrap_or(false) || std::env::args().any(|a| a == "--quick");
     // Time per run and number of runs (the median is over runs).
     let (run_ms, runs) = if quick { (0.5, 7) } else { (15.0, 11) };
 
     println!("CPU:          {}", cpu_model());
-    println!(
-        "wsec backend: {} (available: {})",
-        backend(),
-        CcmKey::available_backends().join(", ")
-    );
+    println!("wsec backend: {} (available: {})", backend(), CcmKey::available_backends().join(", "));
     println!("OpenSSL:      {}", openssl::version::version());
     println!(
         "AES-128-CCM, M = {M}, AAD = {AAD_LEN} octets, nonce 13 octets; median of {runs} runs of ~{run_ms} ms{}",
@@ -455,8 +407,7 @@ fn main() {
         let mut tag = [0u8; M];
         let t0 = Instant::now();
         while t0.elapsed().as_millis() < if quick { 50 } else { 500 } {
-            key.seal_in_place(&[1u8; 13], &[2u8; AAD_LEN], &mut buf, &mut tag)
-                .unwrap();
+            key.seal_in_place(&[1u8; 13], &[2u8; AAD_LEN], &mut buf, &mut tag).unwrap();
         }
         black_box(&buf);
     }
@@ -473,14 +424,7 @@ fn main() {
         let t = RustCcm::new(GenericArray::from_slice(&key))
             .encrypt_in_place_detached(GenericArray::from_slice(&nonce), &aad, &mut ct)
             .unwrap();
-        let f = Fixture {
-            key,
-            nonce,
-            aad,
-            pt,
-            ct,
-            tag: t.as_slice().try_into().unwrap(),
-        };
+        let f = Fixture { key, nonce, aad, pt, ct, tag: t.as_slice().try_into().unwrap() };
         let mut impls = make_impls(&f);
         verify(&f, &mut impls);
 
@@ -523,28 +467,12 @@ fn main() {
         }
     }
 
-    println!(
-        "{:<18} {:<8} {:>6} {:>11} {:>10} {:>10} {:>10}",
-        "impl", "op", "bytes", "ns/frame", "ticks/B", "x OpenSSL", "x RustCr."
-    );
-    let find = |name: &str, op: &str, n: usize| {
-        rows.iter()
-            .find(|r| r.name == name && r.op == op && r.bytes == n)
-            .map(|r| r.ns)
-    };
+    println!("{:<18} {:<8} {:>6} {:>11} {:>10} {:>10} {:>10}", "impl", "op", "bytes", "ns/frame", "ticks/B", "x OpenSSL", "x RustCr.");
+    let find = |name: &str, op: &str, n: usize| rows.iter().find(|r| r.name == name && r.op == op && r.bytes == n).map(|r| r.ns);
     for r in &rows {
         let o = find("openssl", r.op, r.bytes).unwrap();
         let rc = find("rustcrypto", r.op, r.bytes).unwrap();
-        println!(
-            "{:<18} {:<8} {:>6} {:>11.1} {:>10.3} {:>10.2} {:>10.2}",
-            r.name,
-            r.op,
-            r.bytes,
-            r.ns,
-            r.tpb,
-            o / r.ns,
-            rc / r.ns
-        );
+        println!("{:<18} {:<8} {:>6} {:>11.1} {:>10.3} {:>10.2} {:>10.2}", r.name, r.op, r.bytes, r.ns, r.tpb, o / r.ns, rc / r.ns);
         if r.name == "openssl-fresh" {
             println!();
         }
@@ -558,22 +486,12 @@ fn main() {
     println!();
     let goal = |op: &str, n: usize| -> (f64, f64) {
         let w = find("wsec", op, n).unwrap();
-        (
-            find("openssl", op, n).unwrap() / w,
-            find("rustcrypto", op, n).unwrap() / w,
-        )
+        (find("openssl", op, n).unwrap() / w, find("rustcrypto", op, n).unwrap() / w)
     };
     let (o, r) = goal("encrypt", 1500);
-    println!(
-        "goal: encrypt 1500 B >= 1.2x OpenSSL: {o:.2}x {}; >= 1.4x RustCrypto: {r:.2}x {}",
-        ok(o >= 1.2),
-        ok(r >= 1.4)
-    );
+    println!("goal: encrypt 1500 B >= 1.2x OpenSSL: {o:.2}x {}; >= 1.4x RustCrypto: {r:.2}x {}", ok(o >= 1.2), ok(r >= 1.4));
     let (_, r) = goal("encrypt", 64);
-    println!(
-        "goal: encrypt 64 B < half of RustCrypto's time: {r:.2}x {}",
-        ok(r > 2.0)
-    );
+    println!("goal: encrypt 64 B < half of RustCrypto's time: {r:.2}x {}", ok(r > 2.0));
     let (o, r) = goal("decrypt", 1500);
     println!("info: decrypt 1500 B: {o:.2}x OpenSSL, {r:.2}x RustCrypto");
     let (o, r) = goal("enc-lat", 1500);

@@ -131,9 +131,12 @@ fn peers(suite: CipherSuite, key: &[u8], len: usize, runs: usize, iters: usize, 
         CipherSuite::Ccmp128 => {
             let rc = ccm::Ccm::<aes::Aes128, U8, U13>::new_from_slice(key).unwrap();
             let nonce = [1u8; 13];
-            row("rustcrypto", measure(runs, iters, len, || {
-                black_box(rc.encrypt_in_place_detached((&nonce).into(), &aad, &mut body).unwrap());
-            }));
+            row(
+                "rustcrypto",
+                measure(runs, iters, len, || {
+                    black_box(rc.encrypt_in_place_detached((&nonce).into(), &aad, &mut body).unwrap());
+                }),
+            );
             // One EVP_CIPHER_CTX reused across messages (key expanded once); OpenSSL's CCM
             // fixes nonce and message length per message.
             let c = openssl::cipher::Cipher::aes_128_ccm();
@@ -143,36 +146,45 @@ fn peers(suite: CipherSuite, key: &[u8], len: usize, runs: usize, iters: usize, 
             e.set_tag_length(8).unwrap();
             e.encrypt_init(None, Some(key), None).unwrap();
             let mut out = vec![0u8; len + 16];
-            row("openssl", measure(runs, iters, len, || {
-                e.encrypt_init(None, None, Some(&nonce)).unwrap();
-                e.set_data_len(len).unwrap();
-                e.cipher_update(&aad, None).unwrap();
-                let n = e.cipher_update(&body, Some(&mut out)).unwrap();
-                e.cipher_final(&mut out[n..]).unwrap();
-                let mut tag = [0u8; 8];
-                e.tag(&mut tag).unwrap();
-                black_box(tag);
-            }));
+            row(
+                "openssl",
+                measure(runs, iters, len, || {
+                    e.encrypt_init(None, None, Some(&nonce)).unwrap();
+                    e.set_data_len(len).unwrap();
+                    e.cipher_update(&aad, None).unwrap();
+                    let n = e.cipher_update(&body, Some(&mut out)).unwrap();
+                    e.cipher_final(&mut out[n..]).unwrap();
+                    let mut tag = [0u8; 8];
+                    e.tag(&mut tag).unwrap();
+                    black_box(tag);
+                }),
+            );
         }
         CipherSuite::Gcmp128 => {
             let rc = Aes128Gcm::new_from_slice(key).unwrap();
             let nonce = [1u8; 12];
-            row("rustcrypto", measure(runs, iters, len, || {
-                black_box(rc.encrypt_in_place_detached((&nonce).into(), &aad, &mut body).unwrap());
-            }));
+            row(
+                "rustcrypto",
+                measure(runs, iters, len, || {
+                    black_box(rc.encrypt_in_place_detached((&nonce).into(), &aad, &mut body).unwrap());
+                }),
+            );
             let c = openssl::cipher::Cipher::aes_128_gcm();
             let mut e = openssl::cipher_ctx::CipherCtx::new().unwrap();
             e.encrypt_init(Some(c), Some(key), None).unwrap();
             let mut out = vec![0u8; len + 16];
-            row("openssl", measure(runs, iters, len, || {
-                e.encrypt_init(None, None, Some(&nonce)).unwrap();
-                e.cipher_update(&aad, None).unwrap();
-                let n = e.cipher_update(&body, Some(&mut out)).unwrap();
-                e.cipher_final(&mut out[n..]).unwrap();
-                let mut tag = [0u8; 16];
-                e.tag(&mut tag).unwrap();
-                black_box(tag);
-            }));
+            row(
+                "openssl",
+                measure(runs, iters, len, || {
+                    e.encrypt_init(None, None, Some(&nonce)).unwrap();
+                    e.cipher_update(&aad, None).unwrap();
+                    let n = e.cipher_update(&body, Some(&mut out)).unwrap();
+                    e.cipher_final(&mut out[n..]).unwrap();
+                    let mut tag = [0u8; 16];
+                    e.tag(&mut tag).unwrap();
+                    black_box(tag);
+                }),
+            );
         }
         _ => {}
     }
@@ -194,16 +206,19 @@ fn framed_peers(suite: CipherSuite, key: &[u8], frame: &[u8], runs: usize, iters
     let mut out = Vec::with_capacity(frame.len() + 16);
     let rc = ccm::Ccm::<aes::Aes128, U8, U13>::new_from_slice(key).unwrap();
     let mut pn = 1u64;
-    row("rc-ccmp", measure(runs, iters, len, || {
-        pn += 1;
-        mpdu::encapsulate(black_box(frame), pn, 0, 8, opts, &mut out, |n, aad, data, mic| {
-            let t = rc.encrypt_in_place_detached((&n.ccm(pn)).into(), aad.as_bytes(), data).unwrap();
-            mic.copy_from_slice(&t);
-            Ok(())
-        })
-        .unwrap();
-        black_box(&out);
-    }));
+    row(
+        "rc-ccmp",
+        measure(runs, iters, len, || {
+            pn += 1;
+            mpdu::encapsulate(black_box(frame), pn, 0, 8, opts, &mut out, |n, aad, data, mic| {
+                let t = rc.encrypt_in_place_detached((&n.ccm(pn)).into(), aad.as_bytes(), data).unwrap();
+                mic.copy_from_slice(&t);
+                Ok(())
+            })
+            .unwrap();
+            black_box(&out);
+        }),
+    );
     let c = openssl::cipher::Cipher::aes_128_ccm();
     let mut e = openssl::cipher_ctx::CipherCtx::new().unwrap();
     e.encrypt_init(Some(c), None, None).unwrap();
@@ -211,21 +226,24 @@ fn framed_peers(suite: CipherSuite, key: &[u8], frame: &[u8], runs: usize, iters
     e.set_tag_length(8).unwrap();
     e.encrypt_init(None, Some(key), None).unwrap();
     let mut ct = vec![0u8; len + 16];
-    row("ossl-ccmp", measure(runs, iters, len, || {
-        pn += 1;
-        mpdu::encapsulate(black_box(frame), pn, 0, 8, opts, &mut out, |n, aad, data, mic| {
-            e.encrypt_init(None, None, Some(&n.ccm(pn))).unwrap();
-            e.set_data_len(data.len()).unwrap();
-            e.cipher_update(aad.as_bytes(), None).unwrap();
-            let k = e.cipher_update(data, Some(&mut ct)).unwrap();
-            e.cipher_final(&mut ct[k..]).unwrap();
-            data.copy_from_slice(&ct[..data.len()]);
-            e.tag(mic).unwrap();
-            Ok(())
-        })
-        .unwrap();
-        black_box(&out);
-    }));
+    row(
+        "ossl-ccmp",
+        measure(runs, iters, len, || {
+            pn += 1;
+            mpdu::encapsulate(black_box(frame), pn, 0, 8, opts, &mut out, |n, aad, data, mic| {
+                e.encrypt_init(None, None, Some(&n.ccm(pn))).unwrap();
+                e.set_data_len(data.len()).unwrap();
+                e.cipher_update(aad.as_bytes(), None).unwrap();
+                let k = e.cipher_update(data, Some(&mut ct)).unwrap();
+                e.cipher_final(&mut ct[k..]).unwrap();
+                data.copy_from_slice(&ct[..data.len()]);
+                e.tag(mic).unwrap();
+                Ok(())
+            })
+            .unwrap();
+            black_box(&out);
+        }),
+    );
 }
 
 /// CCMP-128 through `ccmp::encapsulate_batch`: batches of 8 and 16 frames, each with its own

@@ -71,10 +71,7 @@ fn peers() -> Vec<Peer> {
         name: "wsec batch (psk_batch)".into(),
         run: Box::new(|ps, ssid| {
             let refs: Vec<&[u8]> = ps.iter().map(|p| p.as_slice()).collect();
-            wp::psk_batch(&refs, ssid)
-                .into_iter()
-                .map(|r| r.expect("valid passphrase"))
-                .collect()
+            wp::psk_batch(&refs, ssid).into_iter().map(|r| r.expect("valid passphrase")).collect()
         }),
     }];
     // The batch on each single kernel, where this CPU has it and it is not the default.
@@ -84,29 +81,18 @@ fn peers() -> Vec<Peer> {
                 name: format!("wsec batch, {} only", be.name()),
                 run: Box::new(move |ps, ssid| {
                     let refs: Vec<&[u8]> = ps.iter().map(|p| p.as_slice()).collect();
-                    wp::psk_batch_with(be, &refs, ssid)
-                        .into_iter()
-                        .map(|r| r.expect("valid"))
-                        .collect()
+                    wp::psk_batch_with(be, &refs, ssid).into_iter().map(|r| r.expect("valid")).collect()
                 }),
             });
         }
     }
     v.push(Peer {
         name: "wsec single (psk_from_passphrase)".into(),
-        run: Box::new(|ps, ssid| {
-            ps.iter()
-                .map(|p| wp::psk_from_passphrase(p, ssid).expect("valid"))
-                .collect()
-        }),
+        run: Box::new(|ps, ssid| ps.iter().map(|p| wp::psk_from_passphrase(p, ssid).expect("valid")).collect()),
     });
     v.push(Peer {
         name: "wsec portable (scalar, single)".into(),
-        run: Box::new(|ps, ssid| {
-            ps.iter()
-                .map(|p| wp::psk_from_passphrase_portable(p, ssid).expect("valid"))
-                .collect()
-        }),
+        run: Box::new(|ps, ssid| ps.iter().map(|p| wp::psk_from_passphrase_portable(p, ssid).expect("valid")).collect()),
     });
     v.push(Peer {
         name: RUSTCRYPTO.into(),
@@ -126,8 +112,7 @@ fn peers() -> Vec<Peer> {
             ps.iter()
                 .map(|p| {
                     let mut out = [0u8; 32];
-                    openssl::pkcs5::pbkdf2_hmac(p, ssid, 4096, openssl::hash::MessageDigest::sha1(), &mut out)
-                        .expect("openssl pbkdf2");
+                    openssl::pkcs5::pbkdf2_hmac(p, ssid, 4096, openssl::hash::MessageDigest::sha1(), &mut out).expect("openssl pbkdf2");
                     out
                 })
                 .collect()
@@ -145,8 +130,7 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn main() {
-    let quick =
-        std::env::var_os("WSEC_BENCH_QUICK").is_some_and(|v| v != "0") || std::env::args().any(|a| a == "--quick");
+    let quick = std::env::var_os("WSEC_BENCH_QUICK").is_some_and(|v| v != "0") || std::env::args().any(|a| a == "--quick");
     // Passphrases per timed run, and runs.
     let (n, runs) = if quick { (16, 3) } else { (64, 9) };
     let ssid = b"linksys-home-network";
@@ -161,19 +145,11 @@ fn main() {
         wp::backend().name(),
         openssl::version::version()
     );
-    println!(
-        "{} passphrases (8..63 chars) per run, {} runs{}",
-        n,
-        runs,
-        if quick { " (quick)" } else { "" }
-    );
+    println!("{} passphrases (8..63 chars) per run, {} runs{}", n, runs, if quick { " (quick)" } else { "" });
 
     // Correctness first: the J.4.1 vector, then every peer agrees on every passphrase.
     let ieee = wp::psk_from_passphrase(b"password", b"IEEE").unwrap();
-    assert_eq!(
-        hex(&ieee),
-        "f42c6fc52df0ebef9ebb4b90b38a5f902e83fe1b135a70e23aed762e9710a12e"
-    );
+    assert_eq!(hex(&ieee), "f42c6fc52df0ebef9ebb4b90b38a5f902e83fe1b135a70e23aed762e9710a12e");
     let rc_i = peers.iter().position(|p| p.name == RUSTCRYPTO).unwrap();
     let ossl_i = peers.iter().position(|p| p.name == OPENSSL).unwrap();
     let single_i = peers.iter().position(|p| p.name.starts_with("wsec single")).unwrap();
@@ -203,10 +179,7 @@ fn main() {
     let meds: Vec<f64> = rates.iter_mut().map(|v| median(v)).collect();
     let (rc, ossl) = (meds[rc_i], meds[ossl_i]);
     println!();
-    println!(
-        "| {:<34} | {:>9} | {:>19} | {:>13} | {:>10} |",
-        "implementation", "PMK/s", "min..max PMK/s", "vs RustCrypto", "vs OpenSSL"
-    );
+    println!("| {:<34} | {:>9} | {:>19} | {:>13} | {:>10} |", "implementation", "PMK/s", "min..max PMK/s", "vs RustCrypto", "vs OpenSSL");
     println!("|{:-<36}|{:->11}|{:->21}|{:->15}|{:->12}|", "", "", "", "", "");
     for (i, p) in peers.iter().enumerate() {
         let lo = rates[i].iter().cloned().fold(f64::INFINITY, f64::min);

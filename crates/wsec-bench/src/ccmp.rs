@@ -188,18 +188,30 @@ fn cases(size: usize, quick: bool) -> Vec<Case> {
     // Table I: the MIC, standard (1 lane) and ECCMP lanes.
     for k in [1usize, 2, 4, 8] {
         let (key, f) = (key.clone(), f.clone());
-        add("wsec", "mic", k, 1, Box::new(move || {
-            black_box(key.lane_mac(k, M, &f.nonce, &f.aad, black_box(&f.pt)).expect("mic"));
-        }));
+        add(
+            "wsec",
+            "mic",
+            k,
+            1,
+            Box::new(move || {
+                black_box(key.lane_mac(k, M, &f.nonce, &f.aad, black_box(&f.pt)).expect("mic"));
+            }),
+        );
     }
     // Table II: CTR with 1, 2, 4, 8 (and VAES 16, 32) blocks in flight.
     let widths: &[usize] = if kernel::backend() == "vaes-avx512" { &[1, 2, 4, 8, 16, 32] } else { &[1, 2, 4, 8] };
     for &w in widths {
         let (key, f) = (key.clone(), f.clone());
         let mut d = f.pt.clone();
-        add("wsec", "ctr", w, 1, Box::new(move || {
-            key.ctr_xor_width(w, &f.nonce, black_box(&mut d)).expect("ctr");
-        }));
+        add(
+            "wsec",
+            "ctr",
+            w,
+            1,
+            Box::new(move || {
+                key.ctr_xor_width(w, &f.nonce, black_box(&mut d)).expect("ctr");
+            }),
+        );
     }
     // Encapsulation / decapsulation, one frame at a time.
     for k in [1usize, 2, 4, 8] {
@@ -208,9 +220,15 @@ fn cases(size: usize, quick: bool) -> Vec<Case> {
             let (key, f) = (key.clone(), f.clone());
             let mut d = f.pt.clone();
             let mut t = [0u8; M];
-            add(name, "encap", k, 1, Box::new(move || {
-                key.seal_lanes(k, &f.nonce, &f.aad, black_box(&mut d), &mut t).expect("seal");
-            }));
+            add(
+                name,
+                "encap",
+                k,
+                1,
+                Box::new(move || {
+                    key.seal_lanes(k, &f.nonce, &f.aad, black_box(&mut d), &mut t).expect("seal");
+                }),
+            );
         }
         {
             let (key, f) = (key.clone(), f.clone());
@@ -218,10 +236,16 @@ fn cases(size: usize, quick: bool) -> Vec<Case> {
             let mut t = [0u8; M];
             key.seal_lanes(k, &f.nonce, &f.aad, &mut c, &mut t).expect("seal");
             let mut d = c.clone();
-            add(name, "decap", k, 1, Box::new(move || {
-                d.copy_from_slice(black_box(&c));
-                key.open_lanes(k, &f.nonce, &f.aad, &mut d, &t).expect("open");
-            }));
+            add(
+                name,
+                "decap",
+                k,
+                1,
+                Box::new(move || {
+                    d.copy_from_slice(black_box(&c));
+                    key.open_lanes(k, &f.nonce, &f.aad, &mut d, &t).expect("open");
+                }),
+            );
         }
     }
     // Multi-buffer: batches of independent frames with their own keys.
@@ -234,32 +258,44 @@ fn cases(size: usize, quick: bool) -> Vec<Case> {
             let (frames, keys) = (frames.clone(), keys.clone());
             let mut bufs: Vec<Vec<u8>> = frames.iter().map(|f| f.pt.clone()).collect();
             let mut tags = vec![[0u8; M]; n];
-            add("wsec-mb", "encap", 1, n, Box::new(move || {
-                let mut jobs: Vec<CcmJob> = frames
-                    .iter()
-                    .zip(&keys)
-                    .zip(bufs.iter_mut().zip(tags.iter_mut()))
-                    .map(|((f, k), (b, t))| CcmJob::new(k, f.nonce, &f.aad, b, t))
-                    .collect();
-                kernel::seal_batch(black_box(&mut jobs));
-            }));
+            add(
+                "wsec-mb",
+                "encap",
+                1,
+                n,
+                Box::new(move || {
+                    let mut jobs: Vec<CcmJob> = frames
+                        .iter()
+                        .zip(&keys)
+                        .zip(bufs.iter_mut().zip(tags.iter_mut()))
+                        .map(|((f, k), (b, t))| CcmJob::new(k, f.nonce, &f.aad, b, t))
+                        .collect();
+                    kernel::seal_batch(black_box(&mut jobs));
+                }),
+            );
         }
         {
             let mut bufs: Vec<Vec<u8>> = sealed.iter().map(|s| s.0.clone()).collect();
             let mut tags: Vec<[u8; M]> = sealed.iter().map(|s| s.1).collect();
-            add("wsec-mb", "decap", 1, n, Box::new(move || {
-                for (b, s) in bufs.iter_mut().zip(&sealed) {
-                    b.copy_from_slice(&s.0);
-                }
-                let mut jobs: Vec<CcmJob> = frames
-                    .iter()
-                    .zip(&keys)
-                    .zip(bufs.iter_mut().zip(tags.iter_mut()))
-                    .map(|((f, k), (b, t))| CcmJob::new(k, f.nonce, &f.aad, b, t))
-                    .collect();
-                kernel::open_batch(black_box(&mut jobs));
-                debug_assert!(jobs.iter().all(|j| j.status.is_ok()));
-            }));
+            add(
+                "wsec-mb",
+                "decap",
+                1,
+                n,
+                Box::new(move || {
+                    for (b, s) in bufs.iter_mut().zip(&sealed) {
+                        b.copy_from_slice(&s.0);
+                    }
+                    let mut jobs: Vec<CcmJob> = frames
+                        .iter()
+                        .zip(&keys)
+                        .zip(bufs.iter_mut().zip(tags.iter_mut()))
+                        .map(|((f, k), (b, t))| CcmJob::new(k, f.nonce, &f.aad, b, t))
+                        .collect();
+                    kernel::open_batch(black_box(&mut jobs));
+                    debug_assert!(jobs.iter().all(|j| j.status.is_ok()));
+                }),
+            );
         }
     }
     // Peers, one frame at a time.
@@ -267,52 +303,76 @@ fn cases(size: usize, quick: bool) -> Vec<Case> {
         let rc = RustCcm::new(GenericArray::from_slice(&f.key));
         let f2 = f.clone();
         let mut d = f.pt.clone();
-        add("rustcrypto-ccm", "encap", 1, 1, Box::new(move || {
-            black_box(rc.encrypt_in_place_detached(GenericArray::from_slice(&f2.nonce), &f2.aad, black_box(&mut d)).expect("seal"));
-        }));
+        add(
+            "rustcrypto-ccm",
+            "encap",
+            1,
+            1,
+            Box::new(move || {
+                black_box(rc.encrypt_in_place_detached(GenericArray::from_slice(&f2.nonce), &f2.aad, black_box(&mut d)).expect("seal"));
+            }),
+        );
         let rc = RustCcm::new(GenericArray::from_slice(&f.key));
         let (f2, c) = (f.clone(), ct.clone());
         let mut d = c.clone();
-        add("rustcrypto-ccm", "decap", 1, 1, Box::new(move || {
-            d.copy_from_slice(black_box(&c));
-            rc.decrypt_in_place_detached(GenericArray::from_slice(&f2.nonce), &f2.aad, &mut d, GenericArray::from_slice(&tag))
-                .expect("open");
-        }));
+        add(
+            "rustcrypto-ccm",
+            "decap",
+            1,
+            1,
+            Box::new(move || {
+                d.copy_from_slice(black_box(&c));
+                rc.decrypt_in_place_detached(GenericArray::from_slice(&f2.nonce), &f2.aad, &mut d, GenericArray::from_slice(&tag))
+                    .expect("open");
+            }),
+        );
     }
     {
         let mut e = ossl_ctx(&f.key, true);
         let f2 = f.clone();
         let mut out = vec![0u8; size + 16];
         let mut t = [0u8; M];
-        add("openssl", "encap", 1, 1, Box::new(move || {
-            let n = f2.pt.len();
-            e.encrypt_init(None, None, Some(&f2.nonce)).expect("nonce");
-            e.set_data_len(n).expect("len");
-            // SAFETY: `out` has n + 16 octets; CCM writes n octets in update and none in final.
-            unsafe {
-                e.cipher_update_unchecked(&f2.aad, None).expect("aad");
-                e.cipher_update_unchecked(black_box(&f2.pt), Some(&mut out[..])).expect("data");
-                e.cipher_final_unchecked(&mut out[n..]).expect("final");
-            }
-            e.tag(&mut t).expect("tag");
-        }));
+        add(
+            "openssl",
+            "encap",
+            1,
+            1,
+            Box::new(move || {
+                let n = f2.pt.len();
+                e.encrypt_init(None, None, Some(&f2.nonce)).expect("nonce");
+                e.set_data_len(n).expect("len");
+                // SAFETY: `out` has n + 16 octets; CCM writes n octets in update and none in final.
+                unsafe {
+                    e.cipher_update_unchecked(&f2.aad, None).expect("aad");
+                    e.cipher_update_unchecked(black_box(&f2.pt), Some(&mut out[..])).expect("data");
+                    e.cipher_final_unchecked(&mut out[n..]).expect("final");
+                }
+                e.tag(&mut t).expect("tag");
+            }),
+        );
         let mut d = ossl_ctx(&f.key, false);
         let (f2, c) = (f.clone(), ct.clone());
         let mut out = vec![0u8; size + 16];
         let mut work = c.clone();
-        add("openssl", "decap", 1, 1, Box::new(move || {
-            let n = c.len();
-            work.copy_from_slice(black_box(&c));
-            d.decrypt_init(None, None, Some(&f2.nonce)).expect("nonce");
-            d.set_tag(&tag).expect("tag");
-            d.set_data_len(n).expect("len");
-            // SAFETY: as for encap.
-            unsafe {
-                d.cipher_update_unchecked(&f2.aad, None).expect("aad");
-                d.cipher_update_unchecked(&work, Some(&mut out[..])).expect("verify");
-                d.cipher_final_unchecked(&mut out[n..]).expect("final");
-            }
-        }));
+        add(
+            "openssl",
+            "decap",
+            1,
+            1,
+            Box::new(move || {
+                let n = c.len();
+                work.copy_from_slice(black_box(&c));
+                d.decrypt_init(None, None, Some(&f2.nonce)).expect("nonce");
+                d.set_tag(&tag).expect("tag");
+                d.set_data_len(n).expect("len");
+                // SAFETY: as for encap.
+                unsafe {
+                    d.cipher_update_unchecked(&f2.aad, None).expect("aad");
+                    d.cipher_update_unchecked(&work, Some(&mut out[..])).expect("verify");
+                    d.cipher_final_unchecked(&mut out[n..]).expect("final");
+                }
+            }),
+        );
     }
     #[cfg(feature = "ipsec-mb")]
     for (imp, op, n, run) in crate::ipsec_mb::cases(size, quick) {
@@ -387,9 +447,7 @@ pub const PAPER_CTR_I5: [f64; 4] = [47.0, 35.0, 28.0, 25.0];
 
 impl Report {
     pub fn find(&self, imp: &str, op: &str, size: usize, lanes: usize, fif: usize) -> Option<&Record> {
-        self.records
-            .iter()
-            .find(|r| r.imp == imp && r.op == op && r.frame_bytes == size && r.lanes == lanes && r.frames_in_flight == fif)
+        self.records.iter().find(|r| r.imp == imp && r.op == op && r.frame_bytes == size && r.lanes == lanes && r.frames_in_flight == fif)
     }
 
     pub fn json(&self) -> serde_json::Value {
@@ -416,8 +474,15 @@ impl Report {
     pub fn text(&self, table_size: usize) -> String {
         use std::fmt::Write;
         let mut o = String::new();
-        let _ = writeln!(o, "CPU: {} (TSC {:.3} GHz); CCM backend {}, batches {}{}", self.cpu, self.tsc_ghz, self.backend,
-            self.batch_backend, self.ipsec_mb.as_ref().map(|v| format!(", ipsec-mb {v}")).unwrap_or_default());
+        let _ = writeln!(
+            o,
+            "CPU: {} (TSC {:.3} GHz); CCM backend {}, batches {}{}",
+            self.cpu,
+            self.tsc_ghz,
+            self.backend,
+            self.batch_backend,
+            self.ipsec_mb.as_ref().map(|v| format!(", ipsec-mb {v}")).unwrap_or_default()
+        );
         let _ = writeln!(o, "AES-128 CCM, 8-octet MIC, 24-octet AAD; medians; ticks = TSC ticks per payload octet\n");
         if self.records.iter().any(|r| r.frame_bytes == table_size) {
             let _ = writeln!(o, "Seed 000 Table I (MIC) and Table II (CTR) on this CPU, {table_size}-octet frames (the paper: Intel Core i5, frame size not stated)");
@@ -455,10 +520,24 @@ impl Report {
             }
             let _ = writeln!(o);
         }
-        let _ = writeln!(o, "{:<16} {:<6} {:>7} {:>5} {:>6} {:>12} {:>8} {:>7}", "impl", "op", "octets", "lanes", "frames", "ns/frame", "ticks/B", "spread");
+        let _ = writeln!(
+            o,
+            "{:<16} {:<6} {:>7} {:>5} {:>6} {:>12} {:>8} {:>7}",
+            "impl", "op", "octets", "lanes", "frames", "ns/frame", "ticks/B", "spread"
+        );
         for r in &self.records {
-            let _ = writeln!(o, "{:<16} {:<6} {:>7} {:>5} {:>6} {:>12.1} {:>8.3} {:>6.1}%", r.imp, r.op, r.frame_bytes, r.lanes,
-                r.frames_in_flight, r.ns_per_frame, r.ticks_per_byte, 100.0 * r.spread);
+            let _ = writeln!(
+                o,
+                "{:<16} {:<6} {:>7} {:>5} {:>6} {:>12.1} {:>8.3} {:>6.1}%",
+                r.imp,
+                r.op,
+                r.frame_bytes,
+                r.lanes,
+                r.frames_in_flight,
+                r.ns_per_frame,
+                r.ticks_per_byte,
+                100.0 * r.spread
+            );
         }
         // Ratios against the peers at each size.
         let _ = writeln!(o, "\nspeed-ups (same run; > 1 means wsec is faster):");
@@ -467,17 +546,36 @@ impl Report {
         for s in sizes {
             for op in ["encap", "decap"] {
                 let w1 = self.find("wsec", op, s, 1, 1);
-                let mb = self.records.iter().filter(|r| r.imp == "wsec-mb" && r.op == op && r.frame_bytes == s)
+                let mb = self
+                    .records
+                    .iter()
+                    .filter(|r| r.imp == "wsec-mb" && r.op == op && r.frame_bytes == s)
                     .min_by(|a, b| a.ns_per_frame.total_cmp(&b.ns_per_frame));
                 let os = self.find("openssl", op, s, 1, 1);
                 let rc = self.find("rustcrypto-ccm", op, s, 1, 1);
-                let ip = self.records.iter().filter(|r| r.imp == "ipsec-mb" && r.op == op && r.frame_bytes == s)
+                let ip = self
+                    .records
+                    .iter()
+                    .filter(|r| r.imp == "ipsec-mb" && r.op == op && r.frame_bytes == s)
                     .min_by(|a, b| a.ns_per_frame.total_cmp(&b.ns_per_frame));
                 let mut line = format!("{s:>6} {op}:");
-                if let (Some(w), Some(x)) = (w1, os) { line += &format!(" wsec/1 vs openssl {:.2}x;", x.ns_per_frame / w.ns_per_frame); }
-                if let (Some(w), Some(x)) = (w1, rc) { line += &format!(" wsec/1 vs rustcrypto {:.2}x;", x.ns_per_frame / w.ns_per_frame); }
-                if let (Some(m), Some(x)) = (mb, os) { line += &format!(" wsec-mb/{} vs openssl {:.2}x;", m.frames_in_flight, x.ns_per_frame / m.ns_per_frame); }
-                if let (Some(m), Some(x)) = (mb, ip) { line += &format!(" wsec-mb/{} vs ipsec-mb/{} {:.2}x;", m.frames_in_flight, x.frames_in_flight, x.ns_per_frame / m.ns_per_frame); }
+                if let (Some(w), Some(x)) = (w1, os) {
+                    line += &format!(" wsec/1 vs openssl {:.2}x;", x.ns_per_frame / w.ns_per_frame);
+                }
+                if let (Some(w), Some(x)) = (w1, rc) {
+                    line += &format!(" wsec/1 vs rustcrypto {:.2}x;", x.ns_per_frame / w.ns_per_frame);
+                }
+                if let (Some(m), Some(x)) = (mb, os) {
+                    line += &format!(" wsec-mb/{} vs openssl {:.2}x;", m.frames_in_flight, x.ns_per_frame / m.ns_per_frame);
+                }
+                if let (Some(m), Some(x)) = (mb, ip) {
+                    line += &format!(
+                        " wsec-mb/{} vs ipsec-mb/{} {:.2}x;",
+                        m.frames_in_flight,
+                        x.frames_in_flight,
+                        x.ns_per_frame / m.ns_per_frame
+                    );
+                }
                 let _ = writeln!(o, "{line}");
             }
         }

@@ -77,8 +77,7 @@ impl Rapl {
     pub fn probe_at(root: &Path) -> Result<Rapl, String> {
         let entries = fs::read_dir(root).map_err(|e| format!("{}: {e}", root.display()))?;
         let mut zones = Vec::new();
-        let mut names: Vec<String> =
-            entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        let mut names: Vec<String> = entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
         names.sort();
         for n in names {
             // Top-level zones are "intel-rapl:N"; "intel-rapl:N:M" are their sub-zones.
@@ -110,11 +109,7 @@ impl Rapl {
     /// Energy between two readings of [`read`](Self::read), summed over zones, in
     /// microjoules; a counter that wrapped once is unwrapped.
     pub fn delta_uj(&self, before: &[u64], after: &[u64]) -> u64 {
-        self.zones
-            .iter()
-            .zip(before.iter().zip(after))
-            .map(|(z, (&b, &a))| if a >= b { a - b } else { z.max_range_uj - b + a })
-            .sum()
+        self.zones.iter().zip(before.iter().zip(after)).map(|(z, (&b, &a))| if a >= b { a - b } else { z.max_range_uj - b + a }).sum()
     }
 
     /// "package-0 (/sys/class/powercap/intel-rapl:0)", for the report.
@@ -323,9 +318,7 @@ mod tests {
     #[test]
     fn rapl_zones_and_wrap() {
         let root = tmpdir("rapl");
-        for (zone, name, e) in
-            [("intel-rapl:0", "package-0", "1000"), ("intel-rapl:0:0", "core", "5"), ("intel-rapl:1", "psys", "7")]
-        {
+        for (zone, name, e) in [("intel-rapl:0", "package-0", "1000"), ("intel-rapl:0:0", "core", "5"), ("intel-rapl:1", "psys", "7")] {
             let z = root.join(zone);
             fs::create_dir_all(&z).unwrap();
             fs::write(z.join("name"), format!("{name}\n")).unwrap();

@@ -90,7 +90,8 @@ impl Batch {
 /// ipsec-mb's output must equal wsec's before it is timed.
 pub fn verify(key: &[u8; 16], nonce: &[u8; 13], aad: &[u8], pt: &[u8], ct: &[u8], tag: &[u8]) -> Result<(), String> {
     init()?;
-    let mut b = Batch { keys: vec![keyexp(key)], nonces: vec![*nonce], aads: vec![aad.to_vec()], bufs: vec![pt.to_vec()], tags: vec![[0; 16]] };
+    let mut b =
+        Batch { keys: vec![keyexp(key)], nonces: vec![*nonce], aads: vec![aad.to_vec()], bufs: vec![pt.to_vec()], tags: vec![[0; 16]] };
     if b.run(true, tag.len()) != 1 {
         return Err("ipsec-mb CCM job failed".into());
     }
@@ -125,19 +126,29 @@ pub fn cases(size: usize, quick: bool) -> Vec<Case> {
             }
         };
         let mut enc = mk(0);
-        v.push(("ipsec-mb".into(), "encap", n, Box::new(move || {
-            black_box(enc.run(true, 8));
-        })));
+        v.push((
+            "ipsec-mb".into(),
+            "encap",
+            n,
+            Box::new(move || {
+                black_box(enc.run(true, 8));
+            }),
+        ));
         // Decap: sealed copies, restored into the work buffers each time (as for the others).
         let mut dec = mk(0);
         dec.run(true, 8);
         let sealed: Vec<Vec<u8>> = dec.bufs.clone();
-        v.push(("ipsec-mb".into(), "decap", n, Box::new(move || {
-            for (b, s) in dec.bufs.iter_mut().zip(&sealed) {
-                b.copy_from_slice(s);
-            }
-            black_box(dec.run(false, 8));
-        })));
+        v.push((
+            "ipsec-mb".into(),
+            "decap",
+            n,
+            Box::new(move || {
+                for (b, s) in dec.bufs.iter_mut().zip(&sealed) {
+                    b.copy_from_slice(s);
+                }
+                black_box(dec.run(false, 8));
+            }),
+        ));
     }
     v
 }

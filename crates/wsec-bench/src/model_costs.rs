@@ -38,7 +38,6 @@ pub struct CountKernel {
     pub decrypt: bool,
 }
 
-
 /// A plaintext MPDU with a body of `n` octets: a data frame to the DS for the data suites,
 /// a group-addressed Deauthentication frame (a robust management frame) for BIP.
 fn frame(suite: CipherSuite, n: usize) -> Vec<u8> {
@@ -72,11 +71,15 @@ impl Protection for PortableCcmp {
     }
     fn encapsulate(&self, mpdu: &[u8], pn: Pn, key_id: u8, out: &mut Vec<u8>) -> wsec::Result<()> {
         let m = if self.suite == CipherSuite::Ccmp128 { 8 } else { 16 };
-        cipher::mpdu::encapsulate(mpdu, pn, key_id, m, AadOptions::default(), out, |n, aad, data, mic| self.key.seal_in_place(&n.ccm(pn), aad.as_bytes(), data, mic))
+        cipher::mpdu::encapsulate(mpdu, pn, key_id, m, AadOptions::default(), out, |n, aad, data, mic| {
+            self.key.seal_in_place(&n.ccm(pn), aad.as_bytes(), data, mic)
+        })
     }
     fn decapsulate(&self, mpdu: &[u8], out: &mut Vec<u8>) -> wsec::Result<cipher::RxInfo> {
         let m = if self.suite == CipherSuite::Ccmp128 { 8 } else { 16 };
-        cipher::mpdu::decapsulate(mpdu, m, AadOptions::default(), out, |n, aad, pn, data, mic| self.key.open_in_place(&n.ccm(pn), aad.as_bytes(), data, mic))
+        cipher::mpdu::decapsulate(mpdu, m, AadOptions::default(), out, |n, aad, pn, data, mic| {
+            self.key.open_in_place(&n.ccm(pn), aad.as_bytes(), data, mic)
+        })
     }
 }
 
@@ -152,7 +155,13 @@ pub fn measure(a: &CostsConfig) -> Result<(Costs, String), String> {
     };
     let cpu = crate::cpu::cpu_model();
     let mut report = String::new();
-    let date = std::process::Command::new("date").arg("-u").arg("+%Y-%m-%d").output().ok().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).unwrap_or_default();
+    let date = std::process::Command::new("date")
+        .arg("-u")
+        .arg("+%Y-%m-%d")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
     if !a.no_host {
         let mut suites = std::collections::BTreeMap::new();
         report += &format!("host CPU: {cpu} (CCM backend {})\n", cipher::kernel::backend());
@@ -169,8 +178,16 @@ pub fn measure(a: &CostsConfig) -> Result<(Costs, String), String> {
             };
             let ((enc, we), (dec, wd)) = (fit(false), fit(true));
             let sc = SuiteCost { encrypt: enc, decrypt: dec };
-            let warn = if we.max(wd) > 0.1 { format!("  (fit residual {:.0}%: noisy machine?)", 100.0 * we.max(wd)) } else { String::new() };
-            report += &format!("{:<14} {:>12.1} {:>12.3} {:>12.1} {:>12.3}{warn}\n", s.name(), sc.encrypt.a, sc.encrypt.b, sc.decrypt.a, sc.decrypt.b);
+            let warn =
+                if we.max(wd) > 0.1 { format!("  (fit residual {:.0}%: noisy machine?)", 100.0 * we.max(wd)) } else { String::new() };
+            report += &format!(
+                "{:<14} {:>12.1} {:>12.3} {:>12.1} {:>12.3}{warn}\n",
+                s.name(),
+                sc.encrypt.a,
+                sc.encrypt.b,
+                sc.decrypt.a,
+                sc.decrypt.b
+            );
             suites.insert(s.name().to_string(), sc);
         }
         let src = format!(
@@ -238,11 +255,15 @@ fn app_ciphers(c: &mut Costs, cpu: &str, date: &str, runs: usize) -> String {
             }
         };
         let t = |f: &dyn Fn(&mut [u8]), buf: &mut Vec<u8>| {
-            median((0..runs.max(1)).map(|_| {
-                let t0 = Instant::now();
-                f(buf);
-                t0.elapsed().as_secs_f64() * 1e9 / buf.len() as f64
-            }).collect())
+            median(
+                (0..runs.max(1))
+                    .map(|_| {
+                        let t0 = Instant::now();
+                        f(buf);
+                        t0.elapsed().as_secs_f64() * 1e9 / buf.len() as f64
+                    })
+                    .collect(),
+            )
         };
         let e = t(&enc, &mut buf);
         let d = t(&dec, &mut buf);
@@ -308,7 +329,16 @@ fn card_costs(c: &mut Costs, a: &CostsConfig, date: &str) -> Result<String, Stri
     let exe = &a.count_exe;
     let count = |suite: &str, bytes: usize, frames: usize, dec: bool| -> Result<f64, String> {
         let mut cmd = std::process::Command::new("valgrind");
-        cmd.args(["--tool=callgrind", "--callgrind-out-file=/dev/null"]).arg(exe).args(["model", "count-kernel", "--suite", suite, "--bytes", &bytes.to_string(), "--frames", &frames.to_string()]);
+        cmd.args(["--tool=callgrind", "--callgrind-out-file=/dev/null"]).arg(exe).args([
+            "model",
+            "count-kernel",
+            "--suite",
+            suite,
+            "--bytes",
+            &bytes.to_string(),
+            "--frames",
+            &frames.to_string(),
+        ]);
         if dec {
             cmd.arg("--decrypt");
         }

@@ -140,9 +140,7 @@ impl LineChart {
             .iter()
             .enumerate()
             .map(|(i, (_, pts))| {
-                let ok = |&(x, y): &(f64, f64)| {
-                    x.is_finite() && y.is_finite() && (!self.log_x || x > 0.0) && (!self.log_y || y > 0.0)
-                };
+                let ok = |&(x, y): &(f64, f64)| x.is_finite() && y.is_finite() && (!self.log_x || x > 0.0) && (!self.log_y || y > 0.0);
                 (i, pts.iter().copied().filter(ok).collect())
             })
             .collect()
@@ -165,9 +163,7 @@ impl LineChart {
             let y = 60 + 22 * k as i32;
             let c = color(*i);
             legend_area.draw(&PathElement::new(vec![(8, y), (36, y)], c.stroke_width(3))).map_err(|x| e(&x))?;
-            legend_area
-                .draw(&Text::new(self.series[*i].0.clone(), (44, y - 8), ("sans-serif", 15).into_font()))
-                .map_err(|x| e(&x))?;
+            legend_area.draw(&Text::new(self.series[*i].0.clone(), (44, y - 8), ("sans-serif", 15).into_font())).map_err(|x| e(&x))?;
         }
         let (mut x0, mut x1) = bounds(all.iter().map(|p| p.0));
         let (mut y0, mut y1) = bounds(all.iter().map(|p| p.1));
@@ -219,8 +215,7 @@ impl LineChart {
                 .map_err(|x| e(&x))?;
             for (i, p) in &pts {
                 let col = color(*i);
-                let line: Vec<(SegmentValue<i32>, f64)> =
-                    p.iter().map(|&(x, y)| (SegmentValue::CenterOf(x.round() as i32), y)).collect();
+                let line: Vec<(SegmentValue<i32>, f64)> = p.iter().map(|&(x, y)| (SegmentValue::CenterOf(x.round() as i32), y)).collect();
                 c.draw_series(LineSeries::new(line.clone(), col.stroke_width(2))).map_err(|x| e(&x))?;
                 c.draw_series(line.into_iter().map(|pt| Circle::new(pt, 3, col.filled()))).map_err(|x| e(&x))?;
             }
@@ -276,10 +271,7 @@ mod tests {
             log_y: true,
             y_from_zero: false,
             x_categories: vec![],
-            series: vec![
-                ("a".into(), vec![(64.0, 10.0), (1500.0, 100.0)]),
-                ("b".into(), vec![(64.0, 5.0), (1500.0, -1.0)]),
-            ],
+            series: vec![("a".into(), vec![(64.0, 10.0), (1500.0, 100.0)]), ("b".into(), vec![(64.0, 5.0), (1500.0, -1.0)])],
         };
         c.render(&dir.join("c.svg")).unwrap();
         let svg = std::fs::read_to_string(dir.join("c.svg")).unwrap();

@@ -111,7 +111,12 @@ pub fn run(o: &Options, json: bool) -> Result<String, String> {
         let mut ap = ap_engine(1);
         let mut jobs: Vec<TxJob> = frames[..16.min(frames.len())]
             .iter()
-            .map(|f| TxJob { peer: Some(STA2), mpdu: to_from_ds(ap.unprotect(0, &STA1, f).expect("verifies").0.expect("whole")), result: Ok(()), ready_at: 0 })
+            .map(|f| TxJob {
+                peer: Some(STA2),
+                mpdu: to_from_ds(ap.unprotect(0, &STA1, f).expect("verifies").0.expect("whole")),
+                result: Ok(()),
+                ready_at: 0,
+            })
             .collect();
         ap.protect_batch(0, &mut jobs);
         for j in &jobs {
@@ -146,8 +151,10 @@ pub fn run(o: &Options, json: bool) -> Result<String, String> {
     if json {
         let v: Vec<serde_json::Value> = rows
             .iter()
-            .map(|(m, b, t, fps)| serde_json::json!({"mode": m, "batch": b, "threads": t, "msdu_bytes": o.msdu,
-                "frames_per_s": fps, "gbps": gbps(*fps), "gbps_per_core": gbps(*fps) / *t as f64}))
+            .map(|(m, b, t, fps)| {
+                serde_json::json!({"mode": m, "batch": b, "threads": t, "msdu_bytes": o.msdu,
+                "frames_per_s": fps, "gbps": gbps(*fps), "gbps_per_core": gbps(*fps) / *t as f64})
+            })
             .collect();
         return Ok(serde_json::to_string_pretty(&serde_json::json!({"cpu": cpu_model(), "cores": cores, "records": v})).unwrap_or_default());
     }

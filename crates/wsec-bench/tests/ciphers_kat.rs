@@ -22,8 +22,8 @@
 //! built here from the block function. Padding errors are checked one rule at a time.
 use openssl::symm::{Cipher as Ossl, Crypter, Mode as OsslMode};
 use rand::{Rng, SeedableRng};
-use wsec_bench::ciphers::impls::{Algorithm, CipherImpl, Spec};
 use wsec::Error;
+use wsec_bench::ciphers::impls::{Algorithm, CipherImpl, Spec};
 
 fn h(s: &str) -> Vec<u8> {
     let clean: String = s.chars().filter(|c| !c.is_whitespace()).collect();
@@ -519,10 +519,7 @@ fn pkcs7_padding_errors_one_rule_at_a_time() {
         let short = decrypt(&*e, &iv, &tweak(bs - 1, p ^ 1)).unwrap();
         assert_eq!(short.len(), pt.len() + 2);
         // Lengths.
-        assert_eq!(
-            decrypt(&*e, &iv, &[]),
-            Err(Error::Malformed("CBC ciphertext is not a positive multiple of the block length"))
-        );
+        assert_eq!(decrypt(&*e, &iv, &[]), Err(Error::Malformed("CBC ciphertext is not a positive multiple of the block length")));
         assert_eq!(
             decrypt(&*e, &iv, &ct[..ct.len() - 1]),
             Err(Error::Malformed("CBC ciphertext is not a positive multiple of the block length"))
@@ -558,9 +555,7 @@ fn key_and_spec_errors() {
     ] {
         assert_eq!(Spec::new(alg, bits).engine(&vec![0; len]).err(), Some(Error::BadKeyLength), "{alg:?} {len}");
     }
-    for (alg, bits) in
-        [(Aes, 64), (Des, 56), (TripleDes, 128), (Blowfish, 24), (Blowfish, 456), (Rc6, 100), (AesGcm, 192), (Rc2, 0)]
-    {
+    for (alg, bits) in [(Aes, 64), (Des, 56), (TripleDes, 128), (Blowfish, 24), (Blowfish, 456), (Rc6, 100), (AesGcm, 192), (Rc2, 0)] {
         assert_eq!(Spec::new(alg, bits).engine(&[0; 16]).err(), Some(Error::BadKeyLength), "{alg:?}-{bits}");
     }
     assert_eq!(Spec::parse("aes-soft-192"), Some(Spec::new(AesSoft, 192)));

@@ -73,8 +73,6 @@ pub struct CcmpArgs {
     json: bool,
 }
 
-
-
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum EnergyArg {
     /// RAPL if readable, else the eq. 7 model
@@ -318,11 +316,7 @@ fn ciphers(a: CiphersArgs) -> Result<String, (u8, String)> {
     if let Some(p) = &a.json_out {
         std::fs::write(p, format!("{json}\n")).map_err(|e| (1, format!("--json-out {}: {e}", p.display())))?;
     }
-    let mut out = if a.json {
-        json
-    } else {
-        report::text(&results, &report::TextOptions { battery: battery.clone(), detail: a.detail })
-    };
+    let mut out = if a.json { json } else { report::text(&results, &report::TextOptions { battery: battery.clone(), detail: a.detail }) };
     if let Some(dir) = &a.plots {
         let exts: &[&str] = match a.plot_format {
             PlotFormat::Svg => &["svg"],
@@ -402,9 +396,7 @@ mod tests {
     fn options_shape_the_config() {
         let c = config(&parse(&["--quick"])).unwrap();
         assert_eq!((c.runs, c.files.len(), c.packets.clone()), (3, 3, vec![64, 1500]));
-        let c =
-            config(&parse(&["--cipher", "paper", "--data", "audio", "--points", "3", "--no-packets", "--runs", "7"]))
-                .unwrap();
+        let c = config(&parse(&["--cipher", "paper", "--data", "audio", "--points", "3", "--no-packets", "--runs", "7"])).unwrap();
         assert_eq!(c.specs, paper::SPECS.to_vec());
         assert_eq!(c.files.iter().map(|f| f.1).collect::<Vec<_>>(), paper::file_sizes(DataType::Audio, 3));
         assert!(c.packets.is_empty());
@@ -468,10 +460,7 @@ mod tests {
             // Equation 7 with 0.27 W: uJ/B = 0.27 / (MB/s).
             assert!(mbps > 0.0 && (uj * mbps / 0.27 - 1.0).abs() < 1e-9, "{r}");
         }
-        assert!(recs.iter().any(|r| r["cipher"] == "DES"
-            && r["key_bits"] == 64
-            && r["mode"] == "cbc-pkcs7"
-            && r["bytes"] == 28 * 1024));
+        assert!(recs.iter().any(|r| r["cipher"] == "DES" && r["key_bits"] == 64 && r["mode"] == "cbc-pkcs7" && r["bytes"] == 28 * 1024));
         assert!(recs.iter().any(|r| r["cipher"] == "AES-GCM" && r["mode"] == "aead" && r["bytes"] == 64));
     }
 }

@@ -197,7 +197,8 @@ pub fn run(a: DecryptArgs) -> Result<String, (u8, String)> {
     let out = BufWriter::new(out);
     // The first four octets say pcapng (never read the whole file: it may be gigabytes).
     let mut magic = [0u8; 4];
-    let is_ng = File::open(&a.capture).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic)).is_ok() && magic == [0x0a, 0x0d, 0x0d, 0x0a];
+    let is_ng =
+        File::open(&a.capture).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic)).is_ok() && magic == [0x0a, 0x0d, 0x0d, 0x0a];
     let first_lt = match &first {
         Some(Ok(p)) => p.linktype,
         _ => 105,

@@ -3,12 +3,12 @@
 //! handshake time, TCP goodput (station to station through the AP's relay, and station
 //! to the wired host) and ping RTT, prints a table and removes everything again, also on
 //! Ctrl-C or failure (docs/live.md).
-use wsec_live::runtime::{install_signal_handlers, STOP};
-use wsec_live::lab::{Lab, Mode, STA_IP, WIRED_IP};
 use clap::Args;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
+use wsec_live::lab::{Lab, Mode, STA_IP, WIRED_IP};
+use wsec_live::runtime::{install_signal_handlers, STOP};
 
 #[derive(Args)]
 pub struct DemoArgs {
@@ -83,7 +83,14 @@ fn measure(mode: &Mode, a: &DemoArgs, pcap: Option<PathBuf>, n: usize) -> Result
     };
     lab.stop_all();
     let four_way = !(mode.name == "open" || mode.name == "wep");
-    Ok(Row { mode: mode.name.into(), crypto, handshake_ms: four_way.then_some((keys - assoc) * 1e3), relay_mbps: relay, wired_mbps: wired, rtt_ms: rtt })
+    Ok(Row {
+        mode: mode.name.into(),
+        crypto,
+        handshake_ms: four_way.then_some((keys - assoc) * 1e3),
+        relay_mbps: relay,
+        wired_mbps: wired,
+        rtt_ms: rtt,
+    })
 }
 
 pub fn run(a: DemoArgs) -> Result<String, String> {
@@ -107,7 +114,12 @@ pub fn run(a: DemoArgs) -> Result<String, String> {
         let r = measure(&mode, &a, pcap, i)?;
         eprintln!(
             "demo: {:<9} crypto {:<4} handshake {:>7} ms  sta->sta {:>7.1} Mb/s  sta->wired {:>7.1} Mb/s  rtt {:.3} ms",
-            r.mode, r.crypto, ms(r.handshake_ms), r.relay_mbps, r.wired_mbps, r.rtt_ms
+            r.mode,
+            r.crypto,
+            ms(r.handshake_ms),
+            r.relay_mbps,
+            r.wired_mbps,
+            r.rtt_ms
         );
         rows.push(r);
         interrupted()?;
@@ -117,7 +129,12 @@ pub fn run(a: DemoArgs) -> Result<String, String> {
     for r in &rows {
         s += &format!(
             "| {} | {} | {} | {:.1} | {:.1} | {:.3} |\n",
-            r.mode, r.crypto, ms(r.handshake_ms), r.relay_mbps, r.wired_mbps, r.rtt_ms
+            r.mode,
+            r.crypto,
+            ms(r.handshake_ms),
+            r.relay_mbps,
+            r.wired_mbps,
+            r.rtt_ms
         );
     }
     Ok(s.trim_end().to_string())

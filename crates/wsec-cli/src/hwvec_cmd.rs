@@ -148,14 +148,7 @@ fn lanes(s: Suite) -> usize {
 }
 
 /// ECCMP-k seal written literally from docs/eccmp.md ("The construction", steps 1-4).
-pub fn eccmp_seal_doc(
-    key: &[u8; 16],
-    k: usize,
-    nonce: &[u8; 13],
-    aad: &[u8],
-    data: &mut [u8],
-    mic: &mut [u8],
-) {
+pub fn eccmp_seal_doc(key: &[u8; 16], k: usize, nonce: &[u8; 13], aad: &[u8], data: &mut [u8], mic: &mut [u8]) {
     let aes = Aes128::new(key.into());
     let enc = |b: [u8; 16]| {
         let mut g = b.into();
@@ -254,11 +247,7 @@ fn random_mpdu(r: &mut Rng, max_len: usize, body_len: Option<usize>) -> Vec<u8> 
     };
     if kind < 5 {
         // To/From DS: 4-address frames have both; the others any other combination.
-        fcv |= if kind == 3 || kind == 4 {
-            0x0300
-        } else {
-            [0x0000, 0x0100, 0x0200][r.below(3) as usize]
-        };
+        fcv |= if kind == 3 || kind == 4 { 0x0300 } else { [0x0000, 0x0100, 0x0200][r.below(3) as usize] };
         // Data subtype bits b4-b5 (CF-Ack/CF-Poll variants still carry a body): masked in the AAD.
         fcv |= (r.below(4) as u16) << 4;
     }
@@ -278,17 +267,13 @@ fn random_mpdu(r: &mut Rng, max_len: usize, body_len: Option<usize>) -> Vec<u8> 
 }
 
 fn ccmp_record(key: [u8; 16], mpdu: &[u8], pn: u64, spp: bool, k: usize) -> Result<Record, String> {
-    let opts = AadOptions {
-        order_rule: OrderRule::Current,
-        spp_amsdu: spp,
-    };
+    let opts = AadOptions { order_rule: OrderRule::Current, spp_amsdu: spp };
     let f = wsec::wire::mac::FrameControl(u16::from_le_bytes([mpdu[0], mpdu[1]]));
     let hl = f.header_len().map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     if k == 1 {
         let c = Ccmp::with_options(&key, opts).map_err(|e| e.to_string())?;
-        c.encapsulate(mpdu, pn, 0, &mut out)
-            .map_err(|e| e.to_string())?;
+        c.encapsulate(mpdu, pn, 0, &mut out).map_err(|e| e.to_string())?;
         // The doc's k = 1 is CCMP bit for bit: check the literal construction agrees.
         let mut again = Vec::new();
         mpdu::encapsulate(mpdu, pn, 0, 8, opts, &mut again, |n, aad, data, mic| {
@@ -313,12 +298,9 @@ fn ccmp_record(key: [u8; 16], mpdu: &[u8], pn: u64, spp: bool, k: usize) -> Resu
         };
         let lib = Eccmp::with_options(&key, suite, opts).map_err(|e| e.to_string())?;
         let mut again = Vec::new();
-        lib.encapsulate(mpdu, pn, 0, &mut again)
-            .map_err(|e| e.to_string())?;
+        lib.encapsulate(mpdu, pn, 0, &mut again).map_err(|e| e.to_string())?;
         if again != out {
-            return Err(format!(
-                "docs/eccmp.md ECCMP-{k} differs from the library's wsec::cipher::eccmp"
-            ));
+            return Err(format!("docs/eccmp.md ECCMP-{k} differs from the library's wsec::cipher::eccmp"));
         }
     }
     let body = mpdu.len() - hl;
@@ -360,9 +342,7 @@ fn ccm16e_record(r: &mut Rng, max_len: usize, body_len: Option<usize>) -> Result
     let pn = 1 + r.below(u32::MAX as u64) as u32;
     let eks = r.below(4) as u8;
     let mut out = Vec::new();
-    Ccm16e::new(&key)
-        .and_then(|c| c.encapsulate(&pdu, pn, eks, &mut out))
-        .map_err(|e| e.to_string())?;
+    Ccm16e::new(&key).and_then(|c| c.encapsulate(&pdu, pn, eks, &mut out)).map_err(|e| e.to_string())?;
     let mut hdr = [0u8; 32];
     hdr[..5].copy_from_slice(&out[..5]);
     let ct = &out[10..10 + body];
@@ -372,9 +352,7 @@ fn ccm16e_record(r: &mut Rng, max_len: usize, body_len: Option<usize>) -> Result
         pn: pn as u64,
         plain: b,
         cipher: ct.to_vec(),
-        mic: out[10 + body..10 + body + 8]
-            .try_into()
-            .map_err(|_| "ICV length")?,
+        mic: out[10 + body..10 + body + 8].try_into().map_err(|_| "ICV length")?,
         spp: false,
     })
 }
@@ -400,10 +378,7 @@ fn from_file(path: &str, suite: Suite, max_len: usize) -> Result<Vec<Record>, St
             continue;
         }
         let bad = |what: &str| format!("{path}:{}: {what}", ln + 1);
-        let key: [u8; 16] = hex::decode(f[1])
-            .ok()
-            .and_then(|k| k.try_into().ok())
-            .ok_or_else(|| bad("key"))?;
+        let key: [u8; 16] = hex::decode(f[1]).ok().and_then(|k| k.try_into().ok()).ok_or_else(|| bad("key"))?;
         let pn: u64 = f[2].parse().map_err(|_| bad("pn"))?;
         let plain = hex::decode(f[4]).map_err(|_| bad("plaintext"))?;
         let prot = hex::decode(f[5]).map_err(|_| bad("protected MPDU"))?;
@@ -446,12 +421,7 @@ pub fn run(a: HwVecArgs) -> Result<String, (u8, String)> {
             return Ok(s.trim_end().to_string());
         }
         std::fs::write(&a.out, &s).map_err(|e| (1, format!("{}: {e}", a.out)))?;
-        return Ok(format!(
-            "wrote {} {:?} frames from {path} to {}",
-            recs.len(),
-            a.suite,
-            a.out
-        ));
+        return Ok(format!("wrote {} {:?} frames from {path} to {}", recs.len(), a.suite, a.out));
     }
     if a.max_len > 2304 {
         return Err((2, "--max-len is at most 2304 (the largest MSDU)".into()));
@@ -468,13 +438,7 @@ pub fn run(a: HwVecArgs) -> Result<String, (u8, String)> {
             r.fill(&mut b);
             let pt = b;
             Aes128::new(&key.into()).encrypt_block((&mut b).into());
-            let _ = writeln!(
-                s,
-                "{} {} {}",
-                hex::encode(key),
-                hex::encode(pt),
-                hex::encode(b)
-            );
+            let _ = writeln!(s, "{} {} {}", hex::encode(key), hex::encode(pt), hex::encode(b));
         }
     }
     for i in 0..if a.suite == Suite::Aes { 0 } else { a.count } {
@@ -487,17 +451,12 @@ pub fn run(a: HwVecArgs) -> Result<String, (u8, String)> {
             let mut m = hex::decode(J64_HDR).expect("hex");
             m[1] &= !0x40; // the published header has Protected set; the input is plaintext
             m.extend_from_slice(&hex::decode(J64_DATA).expect("hex"));
-            let rec = ccmp_record(key, &m, J64_PN, false, k)
-                .map_err(|e| (1, format!("frame 0 (J.6.4): {e}")))?;
+            let rec = ccmp_record(key, &m, J64_PN, false, k).map_err(|e| (1, format!("frame 0 (J.6.4): {e}")))?;
             if k == 1 {
-                let want =
-                    hex::decode(J64_MPDU.split_whitespace().collect::<String>()).expect("hex");
+                let want = hex::decode(J64_MPDU.split_whitespace().collect::<String>()).expect("hex");
                 let got = [&want[..32], &rec.cipher[..], &rec.mic[..]].concat();
                 if got != want {
-                    return Err((
-                        1,
-                        "library CCMP does not reproduce 802.11-2020 J.6.4".into(),
-                    ));
+                    return Err((1, "library CCMP does not reproduce 802.11-2020 J.6.4".into()));
                 }
             }
             Ok(rec)
@@ -509,15 +468,11 @@ pub fn run(a: HwVecArgs) -> Result<String, (u8, String)> {
             let spp = r.below(4) == 0;
             ccmp_record(key, &m, pn, spp, k)
         };
-        rec.map_err(|e| (1, format!("frame {i}: {e}")))?
-            .write(&mut s);
+        rec.map_err(|e| (1, format!("frame {i}: {e}")))?.write(&mut s);
     }
     if a.out == "-" {
         return Ok(s.trim_end().to_string());
     }
     std::fs::write(&a.out, &s).map_err(|e| (1, format!("{}: {e}", a.out)))?;
-    Ok(format!(
-        "wrote {} {:?} frames to {}",
-        a.count, a.suite, a.out
-    ))
+    Ok(format!("wrote {} {:?} frames to {}", a.count, a.suite, a.out))
 }

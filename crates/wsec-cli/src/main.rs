@@ -10,9 +10,9 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod bench_cmd;
 mod decrypt_cmd;
 mod demo_cmd;
+mod hwvec_cmd;
 mod live_cmd;
 mod model_cmd;
-mod hwvec_cmd;
 mod rsn_cmd;
 mod synth_cmd;
 

@@ -217,7 +217,8 @@ fn saturation(a: SatArgs) -> CmdResult {
             coll += n.collisions;
         }
     }
-    let per_station: Vec<f64> = (0..a.stations).map(|i| Estimate::of(&s.runs.iter().map(|r| r.flows[i].throughput_mbps).collect::<Vec<_>>()).mean).collect();
+    let per_station: Vec<f64> =
+        (0..a.stations).map(|i| Estimate::of(&s.runs.iter().map(|r| r.flows[i].throughput_mbps).collect::<Vec<_>>()).mean).collect();
     let events: u64 = s.runs.iter().map(|r| r.events).sum();
     if a.json {
         let v = serde_json::json!({
@@ -305,7 +306,8 @@ fn run_scenario(path: &Path, sweep: Option<(String, Vec<String>)>, c: CommonRun)
     }
     let n_points = sweep.as_ref().map_or(1, |s| s.1.len());
     let jobs = sc.jobs(&params, n_points, c.replications);
-    let pb = if std::io::IsTerminal::is_terminal(&std::io::stderr()) && !c.json { ProgressBar::new(jobs as u64) } else { ProgressBar::hidden() };
+    let pb =
+        if std::io::IsTerminal::is_terminal(&std::io::stderr()) && !c.json { ProgressBar::new(jobs as u64) } else { ProgressBar::hidden() };
     pb.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} runs {elapsed_precise} (eta {eta})").unwrap());
     let t0 = Instant::now();
     let sw = sweep.as_ref().map(|(p, v)| (p.as_str(), v.as_slice()));
@@ -384,7 +386,12 @@ fn table(results: &[CaseResult]) -> String {
             for (k, _, p) in COLS {
                 row.push(fmt_est(f.metrics.get(k), p));
             }
-            let paper: Vec<String> = r.paper.iter().filter(|(k, _)| k.starts_with(&format!("{}.", f.name)) || !k.contains('.')).map(|(k, v)| format!("{k}={v}")).collect();
+            let paper: Vec<String> = r
+                .paper
+                .iter()
+                .filter(|(k, _)| k.starts_with(&format!("{}.", f.name)) || !k.contains('.'))
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
             row.push(paper.join(" "));
             rows.push(row);
         }
@@ -408,7 +415,19 @@ fn to_csv(results: &[CaseResult]) -> String {
     for r in results {
         for f in &r.summary.flows {
             for (k, e) in &f.metrics {
-                s += &format!("{},{},{},{},{},{},{},{},{},{}\n", r.case, r.point.clone().unwrap_or_default(), f.name, f.src, f.dst, f.traffic, k, e.mean, e.ci95, e.n);
+                s += &format!(
+                    "{},{},{},{},{},{},{},{},{},{}\n",
+                    r.case,
+                    r.point.clone().unwrap_or_default(),
+                    f.name,
+                    f.src,
+                    f.dst,
+                    f.traffic,
+                    k,
+                    e.mean,
+                    e.ci95,
+                    e.n
+                );
             }
         }
         for (k, v) in &r.paper {

@@ -49,18 +49,12 @@ pub struct PtkArgs {
 }
 
 fn hex_clean(s: &str) -> String {
-    s.chars()
-        .filter(|c| !(c.is_whitespace() || *c == ':' || *c == '-'))
-        .collect()
+    s.chars().filter(|c| !(c.is_whitespace() || *c == ':' || *c == '-')).collect()
 }
 
 fn parse_mac(s: &str) -> Result<[u8; 6], String> {
     let clean = hex_clean(s);
-    let ok_form = s.len() == 12
-        || (s.len() == 17
-            && s.chars()
-                .enumerate()
-                .all(|(i, c)| (i % 3 == 2) == (c == ':' || c == '-')));
+    let ok_form = s.len() == 12 || (s.len() == 17 && s.chars().enumerate().all(|(i, c)| (i % 3 == 2) == (c == ':' || c == '-')));
     match hex::decode(&clean) {
         Ok(v) if ok_form && v.len() == 6 => Ok([v[0], v[1], v[2], v[3], v[4], v[5]]),
         _ => Err("a MAC address is aa:bb:cc:dd:ee:ff or 12 hex digits".into()),
@@ -69,8 +63,7 @@ fn parse_mac(s: &str) -> Result<[u8; 6], String> {
 
 fn parse_nonce(s: &str) -> Result<[u8; 32], String> {
     let v = hex::decode(hex_clean(s)).map_err(|e| format!("not valid hex: {e}"))?;
-    v.try_into()
-        .map_err(|v: Vec<u8>| format!("a nonce is 32 octets, got {}", v.len()))
+    v.try_into().map_err(|v: Vec<u8>| format!("a nonce is 32 octets, got {}", v.len()))
 }
 
 fn parse_akm(s: &str) -> Result<Akm, String> {
@@ -82,13 +75,7 @@ fn parse_akm(s: &str) -> Result<Akm, String> {
 
 fn parse_pairwise(s: &str) -> Result<CipherSuite, String> {
     match s.parse::<CipherSuite>() {
-        Ok(
-            c @ (CipherSuite::Ccmp128
-            | CipherSuite::Ccmp256
-            | CipherSuite::Gcmp128
-            | CipherSuite::Gcmp256
-            | CipherSuite::Tkip),
-        ) => Ok(c),
+        Ok(c @ (CipherSuite::Ccmp128 | CipherSuite::Ccmp256 | CipherSuite::Gcmp128 | CipherSuite::Gcmp256 | CipherSuite::Tkip)) => Ok(c),
         _ => Err("pairwise cipher is one of ccmp, ccmp-256, gcmp, gcmp-256, tkip".into()),
     }
 }
@@ -125,38 +112,17 @@ pub fn passphrase(a: PassphraseArgs) -> Result<String, (u8, String)> {
     let psk = pbkdf2::psk_from_passphrase(&pass, a.ssid.as_bytes()).map_err(|e| (1, e.to_string()))?;
     // `pass` is printable ASCII, checked above.
     let pass = String::from_utf8_lossy(&pass);
-    Ok(format!(
-        "network={{\n\tssid=\"{}\"\n\t#psk=\"{}\"\n\tpsk={}\n}}",
-        a.ssid,
-        pass,
-        hex::encode(psk)
-    ))
+    Ok(format!("network={{\n\tssid=\"{}\"\n\t#psk=\"{}\"\n\tpsk={}\n}}", a.ssid, pass, hex::encode(psk)))
 }
 
 /// `wsec ptk ...`: lines `KCK <hex>`, `KEK <hex>`, `TK <hex>` and, with `--kdk-len`, `KDK <hex>`.
 pub fn ptk(a: PtkArgs) -> Result<String, (u8, String)> {
     let pmk = hex::decode(hex_clean(&a.pmk)).map_err(|e| (2, format!("--pmk is not valid hex: {e}")))?;
-    let ptk =
-        kdf::derive_ptk(a.akm, &pmk, &a.aa, &a.spa, &a.anonce, &a.snonce, a.cipher, a.kdk_len).map_err(
-            |e| match e {
-                wsec::Error::BadKeyLength => (
-                    2,
-                    format!(
-                        "--pmk must be {} octets for {}, got {}",
-                        a.akm.pmk_len(),
-                        a.akm,
-                        pmk.len()
-                    ),
-                ),
-                e => (2, e.to_string()),
-            },
-        )?;
-    let mut s = format!(
-        "KCK {}\nKEK {}\nTK {}",
-        hex::encode(ptk.kck()),
-        hex::encode(ptk.kek()),
-        hex::encode(ptk.tk())
-    );
+    let ptk = kdf::derive_ptk(a.akm, &pmk, &a.aa, &a.spa, &a.anonce, &a.snonce, a.cipher, a.kdk_len).map_err(|e| match e {
+        wsec::Error::BadKeyLength => (2, format!("--pmk must be {} octets for {}, got {}", a.akm.pmk_len(), a.akm, pmk.len())),
+        e => (2, e.to_string()),
+    })?;
+    let mut s = format!("KCK {}\nKEK {}\nTK {}", hex::encode(ptk.kck()), hex::encode(ptk.kek()), hex::encode(ptk.tk()));
     if a.kdk_len > 0 {
         s.push_str(&format!("\nKDK {}", hex::encode(ptk.kdk())));
     }

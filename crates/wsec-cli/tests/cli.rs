@@ -60,8 +60,7 @@ const CASES: &[Case] = &[
 #[test]
 fn protect_and_unprotect_vectors() {
     for c in CASES {
-        let (code, out, err) =
-            wsec(&["protect", "--cipher", c.cipher, "--key", c.key, "--pn", c.pn, "--keyid", c.keyid, c.plain]);
+        let (code, out, err) = wsec(&["protect", "--cipher", c.cipher, "--key", c.key, "--pn", c.pn, "--keyid", c.keyid, c.plain]);
         assert_eq!(code, 0, "{}: {err}", c.cipher);
         assert_eq!(out, c.prot, "{} protect", c.cipher);
         let (code, out, err) = wsec(&["unprotect", "--cipher", c.cipher, "--key", c.key, c.prot]);
@@ -97,7 +96,8 @@ fn failures_are_one_line_and_nonzero() {
 fn order_rule_flag() {
     // P802.11i/D7.0 MPDU 3 (QoS, Order = 1) verifies only under --order-rule 2003.
     let key = "40cfb7a62e88013bd6d3affcc191041e";
-    let prot = "b8c8dc61d9577df763c8b6a88adf3691dc4a8bca94dd60822085aea500a0f3a0dc2f89d8580340b626a0b6d4d013bf18f291b89646c8fd1f1f61a9fb4bb3";
+    let prot =
+        "b8c8dc61d9577df763c8b6a88adf3691dc4a8bca94dd60822085aea500a0f3a0dc2f89d8580340b626a0b6d4d013bf18f291b89646c8fd1f1f61a9fb4bb3";
     let (code, out, _) = wsec(&["unprotect", "--cipher", "ccmp", "--key", key, "--order-rule", "2003", prot]);
     assert_eq!(code, 0);
     assert_eq!(out, "b888dc61d9577df763c8b6a88adf3691dc4a8bca94dd608220852c1bd036831c95496c5f4dbf3d559e72de802a18");

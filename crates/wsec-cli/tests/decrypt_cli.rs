@@ -7,7 +7,9 @@ use wsec::capture::{radio, CaptureReader};
 use wsec::wire::Header;
 
 fn shared(p: &str) -> PathBuf {
-    let base = std::env::var_os("WSEC_SHARED").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
+    let base = std::env::var_os("WSEC_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
     base.join(p)
 }
 
@@ -44,7 +46,8 @@ fn census(p: &std::path::Path) -> (usize, usize, u32) {
 fn wep_capture() {
     let out = tmp("wep.pcap");
     let cap = shared("captures/aircrack/wep_64_ptw.cap");
-    let (code, stdout, err) = wsec(&["decrypt", cap.to_str().unwrap(), "-o", out.to_str().unwrap(), "--wep-key", "1f:1f:1f:1f:1f", "--json"]);
+    let (code, stdout, err) =
+        wsec(&["decrypt", cap.to_str().unwrap(), "-o", out.to_str().unwrap(), "--wep-key", "1f:1f:1f:1f:1f", "--json"]);
     assert_eq!(code, 0, "{err}");
     let j: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(j["decrypted"], 30630);
@@ -68,13 +71,33 @@ fn wpa2_capture_with_keys_file_and_options() {
     assert!(stdout.contains("Number of decrypted frames"), "{stdout}");
     // --drop-undecrypted leaves out the two frames sent before the first handshake.
     let out2 = tmp("wpa2-drop.pcap");
-    let (code, _, _) = wsec(&["decrypt", cap.to_str().unwrap(), "-o", out2.to_str().unwrap(), "--ssid", "linksys", "--passphrase", "dictionary", "--drop-undecrypted"]);
+    let (code, _, _) = wsec(&[
+        "decrypt",
+        cap.to_str().unwrap(),
+        "-o",
+        out2.to_str().unwrap(),
+        "--ssid",
+        "linksys",
+        "--passphrase",
+        "dictionary",
+        "--drop-undecrypted",
+    ]);
     assert_eq!(code, 0);
     assert_eq!(census(&out2).0, 0);
     assert_eq!(census(&out).0, 2);
     // --ethernet writes Ethernet II frames (link type 1).
     let eth = tmp("wpa2-eth.pcap");
-    let (code, _, _) = wsec(&["decrypt", cap.to_str().unwrap(), "-o", eth.to_str().unwrap(), "--ssid", "linksys", "--passphrase", "dictionary", "--ethernet"]);
+    let (code, _, _) = wsec(&[
+        "decrypt",
+        cap.to_str().unwrap(),
+        "-o",
+        eth.to_str().unwrap(),
+        "--ssid",
+        "linksys",
+        "--passphrase",
+        "dictionary",
+        "--ethernet",
+    ]);
     assert_eq!(code, 0);
     let pkts: Vec<_> = CaptureReader::open(&eth).unwrap().map(|p| p.unwrap()).collect();
     assert!(pkts.iter().all(|p| p.linktype == 1 && p.data.len() >= 14));
@@ -99,7 +122,8 @@ fn bad_input_gives_clear_errors() {
     let cap = std::fs::read(shared("captures/aircrack/wpa.cap")).unwrap();
     let cut = tmp("cut.cap");
     std::fs::write(&cut, &cap[..cap.len() - 50]).unwrap();
-    let (code, stdout, err) = wsec(&["decrypt", cut.to_str().unwrap(), "-o", out.to_str().unwrap(), "--ssid", "test", "--passphrase", "biscotte", "--json"]);
+    let (code, stdout, err) =
+        wsec(&["decrypt", cut.to_str().unwrap(), "-o", out.to_str().unwrap(), "--ssid", "test", "--passphrase", "biscotte", "--json"]);
     assert_eq!(code, 0, "{err}");
     let j: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(j["capture_errors"].as_array().unwrap().len(), 1);
@@ -110,7 +134,8 @@ fn bad_input_gives_clear_errors() {
 fn sae_capture_explains_why_not() {
     let out = tmp("sae.pcap");
     let cap = shared("captures/vanhoef/wpa3.pcapng");
-    let (code, stdout, err) = wsec(&["decrypt", cap.to_str().unwrap(), "-o", out.to_str().unwrap(), "--ssid", "WPA3-Network", "--passphrase", "abcdefgh"]);
+    let (code, stdout, err) =
+        wsec(&["decrypt", cap.to_str().unwrap(), "-o", out.to_str().unwrap(), "--ssid", "WPA3-Network", "--passphrase", "abcdefgh"]);
     assert_eq!(code, 0, "{err}");
     assert!(stdout.contains("a passive observer needs the PMK (--pmk)"), "{stdout}");
 }

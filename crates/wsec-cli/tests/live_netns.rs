@@ -5,10 +5,10 @@
 //! medium, a station killed and restarted, the AP restarted, its memory bounded. Needs root (CI runs as
 //! root): without it every test fails with that message. `WSEC_LIVE_BYTES` sets the TCP
 //! transfer size (default 100 MB, as the issue asks).
-use wsec_live::lab::{self as live_lab, Lab, Mode, STA_IP, WIRED_IP};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
+use wsec_live::lab::{self as live_lab, Lab, Mode, STA_IP, WIRED_IP};
 
 const SSID: &str = "wsec-live";
 const PASS: &str = "correct horse battery";
@@ -63,7 +63,7 @@ fn wpa2_every_pair_and_capture_decrypts() {
     eprintln!("wsec decrypt: {j}");
     let num = |k: &str| j.get(k).and_then(|v| v.as_u64()).unwrap_or_else(|| panic!("no {k} in {j}"));
     assert!(num("decrypted") > (3 * n / 1500) as u64, "{j}");
-    assert_eq!(num("protected") , num("decrypted"), "{j}");
+    assert_eq!(num("protected"), num("decrypted"), "{j}");
     // tshark, given only passphrase and SSID, decrypts the same traffic (standard frames).
     let conf = lab.dir.join("wireshark");
     std::fs::create_dir_all(&conf).unwrap();
@@ -193,7 +193,14 @@ fn loss_garbage_and_restarts() {
     std::thread::sleep(Duration::from_millis(300));
     lab.stop_all();
     let ap = lab.log("ap");
-    let dropped = |k: &str| ap.lines().rev().find(|l| l.starts_with("ap counters:")).and_then(|l| l.split(&format!(" {k}=")).nth(1)).and_then(|v| v.split(|c: char| !c.is_ascii_digit()).next()?.parse::<u32>().ok()).unwrap_or(0);
+    let dropped = |k: &str| {
+        ap.lines()
+            .rev()
+            .find(|l| l.starts_with("ap counters:"))
+            .and_then(|l| l.split(&format!(" {k}=")).nth(1))
+            .and_then(|v| v.split(|c: char| !c.is_ascii_digit()).next()?.parse::<u32>().ok())
+            .unwrap_or(0)
+    };
     assert!(dropped("replay") >= 1 && dropped("mic failure") >= 1, "replays/forgeries not counted: {ap}");
     eprintln!("AP dropped {} replays and {} forgeries (5 of each sent, 5% loss on the air)", dropped("replay"), dropped("mic failure"));
     let s1 = lab.log("sta1");
@@ -211,7 +218,8 @@ fn packet_socket_medium_over_a_veth_pair() {
     lab.write_confs(&mode, "").unwrap();
     lab.start_ap().unwrap();
     lab.start_sta(1).unwrap();
-    lab.wait_log("sta1", "data open", Duration::from_secs(20)).unwrap_or_else(|e| panic!("{e}\nap: {}\nsta1: {}", lab.log("ap"), lab.log("sta1")));
+    lab.wait_log("sta1", "data open", Duration::from_secs(20))
+        .unwrap_or_else(|e| panic!("{e}\nap: {}\nsta1: {}", lab.log("ap"), lab.log("sta1")));
     assert!(lab.log("ap").contains("on packet:"), "{}", lab.log("ap"));
     lab.wait_ping("s1", WIRED_IP, Duration::from_secs(10)).unwrap();
     let n = bytes().min(20_000_000);

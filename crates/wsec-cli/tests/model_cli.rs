@@ -15,7 +15,25 @@ fn tmp(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn saturation_json_has_throughput_and_ci() {
-    let (rc, out, err) = wsec(&["model", "saturation", "--phy", "g", "--rate", "54", "--stations", "5", "--payload", "1472", "--duration", "3", "--seed", "7", "--replications", "4", "--json"]);
+    let (rc, out, err) = wsec(&[
+        "model",
+        "saturation",
+        "--phy",
+        "g",
+        "--rate",
+        "54",
+        "--stations",
+        "5",
+        "--payload",
+        "1472",
+        "--duration",
+        "3",
+        "--seed",
+        "7",
+        "--replications",
+        "4",
+        "--json",
+    ]);
     assert_eq!(rc, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let t = v["throughput_mbps"].as_f64().unwrap();
@@ -27,7 +45,25 @@ fn saturation_json_has_throughput_and_ci() {
     assert_eq!(v["runs_mbps"].as_array().unwrap().len(), 4);
     assert_eq!(v["per_station_mbps"].as_array().unwrap().len(), 5);
     // Same seed, same numbers.
-    let (_, again, _) = wsec(&["model", "saturation", "--phy", "g", "--rate", "54", "--stations", "5", "--payload", "1472", "--duration", "3", "--seed", "7", "--replications", "4", "--json"]);
+    let (_, again, _) = wsec(&[
+        "model",
+        "saturation",
+        "--phy",
+        "g",
+        "--rate",
+        "54",
+        "--stations",
+        "5",
+        "--payload",
+        "1472",
+        "--duration",
+        "3",
+        "--seed",
+        "7",
+        "--replications",
+        "4",
+        "--json",
+    ]);
     let w: serde_json::Value = serde_json::from_str(&again).unwrap();
     assert_eq!(v["runs_mbps"], w["runs_mbps"]);
 }
@@ -41,8 +77,20 @@ fn run_and_sweep_write_table_json_csv_and_svg() {
     let csv = tmp("sweep.csv");
     let svg = tmp("sweep.svg");
     let (rc, out, err) = wsec(&[
-        "model", "sweep", "../../scenarios/saturation_g54.toml", "--param", "topology.stations=1,4", "--set", "run.duration_s=2",
-        "--replications", "2", "--json", "--csv", csv.to_str().unwrap(), "--plot", svg.to_str().unwrap(),
+        "model",
+        "sweep",
+        "../../scenarios/saturation_g54.toml",
+        "--param",
+        "topology.stations=1,4",
+        "--set",
+        "run.duration_s=2",
+        "--replications",
+        "2",
+        "--json",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
     ]);
     assert_eq!(rc, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -67,7 +115,19 @@ fn costs_writes_a_loadable_file_with_sources() {
         assert!(!v["locations"][loc]["source"].as_str().unwrap().is_empty(), "{loc}");
     }
     // The file drives a run.
-    let (rc, _, err) = wsec(&["model", "run", "../../scenarios/seed002_table3_adhoc.toml", "--costs", out.to_str().unwrap(), "--set", "run.duration_s=2", "--set", "run.warmup_s=0.5", "--replications", "1"]);
+    let (rc, _, err) = wsec(&[
+        "model",
+        "run",
+        "../../scenarios/seed002_table3_adhoc.toml",
+        "--costs",
+        out.to_str().unwrap(),
+        "--set",
+        "run.duration_s=2",
+        "--set",
+        "run.warmup_s=0.5",
+        "--replications",
+        "1",
+    ]);
     assert_eq!(rc, 0, "{err}");
 }
 

@@ -17,11 +17,7 @@ fn wsec_in(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String) {
         si.write_all(data).expect("write stdin");
     }
     let o = child.wait_with_output().expect("wait wsec");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).to_string(),
-        String::from_utf8_lossy(&o.stderr).trim().to_string(),
-    )
+    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).to_string(), String::from_utf8_lossy(&o.stderr).trim().to_string())
 }
 
 fn wsec(args: &[&str]) -> (i32, String, String) {
@@ -35,26 +31,14 @@ fn network(ssid: &str, pass: &str, psk: &str) -> String {
 #[test]
 fn passphrase_vectors() {
     for (ssid, pass, psk) in [
-        (
-            "IEEE",
-            "password",
-            "f42c6fc52df0ebef9ebb4b90b38a5f902e83fe1b135a70e23aed762e9710a12e",
-        ),
-        (
-            "ThisIsASSID",
-            "ThisIsAPassword",
-            "0dc0d6eb90555ed6419756b9a15ec3e3209b63df707dd508d14581f8982721af",
-        ),
+        ("IEEE", "password", "f42c6fc52df0ebef9ebb4b90b38a5f902e83fe1b135a70e23aed762e9710a12e"),
+        ("ThisIsASSID", "ThisIsAPassword", "0dc0d6eb90555ed6419756b9a15ec3e3209b63df707dd508d14581f8982721af"),
         (
             "ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ",
             "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
             "becb93866bb8c3832cb777c2f559807c8c59afcb6eae734885001300a981cc62",
         ),
-        (
-            "Harkonen",
-            "12345678",
-            "ee51883793a6f68e9615fe73c80a3aa6f2dd0ea537bce627b929183cc6e57925",
-        ),
+        ("Harkonen", "12345678", "ee51883793a6f68e9615fe73c80a3aa6f2dd0ea537bce627b929183cc6e57925"),
     ] {
         let (code, out, err) = wsec(&["passphrase", ssid, pass]);
         assert_eq!(code, 0, "{err}");
@@ -64,17 +48,8 @@ fn passphrase_vectors() {
 
 #[test]
 fn passphrase_from_stdin() {
-    let want = network(
-        "IEEE",
-        "password",
-        "f42c6fc52df0ebef9ebb4b90b38a5f902e83fe1b135a70e23aed762e9710a12e",
-    );
-    for input in [
-        &b"password\n"[..],
-        b"password",
-        b"password\r\n",
-        b"password\nsecond line\n",
-    ] {
+    let want = network("IEEE", "password", "f42c6fc52df0ebef9ebb4b90b38a5f902e83fe1b135a70e23aed762e9710a12e");
+    for input in [&b"password\n"[..], b"password", b"password\r\n", b"password\nsecond line\n"] {
         let (code, out, err) = wsec_in(&["passphrase", "IEEE"], Some(input));
         assert_eq!(code, 0, "{err}");
         assert_eq!(out, format!("# reading passphrase from stdin\n{want}"), "{input:?}");
@@ -126,13 +101,8 @@ fn ptk_prf_sha1_6_3() {
     let want = "KCK ea0e404633c802450302868ccaa749de\n\
                 KEK 5cba5abcb267e2de1d5e21e57accd507\n\
                 TK 9b31e9ff220e132ae4f6ed9ef1acc885\n";
-    for (aa, spa) in [
-        ("00:14:6c:7e:40:80", "00:13:46:fe:32:0c"),
-        ("00146c7e4080", "001346fe320c"),
-    ] {
-        let (code, out, err) = wsec(&[
-            "ptk", "--pmk", PMK_63, "--aa", aa, "--spa", spa, "--anonce", ANONCE_63, "--snonce", SNONCE_63,
-        ]);
+    for (aa, spa) in [("00:14:6c:7e:40:80", "00:13:46:fe:32:0c"), ("00146c7e4080", "001346fe320c")] {
+        let (code, out, err) = wsec(&["ptk", "--pmk", PMK_63, "--aa", aa, "--spa", spa, "--anonce", ANONCE_63, "--snonce", SNONCE_63]);
         assert_eq!(code, 0, "{err}");
         assert_eq!(out, want);
     }

@@ -5,11 +5,11 @@
 //!
 //! Addresses: stations 10.77.0.11 and .12, wired host 10.77.0.2; the AP's wired TAP sits
 //! in a bridge in the AP's namespace with a veth to the wired host.
+use crate::medium::netns;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use crate::medium::netns;
 
 pub const STA_IP: [&str; 2] = ["10.77.0.11", "10.77.0.12"];
 pub const WIRED_IP: &str = "10.77.0.2";
@@ -37,7 +37,9 @@ impl Mode {
         let tk = Some(("wpa-pwd".to_string(), format!("{pass}:{ssid}")));
         let wep_hex = "0102030405060708090a0b0c0d";
         Some(match name {
-            "open" => Mode { name: "open", ap: String::new(), sta: "    key_mgmt=NONE\n".into(), sta_global: String::new(), tshark_key: None },
+            "open" => {
+                Mode { name: "open", ap: String::new(), sta: "    key_mgmt=NONE\n".into(), sta_global: String::new(), tshark_key: None }
+            }
             "wep" => Mode {
                 name: "wep",
                 ap: format!("wep_key0={wep_hex}\nwep_default_key=0\nauth_algs=2\ncrypto_offload=card\n"),
@@ -114,7 +116,17 @@ impl Lab {
         let dir = std::env::temp_dir().join(format!("wsec-lab-{tag}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-        let mut lab = Lab { bin: bin.to_path_buf(), tag: tag.into(), dir, ssid: ssid.into(), ns: vec![], procs: vec![], hub: String::new(), media: vec![], veth: None };
+        let mut lab = Lab {
+            bin: bin.to_path_buf(),
+            tag: tag.into(),
+            dir,
+            ssid: ssid.into(),
+            ns: vec![],
+            procs: vec![],
+            hub: String::new(),
+            media: vec![],
+            veth: None,
+        };
         for n in ["ap", "s1", "s2", "w"] {
             let name = lab.ns(n);
             let _ = sh(&["ip", "netns", "del", &name]);
@@ -177,10 +189,7 @@ impl Lab {
     }
 
     pub fn write_confs(&self, mode: &Mode, extra_ap: &str) -> Result<(), String> {
-        let ap = format!(
-            "interface=wap0\nssid={}\nbssid=02:00:00:00:00:01\nchannel=6\nhw_mode=g\n{}{}",
-            self.ssid, mode.ap, extra_ap
-        );
+        let ap = format!("interface=wap0\nssid={}\nbssid=02:00:00:00:00:01\nchannel=6\nhw_mode=g\n{}{}", self.ssid, mode.ap, extra_ap);
         std::fs::write(self.dir.join("ap.conf"), ap).map_err(|e| e.to_string())?;
         for i in 1..=2 {
             let s = format!(
@@ -372,7 +381,10 @@ impl Lab {
         let (mbps, sent_hash) = client.join().map_err(|_| "client panicked")?.map_err(|e| e.to_string())??;
         let (n, got_hash) = server.join().map_err(|_| "server panicked")?.map_err(|e| e.to_string())??;
         if n != bytes || got_hash != sent_hash {
-            return Err(format!("TCP {from} -> {to}: {n} of {bytes} bytes, checksum {}", if got_hash == sent_hash { "equal" } else { "DIFFERENT" }));
+            return Err(format!(
+                "TCP {from} -> {to}: {n} of {bytes} bytes, checksum {}",
+                if got_hash == sent_hash { "equal" } else { "DIFFERENT" }
+            ));
         }
         Ok(mbps)
     }

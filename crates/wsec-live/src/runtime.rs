@@ -193,16 +193,26 @@ impl Core {
                     s += &format!(
                         "\n  station {} rx {} ({} B) tx {} ({} B) dropped {}",
                         wsec::wire::mac::fmt_mac(&a),
-                        sc.rx_data, sc.rx_bytes, sc.tx_data, sc.tx_bytes, sc.rx_dropped
+                        sc.rx_data,
+                        sc.rx_bytes,
+                        sc.tx_data,
+                        sc.tx_bytes,
+                        sc.rx_dropped
                     );
                 }
                 let e = c.engine_stats();
-                s += &format!("\n  engine protected {} unprotected {} octets {} card busy {} ns", e.protected, e.unprotected, e.octets, e.card_busy_ns);
+                s += &format!(
+                    "\n  engine protected {} unprotected {} octets {} card busy {} ns",
+                    e.protected, e.unprotected, e.octets, e.card_busy_ns
+                );
                 s
             }
             Core::Sta(c) => {
                 let e = c.engine_stats();
-                format!("{}\n  engine protected {} unprotected {} octets {} card busy {} ns", c.counters, e.protected, e.unprotected, e.octets, e.card_busy_ns)
+                format!(
+                    "{}\n  engine protected {} unprotected {} octets {} card busy {} ns",
+                    c.counters, e.protected, e.unprotected, e.octets, e.card_busy_ns
+                )
             }
         }
     }

@@ -27,30 +27,18 @@ enum Step {
     Gtk(u8, Vec<u8>),
 }
 
-fn engines(
-    rng: &mut impl Rng,
-    suites: &[CipherSuite],
-) -> (
-    Engine,
-    Engine,
-    Vec<([u8; 6], CipherSuite, Vec<u8>)>,
-    Vec<u8>,
-) {
+fn engines(rng: &mut impl Rng, suites: &[CipherSuite]) -> (Engine, Engine, Vec<([u8; 6], CipherSuite, Vec<u8>)>, Vec<u8>) {
     let mut a = Engine::new(Role::Authenticator, Offload::Host);
     let mut b = Engine::new(Role::Authenticator, Offload::Host);
     let gtk = key(rng, 16);
-    a.install(None, KeyType::Group, 1, CipherSuite::Ccmp128, &gtk, None)
-        .unwrap();
-    b.install(None, KeyType::Group, 1, CipherSuite::Ccmp128, &gtk, None)
-        .unwrap();
+    a.install(None, KeyType::Group, 1, CipherSuite::Ccmp128, &gtk, None).unwrap();
+    b.install(None, KeyType::Group, 1, CipherSuite::Ccmp128, &gtk, None).unwrap();
     let mut peers = Vec::new();
     for (i, &s) in suites.iter().enumerate() {
         let k = key(rng, s.key_len());
         let p = sta(i as u8);
-        a.install(Some(p), KeyType::Pairwise, 0, s, &k, None)
-            .unwrap();
-        b.install(Some(p), KeyType::Pairwise, 0, s, &k, None)
-            .unwrap();
+        a.install(Some(p), KeyType::Pairwise, 0, s, &k, None).unwrap();
+        b.install(Some(p), KeyType::Pairwise, 0, s, &k, None).unwrap();
         peers.push((p, s, k));
     }
     (a, b, peers, gtk)
@@ -59,14 +47,8 @@ fn engines(
 #[test]
 fn batches_equal_one_frame_at_a_time_byte_for_byte() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(0xba7c);
-    let suites = [
-        CipherSuite::Ccmp128,
-        CipherSuite::Ccmp256,
-        CipherSuite::Gcmp128,
-        CipherSuite::Tkip,
-        CipherSuite::Ccmp128,
-        CipherSuite::Ccmp128,
-    ];
+    let suites =
+        [CipherSuite::Ccmp128, CipherSuite::Ccmp256, CipherSuite::Gcmp128, CipherSuite::Tkip, CipherSuite::Ccmp128, CipherSuite::Ccmp128];
     for round in 0..40 {
         let (mut one, mut many, peers, _) = engines(&mut rng, &suites);
         // Odd rounds spread the crypto over a pool of threads (long batches, so the
@@ -81,12 +63,7 @@ fn batches_equal_one_frame_at_a_time_byte_for_byte() {
             match rng.gen_range(0..40) {
                 0 => {
                     let (p, s, _) = &peers[rng.gen_range(0..peers.len())];
-                    script.push(Step::Rekey(
-                        *p,
-                        rng.gen_range(0..2),
-                        *s,
-                        key(&mut rng, s.key_len()),
-                    ));
+                    script.push(Step::Rekey(*p, rng.gen_range(0..2), *s, key(&mut rng, s.key_len())));
                 }
                 1 => script.push(Step::Gtk(rng.gen_range(1..4), key(&mut rng, 16))),
                 r => {
@@ -96,16 +73,9 @@ fn batches_equal_one_frame_at_a_time_byte_for_byte() {
                         _ => Some(peers[rng.gen_range(0..peers.len())].0),
                     };
                     let da = peer.unwrap_or([0xff; 6]);
-                    let len = if rng.gen_bool(0.3) {
-                        rng.gen_range(0..64)
-                    } else {
-                        rng.gen_range(0..2304 - 40)
-                    };
+                    let len = if rng.gen_bool(0.3) { rng.gen_range(0..64) } else { rng.gen_range(0..2304 - 40) };
                     let payload: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
-                    script.push(Step::Frame(
-                        peer,
-                        frames::data(Dir::FromAp, &BSSID, &da, &BSSID, seq, 0x0800, &payload),
-                    ));
+                    script.push(Step::Frame(peer, frames::data(Dir::FromAp, &BSSID, &da, &BSSID, seq, 0x0800, &payload)));
                 }
             }
         }
@@ -115,11 +85,7 @@ fn batches_equal_one_frame_at_a_time_byte_for_byte() {
         for st in &script {
             match st {
                 Step::Frame(peer, m) => {
-                    expect.push(
-                        one.protect(5, peer.as_ref(), m)
-                            .map(|(f, _)| f)
-                            .map_err(|e| e.to_string()),
-                    );
+                    expect.push(one.protect(5, peer.as_ref(), m).map(|(f, _)| f).map_err(|e| e.to_string()));
                     many.queue(5, *peer, m.clone());
                     // Close and reopen batches at random points, as the live loops do.
                     if rng.gen_bool(close) {
@@ -128,15 +94,12 @@ fn batches_equal_one_frame_at_a_time_byte_for_byte() {
                     }
                 }
                 Step::Rekey(p, id, s, k) => {
-                    one.install(Some(*p), KeyType::Pairwise, *id, *s, k, None)
-                        .unwrap();
-                    many.install(Some(*p), KeyType::Pairwise, *id, *s, k, None)
-                        .unwrap();
+                    one.install(Some(*p), KeyType::Pairwise, *id, *s, k, None).unwrap();
+                    many.install(Some(*p), KeyType::Pairwise, *id, *s, k, None).unwrap();
                 }
                 Step::Gtk(id, k) => {
                     for e in [&mut one, &mut many] {
-                        e.install(None, KeyType::Group, *id, CipherSuite::Ccmp128, k, None)
-                            .unwrap();
+                        e.install(None, KeyType::Group, *id, CipherSuite::Ccmp128, k, None).unwrap();
                         e.set_group_tx(*id).unwrap();
                     }
                 }
@@ -144,16 +107,10 @@ fn batches_equal_one_frame_at_a_time_byte_for_byte() {
         }
         got.extend(many.end_batch());
         assert!(!many.batching());
-        let got: Vec<_> = got
-            .into_iter()
-            .map(|j| j.result.map(|()| j.mpdu).map_err(|e| e.to_string()))
-            .collect();
+        let got: Vec<_> = got.into_iter().map(|j| j.result.map(|()| j.mpdu).map_err(|e| e.to_string())).collect();
         assert_eq!(got.len(), expect.len(), "round {round}");
         for (i, (g, e)) in got.iter().zip(&expect).enumerate() {
-            assert!(
-                g == e,
-                "round {round}, frame {i}: batch and single-frame protection differ"
-            );
+            assert!(g == e, "round {round}, frame {i}: batch and single-frame protection differ");
         }
         assert_eq!(one.stats.protected, many.stats.protected);
     }
@@ -170,17 +127,8 @@ fn a_batch_verifies_at_the_receivers_and_replays_fail() {
         .iter()
         .map(|(_, s, k)| {
             let mut e = Engine::new(Role::Supplicant, Offload::Host);
-            e.install(Some(BSSID), KeyType::Pairwise, 0, *s, k, None)
-                .unwrap();
-            e.install(
-                Some(BSSID),
-                KeyType::Group,
-                1,
-                CipherSuite::Ccmp128,
-                &gtk,
-                Some(0),
-            )
-            .unwrap();
+            e.install(Some(BSSID), KeyType::Pairwise, 0, *s, k, None).unwrap();
+            e.install(Some(BSSID), KeyType::Group, 1, CipherSuite::Ccmp128, &gtk, Some(0)).unwrap();
             e
         })
         .collect();
@@ -189,15 +137,7 @@ fn a_batch_verifies_at_the_receivers_and_replays_fail() {
     for seq in 0..64u16 {
         let i = rng.gen_range(0..peers.len());
         let payload: Vec<u8> = (0..rng.gen_range(0..1500)).map(|_| rng.gen()).collect();
-        let m = frames::data(
-            Dir::FromAp,
-            &peers[i].0,
-            &peers[i].0,
-            &BSSID,
-            seq,
-            0x0800,
-            &payload,
-        );
+        let m = frames::data(Dir::FromAp, &peers[i].0, &peers[i].0, &BSSID, seq, 0x0800, &payload);
         ap.queue(1, Some(peers[i].0), m.clone());
         sent.push((i, m));
     }
@@ -210,10 +150,7 @@ fn a_batch_verifies_at_the_receivers_and_replays_fail() {
         if n == tampered {
             let last = f.len() - 1;
             f[last] ^= 1;
-            assert!(
-                rx[*i].unprotect(2, &BSSID, &f).is_err(),
-                "a flipped MIC bit must fail"
-            );
+            assert!(rx[*i].unprotect(2, &BSSID, &f).is_err(), "a flipped MIC bit must fail");
             continue;
         }
         let (p, _) = rx[*i].unprotect(2, &BSSID, &f).unwrap();
@@ -223,10 +160,7 @@ fn a_batch_verifies_at_the_receivers_and_replays_fail() {
         assert_eq!(&p[p.len() - (plain.len() - 24)..], &plain[24..]);
     }
     for (j, (i, _)) in out.iter().zip(&sent) {
-        assert!(
-            rx[*i].unprotect(3, &BSSID, &j.mpdu).is_err(),
-            "a replayed frame must fail"
-        );
+        assert!(rx[*i].unprotect(3, &BSSID, &j.mpdu).is_err(), "a replayed frame must fail");
     }
 }
 
@@ -301,7 +235,13 @@ fn received_batches_opened_ahead_equal_one_frame_at_a_time() {
             }
         }
         let show = |r: wsec::Result<(Option<Vec<u8>>, u64)>| r.map(|(m, _)| m).map_err(|e| e.to_string());
-        let ta = |f: &[u8]| -> [u8; 6] { if f.len() >= 16 { f[10..16].try_into().unwrap() } else { [0; 6] } };
+        let ta = |f: &[u8]| -> [u8; 6] {
+            if f.len() >= 16 {
+                f[10..16].try_into().unwrap()
+            } else {
+                [0; 6]
+            }
+        };
         let mut expect = Vec::new();
         for st in &script {
             match st {
@@ -332,7 +272,12 @@ fn received_batches_opened_ahead_equal_one_frame_at_a_time() {
         let replays = expect.iter().filter(|e| matches!(e, Err(s) if s.contains("replay"))).count();
         assert!(oks > 200 && replays > 5, "round {round}: the script exercises accepts ({oks}) and replays ({replays})");
         for (i, (g, e)) in got.iter().zip(&expect).enumerate() {
-            assert!(g == e, "round {round}, frame {i}: opened ahead {:?} vs one at a time {:?}", g.as_ref().map(|m| m.as_ref().map(|m| m.len())), e.as_ref().map(|m| m.as_ref().map(|m| m.len())));
+            assert!(
+                g == e,
+                "round {round}, frame {i}: opened ahead {:?} vs one at a time {:?}",
+                g.as_ref().map(|m| m.as_ref().map(|m| m.len())),
+                e.as_ref().map(|m| m.as_ref().map(|m| m.len()))
+            );
         }
         assert_eq!(one.stats.unprotected, many.stats.unprotected);
     }

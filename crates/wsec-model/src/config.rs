@@ -4,8 +4,8 @@
 use super::costs::Location;
 use super::phy::{Ns, Phy, PhyKind, MS, US};
 use super::tcp::TcpParams;
-use wsec::cipher::CipherSuite;
 use serde::{Deserialize, Serialize};
+use wsec::cipher::CipherSuite;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

@@ -10,10 +10,10 @@
 //! The defaults shipped with wsec are in `costs.default.json` beside this file; every
 //! entry records its source. `app_ciphers` holds the application-level file ciphers of
 //! seed 004 (CBC, ns per call and per byte on the host CPU).
-use wsec::cipher::CipherSuite;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
+use wsec::cipher::CipherSuite;
 
 /// Where a frame's crypto runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
@@ -211,7 +211,10 @@ impl Costs {
             if let Some(hw) = &loc.hw {
                 let ns_per_cycle = 1e3 / hw.fmax_mhz;
                 // Per byte: cycles_per_block / 16 (ceil(bytes/16) blocks, linearised).
-                let l = Linear { a: (hw.overhead_cycles + hw.cycles_per_block / 2.0) * ns_per_cycle, b: hw.cycles_per_block / 16.0 * ns_per_cycle };
+                let l = Linear {
+                    a: (hw.overhead_cycles + hw.cycles_per_block / 2.0) * ns_per_cycle,
+                    b: hw.cycles_per_block / 16.0 * ns_per_cycle,
+                };
                 loc.suites.insert("ccmp".into(), SuiteCost { encrypt: l, decrypt: l });
             }
         }
@@ -240,7 +243,10 @@ impl Costs {
         let num = |r: &serde_json::Value, k: &str| r.get(k).and_then(|x| x.as_f64());
         // CCM engines only (AES-only records have no `lanes`), synthesized and simulated.
         let usable = |r: &&serde_json::Value| {
-            num(r, "lanes").is_some() && num(r, "fmax_mhz").is_some_and(|f| f > 0.0) && num(r, "cycles_per_block").is_some_and(|c| c > 0.0) && num(r, "cycles_frame_1500").is_some()
+            num(r, "lanes").is_some()
+                && num(r, "fmax_mhz").is_some_and(|f| f > 0.0)
+                && num(r, "cycles_per_block").is_some_and(|c| c > 0.0)
+                && num(r, "cycles_frame_1500").is_some()
         };
         let pick = match config {
             Some(name) => recs.into_iter().filter(usable).find(|r| r.get("config").and_then(|c| c.as_str()) == Some(name)),
@@ -253,7 +259,10 @@ impl Costs {
                 .max_by(|a, b| num(a, "fmax_mhz").unwrap().total_cmp(&num(b, "fmax_mhz").unwrap())),
         };
         let r = pick.ok_or_else(|| {
-            format!("{origin}: no usable CCM record (need lanes, fmax_mhz, cycles_per_block, cycles_frame_1500{})", config.map(|c| format!(", config {c}")).unwrap_or_default())
+            format!(
+                "{origin}: no usable CCM record (need lanes, fmax_mhz, cycles_per_block, cycles_frame_1500{})",
+                config.map(|c| format!(", config {c}")).unwrap_or_default()
+            )
         })?;
         // k lanes take k payload blocks per `cycles_per_block`.
         let cpb = num(r, "cycles_per_block").unwrap() / num(r, "lanes").unwrap().max(1.0);
@@ -283,7 +292,10 @@ impl Costs {
 
     pub fn app_cipher(&self, name: &str) -> Result<&AppCipherCost, String> {
         self.app_ciphers.get(name).ok_or_else(|| {
-            format!("the cost file has no application cipher '{name}' (has: {})", self.app_ciphers.keys().cloned().collect::<Vec<_>>().join(", "))
+            format!(
+                "the cost file has no application cipher '{name}' (has: {})",
+                self.app_ciphers.keys().cloned().collect::<Vec<_>>().join(", ")
+            )
         })
     }
 

@@ -18,13 +18,13 @@
 //! Model description, assumptions and validation: `docs/model.md`.
 pub mod config;
 pub mod costs;
-pub mod sim;
 pub mod phy;
 pub mod scenario;
+pub mod sim;
 pub mod stats;
 pub mod tcp;
 
 pub use config::ModelSpec;
 pub use costs::{Costs, Location};
-pub use sim::{run_once, FlowResult, RunResult};
 pub use scenario::{replicate, saturation_spec, Scenario, Summary};
+pub use sim::{run_once, FlowResult, RunResult};

@@ -94,7 +94,11 @@ pub fn set_path(t: &mut toml::Table, path: &str, value: &str) -> Result<(), Stri
             let f = arr.get_mut(idx).and_then(|v| v.as_table_mut()).ok_or(format!("flows has {len} entries"))?;
             return set_path(f, &parts[i + 2..].join("."), value);
         }
-        cur = cur.entry(p.to_string()).or_insert_with(|| toml::Value::Table(Default::default())).as_table_mut().ok_or(format!("{path}: '{p}' is not a table"))?;
+        cur = cur
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(Default::default()))
+            .as_table_mut()
+            .ok_or(format!("{path}: '{p}' is not a table"))?;
     }
     Ok(())
 }
@@ -199,19 +203,28 @@ impl Scenario {
         Ok(points
             .into_iter()
             .zip(by_point)
-            .map(|((ci, point, _), runs)| CaseResult { case: self.cases[ci].name.clone(), point, summary: summarize(runs), paper: self.cases[ci].paper.clone() })
+            .map(|((ci, point, _), runs)| CaseResult {
+                case: self.cases[ci].name.clone(),
+                point,
+                summary: summarize(runs),
+                paper: self.cases[ci].paper.clone(),
+            })
             .collect())
     }
 
     /// Number of replications the run will make (for a progress bar).
     pub fn jobs(&self, params: &[(String, String)], sweep_len: usize, replications: Option<usize>) -> usize {
-        self.cases.iter().map(|c| self.spec(c, params).map(|s| replications.unwrap_or(s.run.replications).max(1)).unwrap_or(1) * sweep_len.max(1)).sum()
+        self.cases
+            .iter()
+            .map(|c| self.spec(c, params).map(|s| replications.unwrap_or(s.run.replications).max(1)).unwrap_or(1) * sweep_len.max(1))
+            .sum()
     }
 }
 
 /// Runs `replications` of `spec` in parallel (seeds `run.seed`, `run.seed + 1`, ...).
 pub fn replicate(spec: &ModelSpec, costs: &Costs, replications: usize) -> Result<Summary, String> {
-    let runs: Result<Vec<RunResult>, String> = (0..replications.max(1) as u64).into_par_iter().map(|k| run_once(spec, costs, spec.run.seed + k)).collect();
+    let runs: Result<Vec<RunResult>, String> =
+        (0..replications.max(1) as u64).into_par_iter().map(|k| run_once(spec, costs, spec.run.seed + k)).collect();
     Ok(summarize(runs?))
 }
 
@@ -250,7 +263,17 @@ pub fn summarize(runs: Vec<RunResult>) -> Summary {
         for (i, n) in first.nodes.iter().enumerate() {
             let mut m = BTreeMap::new();
             m.insert("name".to_string(), serde_json::Value::String(n.name.clone()));
-            let keys = ["tx_attempts", "tx_success", "collisions", "frame_errors", "retry_drops", "queue_drops", "crypto_drops", "ethernet_drops", "crypto_utilisation"];
+            let keys = [
+                "tx_attempts",
+                "tx_success",
+                "collisions",
+                "frame_errors",
+                "retry_drops",
+                "queue_drops",
+                "crypto_drops",
+                "ethernet_drops",
+                "crypto_utilisation",
+            ];
             for k in keys {
                 let xs: Vec<f64> = runs.iter().map(|r| serde_json::to_value(&r.nodes[i]).unwrap()[k].as_f64().unwrap_or(0.0)).collect();
                 m.insert(k.to_string(), serde_json::to_value(Estimate::of(&xs)).unwrap());

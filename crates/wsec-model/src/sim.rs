@@ -25,12 +25,12 @@ use super::costs::{Costs, Location};
 use super::phy::{Ns, Phy, PhyKind, SEC};
 use super::stats::{quantile, Rfc3550Jitter};
 use super::tcp::{Seg, TcpReceiver, TcpSender};
-use wsec::cipher::CipherSuite;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
+use wsec::cipher::CipherSuite;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum PktKind {
@@ -288,7 +288,16 @@ impl<'a> Simulator<'a> {
         }
         let mut nodes = Vec::new();
         let mut names = Vec::new();
-        let new_mac = |phy: &Phy| Mac { queue: VecDeque::new(), bo: None, ifs_end: phy.difs(), earliest: 0, cw: phy.cw_min, src: 0, lrc: 0, beacon_due: None };
+        let new_mac = |phy: &Phy| Mac {
+            queue: VecDeque::new(),
+            bo: None,
+            ifs_end: phy.difs(),
+            earliest: 0,
+            cw: phy.cw_min,
+            src: 0,
+            lrc: 0,
+            beacon_due: None,
+        };
         let sec = &spec.security;
         let stage = |loc: Location| -> Option<(Location, Fifo)> {
             suite.map(|_| (loc, Fifo::new(if loc == Location::Host { sec.host_cores } else { 1 }, sec.stage_queue_limit)))
@@ -300,7 +309,14 @@ impl<'a> Simulator<'a> {
             if spec.mac.beacons {
                 m.beacon_due = Some(spec.mac.beacon_interval());
             }
-            nodes.push(Node { kind: NodeKind::Ap, tx_in_stage: 0, mac: Some(m), stage: stage(sec.ap_crypto), eth: None, stats: NodeStats::default() });
+            nodes.push(Node {
+                kind: NodeKind::Ap,
+                tx_in_stage: 0,
+                mac: Some(m),
+                stage: stage(sec.ap_crypto),
+                eth: None,
+                stats: NodeStats::default(),
+            });
             names.push("ap".to_string());
         }
         for i in 0..topo.stations {
@@ -308,13 +324,27 @@ impl<'a> Simulator<'a> {
             if ap.is_none() && i == 0 && spec.mac.beacons {
                 m.beacon_due = Some(spec.mac.beacon_interval());
             }
-            nodes.push(Node { kind: NodeKind::Sta, tx_in_stage: 0, mac: Some(m), stage: stage(sec.sta_crypto), eth: None, stats: NodeStats::default() });
+            nodes.push(Node {
+                kind: NodeKind::Sta,
+                tx_in_stage: 0,
+                mac: Some(m),
+                stage: stage(sec.sta_crypto),
+                eth: None,
+                stats: NodeStats::default(),
+            });
             names.push(format!("sta{}", i + 1));
         }
         let mut wired = None;
         if topo.kind == TopologyKind::Infrastructure && topo.wired_host {
             wired = Some(nodes.len());
-            nodes.push(Node { kind: NodeKind::Wired, tx_in_stage: 0, mac: None, stage: None, eth: Some(Fifo::new(1, topo.ethernet_queue_limit)), stats: NodeStats::default() });
+            nodes.push(Node {
+                kind: NodeKind::Wired,
+                tx_in_stage: 0,
+                mac: None,
+                stage: None,
+                eth: Some(Fifo::new(1, topo.ethernet_queue_limit)),
+                stats: NodeStats::default(),
+            });
             names.push("wired".to_string());
             nodes[0].eth = Some(Fifo::new(1, topo.ethernet_queue_limit));
         }
@@ -363,7 +393,9 @@ impl<'a> Simulator<'a> {
                 return Err("saturated flows start at a wireless node".into());
             }
             let what = format!("flow {} ({}->{})", i + 1, f.src, f.dst);
-            if matches!(f.traffic, TrafficKind::Cbr | TrafficKind::Poisson | TrafficKind::Video) && !(f.rate_mbps > 0.0 && f.rate_mbps.is_finite()) {
+            if matches!(f.traffic, TrafficKind::Cbr | TrafficKind::Poisson | TrafficKind::Video)
+                && !(f.rate_mbps > 0.0 && f.rate_mbps.is_finite())
+            {
                 return Err(format!("{what}: rate_mbps must be > 0"));
             }
             if matches!(f.traffic, TrafficKind::Cbr | TrafficKind::Poisson | TrafficKind::Saturated) && !(1..=2200).contains(&f.payload) {
@@ -373,14 +405,19 @@ impl<'a> Simulator<'a> {
                 if !(f.fps > 0.0 && f.fps <= 1000.0 && (1..=2200).contains(&f.video_packet)) || f.frame_cv < 0.0 {
                     return Err(format!("{what}: video needs 0 < fps <= 1000, 1 <= video_packet <= 2200, frame_cv >= 0"));
                 }
-                if f.gop.is_empty() || !f.gop.chars().all(|c| matches!(c, 'I' | 'P' | 'B')) || f.ipb_ratio.iter().any(|r| r.is_nan() || *r <= 0.0) {
+                if f.gop.is_empty()
+                    || !f.gop.chars().all(|c| matches!(c, 'I' | 'P' | 'B'))
+                    || f.ipb_ratio.iter().any(|r| r.is_nan() || *r <= 0.0)
+                {
                     return Err(format!("{what}: gop must be a non-empty string of I, P and B, and ipb_ratio positive"));
                 }
             }
             if f.traffic == TrafficKind::File && f.file_bytes == 0 {
                 return Err(format!("{what}: file_bytes must be > 0"));
             }
-            if matches!(f.traffic, TrafficKind::Tcp | TrafficKind::File) && (f.tcp.mss < 64 || f.tcp.mss > 2200 || f.tcp.rwnd < f.tcp.mss as u64) {
+            if matches!(f.traffic, TrafficKind::Tcp | TrafficKind::File)
+                && (f.tcp.mss < 64 || f.tcp.mss > 2200 || f.tcp.rwnd < f.tcp.mss as u64)
+            {
                 return Err(format!("{what}: tcp.mss must be 64..=2200 and tcp.rwnd at least one MSS"));
             }
             if !(f.start_s >= 0.0 && f.start_s.is_finite()) {
@@ -478,7 +515,11 @@ impl<'a> Simulator<'a> {
                 TrafficKind::Tcp => self.push(start, Ev::FileReady(f as u32)),
                 _ => {
                     // Sources start at a random phase so periodic flows do not align.
-                    let phase = if matches!(self.flows[f].spec.traffic, TrafficKind::Saturated) { 0 } else { self.rng.gen_range(0..self.interval_hint(f).max(1)) };
+                    let phase = if matches!(self.flows[f].spec.traffic, TrafficKind::Saturated) {
+                        0
+                    } else {
+                        self.rng.gen_range(0..self.interval_hint(f).max(1))
+                    };
                     self.push(start + phase, Ev::App(f as u32));
                 }
             }

@@ -93,7 +93,14 @@ fn lone_packet_delay_is_crypto_plus_airtime() {
     spec.security.mode = "ccmp".into();
     spec.security.sta_crypto = "host".parse().unwrap();
     spec.security.ap_crypto = "ap_cpu".parse().unwrap();
-    spec.flows = vec![FlowSpec { src: "sta1".into(), dst: "ap".into(), traffic: TrafficKind::Cbr, payload: 500, rate_mbps: 0.4, ..Default::default() }];
+    spec.flows = vec![FlowSpec {
+        src: "sta1".into(),
+        dst: "ap".into(),
+        traffic: TrafficKind::Cbr,
+        payload: 500,
+        rate_mbps: 0.4,
+        ..Default::default()
+    }];
     spec.run.duration_s = 3.0;
     let r = run_once(&spec, &known_costs(), 9).unwrap();
     let body = 8.0 + 28.0 + 500.0;
@@ -114,11 +121,20 @@ fn slow_card_is_the_bottleneck() {
     let mut c = Costs::shipped();
     let slow = LocationCosts {
         source: "test".into(),
-        suites: [("ccmp".to_string(), SuiteCost { encrypt: Linear { a: 1e6, b: 0.0 }, decrypt: Linear { a: 0.0, b: 0.0 } })].into_iter().collect(),
+        suites: [("ccmp".to_string(), SuiteCost { encrypt: Linear { a: 1e6, b: 0.0 }, decrypt: Linear { a: 0.0, b: 0.0 } })]
+            .into_iter()
+            .collect(),
         ..Default::default()
     };
     c.locations.insert("card".into(), slow);
-    c.locations.insert("ap_cpu".into(), LocationCosts { source: "test".into(), suites: [("ccmp".to_string(), SuiteCost::default())].into_iter().collect(), ..Default::default() });
+    c.locations.insert(
+        "ap_cpu".into(),
+        LocationCosts {
+            source: "test".into(),
+            suites: [("ccmp".to_string(), SuiteCost::default())].into_iter().collect(),
+            ..Default::default()
+        },
+    );
     let phy = PhySpec { standard: "g".into(), rate_mbps: 54.0, ..Default::default() };
     let mut spec = plain(saturation_spec(phy, 1, 1000, false, 5.0, 1));
     spec.security.mode = "ccmp".into();

@@ -73,7 +73,13 @@ fn fhss_matches_bianchi_within_2_percent() {
             for &n in &[5usize, 10, 20, 50] {
                 let (ts, tc) = if use_rts { (ts_rts, tc_rts) } else { (ts_basic, tc_basic) };
                 let s = bianchi_s(n, 32.0, m, sigma, payload, ts, tc);
-                let phy = PhySpec { standard: "fhss".into(), rate_mbps: 1.0, cw_min: Some(31), cw_max: Some(32 * (1 << m) - 1), ..Default::default() };
+                let phy = PhySpec {
+                    standard: "fhss".into(),
+                    rate_mbps: 1.0,
+                    cw_min: Some(31),
+                    cw_max: Some(32 * (1 << m) - 1),
+                    ..Default::default()
+                };
                 let mut spec = saturation_spec(phy, n, 1023, use_rts, 400.0, 11);
                 no_frills(&mut spec);
                 spec.mac.header_bytes = Some(34);

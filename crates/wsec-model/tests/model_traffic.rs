@@ -21,7 +21,10 @@ fn light_cbr_poisson_and_video_deliver_their_offered_rate() {
         let f = FlowSpec { src: "sta1".into(), dst: "wired".into(), traffic, payload: 1000, rate_mbps: rate, ..Default::default() };
         let r = run_once(&spec_with(f), &Costs::shipped(), 7).unwrap();
         let fl = &r.flows[0];
-        println!("{traffic:?}: {:.3} Mb/s (offered {rate}), loss {:.2}%, delay {:.3} ms, jitter {:.3} ms", fl.throughput_mbps, fl.loss_pct, fl.delay_mean_ms, fl.jitter_ms);
+        println!(
+            "{traffic:?}: {:.3} Mb/s (offered {rate}), loss {:.2}%, delay {:.3} ms, jitter {:.3} ms",
+            fl.throughput_mbps, fl.loss_pct, fl.delay_mean_ms, fl.jitter_ms
+        );
         // Poisson and VBR video fluctuate around their mean over 10 s.
         let tol = if traffic == TrafficKind::Cbr { 0.01 } else { 0.06 };
         assert!((fl.throughput_mbps - rate).abs() / rate < tol);
@@ -34,7 +37,10 @@ fn video_bursts_raise_delay_over_cbr_at_the_same_rate() {
     let mk = |traffic| FlowSpec { src: "sta1".into(), dst: "sta2".into(), traffic, payload: 1316, rate_mbps: 8.0, ..Default::default() };
     let cbr = run_once(&spec_with(mk(TrafficKind::Cbr)), &Costs::shipped(), 3).unwrap().flows[0].clone();
     let vid = run_once(&spec_with(mk(TrafficKind::Video)), &Costs::shipped(), 3).unwrap().flows[0].clone();
-    println!("cbr delay {:.3} ms p95 {:.3}; video delay {:.3} ms p95 {:.3}", cbr.delay_mean_ms, cbr.delay_p95_ms, vid.delay_mean_ms, vid.delay_p95_ms);
+    println!(
+        "cbr delay {:.3} ms p95 {:.3}; video delay {:.3} ms p95 {:.3}",
+        cbr.delay_mean_ms, cbr.delay_p95_ms, vid.delay_mean_ms, vid.delay_p95_ms
+    );
     assert!(vid.delay_p95_ms > 5.0 * cbr.delay_p95_ms);
 }
 
@@ -215,7 +221,8 @@ fn random_configurations_keep_invariants() {
     for case in 0..300 {
         let (std, rate) = phys[rng.gen_range(0..phys.len())];
         let mut s = ModelSpec { phy: PhySpec { standard: std.into(), rate_mbps: rate, ..Default::default() }, ..Default::default() };
-        s.topology.kind = if rng.gen_bool(0.3) { wsec_model::config::TopologyKind::Adhoc } else { wsec_model::config::TopologyKind::Infrastructure };
+        s.topology.kind =
+            if rng.gen_bool(0.3) { wsec_model::config::TopologyKind::Adhoc } else { wsec_model::config::TopologyKind::Infrastructure };
         s.topology.stations = rng.gen_range(1..6);
         s.topology.wired_host = rng.gen_bool(0.5);
         s.security.mode = modes[rng.gen_range(0..modes.len())].into();
@@ -248,7 +255,15 @@ fn random_configurations_keep_invariants() {
             if traffic == TrafficKind::Saturated && !src.starts_with("sta") && src != "ap" {
                 continue;
             }
-            s.flows.push(FlowSpec { src, dst, traffic, payload: rng.gen_range(1..2000), rate_mbps: rng.gen_range(0.1..30.0), file_bytes: rng.gen_range(1..300_000), ..Default::default() });
+            s.flows.push(FlowSpec {
+                src,
+                dst,
+                traffic,
+                payload: rng.gen_range(1..2000),
+                rate_mbps: rng.gen_range(0.1..30.0),
+                file_bytes: rng.gen_range(1..300_000),
+                ..Default::default()
+            });
         }
         s.run.duration_s = 1.5;
         s.run.warmup_s = 0.2;
@@ -271,6 +286,11 @@ fn random_configurations_keep_invariants() {
         }
         // Each flow's payload crosses the medium or the Ethernet link at least once, so the
         // sum over concurrent flows is bounded by the PHY rate plus the Ethernet rate.
-        assert!(total <= rate + 100.0 * s.topology.wired_host as u8 as f64, "case {case}: {total} Mb/s on a {rate} Mb/s PHY\n{:?}\n{:?}", s.flows.iter().map(|f| (&f.src, &f.dst, f.traffic, f.file_bytes)).collect::<Vec<_>>(), r.flows);
+        assert!(
+            total <= rate + 100.0 * s.topology.wired_host as u8 as f64,
+            "case {case}: {total} Mb/s on a {rate} Mb/s PHY\n{:?}\n{:?}",
+            s.flows.iter().map(|f| (&f.src, &f.dst, f.traffic, f.file_bytes)).collect::<Vec<_>>(),
+            r.flows
+        );
     }
 }

@@ -18,15 +18,15 @@
 //! seed papers' benchmarks).
 #![forbid(unsafe_op_in_unsafe_fn)]
 
-pub mod error;
-pub mod wire;
 pub mod capture;
 pub mod cipher;
 pub mod decrypt;
+pub mod error;
 pub mod link;
+pub mod node;
 pub mod rng;
 pub mod rsn;
-pub mod node;
+pub mod wire;
 
 pub use error::{Error, Result};
 /// The RNG interface the cores take (RustCrypto's), and the OS provider ([`rng`]).

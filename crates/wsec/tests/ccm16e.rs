@@ -34,8 +34,7 @@ fn rfc3610_packet_vectors_1_and_2_on_the_core() {
         let n: [u8; 13] = h(nonce).try_into().unwrap();
         let mut d = h(plain);
         let mut tag = [0u8; 8];
-        key.seal_in_place(&n, &h("0001020304050607"), &mut d, &mut tag)
-            .unwrap();
+        key.seal_in_place(&n, &h("0001020304050607"), &mut d, &mut tag).unwrap();
         d.extend_from_slice(&tag);
         assert_eq!(hx(&d), expect);
     }
@@ -161,9 +160,7 @@ fn encapsulation_against_two_independent_ccms() {
         let (hc, ht) = ccm_by_hand(&tek, &n, body);
         let rc = Ccm::<Aes128, U8, U13>::new(GenericArray::from_slice(&tek));
         let mut rb = body.to_vec();
-        let rt = rc
-            .encrypt_in_place_detached(GenericArray::from_slice(&n), &[], &mut rb)
-            .unwrap();
+        let rt = rc.encrypt_in_place_detached(GenericArray::from_slice(&n), &[], &mut rb).unwrap();
         assert_eq!(hc, rb);
         assert_eq!(&ht[..], &rt[..]);
         let ct_end = 10 + body.len();
@@ -208,11 +205,7 @@ fn tampering_and_bad_input_are_refused() {
     for i in 6..out.len() {
         let mut t = out.clone();
         t[i] ^= 0x01;
-        assert_eq!(
-            c.decapsulate(&t, &mut back),
-            Err(Error::MicFailure),
-            "octet {i}"
-        );
+        assert_eq!(c.decapsulate(&t, &mut back), Err(Error::MicFailure), "octet {i}");
         assert!(back.is_empty());
     }
     // The header is bound through the nonce: change the CID (and fix the HCS) and it fails.
@@ -223,10 +216,7 @@ fn tampering_and_bad_input_are_refused() {
     // A bad HCS is refused before any crypto.
     let mut t = out.clone();
     t[5] ^= 1;
-    assert!(matches!(
-        c.decapsulate(&t, &mut back),
-        Err(Error::Malformed(_))
-    ));
+    assert!(matches!(c.decapsulate(&t, &mut back), Err(Error::Malformed(_))));
     // CRC-32 mismatch with CI = 1.
     let pdu_ci = plain_pdu(&mut rng, 40, true);
     c.encapsulate(&pdu_ci, 9, 0, &mut out).unwrap();
@@ -235,37 +225,17 @@ fn tampering_and_bad_input_are_refused() {
     assert_eq!(c.decapsulate(&out, &mut back), Err(Error::IcvFailure));
     // Wrong key.
     c.encapsulate(&pdu, 2, 0, &mut out).unwrap();
-    assert_eq!(
-        Ccm16e::new(&[0u8; 16])
-            .unwrap()
-            .decapsulate(&out, &mut back),
-        Err(Error::MicFailure)
-    );
+    assert_eq!(Ccm16e::new(&[0u8; 16]).unwrap().decapsulate(&out, &mut back), Err(Error::MicFailure));
 
     // Input errors.
     assert_eq!(Ccm16e::new(&[0u8; 32]).err(), Some(Error::BadKeyLength));
-    assert_eq!(
-        c.encapsulate(&pdu[..3], 1, 0, &mut out),
-        Err(Error::Truncated)
-    );
-    assert!(matches!(
-        c.encapsulate(&pdu, 0, 0, &mut out),
-        Err(Error::Malformed(_))
-    ));
-    assert!(matches!(
-        c.encapsulate(&pdu, 1, 4, &mut out),
-        Err(Error::Malformed(_))
-    ));
-    assert!(matches!(
-        c.encapsulate(&pdu[..pdu.len() - 1], 1, 0, &mut out),
-        Err(Error::Malformed(_))
-    ));
+    assert_eq!(c.encapsulate(&pdu[..3], 1, 0, &mut out), Err(Error::Truncated));
+    assert!(matches!(c.encapsulate(&pdu, 0, 0, &mut out), Err(Error::Malformed(_))));
+    assert!(matches!(c.encapsulate(&pdu, 1, 4, &mut out), Err(Error::Malformed(_))));
+    assert!(matches!(c.encapsulate(&pdu[..pdu.len() - 1], 1, 0, &mut out), Err(Error::Malformed(_))));
     c.encapsulate(&pdu, 3, 0, &mut out).unwrap();
     let enc = out.clone();
-    assert_eq!(
-        c.encapsulate(&enc, 4, 0, &mut out),
-        Err(Error::AlreadyProtected)
-    );
+    assert_eq!(c.encapsulate(&enc, 4, 0, &mut out), Err(Error::AlreadyProtected));
     assert_eq!(c.decapsulate(&pdu, &mut back), Err(Error::NotProtected));
     let big = plain_pdu(&mut rng, 2047 - 6 - 11, false);
     assert_eq!(c.encapsulate(&big, 1, 0, &mut out), Err(Error::Oversize));
@@ -276,8 +246,5 @@ fn tampering_and_bad_input_are_refused() {
     let mut sig = pdu.clone();
     sig[0] |= 0x80;
     sig[5] = ccm16e::hcs(&sig[..5]);
-    assert!(matches!(
-        c.encapsulate(&sig, 1, 0, &mut out),
-        Err(Error::Unsupported(_))
-    ));
+    assert!(matches!(c.encapsulate(&sig, 1, 0, &mut out), Err(Error::Unsupported(_))));
 }

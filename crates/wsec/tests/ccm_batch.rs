@@ -201,7 +201,8 @@ fn mpdu_batches_match_one_frame_at_a_time() {
             }
             prot.push(p);
         }
-        let mut rx: Vec<RxItem> = (0..n).map(|i| RxItem { key: &keys[i], mpdu: &prot[i], out: Vec::new(), result: Err(Error::Truncated) }).collect();
+        let mut rx: Vec<RxItem> =
+            (0..n).map(|i| RxItem { key: &keys[i], mpdu: &prot[i], out: Vec::new(), result: Err(Error::Truncated) }).collect();
         decapsulate_batch(&mut rx);
         for (i, r) in rx.iter().enumerate() {
             let mut one = Vec::new();

@@ -3,11 +3,11 @@
 //! 12.5.5.3.3-4) independently of the library; and shows, bit by bit, which header bits
 //! the MIC covers and which the standard leaves unprotected.
 mod common;
-use common::frames::{independent_aad, random_mpdu};
 use aes_gcm::aead::AeadInPlace;
 use aes_gcm::{Aes128Gcm, Aes256Gcm, KeyInit};
 use ccm::consts::{U13, U16, U8};
 use ccm::Ccm;
+use common::frames::{independent_aad, random_mpdu};
 use rand::{Rng, SeedableRng};
 use wsec::cipher::ccmp::Ccmp;
 use wsec::cipher::gcmp::Gcmp;
@@ -121,8 +121,8 @@ fn single_bit_flips() {
         expect.extend((4..8).map(|i| (30, i))); // QC b4-b7
         expect.extend((0..8).map(|i| (31, i))); // QC b8-b15
         expect.extend((32..36).flat_map(|b| (0..8).map(move |i| (b, i)))); // HT Control
-        // Security header: the reserved octet, and in the Key ID octet the reserved bits and
-        // the Key ID itself (selecting a wrong key is caught by the MIC one level up).
+                                                                           // Security header: the reserved octet, and in the Key ID octet the reserved bits and
+                                                                           // the Key ID itself (selecting a wrong key is caught by the MIC one level up).
         expect.extend((0..8).map(|i| (38, i)));
         expect.extend([(39, 0), (39, 1), (39, 2), (39, 3), (39, 4), (39, 6), (39, 7)]);
         assert_eq!(unprotected, expect, "{:?}", prot.suite());

@@ -83,17 +83,16 @@ fn two_passes_decrypt_earlier_group_frames() {
 /// published plaintext; a wrong TK does not, and says no key.
 #[test]
 fn known_tk() {
-    let mpdu = common::h("08410201000b86c2a4850013ce5598ef000f66e3e401202e0100002000000000
+    let mpdu = common::h(
+        "08410201000b86c2a4850013ce5598ef000f66e3e401202e0100002000000000
         95c31e2d0201589f4debe227c4e9c21db12c7a666a35808abe1e738dab1da36b
-        a0f31681709a94f0b6532cd6935b141359");
+        a0f31681709a94f0b6532cd6935b141359",
+    );
     let mut d = Decryptor::new(vec![UserKey::tk_hex("1d035e8beb4f83611dc93e2657cecf69").unwrap()]);
     match d.process(&mpdu) {
         Outcome::Decrypted { mpdu: m, suite } => {
             assert_eq!(suite, wsec::cipher::CipherSuite::Ccmp128);
-            assert_eq!(
-                common::hx(&m[24..]),
-                "aaaa030000000800450000216a1200000101f743ac100065ac10000108002667040003004448435043"
-            );
+            assert_eq!(common::hx(&m[24..]), "aaaa030000000800450000216a1200000101f743ac100065ac10000108002667040003004448435043");
         }
         o => panic!("{o:?}"),
     }

@@ -33,7 +33,10 @@ fn run(keys: Vec<UserKey>, fs: &[Vec<u8>]) -> (u64, u64, Vec<FailReason>) {
                 let more_frags = h.frame_control().more_fragments() || h.seq_control().is_some_and(|s| s.fragment() > 0);
                 if !more_frags {
                     let llc = if amsdu { &body[14..22] } else { &body[..8] };
-                    assert!(llc == [0xaa, 0xaa, 3, 0, 0, 0, 0x08, 0x00] || llc == [0xaa, 0xaa, 3, 0, 0, 0, 0x88, 0x8e], "plaintext {llc:02x?}");
+                    assert!(
+                        llc == [0xaa, 0xaa, 3, 0, 0, 0, 0x08, 0x00] || llc == [0xaa, 0xaa, 3, 0, 0, 0, 0x88, 0x8e],
+                        "plaintext {llc:02x?}"
+                    );
                 }
             }
             Outcome::Failed(r) => fails.push(r),
@@ -73,7 +76,8 @@ fn every_akm_and_cipher_with_the_pmk() {
         assert_eq!((ok, fails.len()), (prot, 0), "{akm:?}/{pw}/{gr}: {fails:?}");
         if matches!(akm, Akm::Sae | Akm::Owe) {
             // The passphrase cannot give an SAE/OWE PMK: the decryptor says so.
-            let (_, ok, fails) = run(vec![UserKey::Passphrase { ssid: b"synth".to_vec(), passphrase: Zeroizing::new(b"whatever1".to_vec()) }], &fs);
+            let (_, ok, fails) =
+                run(vec![UserKey::Passphrase { ssid: b"synth".to_vec(), passphrase: Zeroizing::new(b"whatever1".to_vec()) }], &fs);
             assert_eq!(ok, 0);
             assert!(fails.contains(&FailReason::PmkNeeded), "{akm:?}: {fails:?}");
         }
@@ -90,7 +94,12 @@ fn amsdu_fragments_and_a_rekey_onto_key_id_1() {
     cfg.payload_len = 700;
     let fs = frames(cfg, 300);
     // Frames protected under Key ID 1 exist (after the rekey), and fragments do.
-    let kid1 = fs.iter().filter(|f| Header::new_checked(&f[..]).is_ok_and(|h| h.frame_control().protected() && h.payload().get(3).is_some_and(|b| b >> 6 == 1))).count();
+    let kid1 = fs
+        .iter()
+        .filter(|f| {
+            Header::new_checked(&f[..]).is_ok_and(|h| h.frame_control().protected() && h.payload().get(3).is_some_and(|b| b >> 6 == 1))
+        })
+        .count();
     assert!(kid1 > 50, "{kid1} frames under Key ID 1");
     let frags = fs.iter().filter(|f| Header::new_checked(&f[..]).is_ok_and(|h| h.frame_control().more_fragments())).count();
     assert!(frags > 50, "{frags} fragments");
@@ -101,9 +110,11 @@ fn amsdu_fragments_and_a_rekey_onto_key_id_1() {
     let bad = vec![UserKey::Passphrase { ssid: b"synth-net".to_vec(), passphrase: Zeroizing::new(b"wrong horse".to_vec()) }];
     let (_, ok, fails) = run(bad, &fs);
     assert_eq!(ok, 0);
-    assert!(fails.iter().all(|r| matches!(r, FailReason::WrongOrMissingPmk | FailReason::NoGroupKey | FailReason::NoHandshake)), "{fails:?}");
+    assert!(
+        fails.iter().all(|r| matches!(r, FailReason::WrongOrMissingPmk | FailReason::NoGroupKey | FailReason::NoHandshake)),
+        "{fails:?}"
+    );
 }
-
 
 /// `process_batch` (planning in order, crypto on two threads, in-order commit) gives the
 /// outcomes of `process` one frame at a time, whatever the batch size: on synthetic traffic
@@ -116,7 +127,8 @@ fn batches_on_threads_equal_one_at_a_time() {
     cfg.ext_key_id_rekey_after = Some(30);
     cfg.payload_len = 200;
     let synth = frames(cfg, 200);
-    let pass = |s: &str, p: &str| vec![UserKey::Passphrase { ssid: s.as_bytes().to_vec(), passphrase: Zeroizing::new(p.as_bytes().to_vec()) }];
+    let pass =
+        |s: &str, p: &str| vec![UserKey::Passphrase { ssid: s.as_bytes().to_vec(), passphrase: Zeroizing::new(p.as_bytes().to_vec()) }];
     let mut sets: Vec<(String, Vec<UserKey>, Vec<Vec<u8>>)> = vec![("synth".into(), pass("synth-net", "correct horse"), synth)];
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/captures");
     let dir = std::env::var_os("WSEC_SHARED").map(|d| std::path::PathBuf::from(d).join("captures")).unwrap_or(dir);
@@ -146,7 +158,11 @@ fn batches_on_threads_equal_one_at_a_time() {
             }
             for (i, (g, w)) in got.iter().zip(&want).enumerate() {
                 if g != w {
-                    let brief = |o: &Outcome| match o { Outcome::Decrypted { suite, .. } => format!("dec {suite}"), Outcome::Duplicate { .. } => "dup".into(), o => format!("{o:?}") };
+                    let brief = |o: &Outcome| match o {
+                        Outcome::Decrypted { suite, .. } => format!("dec {suite}"),
+                        Outcome::Duplicate { .. } => "dup".into(),
+                        o => format!("{o:?}"),
+                    };
                     eprintln!("{name} batch {batch} frame {}: got {} want {}", i + 1, brief(g), brief(w));
                 }
             }

@@ -297,7 +297,7 @@ fn literal_split_is_forgeable_and_eccmp_is_not() {
     let tk = h("c97c1f67ce371185514a8a19f2bdd52f");
     let nonce: [u8; 13] = h("005030f1844408b5039776e70c").try_into().unwrap();
     let aad = h("08400fd2e128a57c5030f1844408abaea5b8fcba0000"); // 22 octets, A = 2
-    // A 1500-octet payload the attacker knows (e.g. a file being downloaded).
+                                                                 // A 1500-octet payload the attacker knows (e.g. a file being downloaded).
     let p: Vec<u8> = (0..1500u32).map(|i| (i * 7 + 3) as u8).collect();
     let lanes = 8;
     // Stream index j = 3 + payload block; lane = j mod 8. Lanes 3 and 4 hold payload

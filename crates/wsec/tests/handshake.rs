@@ -221,7 +221,12 @@ struct Pair {
 
 fn pair(akm: Akm, pw: CipherSuite) -> (Pair, Vec<u8> /* M3 */, Vec<u8> /* M4 */) {
     let cfg = config(akm, pw, pw, None, 4);
-    let mut p = Pair { ap: Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut wsec::OsRng)), sta: Supplicant::new(cfg), a: Side::default(), s: Side::default() };
+    let mut p = Pair {
+        ap: Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut wsec::OsRng)),
+        sta: Supplicant::new(cfg),
+        a: Side::default(),
+        s: Side::default(),
+    };
     let o = p.ap.start(0);
     let m1 = o.tx[0].clone();
     let o = p.sta.handle_eapol(1, &m1);

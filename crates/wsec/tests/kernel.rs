@@ -22,10 +22,8 @@ fn nonce13(s: &str) -> [u8; 13] {
 /// Every way to get a key: the dispatched one, the forced portable one, and each backend
 /// the CPU can run by name.
 fn all_keys(key: &[u8]) -> Vec<(String, CcmKey)> {
-    let mut v = vec![
-        ("dispatched".to_string(), CcmKey::new(key).unwrap()),
-        ("new_portable".to_string(), CcmKey::new_portable(key).unwrap()),
-    ];
+    let mut v =
+        vec![("dispatched".to_string(), CcmKey::new(key).unwrap()), ("new_portable".to_string(), CcmKey::new_portable(key).unwrap())];
     for b in CcmKey::available_backends() {
         v.push((b.to_string(), CcmKey::new_with_backend(key, b).unwrap()));
     }
@@ -105,9 +103,7 @@ fn reference(key: &[u8], nonce: &[u8; 13], aad: &[u8], pt: &[u8], m: usize) -> V
         ($aes:ty, $m:ty) => {{
             let c = Ccm::<$aes, $m, U13>::new(GenericArray::from_slice(key));
             let mut buf = pt.to_vec();
-            let tag = c
-                .encrypt_in_place_detached(GenericArray::from_slice(nonce), aad, &mut buf)
-                .unwrap();
+            let tag = c.encrypt_in_place_detached(GenericArray::from_slice(nonce), aad, &mut buf).unwrap();
             buf.extend_from_slice(&tag);
             buf
         }};
@@ -141,27 +137,11 @@ fn cross_check(keys: &[(String, CcmKey)], key: &[u8], nonce: &[u8; 13], aad: &[u
         let mut data = pt.to_vec();
         let mut t = vec![0u8; m];
         k.seal_in_place(nonce, aad, &mut data, &mut t).unwrap();
-        assert!(
-            data == ct && t == tag,
-            "seal mismatch on {name}: key {} bits, len {}, aad {}, M {m}",
-            key.len() * 8,
-            pt.len(),
-            aad.len()
-        );
+        assert!(data == ct && t == tag, "seal mismatch on {name}: key {} bits, len {}, aad {}, M {m}", key.len() * 8, pt.len(), aad.len());
         k.open_in_place(nonce, aad, &mut data, tag).unwrap_or_else(|e| {
-            panic!(
-                "open failed on {name}: {e:?}, key {} bits, len {}, aad {}, M {m}",
-                key.len() * 8,
-                pt.len(),
-                aad.len()
-            )
+            panic!("open failed on {name}: {e:?}, key {} bits, len {}, aad {}, M {m}", key.len() * 8, pt.len(), aad.len())
         });
-        assert!(
-            data == pt,
-            "open mismatch on {name}: len {}, aad {}, M {m}",
-            pt.len(),
-            aad.len()
-        );
+        assert!(data == pt, "open mismatch on {name}: len {}, aad {}, M {m}", pt.len(), aad.len());
     }
 }
 
@@ -176,11 +156,7 @@ fn random_lengths_check(key_len: usize, m: usize, seed: u64) {
         let mut nonce = [0u8; 13];
         rng.fill_bytes(&mut nonce);
         // Cover every AAD length 0..=32 systematically, plus random larger ones now and then.
-        let aad_len = if len % 97 == 5 {
-            rng.gen_range(33..600)
-        } else {
-            (len * 7 + seed as usize) % 33
-        };
+        let aad_len = if len % 97 == 5 { rng.gen_range(33..600) } else { (len * 7 + seed as usize) % 33 };
         let mut aad = vec![0u8; aad_len];
         rng.fill_bytes(&mut aad);
         let mut pt = vec![0u8; len];
@@ -245,14 +221,7 @@ fn tamper_every_bit() {
         let mut key = vec![0u8; key_len];
         rng.fill_bytes(&mut key);
         for (name, k) in all_keys(&key) {
-            for (len, aad_len, m) in [
-                (0usize, 22usize, 8usize),
-                (1, 0, 16),
-                (15, 30, 8),
-                (16, 24, 16),
-                (33, 22, 8),
-                (100, 28, 16),
-            ] {
+            for (len, aad_len, m) in [(0usize, 22usize, 8usize), (1, 0, 16), (15, 30, 8), (16, 24, 16), (33, 22, 8), (100, 28, 16)] {
                 let mut nonce = [0u8; 13];
                 rng.fill_bytes(&mut nonce);
                 let mut aad = vec![0u8; aad_len];
@@ -318,11 +287,7 @@ fn tamper_large_restores() {
         bad[3] ^= 0x10;
         for (name, k) in all_keys(&key) {
             let mut d = ct.to_vec();
-            assert_eq!(
-                k.open_in_place(&nonce, b"aad", &mut d, &bad),
-                Err(Error::MicFailure),
-                "{name}"
-            );
+            assert_eq!(k.open_in_place(&nonce, b"aad", &mut d, &bad), Err(Error::MicFailure), "{name}");
             assert!(d == ct, "{name}: not restored at len {len}");
         }
     }
@@ -335,11 +300,7 @@ fn wrong_key_length() {
         assert_eq!(CcmKey::new(&key).unwrap_err(), Error::BadKeyLength, "len {n}");
         assert_eq!(CcmKey::new_portable(&key).unwrap_err(), Error::BadKeyLength, "len {n}");
         for b in CcmKey::available_backends() {
-            assert_eq!(
-                CcmKey::new_with_backend(&key, b).unwrap_err(),
-                Error::BadKeyLength,
-                "len {n} on {b}"
-            );
+            assert_eq!(CcmKey::new_with_backend(&key, b).unwrap_err(), Error::BadKeyLength, "len {n} on {b}");
         }
     }
     assert!(CcmKey::new(&[0u8; 16]).is_ok());
@@ -353,40 +314,18 @@ fn oversize_and_bad_tag_length() {
         let nonce = [1u8; 13];
         let mut big = vec![0u8; 65536];
         let mut tag = [0u8; 8];
-        assert_eq!(
-            k.seal_in_place(&nonce, b"", &mut big, &mut tag),
-            Err(Error::Oversize),
-            "{name}"
-        );
+        assert_eq!(k.seal_in_place(&nonce, b"", &mut big, &mut tag), Err(Error::Oversize), "{name}");
         assert!(big.iter().all(|&b| b == 0), "{name}: refused seal must not touch data");
-        assert_eq!(
-            k.open_in_place(&nonce, b"", &mut big, &tag),
-            Err(Error::Oversize),
-            "{name}"
-        );
+        assert_eq!(k.open_in_place(&nonce, b"", &mut big, &tag), Err(Error::Oversize), "{name}");
         assert!(big.iter().all(|&b| b == 0), "{name}: refused open must not touch data");
         let aad = vec![0u8; 0xFF00];
         let mut d = [0u8; 4];
-        assert_eq!(
-            k.seal_in_place(&nonce, &aad, &mut d, &mut tag),
-            Err(Error::Oversize),
-            "{name}"
-        );
-        assert_eq!(
-            k.open_in_place(&nonce, &aad, &mut d, &tag),
-            Err(Error::Oversize),
-            "{name}"
-        );
+        assert_eq!(k.seal_in_place(&nonce, &aad, &mut d, &mut tag), Err(Error::Oversize), "{name}");
+        assert_eq!(k.open_in_place(&nonce, &aad, &mut d, &tag), Err(Error::Oversize), "{name}");
         for m in [0usize, 2, 3, 5, 7, 9, 15, 17, 18, 32] {
             let mut t = vec![0u8; m];
-            assert!(
-                k.seal_in_place(&nonce, b"x", &mut d, &mut t).is_err(),
-                "{name}: M = {m} accepted"
-            );
-            assert!(
-                k.open_in_place(&nonce, b"x", &mut d, &t).is_err(),
-                "{name}: M = {m} accepted"
-            );
+            assert!(k.seal_in_place(&nonce, b"x", &mut d, &mut t).is_err(), "{name}: M = {m} accepted");
+            assert!(k.open_in_place(&nonce, b"x", &mut d, &t).is_err(), "{name}: M = {m} accepted");
         }
         // 65535 is the largest payload with L = 2 and is accepted.
         let mut max = vec![0u8; 65535];
@@ -422,16 +361,7 @@ fn clone_works_after_drop() {
         drop(k);
         let mut d = h("08090a0b0c0d0e0f101112131415161718191a1b1c1d1e");
         let mut t = [0u8; 8];
-        c.seal_in_place(
-            &nonce13("00000003020100a0a1a2a3a4a5"),
-            &h("0001020304050607"),
-            &mut d,
-            &mut t,
-        )
-        .unwrap();
-        assert_eq!(
-            hex::encode([&d[..], &t[..]].concat()),
-            "588c979a61c663d2f066d0c2c0f989806d5f6b61dac38417e8d12cfdf926e0"
-        );
+        c.seal_in_place(&nonce13("00000003020100a0a1a2a3a4a5"), &h("0001020304050607"), &mut d, &mut t).unwrap();
+        assert_eq!(hex::encode([&d[..], &t[..]].concat()), "588c979a61c663d2f066d0c2c0f989806d5f6b61dac38417e8d12cfdf926e0");
     }
 }

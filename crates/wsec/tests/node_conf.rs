@@ -43,9 +43,13 @@ fn ap_keys_reach_the_core() {
     // The AP's engine uses every core unless told otherwise; a station one thread.
     let f = parse_ap(&AP.replace("engine_threads=3\n", "")).unwrap();
     assert_eq!(f.ap.engine_threads, 0);
-    let s = parse_sta("interface=wsta0\naddr=02:00:00:00:00:11\nnetwork={\n ssid=\"wsec-live\"\n key_mgmt=WPA-PSK\n psk=\"correct horse battery\"\n}\n").unwrap();
+    let s = parse_sta(
+        "interface=wsta0\naddr=02:00:00:00:00:11\nnetwork={\n ssid=\"wsec-live\"\n key_mgmt=WPA-PSK\n psk=\"correct horse battery\"\n}\n",
+    )
+    .unwrap();
     assert_eq!(s.sta.engine_threads, 1);
-    let s = parse_sta("interface=wsta0\naddr=02:00:00:00:00:11\nengine_threads=2\nnetwork={\n ssid=\"wsec-live\"\n key_mgmt=NONE\n}\n").unwrap();
+    let s = parse_sta("interface=wsta0\naddr=02:00:00:00:00:11\nengine_threads=2\nnetwork={\n ssid=\"wsec-live\"\n key_mgmt=NONE\n}\n")
+        .unwrap();
     assert_eq!(s.sta.engine_threads, 2);
     assert!(matches!(s.sta.security, Security::Open));
 }
@@ -68,7 +72,8 @@ fn unknown_keys_and_bad_values_name_their_line() {
         let msg = e.to_string();
         assert!(msg.starts_with("line 4: ") && msg.contains(key) && msg.contains(also), "{line}: {msg}");
     }
-    let e = parse_sta("interface=wsta0\naddr=02:00:00:00:00:11\nengine_threads=-1\nnetwork={\n ssid=\"x\"\n key_mgmt=NONE\n}\n").unwrap_err();
+    let e =
+        parse_sta("interface=wsta0\naddr=02:00:00:00:00:11\nengine_threads=-1\nnetwork={\n ssid=\"x\"\n key_mgmt=NONE\n}\n").unwrap_err();
     assert_eq!(e.line, 3, "{e}");
     let e = parse_sta("interface=wsta0\naddr=02:00:00:00:00:11\nnetwork={\n ssid=\"x\"\n key_mgmt=NONE\n bogus=1\n}\n").unwrap_err();
     assert_eq!(e.line, 6, "{e}");

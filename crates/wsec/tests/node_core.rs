@@ -158,7 +158,12 @@ fn eccmp_falls_back_to_ccmp_and_wrong_passphrase_fails() {
     exercise(&mut sim, true);
     assert!(sim.phases(1).contains(&Phase::Established { pairwise: Some(CipherSuite::Ccmp128) }));
     // Wrong passphrase: message 2's MIC fails at the AP, nothing is installed.
-    let bad = Security::Rsn { akms: vec![Akm::Psk], pairwise: vec![CipherSuite::Ccmp128], groups: vec![CipherSuite::Ccmp128], pmk: pmk("wrong horse battery", "wsec-test") };
+    let bad = Security::Rsn {
+        akms: vec![Akm::Psk],
+        pairwise: vec![CipherSuite::Ccmp128],
+        groups: vec![CipherSuite::Ccmp128],
+        pmk: pmk("wrong horse battery", "wsec-test"),
+    };
     let mut sim = net(rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128), bad, 0.0, 6);
     sim.run(6_000);
     assert!(sim.ap.as_ref().unwrap().stations().is_empty());
@@ -173,11 +178,7 @@ fn replayed_and_forged_frames_are_counted_and_dropped() {
     sim.sta_send(0, WIRED, b"genuine frame");
     sim.run(2);
     assert_eq!(payloads(&sim.ap_host), vec![b"genuine frame".to_vec()]);
-    let genuine = sim.air[start..]
-        .iter()
-        .find(|f| Header::new_checked(&f[..]).unwrap().frame_control().protected())
-        .unwrap()
-        .clone();
+    let genuine = sim.air[start..].iter().find(|f| Header::new_checked(&f[..]).unwrap().frame_control().protected()).unwrap().clone();
     // Replay: the same frame again.
     sim.inject.push(genuine.clone());
     sim.run(2);
@@ -381,7 +382,8 @@ fn inactive_station_is_deauthenticated_and_shutdown_says_goodbye() {
     assert!(sim.phases(0).contains(&Phase::Deauthenticated { reason: frames::reason::INACTIVITY, by_peer: false }));
     assert!(sim.ap.as_ref().unwrap().stations().is_empty());
     // Orderly shutdown: the STA's Deauthentication reaches the AP.
-    let mut sim = new_sim(ApConfig::new(BSSID, b"wsec-test", Security::Open), vec![StaConfig::new(STA1, b"wsec-test", Security::Open)], 0.0, 11);
+    let mut sim =
+        new_sim(ApConfig::new(BSSID, b"wsec-test", Security::Open), vec![StaConfig::new(STA1, b"wsec-test", Security::Open)], 0.0, 11);
     assert!(sim.run_until(1_000, |s| s.all_established()));
     sim.with_sta(0, |s, now, out| s.shutdown(now, out));
     sim.stas[0] = None;
@@ -415,7 +417,11 @@ fn batched() -> bool {
 }
 
 fn engine_threads() -> usize {
-    if BATCH.with(|b| b.get()) == 2 { 3 } else { 1 }
+    if BATCH.with(|b| b.get()) == 2 {
+        3
+    } else {
+        1
+    }
 }
 
 fn threaded(mut c: ApConfig) -> ApConfig {
@@ -445,4 +451,18 @@ macro_rules! both {
         }
     };
 }
-both!(a_flood_of_strangers_stays_within_the_station_table, open_network, wpa2_ccmp_network, every_mode, wep_shared_key_wrong_key_refused, eccmp_falls_back_to_ccmp_and_wrong_passphrase_fails, replayed_and_forged_frames_are_counted_and_dropped, garbage_and_truncated_frames_never_panic, five_percent_loss_handshakes_complete, rekeys_keep_traffic_flowing, station_and_ap_restarts_recover, inactive_station_is_deauthenticated_and_shutdown_says_goodbye, card_offload_delays_but_delivers);
+both!(
+    a_flood_of_strangers_stays_within_the_station_table,
+    open_network,
+    wpa2_ccmp_network,
+    every_mode,
+    wep_shared_key_wrong_key_refused,
+    eccmp_falls_back_to_ccmp_and_wrong_passphrase_fails,
+    replayed_and_forged_frames_are_counted_and_dropped,
+    garbage_and_truncated_frames_never_panic,
+    five_percent_loss_handshakes_complete,
+    rekeys_keep_traffic_flowing,
+    station_and_ap_restarts_recover,
+    inactive_station_is_deauthenticated_and_shutdown_says_goodbye,
+    card_offload_delays_but_delivers
+);

@@ -38,7 +38,8 @@ fn frame(rng: &mut StdRng, da: [u8; 6], len: usize) -> Vec<u8> {
 #[test]
 fn batch_equals_one_frame_at_a_time() {
     let mut rng = StdRng::seed_from_u64(0xe9_61e);
-    let suites = [CipherSuite::Ccmp128, CipherSuite::Ccmp128, CipherSuite::Ccmp256, CipherSuite::Gcmp128, CipherSuite::Tkip, CipherSuite::Ccmp128];
+    let suites =
+        [CipherSuite::Ccmp128, CipherSuite::Ccmp128, CipherSuite::Ccmp256, CipherSuite::Gcmp128, CipherSuite::Tkip, CipherSuite::Ccmp128];
     let keys: Vec<(u8, CipherSuite, Vec<u8>)> = suites
         .iter()
         .enumerate()
@@ -56,7 +57,11 @@ fn batch_equals_one_frame_at_a_time() {
         let mut jobs: Vec<TxJob> = (0..n)
             .map(|_| {
                 let r = rng.gen_range(0..10);
-                let (p, da) = if r == 0 { (None, [0xff; 6]) } else if r == 1 { (Some(peer(9)), peer(9)) } else {
+                let (p, da) = if r == 0 {
+                    (None, [0xff; 6])
+                } else if r == 1 {
+                    (Some(peer(9)), peer(9))
+                } else {
                     let i = rng.gen_range(0..suites.len() as u8);
                     (Some(peer(i)), peer(i))
                 };
@@ -68,7 +73,8 @@ fn batch_equals_one_frame_at_a_time() {
                 TxJob { peer: p, mpdu: f, result: Ok(()), ready_at: 0 }
             })
             .collect();
-        let want: Vec<Result<Vec<u8>, wsec::Error>> = jobs.iter().map(|j| one.protect(0, j.peer.as_ref(), &j.mpdu).map(|(m, _)| m)).collect();
+        let want: Vec<Result<Vec<u8>, wsec::Error>> =
+            jobs.iter().map(|j| one.protect(0, j.peer.as_ref(), &j.mpdu).map(|(m, _)| m)).collect();
         bat.protect_batch(0, &mut jobs);
         for (k, (j, w)) in jobs.iter().zip(&want).enumerate() {
             match w {

@@ -64,7 +64,8 @@ fn wpa(ssid: &str, pass: &str) -> (Vec<UserKey>, Vec<PeerKey>) {
 
 #[test]
 fn wep_64_ptw() {
-    let (n, t, a) = check("aircrack/wep_64_ptw.cap", vec![UserKey::wep_hex("1f1f1f1f1f").unwrap()], vec![PeerKey::Wep("1f1f1f1f1f".into())], None);
+    let (n, t, a) =
+        check("aircrack/wep_64_ptw.cap", vec![UserKey::wep_hex("1f1f1f1f1f").unwrap()], vec![PeerKey::Wep("1f1f1f1f1f".into())], None);
     assert_eq!((n, t, a), (30630, 30630, 30630));
 }
 

@@ -34,17 +34,10 @@ fn agree(ts: &[PeerFrame], ad: &[PeerFrame]) -> (Vec<u32>, Vec<u32>) {
     let (t, a) = (by_number(ts), by_number(ad));
     for (n, p) in &a {
         if let Some(q) = t.get(n) {
-            assert_eq!(
-                common::hx(p),
-                common::hx(q),
-                "frame {n}: airdecap-ng and tshark plaintext differ"
-            );
+            assert_eq!(common::hx(p), common::hx(q), "frame {n}: airdecap-ng and tshark plaintext differ");
         }
     }
-    (
-        t.keys().filter(|n| !a.contains_key(n)).copied().collect(),
-        a.keys().filter(|n| !t.contains_key(n)).copied().collect(),
-    )
+    (t.keys().filter(|n| !a.contains_key(n)).copied().collect(), a.keys().filter(|n| !t.contains_key(n)).copied().collect())
 }
 
 /// The MPDU (radio header and FCS removed) of every frame of a capture; index = number - 1.
@@ -119,21 +112,12 @@ fn wpa2_psk_linksys() {
     // several uat records in one run.
     let pmk = PeerKey::Psk("5df920b5481ed70538dd5fd02423d7e2522205feeebb974cad08a52b5613ede2".into());
     assert_eq!(peers::tshark_decrypted(&c, std::slice::from_ref(&pmk)), ts);
-    assert_eq!(
-        peers::tshark_decrypted(&c, &[PeerKey::wep("0102030405"), key.clone()]),
-        ts
-    );
-    assert_eq!(
-        peers::tshark_decrypted(&c, &[key.clone(), PeerKey::wep("0102030405")]),
-        ts
-    );
+    assert_eq!(peers::tshark_decrypted(&c, &[PeerKey::wep("0102030405"), key.clone()]), ts);
+    assert_eq!(peers::tshark_decrypted(&c, &[key.clone(), PeerKey::wep("0102030405")]), ts);
     assert_eq!(peers::airdecap_decrypted(&c, &pmk), ad);
     // Temporal keys (as tshark derives them, wlan.analysis.tk) of two of the handshakes:
     // a subset, with the same plaintext.
-    let tks = [
-        PeerKey::Tk("1d035e8beb4f83611dc93e2657cecf69".into()),
-        PeerKey::Tk("0ab0404984be2ef15086aa997804f47e".into()),
-    ];
+    let tks = [PeerKey::Tk("1d035e8beb4f83611dc93e2657cecf69".into()), PeerKey::Tk("0ab0404984be2ef15086aa997804f47e".into())];
     let by_tk = peers::tshark_decrypted(&c, &tks);
     assert_eq!(by_tk.len(), 11);
     let all = by_number(&ts);
@@ -171,11 +155,7 @@ fn wpa_prism_fcs() {
 fn wds_four_address() {
     let c = cap("aircrack/capture_wds-01.cap");
     let key = PeerKey::wpa_pwd("test1", "12345678");
-    assert_eq!(
-        peers::tshark_decrypted(&c, std::slice::from_ref(&key)).len(),
-        0,
-        "tshark fails on 4-address frames"
-    );
+    assert_eq!(peers::tshark_decrypted(&c, std::slice::from_ref(&key)).len(), 0, "tshark fails on 4-address frames");
     let ad = peers::airdecap_decrypted_bssid(&c, &key, Some("00:11:22:00:00:00"));
     assert_eq!(ad.len(), 46);
     assert!(ad.iter().all(|f| snap(&f.payload)));
@@ -191,10 +171,7 @@ fn wds_four_address() {
 fn zn2i_n02_wnm_and_nothing_to_decrypt() {
     let key = PeerKey::wpa_pwd("dlink", "12345678");
     let c = cap("aircrack/zn2i.pcap");
-    let (ts, ad) = (
-        peers::tshark_decrypted(&c, std::slice::from_ref(&key)),
-        peers::airdecap_decrypted(&c, &key),
-    );
+    let (ts, ad) = (peers::tshark_decrypted(&c, std::slice::from_ref(&key)), peers::airdecap_decrypted(&c, &key));
     assert_eq!((ts.len(), ad.len()), (1, 1));
     assert_eq!(agree(&ts, &ad), (vec![], vec![]));
 
@@ -204,24 +181,15 @@ fn zn2i_n02_wnm_and_nothing_to_decrypt() {
     let key = PeerKey::wpa_pwd("Neheb", "bo$$password");
     let ts = peers::tshark_decrypted(&c, std::slice::from_ref(&key));
     let fcs = frame_controls("aircrack/n-02.cap");
-    let data = ts
-        .iter()
-        .filter(|f| fcs[f.frame_number.unwrap() as usize - 1][0] & 0x0c == 0x08)
-        .count();
-    let mgmt = ts
-        .iter()
-        .filter(|f| fcs[f.frame_number.unwrap() as usize - 1][0] & 0x0c == 0x00)
-        .count();
+    let data = ts.iter().filter(|f| fcs[f.frame_number.unwrap() as usize - 1][0] & 0x0c == 0x08).count();
+    let mgmt = ts.iter().filter(|f| fcs[f.frame_number.unwrap() as usize - 1][0] & 0x0c == 0x00).count();
     assert_eq!((data, mgmt), (15, 5));
     assert_eq!(peers::airdecap_decrypted(&c, &key).len(), 0);
 
     // pcapng input (airdecap-ng gets a classic pcap copy).
     let c = cap("vanhoef/wnm_sleep_test-wpa2-psk_12345678.pcapng");
     let key = PeerKey::wpa_pwd("test-wnm-rsn", "12345678");
-    let (ts, ad) = (
-        peers::tshark_decrypted(&c, std::slice::from_ref(&key)),
-        peers::airdecap_decrypted(&c, &key),
-    );
+    let (ts, ad) = (peers::tshark_decrypted(&c, std::slice::from_ref(&key)), peers::airdecap_decrypted(&c, &key));
     assert_eq!((ts.len(), ad.len()), (2, 2));
     assert_eq!(agree(&ts, &ad), (vec![], vec![]));
 
@@ -231,11 +199,7 @@ fn zn2i_n02_wnm_and_nothing_to_decrypt() {
         ("vanhoef/wpa3.pcapng", "WPA3-Network", "abcdefgh"),
     ] {
         let key = PeerKey::wpa_pwd(ssid, pass);
-        assert_eq!(
-            peers::tshark_decrypted(&cap(rel), std::slice::from_ref(&key)).len(),
-            0,
-            "{rel}"
-        );
+        assert_eq!(peers::tshark_decrypted(&cap(rel), std::slice::from_ref(&key)).len(), 0, "{rel}");
         assert_eq!(peers::airdecap_decrypted(&cap(rel), &key).len(), 0, "{rel}");
     }
 }
@@ -247,21 +211,9 @@ fn to_ethernet_matches_airdecap() {
     let mut total = 0;
     for (rel, key, bssid) in [
         ("aircrack/wep_64_ptw.cap", PeerKey::wep("1f1f1f1f1f"), None),
-        (
-            "aircrack/wpa2-psk-linksys.cap",
-            PeerKey::wpa_pwd("linksys", "dictionary"),
-            None,
-        ),
-        (
-            "aircrack/wpa-psk-linksys.cap",
-            PeerKey::wpa_pwd("linksys", "dictionary"),
-            None,
-        ),
-        (
-            "aircrack/capture_wds-01.cap",
-            PeerKey::wpa_pwd("test1", "12345678"),
-            Some("00:11:22:00:00:00"),
-        ),
+        ("aircrack/wpa2-psk-linksys.cap", PeerKey::wpa_pwd("linksys", "dictionary"), None),
+        ("aircrack/wpa-psk-linksys.cap", PeerKey::wpa_pwd("linksys", "dictionary"), None),
+        ("aircrack/capture_wds-01.cap", PeerKey::wpa_pwd("test1", "12345678"), Some("00:11:22:00:00:00")),
         ("aircrack/wpa.cap", PeerKey::wpa_pwd("test", "biscotte"), None),
     ] {
         let c = cap(rel);
@@ -270,11 +222,7 @@ fn to_ethernet_matches_airdecap() {
         assert_eq!(l.records.len(), e.records.len(), "{rel}");
         for ((n1, mpdu), (n2, eth)) in l.records.iter().zip(&e.records) {
             assert_eq!(n1, n2);
-            assert_eq!(
-                common::hx(&to_ethernet(mpdu).unwrap()),
-                common::hx(eth),
-                "{rel} frame {n1:?}"
-            );
+            assert_eq!(common::hx(&to_ethernet(mpdu).unwrap()), common::hx(eth), "{rel} frame {n1:?}");
         }
         total += l.records.len();
     }
@@ -303,14 +251,8 @@ fn tshark_hex_parser() {
 
 #[test]
 fn uat_records() {
-    assert_eq!(
-        peers::tshark_uat_record(&PeerKey::wpa_pwd("my:net", "p%a\"ss")).unwrap(),
-        r#""wpa-pwd","p%25a%22ss:my%3anet""#
-    );
-    assert_eq!(
-        peers::tshark_uat_record(&PeerKey::wep("1F:1f:1f:1f:1f")).unwrap(),
-        r#""wep","1f1f1f1f1f""#
-    );
+    assert_eq!(peers::tshark_uat_record(&PeerKey::wpa_pwd("my:net", "p%a\"ss")).unwrap(), r#""wpa-pwd","p%25a%22ss:my%3anet""#);
+    assert_eq!(peers::tshark_uat_record(&PeerKey::wep("1F:1f:1f:1f:1f")).unwrap(), r#""wep","1f1f1f1f1f""#);
     assert!(peers::tshark_uat_record(&PeerKey::Tk("xyz\"".into())).is_err());
     let c = cap("aircrack/wpa2-psk-linksys.cap");
     assert!(peers::try_airdecap(&c, &PeerKey::Tk("00".into()), None, true).is_err());
@@ -323,10 +265,7 @@ fn uat_records() {
 fn cut_short_capture() {
     let c = cap("aircrack/pmkid-not-recognized.cap");
     let key = PeerKey::wpa_pwd("x", "12345678");
-    assert_eq!(
-        peers::try_tshark_decrypted(&c, std::slice::from_ref(&key)).unwrap(),
-        vec![]
-    );
+    assert_eq!(peers::try_tshark_decrypted(&c, std::slice::from_ref(&key)).unwrap(), vec![]);
     let run = peers::try_airdecap(&c, &key, None, true).unwrap();
     assert_eq!(run.stats["Total number of packets read"], 20056);
 }

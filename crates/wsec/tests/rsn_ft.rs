@@ -33,7 +33,11 @@ fn kdf(sha384: bool, k: &[u8], label: &str, ctx: &[u8], bits: u16) -> Vec<u8> {
 
 fn h128(sha384: bool, parts: &[&[u8]]) -> Vec<u8> {
     let all: Vec<u8> = parts.concat();
-    if sha384 { Sha384::digest(&all)[..16].to_vec() } else { Sha256::digest(&all)[..16].to_vec() }
+    if sha384 {
+        Sha384::digest(&all)[..16].to_vec()
+    } else {
+        Sha256::digest(&all)[..16].to_vec()
+    }
 }
 
 #[test]

@@ -28,16 +28,8 @@ fn backends() -> Vec<wp::Backend> {
 #[test]
 fn passphrase_vectors_6_1() {
     let cases: [(&[u8], &[u8], &str); 3] = [
-        (
-            b"password",
-            b"IEEE",
-            "f42c6fc52df0ebef9ebb4b90b38a5f902e83fe1b135a70e23aed762e9710a12e",
-        ),
-        (
-            b"ThisIsAPassword",
-            b"ThisIsASSID",
-            "0dc0d6eb90555ed6419756b9a15ec3e3209b63df707dd508d14581f8982721af",
-        ),
+        (b"password", b"IEEE", "f42c6fc52df0ebef9ebb4b90b38a5f902e83fe1b135a70e23aed762e9710a12e"),
+        (b"ThisIsAPassword", b"ThisIsASSID", "0dc0d6eb90555ed6419756b9a15ec3e3209b63df707dd508d14581f8982721af"),
         (
             b"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
             b"ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ",
@@ -66,19 +58,10 @@ fn aircrack_calc_pmk_raw_key() {
     assert_eq!(key.len(), 13);
     let mut out = [0u8; 32];
     wp::pbkdf2_hmac_sha1(&key, b"T3st1ng", 4096, &mut out).unwrap();
-    assert_eq!(
-        hx(&out),
-        "1d4df55dd8d913f5540d053cdb578353d06c0fb3507110ee48dace2b60f6d0d4"
-    );
+    assert_eq!(hx(&out), "1d4df55dd8d913f5540d053cdb578353d06c0fb3507110ee48dace2b60f6d0d4");
     wp::pbkdf2_hmac_sha1_portable(&key, b"T3st1ng", 4096, &mut out).unwrap();
-    assert_eq!(
-        hx(&out),
-        "1d4df55dd8d913f5540d053cdb578353d06c0fb3507110ee48dace2b60f6d0d4"
-    );
-    assert!(matches!(
-        wp::psk_from_passphrase(&key, b"T3st1ng"),
-        Err(Error::Malformed(_))
-    ));
+    assert_eq!(hx(&out), "1d4df55dd8d913f5540d053cdb578353d06c0fb3507110ee48dace2b60f6d0d4");
+    assert!(matches!(wp::psk_from_passphrase(&key, b"T3st1ng"), Err(Error::Malformed(_))));
 }
 
 /// The 6.3 note: that PMK is PBKDF2("12345678", "Harkonen") [DERIVED].
@@ -96,12 +79,7 @@ fn rfc6070_pbkdf2_sha1() {
         (b"password", b"salt", 1, "0c60c80f961f0e71f3a9b524af6012062fe037a6"),
         (b"password", b"salt", 2, "ea6c014dc72d6f8ccd1ed92ace1d41f0d8de8957"),
         (b"password", b"salt", 4096, "4b007901b765489abead49d926f721d065a429c1"),
-        (
-            b"passwordPASSWORDpassword",
-            b"saltSALTsaltSALTsaltSALTsaltSALTsalt",
-            4096,
-            "3d2eec4fe41c849b80c8d83662c0e44a8b291a964cf2f07038",
-        ),
+        (b"passwordPASSWORDpassword", b"saltSALTsaltSALTsaltSALTsaltSALTsalt", 4096, "3d2eec4fe41c849b80c8d83662c0e44a8b291a964cf2f07038"),
         (b"pass\0word", b"sa\0lt", 4096, "56fa6aa75548099dcc37d7f03425e0c3"),
     ];
     for (p, s, c, want) in cases {
@@ -119,10 +97,7 @@ fn rfc6070_pbkdf2_sha1() {
 #[test]
 fn pbkdf2_edge_cases() {
     let mut out = [0u8; 20];
-    assert!(matches!(
-        wp::pbkdf2_hmac_sha1(b"p", b"s", 0, &mut out),
-        Err(Error::Malformed(_))
-    ));
+    assert!(matches!(wp::pbkdf2_hmac_sha1(b"p", b"s", 0, &mut out), Err(Error::Malformed(_))));
     let mut empty = [0u8; 0];
     wp::pbkdf2_hmac_sha1(b"p", b"s", 3, &mut empty).unwrap();
     // A password longer than the SHA-1 block is hashed first (HMAC's rule).
@@ -155,14 +130,8 @@ fn passphrase_rules() {
             assert!(matches!(r, Err(Error::Malformed(_))));
         }
     }
-    assert_eq!(
-        wp::psk_from_passphrase(b"1234567", ssid).unwrap_err(),
-        Error::Malformed("passphrase must be 8..63 characters")
-    );
-    assert_eq!(
-        wp::psk_from_passphrase(&[b'x'; 64], ssid).unwrap_err(),
-        Error::Malformed("passphrase must be 8..63 characters")
-    );
+    assert_eq!(wp::psk_from_passphrase(b"1234567", ssid).unwrap_err(), Error::Malformed("passphrase must be 8..63 characters"));
+    assert_eq!(wp::psk_from_passphrase(&[b'x'; 64], ssid).unwrap_err(), Error::Malformed("passphrase must be 8..63 characters"));
     assert_eq!(
         wp::psk_from_passphrase("passwörd".as_bytes(), ssid).unwrap_err(),
         Error::Malformed("passphrase must be printable ASCII (0x20..0x7e)")
@@ -170,10 +139,7 @@ fn passphrase_rules() {
     // SSID 0..=32 octets.
     assert!(wp::psk_from_passphrase(b"password", b"").is_ok());
     assert!(wp::psk_from_passphrase(b"password", &[0u8; 32]).is_ok());
-    assert!(matches!(
-        wp::psk_from_passphrase(b"password", &[0u8; 33]),
-        Err(Error::Malformed(_))
-    ));
+    assert!(matches!(wp::psk_from_passphrase(b"password", &[0u8; 33]), Err(Error::Malformed(_))));
 }
 
 fn random_passphrase(rng: &mut impl Rng) -> Vec<u8> {
@@ -222,22 +188,12 @@ fn batch_equals_single() {
     let want: Vec<_> = refs.iter().map(|p| wp::psk_from_passphrase(p, b"batch")).collect();
     for be in backends() {
         for n in [37usize, 22, 12] {
-            assert_eq!(
-                wp::psk_batch_with(be, &refs[..n], b"batch"),
-                want[..n],
-                "{} n={n}",
-                be.name()
-            );
+            assert_eq!(wp::psk_batch_with(be, &refs[..n], b"batch"), want[..n], "{} n={n}", be.name());
         }
     }
     for be in wp::Backend::ALL.into_iter().filter(|b| !b.is_supported()) {
-        assert!(wp::psk_batch_with(be, &refs[..2], b"x")
-            .iter()
-            .all(|r| matches!(r, Err(Error::Unsupported(_)))));
-        assert!(matches!(
-            wp::psk_from_passphrase_with(be, b"password", b"x"),
-            Err(Error::Unsupported(_))
-        ));
+        assert!(wp::psk_batch_with(be, &refs[..2], b"x").iter().all(|r| matches!(r, Err(Error::Unsupported(_)))));
+        assert!(matches!(wp::psk_from_passphrase_with(be, b"password", b"x"), Err(Error::Unsupported(_))));
     }
     // An over-long SSID fails every entry.
     assert!(wp::psk_batch(&refs[..2], &[0u8; 33]).iter().all(|r| r.is_err()));
@@ -253,11 +209,7 @@ fn pbkdf2_crosscheck_random() {
         let salt: Vec<u8> = (0..slen).map(|_| rng.gen()).collect();
         let iters = rng.gen_range(1..50u32);
         // Up to 10 blocks: more chains than the SHA-NI kernel runs at once.
-        let olen = if case % 10 == 0 {
-            rng.gen_range(600..=800)
-        } else {
-            rng.gen_range(1..=200)
-        };
+        let olen = if case % 10 == 0 { rng.gen_range(600..=800) } else { rng.gen_range(1..=200) };
         let mut ours = vec![0u8; olen];
         let mut portable = vec![0u8; olen];
         let mut rc = vec![0u8; olen];
@@ -265,18 +217,8 @@ fn pbkdf2_crosscheck_random() {
         wp::pbkdf2_hmac_sha1(&pass, &salt, iters, &mut ours).unwrap();
         wp::pbkdf2_hmac_sha1_portable(&pass, &salt, iters, &mut portable).unwrap();
         pbkdf2::pbkdf2_hmac::<sha1::Sha1>(&pass, &salt, iters, &mut rc);
-        openssl::pkcs5::pbkdf2_hmac(
-            &pass,
-            &salt,
-            iters as usize,
-            openssl::hash::MessageDigest::sha1(),
-            &mut ossl,
-        )
-        .unwrap();
-        assert_eq!(
-            ours, rc,
-            "case {case}: plen {plen} slen {slen} iters {iters} olen {olen}"
-        );
+        openssl::pkcs5::pbkdf2_hmac(&pass, &salt, iters as usize, openssl::hash::MessageDigest::sha1(), &mut ossl).unwrap();
+        assert_eq!(ours, rc, "case {case}: plen {plen} slen {slen} iters {iters} olen {olen}");
         assert_eq!(ours, ossl, "case {case} vs OpenSSL");
         assert_eq!(portable, rc, "case {case} portable");
         for be in backends() {
@@ -294,10 +236,7 @@ fn all_backends_agree_on_psk() {
     for _ in 0..6 {
         let p = random_passphrase(&mut rng);
         let ssid: Vec<u8> = (0..rng.gen_range(0..=32)).map(|_| rng.gen()).collect();
-        assert_eq!(
-            wp::psk_from_passphrase(&p, &ssid),
-            wp::psk_from_passphrase_portable(&p, &ssid)
-        );
+        assert_eq!(wp::psk_from_passphrase(&p, &ssid), wp::psk_from_passphrase_portable(&p, &ssid));
     }
 }
 
@@ -392,10 +331,7 @@ fn ptk_prf_sha1_6_3() {
     // EAPOL-Key msg 2/4, descriptor version 2: MIC = HMAC-SHA1-128(KCK).
     let mut mac = <Hmac<sha1::Sha1> as Mac>::new_from_slice(ptk.kck()).unwrap();
     mac.update(&h(EAPOL_63));
-    assert_eq!(
-        hx(&mac.finalize().into_bytes()[..16]),
-        "d5355382b8a9b806dcaf99cdaf564eb6"
-    );
+    assert_eq!(hx(&mac.finalize().into_bytes()[..16]), "d5355382b8a9b806dcaf99cdaf564eb6");
 }
 
 /// aircrack `test-calc-mic.c`: other PMK, same addresses, nonces and EAPOL frame.
@@ -415,10 +351,7 @@ fn ptk_aircrack_calc_mic() {
     assert_eq!(all, want);
     let mut v2 = <Hmac<sha1::Sha1> as Mac>::new_from_slice(ptk.kck()).unwrap();
     v2.update(&h(EAPOL_63));
-    assert_eq!(
-        hx(&v2.finalize().into_bytes()),
-        "6f0489cf7406acf0ae8fcb32bce57c37793a2361"
-    );
+    assert_eq!(hx(&v2.finalize().into_bytes()), "6f0489cf7406acf0ae8fcb32bce57c37793a2361");
     let mut v1 = <Hmac<md5::Md5> as Mac>::new_from_slice(ptk.kck()).unwrap();
     v1.update(&h(EAPOL_63));
     assert_eq!(hx(&v1.finalize().into_bytes()), "9cc3faa0c685961d8406bb657745135d");
@@ -437,10 +370,7 @@ fn ptk_sae_kdf_sha256_kdk_6_4() {
     assert_eq!(hx(ptk.kck()), "cd7b9e7555362df0b63568484a8112f5");
     assert_eq!(hx(ptk.kek()), "99cad3588da0f1e63fd190191039bb4b");
     assert_eq!(hx(ptk.tk()), "9e2e9377e7532e737a1bc250fe194a03");
-    assert_eq!(
-        hx(ptk.kdk()),
-        "6c7fb97ceb55b01acff00f070942bdf5291feb4bee38e0365b25a250bb2ac9ff"
-    );
+    assert_eq!(hx(ptk.kdk()), "6c7fb97ceb55b01acff00f070942bdf5291feb4bee38e0365b25a250bb2ac9ff");
     // Length (640 bits) is hashed: without the KDK every key differs.
     let no_kdk = kdf::derive_ptk(Akm::Sae, &pmk, &aa, &spa, &an, &sn, CipherSuite::Ccmp128, 0).unwrap();
     assert_ne!(no_kdk.kck(), ptk.kck());
@@ -459,10 +389,7 @@ fn ptk_sae_kdf_sha256_kdk_6_4() {
     let mut raw = [0u8; 80];
     kdf::kdf_sha256(&pmk, b"Pairwise key expansion", &ctx, &mut raw).unwrap();
     assert_eq!(raw.to_vec(), indep[..80]);
-    assert_eq!(
-        raw[64..].to_vec(),
-        h("6c7fb97ceb55b01acff00f070942bdf5291feb4bee38e0365b25a250bb2ac9ff")[16..]
-    );
+    assert_eq!(raw[64..].to_vec(), h("6c7fb97ceb55b01acff00f070942bdf5291feb4bee38e0365b25a250bb2ac9ff")[16..]);
     // PSK-SHA256 uses the same KDF: same result with the same PMK.
     let psk256 = kdf::derive_ptk(Akm::PskSha256, &pmk, &aa, &spa, &an, &sn, CipherSuite::Ccmp128, 32).unwrap();
     assert_eq!(psk256.tk(), ptk.tk());
@@ -491,30 +418,12 @@ fn ptk_sha384_and_errors() {
     assert_eq!(all, indep[..88]);
 
     let pmk = [9u8; 32];
-    assert_eq!(
-        kdf::derive_ptk(Akm::SuiteB192, &pmk, &aa, &spa, &an, &sn, CipherSuite::Gcmp256, 0).unwrap_err(),
-        Error::BadKeyLength
-    );
-    assert!(matches!(
-        kdf::derive_ptk(Akm::Psk, &pmk, &aa, &spa, &an, &sn, CipherSuite::BipCmac128, 0),
-        Err(Error::Unsupported(_))
-    ));
-    assert!(matches!(
-        kdf::derive_ptk(Akm::Psk, &pmk, &aa, &spa, &an, &sn, CipherSuite::Wep104, 0),
-        Err(Error::Unsupported(_))
-    ));
-    assert!(matches!(
-        kdf::derive_ptk(Akm::FtPsk, &pmk, &aa, &spa, &an, &sn, CipherSuite::Ccmp128, 0),
-        Err(Error::Unsupported(_))
-    ));
-    assert!(matches!(
-        kdf::derive_ptk(Akm::Psk, &pmk, &aa, &spa, &an, &sn, CipherSuite::Ccmp128, 65),
-        Err(Error::Malformed(_))
-    ));
-    assert_eq!(
-        kdf::derive_ptk(Akm::Psk, &[], &aa, &spa, &an, &sn, CipherSuite::Ccmp128, 0).unwrap_err(),
-        Error::BadKeyLength
-    );
+    assert_eq!(kdf::derive_ptk(Akm::SuiteB192, &pmk, &aa, &spa, &an, &sn, CipherSuite::Gcmp256, 0).unwrap_err(), Error::BadKeyLength);
+    assert!(matches!(kdf::derive_ptk(Akm::Psk, &pmk, &aa, &spa, &an, &sn, CipherSuite::BipCmac128, 0), Err(Error::Unsupported(_))));
+    assert!(matches!(kdf::derive_ptk(Akm::Psk, &pmk, &aa, &spa, &an, &sn, CipherSuite::Wep104, 0), Err(Error::Unsupported(_))));
+    assert!(matches!(kdf::derive_ptk(Akm::FtPsk, &pmk, &aa, &spa, &an, &sn, CipherSuite::Ccmp128, 0), Err(Error::Unsupported(_))));
+    assert!(matches!(kdf::derive_ptk(Akm::Psk, &pmk, &aa, &spa, &an, &sn, CipherSuite::Ccmp128, 65), Err(Error::Malformed(_))));
+    assert_eq!(kdf::derive_ptk(Akm::Psk, &[], &aa, &spa, &an, &sn, CipherSuite::Ccmp128, 0).unwrap_err(), Error::BadKeyLength);
     let mut big = vec![0u8; kdf::MAX_KDF_LEN + 1];
     assert_eq!(kdf::kdf_sha256(&pmk, b"x", b"y", &mut big), Err(Error::Oversize));
     // Every AKM/cipher pair either derives or refuses; none panics.
@@ -533,10 +442,7 @@ fn ptk_split_and_zero_tk() {
     let raw = [0u8; 48];
     let p = Ptk::split(Akm::Psk, CipherSuite::Ccmp128, 0, &raw).unwrap();
     assert!(p.tk_is_zero());
-    assert_eq!(
-        Ptk::split(Akm::Psk, CipherSuite::Ccmp128, 0, &raw[..47]).unwrap_err(),
-        Error::BadKeyLength
-    );
+    assert_eq!(Ptk::split(Akm::Psk, CipherSuite::Ccmp128, 0, &raw[..47]).unwrap_err(), Error::BadKeyLength);
 }
 
 // ---- PMKID and GTK ----
@@ -549,24 +455,15 @@ fn pmkid_hashcat_16800_and_hashes() {
     let pmk = wp::psk_from_passphrase(b"hashcat!", &h("ed487162465a774bfba60eb603a39f3a")).unwrap();
     let aa = arr::<6>("4604ba734d4e");
     let spa = arr::<6>("89acf0e761f4");
-    assert_eq!(
-        hx(&kdf::pmkid(Akm::Psk, &pmk, &aa, &spa)),
-        "2582a8281bf9d4308d6f5731d0e61c61"
-    );
+    assert_eq!(hx(&kdf::pmkid(Akm::Psk, &pmk, &aa, &spa)), "2582a8281bf9d4308d6f5731d0e61c61");
     let msg = [&b"PMK Name"[..], &aa, &spa].concat();
     let mut m = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&pmk).unwrap();
     m.update(&msg);
-    assert_eq!(
-        kdf::pmkid(Akm::PskSha256, &pmk, &aa, &spa).to_vec(),
-        m.finalize().into_bytes()[..16]
-    );
+    assert_eq!(kdf::pmkid(Akm::PskSha256, &pmk, &aa, &spa).to_vec(), m.finalize().into_bytes()[..16]);
     let pmk48 = [5u8; 48];
     let mut m = <Hmac<sha2::Sha384> as Mac>::new_from_slice(&pmk48).unwrap();
     m.update(&msg);
-    assert_eq!(
-        kdf::pmkid(Akm::SuiteB192, &pmk48, &aa, &spa).to_vec(),
-        m.finalize().into_bytes()[..16]
-    );
+    assert_eq!(kdf::pmkid(Akm::SuiteB192, &pmk48, &aa, &spa).to_vec(), m.finalize().into_bytes()[..16]);
 }
 
 #[test]
@@ -593,42 +490,12 @@ fn key_wrap_rfc3394_6_5() {
     let d192 = h("00112233445566778899aabbccddeeff0001020304050607");
     let d256 = h("00112233445566778899aabbccddeeff000102030405060708090a0b0c0d0e0f");
     let cases = [
-        (
-            "4.1",
-            &kek128,
-            &d128,
-            "1fa68b0a8112b447aef34bd8fb5a7b829d3e862371d2cfe5",
-        ),
-        (
-            "4.2",
-            &kek192,
-            &d128,
-            "96778b25ae6ca435f92b5b97c050aed2468ab8a17ad84e5d",
-        ),
-        (
-            "4.3",
-            &kek256,
-            &d128,
-            "64e8c3f9ce0f5ba263e9777905818a2a93c8191e7d6e8ae7",
-        ),
-        (
-            "4.4",
-            &kek192,
-            &d192,
-            "031d33264e15d33268f24ec260743edce1c6c7ddee725a936ba814915c6762d2",
-        ),
-        (
-            "4.5",
-            &kek256,
-            &d192,
-            "a8f9bc1612c68b3ff6e6f4fbe30e71e4769c8b80a32cb8958cd5d17d6b254da1",
-        ),
-        (
-            "4.6",
-            &kek256,
-            &d256,
-            "28c9f404c4b810f4cbccb35cfb87f8263f5786e2d80ed326cbc7f0e71a99f43bfb988b9b7a02dd21",
-        ),
+        ("4.1", &kek128, &d128, "1fa68b0a8112b447aef34bd8fb5a7b829d3e862371d2cfe5"),
+        ("4.2", &kek192, &d128, "96778b25ae6ca435f92b5b97c050aed2468ab8a17ad84e5d"),
+        ("4.3", &kek256, &d128, "64e8c3f9ce0f5ba263e9777905818a2a93c8191e7d6e8ae7"),
+        ("4.4", &kek192, &d192, "031d33264e15d33268f24ec260743edce1c6c7ddee725a936ba814915c6762d2"),
+        ("4.5", &kek256, &d192, "a8f9bc1612c68b3ff6e6f4fbe30e71e4769c8b80a32cb8958cd5d17d6b254da1"),
+        ("4.6", &kek256, &d256, "28c9f404c4b810f4cbccb35cfb87f8263f5786e2d80ed326cbc7f0e71a99f43bfb988b9b7a02dd21"),
     ];
     for (name, kek, data, wrapped) in cases {
         let w = keywrap::aes_key_wrap(kek, data).unwrap();
@@ -650,30 +517,12 @@ fn key_wrap_rfc3394_6_5() {
         assert!(keywrap::aes_key_unwrap(&wrong, &w).is_err());
     }
     // Lengths.
-    assert_eq!(
-        keywrap::aes_key_wrap(&[0u8; 15], &d128).unwrap_err(),
-        Error::BadKeyLength
-    );
-    assert_eq!(
-        keywrap::aes_key_unwrap(&[0u8; 20], &[0u8; 24]).unwrap_err(),
-        Error::BadKeyLength
-    );
-    assert!(matches!(
-        keywrap::aes_key_wrap(&kek128, &[0u8; 8]),
-        Err(Error::Malformed(_))
-    ));
-    assert!(matches!(
-        keywrap::aes_key_wrap(&kek128, &[0u8; 20]),
-        Err(Error::Malformed(_))
-    ));
+    assert_eq!(keywrap::aes_key_wrap(&[0u8; 15], &d128).unwrap_err(), Error::BadKeyLength);
+    assert_eq!(keywrap::aes_key_unwrap(&[0u8; 20], &[0u8; 24]).unwrap_err(), Error::BadKeyLength);
+    assert!(matches!(keywrap::aes_key_wrap(&kek128, &[0u8; 8]), Err(Error::Malformed(_))));
+    assert!(matches!(keywrap::aes_key_wrap(&kek128, &[0u8; 20]), Err(Error::Malformed(_))));
     for n in [0usize, 8, 16, 23, 25] {
-        assert!(
-            matches!(
-                keywrap::aes_key_unwrap(&kek128, &vec![0u8; n]),
-                Err(Error::Malformed(_))
-            ),
-            "{n}"
-        );
+        assert!(matches!(keywrap::aes_key_unwrap(&kek128, &vec![0u8; n]), Err(Error::Malformed(_))), "{n}");
     }
 }
 

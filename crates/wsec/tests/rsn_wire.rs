@@ -8,9 +8,7 @@ use rand::{Rng, SeedableRng};
 use wsec::cipher::CipherSuite;
 use wsec::rsn::akm::{Akm, KeyDescriptorVersion};
 use wsec::rsn::eapol::{self, DescriptorType, EapolKey, EapolKeyRepr, KeyInfo};
-use wsec::rsn::ie::{
-    self, negotiate, negotiate_wpa, MfpPolicy, Prefs, RsnCapabilities, RsnElementRepr, Suite, WpaElementRepr,
-};
+use wsec::rsn::ie::{self, negotiate, negotiate_wpa, MfpPolicy, Prefs, RsnCapabilities, RsnElementRepr, Suite, WpaElementRepr};
 use wsec::rsn::kde::{self, GtkKde, IgtkKde, KeyDataBuilder, KeyDataItem};
 use wsec::Error;
 
@@ -308,10 +306,7 @@ fn eapol_padding_and_length_rules() {
 fn eapol_24_octet_mic_round_trip() {
     let mut r = EapolKeyRepr::new(
         DescriptorType::Rsn,
-        KeyInfo(0)
-            .with_descriptor_version(KeyDescriptorVersion::AkmDefined)
-            .with(KeyInfo::KEY_ACK, true)
-            .with(KeyInfo::KEY_TYPE, true),
+        KeyInfo(0).with_descriptor_version(KeyDescriptorVersion::AkmDefined).with(KeyInfo::KEY_ACK, true).with(KeyInfo::KEY_TYPE, true),
         24,
     );
     r.replay_counter = 0x0102_0304_0506_0708;
@@ -328,10 +323,7 @@ fn eapol_24_octet_mic_round_trip() {
     let v = EapolKey::new_checked(&b[..], 24).unwrap();
     assert_eq!(v.key_rsc_bytes(), &[0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0, 0]);
     assert_eq!(v.key_info().descriptor_version(), 0);
-    assert_eq!(
-        kde::parse(v.key_data()).unwrap(),
-        vec![KeyDataItem::Pmkid(h("0123456789abcdef0123456789abcdef").try_into().unwrap())]
-    );
+    assert_eq!(kde::parse(v.key_data()).unwrap(), vec![KeyDataItem::Pmkid(h("0123456789abcdef0123456789abcdef").try_into().unwrap())]);
     // a WPA1 descriptor round-trips too
     let mut w = r.clone();
     w.descriptor_type = DescriptorType::Wpa;
@@ -545,10 +537,7 @@ fn wpa_element_round_trips() {
     assert_eq!(hx(&w.to_bytes().unwrap()), hx(&b));
     let c = h(WPA_CAPS);
     let wc = WpaElementRepr::parse(&c).unwrap();
-    assert_eq!(
-        wc.pairwise.iter().map(|s| s.cipher().unwrap()).collect::<Vec<_>>(),
-        [CipherSuite::Ccmp128, CipherSuite::Tkip]
-    );
+    assert_eq!(wc.pairwise.iter().map(|s| s.cipher().unwrap()).collect::<Vec<_>>(), [CipherSuite::Ccmp128, CipherSuite::Tkip]);
     assert_eq!(wc.capabilities, Some(0));
     assert_eq!(hx(&wc.to_bytes().unwrap()), hx(&c));
     // minimal WPA element (version only)
@@ -630,9 +619,7 @@ fn negotiation() {
     assert_eq!(negotiate(&sae, &Prefs::wpa2_personal()), Err(Error::Unsupported("no common AKM suite")));
     // MFPR at the AP, STA not capable
     let no_mfp = Prefs { akms: vec![Akm::Sae], mfp: MfpPolicy::Disabled, ..Prefs::default() };
-    assert!(
-        matches!(negotiate(&sae, &no_mfp), Err(Error::Unsupported(m)) if m.contains("AP requires management frame protection"))
-    );
+    assert!(matches!(negotiate(&sae, &no_mfp), Err(Error::Unsupported(m)) if m.contains("AP requires management frame protection")));
 
     // Transition mode: PSK + SAE, MFPC only
     let trans = ap(&[Akm::Psk, Akm::Sae], &[Ccmp128], Ccmp128, MFPC);
@@ -644,14 +631,9 @@ fn negotiation() {
     assert_eq!((n.akm, n.mfp, n.group_mgmt), (Akm::Sae, false, None));
     // STA requires MFP, AP not capable
     let plain = ap(&[Akm::Sae], &[Ccmp128], Ccmp128, 0);
-    assert!(
-        matches!(negotiate(&plain, &Prefs::wpa3_personal()), Err(Error::Unsupported(m)) if m.contains("STA requires"))
-    );
+    assert!(matches!(negotiate(&plain, &Prefs::wpa3_personal()), Err(Error::Unsupported(m)) if m.contains("STA requires")));
     // MFPR without MFPC at the AP: an invalid element
-    assert!(matches!(
-        negotiate(&ap(&[Akm::Psk], &[Ccmp128], Ccmp128, MFPR), &Prefs::default()),
-        Err(Error::Malformed(_))
-    ));
+    assert!(matches!(negotiate(&ap(&[Akm::Psk], &[Ccmp128], Ccmp128, MFPR), &Prefs::default()), Err(Error::Malformed(_))));
 
     // STA preference order among what the AP offers
     let multi = ap(&[Akm::Psk, Akm::PskSha256], &[Ccmp128, Gcmp256, Tkip], Ccmp128, 0);

@@ -120,30 +120,15 @@ fn tkip_m63_michael() {
     let da = [0x02, 0x03, 0x04, 0x05, 0x06, 0x08];
     let sa = [0x02, 0x03, 0x04, 0x05, 0x06, 0x07];
     let key: [u8; 8] = arr(&h(TKIP_MIC_A2S));
-    assert_eq!(
-        hx(&michael_msdu(&key, &da, &sa, 0, &h(TKIP_MSDU))),
-        TKIP_MIC
-    );
+    assert_eq!(hx(&michael_msdu(&key, &da, &sa, 0, &h(TKIP_MSDU))), TKIP_MIC);
     let k = tkip_key();
     let dir = MichaelDirection::AuthenticatorToSupplicant;
     assert_eq!(hx(&k.msdu_mic(&da, &sa, 0, &h(TKIP_MSDU), dir)), TKIP_MIC);
     let with_mic = [h(TKIP_MSDU), h(TKIP_MIC)].concat();
     assert_eq!(k.verify_msdu_mic(&da, &sa, 0, &with_mic, dir), Ok(92));
     // The other Michael key does not verify it.
-    assert_eq!(
-        k.verify_msdu_mic(
-            &da,
-            &sa,
-            0,
-            &with_mic,
-            MichaelDirection::SupplicantToAuthenticator
-        ),
-        Err(Error::MicFailure)
-    );
-    assert_eq!(
-        k.verify_msdu_mic(&da, &sa, 0, &with_mic[..7], dir),
-        Err(Error::Truncated)
-    );
+    assert_eq!(k.verify_msdu_mic(&da, &sa, 0, &with_mic, MichaelDirection::SupplicantToAuthenticator), Err(Error::MicFailure));
+    assert_eq!(k.verify_msdu_mic(&da, &sa, 0, &with_mic[..7], dir), Err(Error::Truncated));
 }
 
 #[test]
@@ -156,26 +141,11 @@ fn tkip_m63_encapsulate() {
     assert_eq!(hx(&out), hx(&h(TKIP_ENC)));
     // Explicit direction, same result.
     let mut out2 = Vec::new();
-    k.encapsulate_dir(
-        &plain,
-        1,
-        0,
-        MichaelDirection::AuthenticatorToSupplicant,
-        &mut out2,
-    )
-    .unwrap();
+    k.encapsulate_dir(&plain, 1, 0, MichaelDirection::AuthenticatorToSupplicant, &mut out2).unwrap();
     assert_eq!(out2, out);
     // encapsulate_msdu with room for everything: one fragment, byte-identical.
-    let frames = k
-        .encapsulate_msdu(
-            &unprotected(TKIP_HDR),
-            &h(TKIP_MSDU),
-            1,
-            0,
-            2304,
-            MichaelDirection::AuthenticatorToSupplicant,
-        )
-        .unwrap();
+    let frames =
+        k.encapsulate_msdu(&unprotected(TKIP_HDR), &h(TKIP_MSDU), 1, 0, 2304, MichaelDirection::AuthenticatorToSupplicant).unwrap();
     assert_eq!(frames, vec![out.clone()]);
     // Fields of the output: IV/Ext IV header, encrypted ICV at the end.
     assert_eq!(hx(&out[24..32]), "0020012000000000");
@@ -197,15 +167,7 @@ fn tkip_m63_decapsulate() {
     assert_eq!(hx(&frag), hx(&[tkip_plain_mpdu(), h(TKIP_MIC)].concat()));
     let da = [0x02, 0x03, 0x04, 0x05, 0x06, 0x08];
     let sa = [0x02, 0x03, 0x04, 0x05, 0x06, 0x07];
-    let n = k
-        .verify_msdu_mic(
-            &da,
-            &sa,
-            0,
-            &frag[24..],
-            MichaelDirection::AuthenticatorToSupplicant,
-        )
-        .unwrap();
+    let n = k.verify_msdu_mic(&da, &sa, 0, &frag[24..], MichaelDirection::AuthenticatorToSupplicant).unwrap();
     assert_eq!(&frag[24..24 + n], &h(TKIP_MSDU)[..]);
 }
 
@@ -224,10 +186,7 @@ fn tkip_every_bit_flip_in_body_icv_mic_is_rejected() {
             let mut f = enc.clone();
             f[i] ^= 1 << bit;
             let e = k.decapsulate(&f, &mut out).unwrap_err();
-            assert!(
-                matches!(e, Error::IcvFailure | Error::MicFailure),
-                "octet {i} bit {bit}: {e:?}"
-            );
+            assert!(matches!(e, Error::IcvFailure | Error::MicFailure), "octet {i} bit {bit}: {e:?}");
             assert!(out.is_empty());
         }
     }
@@ -235,11 +194,7 @@ fn tkip_every_bit_flip_in_body_icv_mic_is_rejected() {
     for i in [24usize, 26, 28, 29, 30, 31] {
         let mut f = enc.clone();
         f[i] ^= 0x01;
-        assert_eq!(
-            k.decapsulate(&f, &mut out),
-            Err(Error::IcvFailure),
-            "TKIP header octet {i}"
-        );
+        assert_eq!(k.decapsulate(&f, &mut out), Err(Error::IcvFailure), "TKIP header octet {i}");
     }
     // Ext IV cleared.
     let mut f = enc.clone();
@@ -249,21 +204,13 @@ fn tkip_every_bit_flip_in_body_icv_mic_is_rejected() {
     for i in (4..10).chain(16..22) {
         let mut f = enc.clone();
         f[i] ^= 0x80;
-        assert_eq!(
-            k.decapsulate(&f, &mut out),
-            Err(Error::MicFailure),
-            "address octet {i}"
-        );
+        assert_eq!(k.decapsulate(&f, &mut out), Err(Error::MicFailure), "address octet {i}");
     }
     // TA (A2) feeds phase 1: the ICV fails.
     for i in 10..16 {
         let mut f = enc.clone();
         f[i] ^= 0x80;
-        assert_eq!(
-            k.decapsulate(&f, &mut out),
-            Err(Error::IcvFailure),
-            "TA octet {i}"
-        );
+        assert_eq!(k.decapsulate(&f, &mut out), Err(Error::IcvFailure), "TA octet {i}");
     }
 }
 
@@ -273,31 +220,17 @@ fn tkip_truncated_inputs_are_errors() {
     let enc = h(TKIP_ENC);
     let mut out = Vec::new();
     for n in 0..enc.len() {
-        assert!(
-            k.decapsulate(&enc[..n], &mut out).is_err(),
-            "decapsulate len {n}"
-        );
+        assert!(k.decapsulate(&enc[..n], &mut out).is_err(), "decapsulate len {n}");
         assert!(out.is_empty());
-        assert!(
-            k.decapsulate_fragment(&enc[..n]).is_err(),
-            "decapsulate_fragment len {n}"
-        );
+        assert!(k.decapsulate_fragment(&enc[..n]).is_err(), "decapsulate_fragment len {n}");
         let _ = TkipKey::peek(&enc[..n]);
     }
     // Too short for TKIP header + ICV (+ MIC): Truncated specifically.
     for n in 24..24 + 8 + 4 {
-        assert_eq!(
-            k.decapsulate_fragment(&enc[..n]).unwrap_err(),
-            Error::Truncated,
-            "len {n}"
-        );
+        assert_eq!(k.decapsulate_fragment(&enc[..n]).unwrap_err(), Error::Truncated, "len {n}");
     }
     for n in 24..24 + 8 + 8 + 4 {
-        assert_eq!(
-            k.decapsulate(&enc[..n], &mut out).unwrap_err(),
-            Error::Truncated,
-            "len {n}"
-        );
+        assert_eq!(k.decapsulate(&enc[..n], &mut out).unwrap_err(), Error::Truncated, "len {n}");
     }
     // Any prefix of the plaintext: encapsulate errs (header cut) or succeeds; never panics.
     let plain = tkip_plain_mpdu();
@@ -319,29 +252,17 @@ fn tkip_wrong_keys() {
     // Wrong TK: ICV failure.
     let mut kb = tkip_key_bytes();
     kb[0] ^= 1;
-    assert_eq!(
-        TkipKey::new(&kb).unwrap().decapsulate(&enc, &mut out),
-        Err(Error::IcvFailure)
-    );
+    assert_eq!(TkipKey::new(&kb).unwrap().decapsulate(&enc, &mut out), Err(Error::IcvFailure));
     // Right TK, wrong Michael key: MIC failure (the countermeasure case).
     let mut kb = tkip_key_bytes();
     kb[16] ^= 1;
-    assert_eq!(
-        TkipKey::new(&kb).unwrap().decapsulate(&enc, &mut out),
-        Err(Error::MicFailure)
-    );
+    assert_eq!(TkipKey::new(&kb).unwrap().decapsulate(&enc, &mut out), Err(Error::MicFailure));
     // The other Michael key is not used for FromDS frames.
     let mut kb = tkip_key_bytes();
     kb[24] ^= 1;
-    assert!(TkipKey::new(&kb)
-        .unwrap()
-        .decapsulate(&enc, &mut out)
-        .is_ok());
+    assert!(TkipKey::new(&kb).unwrap().decapsulate(&enc, &mut out).is_ok());
     // Wrong direction: MIC failure.
-    assert_eq!(
-        tkip_key().decapsulate_dir(&enc, MichaelDirection::SupplicantToAuthenticator, &mut out),
-        Err(Error::MicFailure)
-    );
+    assert_eq!(tkip_key().decapsulate_dir(&enc, MichaelDirection::SupplicantToAuthenticator, &mut out), Err(Error::MicFailure));
     assert!(out.is_empty());
     for n in [0, 16, 31, 33, 48] {
         assert_eq!(TkipKey::new(&vec![0; n]).unwrap_err(), Error::BadKeyLength);
@@ -373,44 +294,23 @@ fn tkip_frame_rules() {
     let plain = tkip_plain_mpdu();
     let mut out = Vec::new();
     // Protected set on encapsulate / clear on decapsulate.
-    assert_eq!(
-        k.encapsulate(&h(TKIP_ENC), 2, 0, &mut out),
-        Err(Error::AlreadyProtected)
-    );
+    assert_eq!(k.encapsulate(&h(TKIP_ENC), 2, 0, &mut out), Err(Error::AlreadyProtected));
     assert_eq!(k.decapsulate(&plain, &mut out), Err(Error::NotProtected));
-    assert_eq!(
-        k.decapsulate_fragment(&plain).unwrap_err(),
-        Error::NotProtected
-    );
+    assert_eq!(k.decapsulate_fragment(&plain).unwrap_err(), Error::NotProtected);
     // Management (Authentication) and control frames: unsupported for TKIP.
     let mut auth = plain.clone();
     auth[0] = 0xb0;
     auth[1] = 0x00;
-    assert!(matches!(
-        k.encapsulate(&auth, 1, 0, &mut out),
-        Err(Error::Unsupported(_))
-    ));
+    assert!(matches!(k.encapsulate(&auth, 1, 0, &mut out), Err(Error::Unsupported(_))));
     let ack = [0xd4u8, 0, 0, 0, 1, 2, 3, 4, 5, 6];
-    assert!(matches!(
-        k.encapsulate(&ack, 1, 0, &mut out),
-        Err(Error::Unsupported(_))
-    ));
+    assert!(matches!(k.encapsulate(&ack, 1, 0, &mut out), Err(Error::Unsupported(_))));
     // Null data.
     let mut null = unprotected(TKIP_HDR);
     null[0] = 0x48;
-    assert!(matches!(
-        k.encapsulate(&null, 1, 0, &mut out),
-        Err(Error::Unsupported(_))
-    ));
+    assert!(matches!(k.encapsulate(&null, 1, 0, &mut out), Err(Error::Unsupported(_))));
     // TSC over 48 bits, Key ID over 3.
-    assert!(matches!(
-        k.encapsulate(&plain, 1 << 48, 0, &mut out),
-        Err(Error::Malformed(_))
-    ));
-    assert!(matches!(
-        k.encapsulate(&plain, 1, 4, &mut out),
-        Err(Error::Malformed(_))
-    ));
+    assert!(matches!(k.encapsulate(&plain, 1 << 48, 0, &mut out), Err(Error::Malformed(_))));
+    assert!(matches!(k.encapsulate(&plain, 1, 4, &mut out), Err(Error::Malformed(_))));
     assert!(out.is_empty());
     // Oversize body.
     let big = [unprotected(TKIP_HDR), vec![0u8; MAX_MPDU_BODY + 1]].concat();
@@ -423,27 +323,14 @@ fn tkip_frame_rules() {
     // A fragment given to the single-MPDU paths.
     let mut mf = plain.clone();
     mf[1] |= 0x04;
-    assert!(matches!(
-        k.encapsulate(&mf, 1, 0, &mut out),
-        Err(Error::Fragment(_))
-    ));
+    assert!(matches!(k.encapsulate(&mf, 1, 0, &mut out), Err(Error::Fragment(_))));
     let mut fragno = plain.clone();
     fragno[22] |= 1;
-    assert!(matches!(
-        k.encapsulate(&fragno, 1, 0, &mut out),
-        Err(Error::Fragment(_))
-    ));
+    assert!(matches!(k.encapsulate(&fragno, 1, 0, &mut out), Err(Error::Fragment(_))));
     // Key ID and TSC reported.
-    k.encapsulate(&plain, 0x0102_0304_0506, 3, &mut out)
-        .unwrap();
+    k.encapsulate(&plain, 0x0102_0304_0506, 3, &mut out).unwrap();
     let info = k.decapsulate(&out, &mut back).unwrap();
-    assert_eq!(
-        info,
-        RxInfo {
-            pn: 0x0102_0304_0506,
-            key_id: 3
-        }
-    );
+    assert_eq!(info, RxInfo { pn: 0x0102_0304_0506, key_id: 3 });
     assert_eq!(back, plain);
 }
 
@@ -482,13 +369,7 @@ fn reassemble(k: &TkipKey, frames: &[Vec<u8>], first_tsc: u64, seq: u16) -> Resu
     let da: [u8; 6] = arr(&hdr0[16..22]);
     let sa: [u8; 6] = arr(&hdr0[10..16]);
     let tid = hdr0[24] & 0x0f;
-    let n = k.verify_msdu_mic(
-        &da,
-        &sa,
-        tid,
-        &msdu_mic,
-        MichaelDirection::SupplicantToAuthenticator,
-    )?;
+    let n = k.verify_msdu_mic(&da, &sa, tid, &msdu_mic, MichaelDirection::SupplicantToAuthenticator)?;
     msdu_mic.truncate(n);
     Ok(msdu_mic)
 }
@@ -498,16 +379,7 @@ fn tkip_fragment_round_trip() {
     let k = tkip_key();
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x7469_6b70);
     let dir = MichaelDirection::SupplicantToAuthenticator;
-    for (msdu_len, max_body) in [
-        (100usize, 37usize),
-        (100, 36),
-        (100, 54),
-        (100, 104),
-        (100, 105),
-        (1500, 400),
-        (0, 3),
-        (7, 1),
-    ] {
+    for (msdu_len, max_body) in [(100usize, 37usize), (100, 36), (100, 54), (100, 104), (100, 105), (1500, 400), (0, 3), (7, 1)] {
         let mut msdu = vec![0u8; msdu_len];
         rng.fill_bytes(&mut msdu);
         let hdr = qos_tods_header(0x123);
@@ -515,10 +387,7 @@ fn tkip_fragment_round_trip() {
         let frames = k.encapsulate_msdu(&hdr, &msdu, first_tsc, 1, max_body, dir);
         let nfrag = (msdu_len + 8).div_ceil(max_body);
         if nfrag > 16 {
-            assert!(
-                matches!(frames, Err(Error::Fragment(_))),
-                "{msdu_len}/{max_body}"
-            );
+            assert!(matches!(frames, Err(Error::Fragment(_))), "{msdu_len}/{max_body}");
             continue;
         }
         let frames = frames.unwrap();
@@ -528,28 +397,14 @@ fn tkip_fragment_round_trip() {
             assert_eq!(f.len(), 26 + 8 + body + 4);
             // The single-MPDU path refuses fragments.
             if nfrag > 1 {
-                assert!(matches!(
-                    k.decapsulate(f, &mut Vec::new()),
-                    Err(Error::Fragment(_))
-                ));
+                assert!(matches!(k.decapsulate(f, &mut Vec::new()), Err(Error::Fragment(_))));
             }
         }
-        assert_eq!(
-            reassemble(&k, &frames, first_tsc, 0x123).unwrap(),
-            msdu,
-            "{msdu_len}/{max_body}"
-        );
+        assert_eq!(reassemble(&k, &frames, first_tsc, 0x123).unwrap(), msdu, "{msdu_len}/{max_body}");
         if nfrag == 1 {
             // Unfragmented: the Protection path agrees.
             let mut out = Vec::new();
-            k.encapsulate_dir(
-                &[hdr.clone(), msdu.clone()].concat(),
-                first_tsc,
-                1,
-                dir,
-                &mut out,
-            )
-            .unwrap();
+            k.encapsulate_dir(&[hdr.clone(), msdu.clone()].concat(), first_tsc, 1, dir, &mut out).unwrap();
             assert_eq!(out, frames[0]);
             let mut back = Vec::new();
             k.decapsulate(&frames[0], &mut back).unwrap();
@@ -563,59 +418,24 @@ fn tkip_fragment_errors() {
     let k = tkip_key();
     let dir = MichaelDirection::SupplicantToAuthenticator;
     let hdr = qos_tods_header(1);
-    assert!(matches!(
-        k.encapsulate_msdu(&hdr, &[0; 100], 0, 1, 0, dir),
-        Err(Error::Malformed(_))
-    ));
+    assert!(matches!(k.encapsulate_msdu(&hdr, &[0; 100], 0, 1, 0, dir), Err(Error::Malformed(_))));
     // 108 octets in 6-octet pieces = 18 fragments > 16.
-    assert!(matches!(
-        k.encapsulate_msdu(&hdr, &[0; 100], 0, 1, 6, dir),
-        Err(Error::Fragment(_))
-    ));
+    assert!(matches!(k.encapsulate_msdu(&hdr, &[0; 100], 0, 1, 6, dir), Err(Error::Fragment(_))));
     // 108 octets in 7-octet pieces = 16 fragments: fine.
-    assert_eq!(
-        k.encapsulate_msdu(&hdr, &[0; 100], 0, 1, 7, dir)
-            .unwrap()
-            .len(),
-        16
-    );
+    assert_eq!(k.encapsulate_msdu(&hdr, &[0; 100], 0, 1, 7, dir).unwrap().len(), 16);
     // No overflow on a huge limit.
-    assert_eq!(
-        k.encapsulate_msdu(&hdr, &[0; 10], 0, 1, usize::MAX, dir)
-            .unwrap()
-            .len(),
-        1
-    );
+    assert_eq!(k.encapsulate_msdu(&hdr, &[0; 10], 0, 1, usize::MAX, dir).unwrap().len(), 1);
     // TSC space runs out within the MSDU.
     let max = (1u64 << 48) - 1;
-    assert_eq!(
-        k.encapsulate_msdu(&hdr, &[0; 100], max, 1, 50, dir),
-        Err(Error::PnExhausted)
-    );
-    assert_eq!(
-        k.encapsulate_msdu(&hdr, &[0; 100], max, 1, 200, dir)
-            .unwrap()
-            .len(),
-        1
-    );
+    assert_eq!(k.encapsulate_msdu(&hdr, &[0; 100], max, 1, 50, dir), Err(Error::PnExhausted));
+    assert_eq!(k.encapsulate_msdu(&hdr, &[0; 100], max, 1, 200, dir).unwrap().len(), 1);
     // Template must be exactly a header, unprotected, of a data frame.
-    assert!(matches!(
-        k.encapsulate_msdu(&[hdr.clone(), vec![0]].concat(), &[0; 10], 0, 1, 50, dir),
-        Err(Error::Malformed(_))
-    ));
-    assert!(k
-        .encapsulate_msdu(&hdr[..20], &[0; 10], 0, 1, 50, dir)
-        .is_err());
+    assert!(matches!(k.encapsulate_msdu(&[hdr.clone(), vec![0]].concat(), &[0; 10], 0, 1, 50, dir), Err(Error::Malformed(_))));
+    assert!(k.encapsulate_msdu(&hdr[..20], &[0; 10], 0, 1, 50, dir).is_err());
     let mut p = hdr.clone();
     p[1] |= 0x40;
-    assert_eq!(
-        k.encapsulate_msdu(&p, &[0; 10], 0, 1, 50, dir),
-        Err(Error::AlreadyProtected)
-    );
-    assert_eq!(
-        k.encapsulate_msdu(&hdr, &vec![0; MAX_MPDU_BODY + 1], 0, 1, 4000, dir),
-        Err(Error::Oversize)
-    );
+    assert_eq!(k.encapsulate_msdu(&p, &[0; 10], 0, 1, 50, dir), Err(Error::AlreadyProtected));
+    assert_eq!(k.encapsulate_msdu(&hdr, &vec![0; MAX_MPDU_BODY + 1], 0, 1, 4000, dir), Err(Error::Oversize));
 }
 
 /// One fragment edited by an attacker who knows that fragment's keystream but not the
@@ -627,9 +447,7 @@ fn tkip_tampered_fragment_is_mic_failure() {
     let hdr = qos_tods_header(7);
     let msdu: Vec<u8> = (0..200u16).map(|i| i as u8).collect();
     let first_tsc = 42;
-    let mut frames = k
-        .encapsulate_msdu(&hdr, &msdu, first_tsc, 1, 64, dir)
-        .unwrap();
+    let mut frames = k.encapsulate_msdu(&hdr, &msdu, first_tsc, 1, 64, dir).unwrap();
     assert_eq!(frames.len(), 4);
     assert_eq!(reassemble(&k, &frames, first_tsc, 7).unwrap(), msdu);
 
@@ -645,35 +463,22 @@ fn tkip_tampered_fragment_is_mic_failure() {
     for fr in &frames {
         assert!(k.decapsulate_fragment(fr).is_ok(), "ICV still checks");
     }
-    assert_eq!(
-        reassemble(&k, &frames, first_tsc, 7),
-        Err(Error::MicFailure)
-    );
+    assert_eq!(reassemble(&k, &frames, first_tsc, 7), Err(Error::MicFailure));
 
     // Tampering with the MIC octets in the last fragment: also MicFailure.
-    let mut frames = k
-        .encapsulate_msdu(&hdr, &msdu, first_tsc, 1, 64, dir)
-        .unwrap();
+    let mut frames = k.encapsulate_msdu(&hdr, &msdu, first_tsc, 1, 64, dir).unwrap();
     let seed = k.per_packet_key(&ta, first_tsc + 3);
     let last = frames.last_mut().unwrap();
     wep_open(&seed[..], &mut last[body..]).unwrap();
     let mic_at = last.len() - 4 - 1;
     last[mic_at] ^= 1;
     wep_seal(&seed[..], &mut last[body..]).unwrap();
-    assert_eq!(
-        reassemble(&k, &frames, first_tsc, 7),
-        Err(Error::MicFailure)
-    );
+    assert_eq!(reassemble(&k, &frames, first_tsc, 7), Err(Error::MicFailure));
 
     // And a plain bit flip in a fragment (no ICV fix-up): ICV failure on that fragment.
-    let mut frames = k
-        .encapsulate_msdu(&hdr, &msdu, first_tsc, 1, 64, dir)
-        .unwrap();
+    let mut frames = k.encapsulate_msdu(&hdr, &msdu, first_tsc, 1, 64, dir).unwrap();
     frames[2][40] ^= 4;
-    assert_eq!(
-        k.decapsulate_fragment(&frames[2]).unwrap_err(),
-        Error::IcvFailure
-    );
+    assert_eq!(k.decapsulate_fragment(&frames[2]).unwrap_err(), Error::IcvFailure);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -685,8 +490,7 @@ fn wep40_vector_encapsulate() {
     let k = WepKey::new(&h(WEP_KEY)).unwrap();
     assert_eq!(k.suite(), CipherSuite::Wep40);
     let mut out = Vec::new();
-    k.encapsulate(&wep_plain_mpdu(), WEP_IV, WEP_KEY_ID, &mut out)
-        .unwrap();
+    k.encapsulate(&wep_plain_mpdu(), WEP_IV, WEP_KEY_ID, &mut out).unwrap();
     assert_eq!(hx(&out), hx(&h(WEP_ENC)));
     assert_eq!(hx(&out[out.len() - 4..]), "2a2ca8f7");
 }
@@ -697,13 +501,7 @@ fn wep40_vector_decapsulate() {
     let enc = h(WEP_ENC);
     let mut out = Vec::new();
     let info = k.decapsulate(&enc, &mut out).unwrap();
-    assert_eq!(
-        info,
-        RxInfo {
-            pn: WEP_IV,
-            key_id: WEP_KEY_ID
-        }
-    );
+    assert_eq!(info, RxInfo { pn: WEP_IV, key_id: WEP_KEY_ID });
     assert_eq!(hx(&out), hx(&wep_plain_mpdu()));
     assert_eq!(WepKey::peek(&enc).unwrap(), info);
     // The plaintext ICV is the LE CRC-32 of the data.
@@ -719,11 +517,7 @@ fn wep_every_bit_flip_is_rejected_and_truncation_errs() {
         for bit in 0..8 {
             let mut f = enc.clone();
             f[i] ^= 1 << bit;
-            assert_eq!(
-                k.decapsulate(&f, &mut out),
-                Err(Error::IcvFailure),
-                "octet {i} bit {bit}"
-            );
+            assert_eq!(k.decapsulate(&f, &mut out), Err(Error::IcvFailure), "octet {i} bit {bit}");
             assert!(out.is_empty());
         }
     }
@@ -731,36 +525,20 @@ fn wep_every_bit_flip_is_rejected_and_truncation_errs() {
     for i in 24..27 {
         let mut f = enc.clone();
         f[i] ^= 1;
-        assert_eq!(
-            k.decapsulate(&f, &mut out),
-            Err(Error::IcvFailure),
-            "IV octet {i}"
-        );
+        assert_eq!(k.decapsulate(&f, &mut out), Err(Error::IcvFailure), "IV octet {i}");
     }
     for n in 0..enc.len() {
         assert!(k.decapsulate(&enc[..n], &mut out).is_err(), "len {n}");
         let _ = WepKey::peek(&enc[..n]);
     }
     for n in 24..24 + 8 {
-        assert_eq!(
-            k.decapsulate(&enc[..n], &mut out),
-            Err(Error::Truncated),
-            "len {n}"
-        );
+        assert_eq!(k.decapsulate(&enc[..n], &mut out), Err(Error::Truncated), "len {n}");
     }
     // Wrong key.
     let mut wrong = h(WEP_KEY);
     wrong[4] ^= 1;
-    assert_eq!(
-        WepKey::new(&wrong).unwrap().decapsulate(&enc, &mut out),
-        Err(Error::IcvFailure)
-    );
-    assert_eq!(
-        WepKey::new(&[0x30; 13])
-            .unwrap()
-            .decapsulate(&enc, &mut out),
-        Err(Error::IcvFailure)
-    );
+    assert_eq!(WepKey::new(&wrong).unwrap().decapsulate(&enc, &mut out), Err(Error::IcvFailure));
+    assert_eq!(WepKey::new(&[0x30; 13]).unwrap().decapsulate(&enc, &mut out), Err(Error::IcvFailure));
 }
 
 #[test]
@@ -768,19 +546,10 @@ fn wep_frame_rules() {
     let k = WepKey::new(&h(WEP_KEY)).unwrap();
     let mut out = Vec::new();
     let plain = wep_plain_mpdu();
-    assert_eq!(
-        k.encapsulate(&h(WEP_ENC), 1, 0, &mut out),
-        Err(Error::AlreadyProtected)
-    );
+    assert_eq!(k.encapsulate(&h(WEP_ENC), 1, 0, &mut out), Err(Error::AlreadyProtected));
     assert_eq!(k.decapsulate(&plain, &mut out), Err(Error::NotProtected));
-    assert!(matches!(
-        k.encapsulate(&plain, 0x100_0000, 0, &mut out),
-        Err(Error::Malformed(_))
-    ));
-    assert!(matches!(
-        k.encapsulate(&plain, 1, 4, &mut out),
-        Err(Error::Malformed(_))
-    ));
+    assert!(matches!(k.encapsulate(&plain, 0x100_0000, 0, &mut out), Err(Error::Malformed(_))));
+    assert!(matches!(k.encapsulate(&plain, 1, 4, &mut out), Err(Error::Malformed(_))));
     assert!(out.is_empty());
     k.encapsulate(&plain, 0xff_ffff, 3, &mut out).unwrap();
     assert_eq!(&out[24..28], &[0xff, 0xff, 0xff, 0xc0]);
@@ -790,34 +559,18 @@ fn wep_frame_rules() {
     assert_eq!(out[1] & 0x40, 0x40);
     assert_eq!(&out[24..28], &[0x01, 0x02, 0x03, 0x00]);
     let mut back = Vec::new();
-    assert_eq!(
-        k.decapsulate(&out, &mut back).unwrap(),
-        RxInfo {
-            pn: 0x010203,
-            key_id: 0
-        }
-    );
+    assert_eq!(k.decapsulate(&out, &mut back).unwrap(), RxInfo { pn: 0x010203, key_id: 0 });
     assert_eq!(back, auth);
     // Other management frames (Beacon, Action), control, Null data: unsupported.
     for fc0 in [0x80u8, 0xd0, 0xd4, 0x48, 0xc8] {
         let mut f = plain.clone();
         f[0] = fc0;
-        assert!(
-            matches!(
-                k.encapsulate(&f, 1, 0, &mut out),
-                Err(Error::Unsupported(_))
-            ),
-            "fc {fc0:02x}"
-        );
+        assert!(matches!(k.encapsulate(&f, 1, 0, &mut out), Err(Error::Unsupported(_))), "fc {fc0:02x}");
     }
     let big = [unprotected(WEP_HDR), vec![0u8; MAX_MPDU_BODY + 1]].concat();
     assert_eq!(k.encapsulate(&big, 1, 0, &mut out), Err(Error::Oversize));
     for n in [0, 4, 6, 12, 14, 15, 17, 32] {
-        assert_eq!(
-            WepKey::new(&vec![1; n]).unwrap_err(),
-            Error::BadKeyLength,
-            "{n}"
-        );
+        assert_eq!(WepKey::new(&vec![1; n]).unwrap_err(), Error::BadKeyLength, "{n}");
     }
 }
 
@@ -849,24 +602,14 @@ mod reference {
         for &b in data {
             c ^= b as u32;
             for _ in 0..8 {
-                c = if c & 1 != 0 {
-                    (c >> 1) ^ 0xedb8_8320
-                } else {
-                    c >> 1
-                };
+                c = if c & 1 != 0 { (c >> 1) ^ 0xedb8_8320 } else { c >> 1 };
             }
         }
         !c
     }
 
     /// header (Protected set) || IV0 IV1 IV2 KeyID<<6 || RC4(IV||key, body || LE32 CRC).
-    pub fn wep_encapsulate(
-        key: &[u8],
-        hdr: &[u8],
-        iv: [u8; 3],
-        key_id: u8,
-        body: &[u8],
-    ) -> Vec<u8> {
+    pub fn wep_encapsulate(key: &[u8], hdr: &[u8], iv: [u8; 3], key_id: u8, body: &[u8]) -> Vec<u8> {
         let mut out = hdr.to_vec();
         out[1] |= 0x40;
         out.extend_from_slice(&[iv[0], iv[1], iv[2], key_id << 6]);
@@ -882,13 +625,7 @@ mod reference {
 #[test]
 fn reference_matches_wep40_vector() {
     // Sanity check of the reference itself against vectors.md 5.
-    let enc = reference::wep_encapsulate(
-        &h(WEP_KEY),
-        &unprotected(WEP_HDR),
-        [0xfb, 0x02, 0x9e],
-        2,
-        &h(WEP_DATA),
-    );
+    let enc = reference::wep_encapsulate(&h(WEP_KEY), &unprotected(WEP_HDR), [0xfb, 0x02, 0x9e], 2, &h(WEP_DATA));
     assert_eq!(hx(&enc), hx(&h(WEP_ENC)));
     assert_eq!(reference::crc32(b"123456789"), 0xcbf4_3926);
 }
@@ -901,14 +638,7 @@ fn wep104_and_wep128_cross_check_random_frames() {
             let mut key = vec![0u8; key_len];
             rng.fill_bytes(&mut key);
             let k = WepKey::new(&key).unwrap();
-            assert_eq!(
-                k.suite(),
-                if key_len == 5 {
-                    CipherSuite::Wep40
-                } else {
-                    CipherSuite::Wep104
-                }
-            );
+            assert_eq!(k.suite(), if key_len == 5 { CipherSuite::Wep40 } else { CipherSuite::Wep104 });
             // Random data header: random DS bits, QoS or not.
             let qos = rng.gen_bool(0.5);
             let ds: u8 = rng.gen_range(0..4);
@@ -930,13 +660,7 @@ fn wep104_and_wep128_cross_check_random_frames() {
             assert_eq!(got, want, "key_len {key_len} body {body_len}");
             let mut back = Vec::new();
             let info = k.decapsulate(&want, &mut back).unwrap();
-            assert_eq!(
-                info,
-                RxInfo {
-                    pn: ivn as u64,
-                    key_id
-                }
-            );
+            assert_eq!(info, RxInfo { pn: ivn as u64, key_id });
             assert_eq!(back, plain);
         }
     }
@@ -967,14 +691,7 @@ fn random_input_never_panics() {
         let _ = wk.decapsulate(&f, &mut out);
         let _ = tk.encapsulate(&f, 1, 0, &mut out);
         let _ = wk.encapsulate(&f, 1, 0, &mut out);
-        let _ = tk.encapsulate_msdu(
-            &f,
-            &f,
-            1,
-            0,
-            rng.gen_range(0..40),
-            MichaelDirection::AuthenticatorToSupplicant,
-        );
+        let _ = tk.encapsulate_msdu(&f, &f, 1, 0, rng.gen_range(0..40), MichaelDirection::AuthenticatorToSupplicant);
         let _ = TkipKey::peek(&f);
         let _ = WepKey::peek(&f);
     }

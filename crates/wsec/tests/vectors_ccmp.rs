@@ -20,46 +20,94 @@ struct V {
 }
 
 const D7: [V; 8] = [
-    V { tk: "c97c1f67ce371185514a8a19f2bdd52f", pn: 0xB5039776E70C, key_id: 0,
+    V {
+        tk: "c97c1f67ce371185514a8a19f2bdd52f",
+        pn: 0xB5039776E70C,
+        key_id: 0,
         header: "0848c32c0fd2e128a57c5030f1844408abaea5b8fcba8033",
         plaintext: "f8ba1a55d02f85ae967bb62fb6cda8eb7e78a050",
-        encrypted: "0848c32c0fd2e128a57c5030f1844408abaea5b8fcba80330ce70020769703b5f3d0a2fe9a3dbf2342a643e43246e80c3c04d0197845ce0b16f97623",
-        current: None, nonce: "005030f1844408b5039776e70c" },
-    V { tk: "8f7a053fa577a5597529272097a603d5", pn: 0x31F3CBBA97EA, key_id: 2,
+        encrypted:
+            "0848c32c0fd2e128a57c5030f1844408abaea5b8fcba80330ce70020769703b5f3d0a2fe9a3dbf2342a643e43246e80c3c04d0197845ce0b16f97623",
+        current: None,
+        nonce: "005030f1844408b5039776e70c",
+    },
+    V {
+        tk: "8f7a053fa577a5597529272097a603d5",
+        pn: 0x31F3CBBA97EA,
+        key_id: 2,
         header: "38c06a51ea100c846850eec1762c88deaf2ee9f46a07e0cc",
         plaintext: "83a0634b5ed7627eb9df225e05740342de194117",
-        encrypted: "38c06a51ea100c846850eec1762c88deaf2ee9f46a07e0ccea9700a0bacbf331814b6965d05bf2b2ed38d4beb069fe82714a610b542fbf8da06aa4ae",
-        current: None, nonce: "00eec1762c88de31f3cbba97ea" },
-    V { tk: "40cfb7a62e88013bd6d3affcc191041e", pn: 0x2FDCA0F3A5AE, key_id: 2,
+        encrypted:
+            "38c06a51ea100c846850eec1762c88deaf2ee9f46a07e0ccea9700a0bacbf331814b6965d05bf2b2ed38d4beb069fe82714a610b542fbf8da06aa4ae",
+        current: None,
+        nonce: "00eec1762c88de31f3cbba97ea",
+    },
+    V {
+        tk: "40cfb7a62e88013bd6d3affcc191041e",
+        pn: 0x2FDCA0F3A5AE,
+        key_id: 2,
         header: "b8c8dc61d9577df763c8b6a88adf3691dc4a8bca94dd60822085",
         plaintext: "2c1bd036831c95496c5f4dbf3d559e72de802a18",
-        encrypted: "b8c8dc61d9577df763c8b6a88adf3691dc4a8bca94dd60822085aea500a0f3a0dc2f89d8580340b626a0b6d4d013bf18f291b89646c8fd1f1f61a9fb4bb3",
-        current: Some(("8840d9577df763c8b6a88adf3691dc4a8bca94dd00000000", "d826963604e20bed")), nonce: "00b6a88adf36912fdca0f3a5ae" },
-    V { tk: "8c89a2ebc96c7602707fcf24b32d3833", pn: 0xF670A55A0FE3, key_id: 0,
+        encrypted:
+            "b8c8dc61d9577df763c8b6a88adf3691dc4a8bca94dd60822085aea500a0f3a0dc2f89d8580340b626a0b6d4d013bf18f291b89646c8fd1f1f61a9fb4bb3",
+        current: Some(("8840d9577df763c8b6a88adf3691dc4a8bca94dd00000000", "d826963604e20bed")),
+        nonce: "00b6a88adf36912fdca0f3a5ae",
+    },
+    V {
+        tk: "8c89a2ebc96c7602707fcf24b32d3833",
+        pn: 0xF670A55A0FE3,
+        key_id: 0,
         header: "a8ca3a11712a9ddf11db8ef82273470159140dd646a2c02f67a5",
         plaintext: "4fad2b1c290fa5ebd872fbc3f3a074898f8b2fbb",
-        encrypted: "a8ca3a11712a9ddf11db8ef82273470159140dd646a2c02f67a5e30f00205aa570f69d59b15f371448c230f4d739052e13ab3b1a7b1031fc88004f35ee3d",
-        current: Some(("8842712a9ddf11db8ef82273470159140dd646a200000700", "12baa8a27eb81754")), nonce: "078ef822734701f670a55a0fe3" },
-    V { tk: "a574d5143bb25efddeff30122fdfd066", pn: 0xA7FFE03C0E37, key_id: 2,
+        encrypted:
+            "a8ca3a11712a9ddf11db8ef82273470159140dd646a2c02f67a5e30f00205aa570f69d59b15f371448c230f4d739052e13ab3b1a7b1031fc88004f35ee3d",
+        current: Some(("8842712a9ddf11db8ef82273470159140dd646a200000700", "12baa8a27eb81754")),
+        nonce: "078ef822734701f670a55a0fe3",
+    },
+    V {
+        tk: "a574d5143bb25efddeff30122fdfd066",
+        pn: 0xA7FFE03C0E37,
+        key_id: 2,
         header: "88da184145dec69a7480f351946bc96be276fbe6c12780f24b19",
         plaintext: "28969b954f263a8018a9ef70a8b051462481922e",
-        encrypted: "88da184145dec69a7480f351946bc96be276fbe6c12780f24b19370e00a03ce0ffa7eb4ae4956a801da9624b7e0c18b23e615ec03af6ce0c3be197d305eb",
-        current: Some(("884245dec69a7480f351946bc96be276fbe6c12700000b00", "4ebcd0e777653ef8")), nonce: "0bf351946bc96ba7ffe03c0e37" },
-    V { tk: "f71eea4e1f58804b9717230ad0614641", pn: 0x6B81ECA48989, key_id: 1,
+        encrypted:
+            "88da184145dec69a7480f351946bc96be276fbe6c12780f24b19370e00a03ce0ffa7eb4ae4956a801da9624b7e0c18b23e615ec03af6ce0c3be197d305eb",
+        current: Some(("884245dec69a7480f351946bc96be276fbe6c12700000b00", "4ebcd0e777653ef8")),
+        nonce: "0bf351946bc96ba7ffe03c0e37",
+    },
+    V {
+        tk: "f71eea4e1f58804b9717230ad0614641",
+        pn: 0x6B81ECA48989,
+        key_id: 1,
         header: "8852e11f5af28430fdabbff943b9f9a6ab1d98c7fe7350713d6a",
         plaintext: "abfda22d3a0bfc9cc1fc079363c2fca143e6eb1d",
-        encrypted: "8852e11f5af28430fdabbff943b9f9a6ab1d98c7fe7350713d6a89890060a4ec816b9a709b60a39d40b1dfb612e18b5f114badb6cc86309a8d5c466bbb71",
-        current: None, nonce: "0dbff943b9f9a66b81eca48989" },
-    V { tk: "1bdb34980e038124a1db1a892bec366a", pn: 0x5EEC4073E723, key_id: 3,
+        encrypted:
+            "8852e11f5af28430fdabbff943b9f9a6ab1d98c7fe7350713d6a89890060a4ec816b9a709b60a39d40b1dfb612e18b5f114badb6cc86309a8d5c466bbb71",
+        current: None,
+        nonce: "0dbff943b9f9a66b81eca48989",
+    },
+    V {
+        tk: "1bdb34980e038124a1db1a892bec366a",
+        pn: 0x5EEC4073E723,
+        key_id: 3,
         header: "187981469b50f4fd56f6efec9520169183570c4ccdee20a0",
         plaintext: "98beca86f4b38da20cfdf24724c58eb835665339",
-        encrypted: "187981469b50f4fd56f6efec9520169183570c4ccdee20a023e700e07340ec5e12c537ebf3ab584ef1fef9a1f3547a8c13b3225a2d0957ecfabe95b9",
-        current: None, nonce: "00efec952016915eec4073e723" },
-    V { tk: "6eac1bf54bd54edb2321754303024c71", pn: 0xCEFD996ECCDD, key_id: 2,
+        encrypted:
+            "187981469b50f4fd56f6efec9520169183570c4ccdee20a023e700e07340ec5e12c537ebf3ab584ef1fef9a1f3547a8c13b3225a2d0957ecfabe95b9",
+        current: None,
+        nonce: "00efec952016915eec4073e723",
+    },
+    V {
+        tk: "6eac1bf54bd54edb2321754303024c71",
+        pn: 0xCEFD996ECCDD,
+        key_id: 2,
         header: "b8d94c72552d5f72bb70ca3f3aae60c48ba9b5f82c2f50eb2a55",
         plaintext: "57cb5c0e5fcd885e9a4239e9b9cad60d64375979",
-        encrypted: "b8d94c72552d5f72bb70ca3f3aae60c48ba9b5f82c2f50eb2a55ddcc00a06e99fdce4bf281ef8ec7739f91591b97a87dc14b3fa174626dba8ef7f08087dd",
-        current: Some(("8841552d5f72bb70ca3f3aae60c48ba9b5f82c2f00000a00", "bc0a1e09e90c97f2")), nonce: "0aca3f3aae60c4cefd996eccdd" },
+        encrypted:
+            "b8d94c72552d5f72bb70ca3f3aae60c48ba9b5f82c2f50eb2a55ddcc00a06e99fdce4bf281ef8ec7739f91591b97a87dc14b3fa174626dba8ef7f08087dd",
+        current: Some(("8841552d5f72bb70ca3f3aae60c48ba9b5f82c2f00000a00", "bc0a1e09e90c97f2")),
+        nonce: "0aca3f3aae60c4cefd996eccdd",
+    },
 ];
 
 fn plain_mpdu(v: &V) -> Vec<u8> {

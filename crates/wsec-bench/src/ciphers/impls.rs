@@ -15,7 +15,6 @@
 //!
 //! Key sizes: `key_bits` is the key length, except for RC2, where it is RFC 2268's
 //! *effective* key bits (T1) and the key may be 1 to 128 octets long.
-use wsec::error::{Error, Result};
 use aes_gcm::aead::AeadInPlace;
 use aes_gcm::aead::KeyInit as AeadKeyInit;
 use cbc_rc6::cipher as cipher05;
@@ -24,6 +23,7 @@ use cipher::generic_array::GenericArray;
 use cipher::{BlockCipher, BlockDecrypt, BlockDecryptMut, BlockEncrypt, BlockEncryptMut, InnerIvInit};
 use core::fmt;
 use serde::Serialize;
+use wsec::error::{Error, Result};
 
 use super::soft_aes::{SoftAes128, SoftAes192, SoftAes256};
 
@@ -539,10 +539,7 @@ where
             return Err(E_OUT);
         }
         out[..n].copy_from_slice(pt);
-        let tag = self
-            .a
-            .encrypt_in_place_detached(GenericArray::from_slice(iv), aad, &mut out[..n])
-            .map_err(|_| Error::Oversize)?;
+        let tag = self.a.encrypt_in_place_detached(GenericArray::from_slice(iv), aad, &mut out[..n]).map_err(|_| Error::Oversize)?;
         out[n..n + TAG_LEN].copy_from_slice(&tag);
         Ok(n + TAG_LEN)
     }

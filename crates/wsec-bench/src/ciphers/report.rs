@@ -113,9 +113,7 @@ pub fn explanation(r: &Results, spec: Spec) -> String {
         }
     };
     let (enc, dec) = (cost(spec, Op::Encrypt), cost(spec, Op::Decrypt));
-    let ratio = |a: Spec, b: Spec| -> Option<f64> {
-        Some(r.file_mbps(b, Op::Encrypt, None)? / r.file_mbps(a, Op::Encrypt, None)?)
-    };
+    let ratio = |a: Spec, b: Spec| -> Option<f64> { Some(r.file_mbps(b, Op::Encrypt, None)? / r.file_mbps(a, Op::Encrypt, None)?) };
     match spec.alg {
         Algorithm::Aes if crate::cpu::has_hw_aes() => format!(
             "{spec} runs on the CPU's AES instructions: {enc} encrypting, {dec} decrypting. CBC \
@@ -219,8 +217,7 @@ pub fn text(r: &Results, o: &TextOptions) -> String {
     let mut s = String::new();
     let specs = r.specs();
     let _ = writeln!(s, "wsec bench ciphers: seed 004's six ciphers (and today's AEADs) on this machine");
-    let _ =
-        writeln!(s, "CPU: {} ({} logical CPUs; crypto features: {})", r.cpu, r.logical_cpus, r.cpu_features.join(" "));
+    let _ = writeln!(s, "CPU: {} ({} logical CPUs; crypto features: {})", r.cpu, r.logical_cpus, r.cpu_features.join(" "));
     if let Some(g) = r.tsc_ghz {
         let _ = writeln!(s, "TSC: {g:.3} GHz (ticks/octet below are TSC ticks, a time unit)");
     }
@@ -244,10 +241,7 @@ pub fn text(r: &Results, o: &TextOptions) -> String {
     }
     let _ = writeln!(s, "Energy ({}): {}", r.energy_method.as_str(), r.energy_source);
     let _ = writeln!(s, "Battery for %/GB: {} = {} Wh", o.battery.name, fmt_g(o.battery.wh));
-    let _ = writeln!(
-        s,
-        "Mode: CBC with PKCS#7 padding (the paper's setting) unless named; AEADs: 12-octet nonce, 16-octet tag."
-    );
+    let _ = writeln!(s, "Mode: CBC with PKCS#7 padding (the paper's setting) unless named; AEADs: 12-octet nonce, 16-octet tag.");
     let _ = writeln!(s, "Run took {:.1} s.", r.seconds);
 
     // Per-size tables: files per data type, then packets; one block per op.
@@ -256,8 +250,7 @@ pub fn text(r: &Results, o: &TextOptions) -> String {
         DataType::ALL.iter().map(|&d| (format!("{} files", d.as_str()), Scenario::File, d)).collect();
     sections.push(("packets (cut from text, one IV/nonce each)".into(), Scenario::Packet, DataType::Text));
     for (title, sc, d) in sections {
-        let mut sizes: Vec<usize> =
-            r.measurements.iter().filter(|m| m.scenario == sc && m.data == d).map(|m| m.bytes).collect();
+        let mut sizes: Vec<usize> = r.measurements.iter().filter(|m| m.scenario == sc && m.data == d).map(|m| m.bytes).collect();
         sizes.sort_unstable();
         sizes.dedup();
         if sizes.is_empty() {
@@ -311,11 +304,8 @@ pub fn text(r: &Results, o: &TextOptions) -> String {
     }
 
     // Data type: does it matter?
-    let types: Vec<DataType> = DataType::ALL
-        .iter()
-        .copied()
-        .filter(|&d| r.measurements.iter().any(|m| m.scenario == Scenario::File && m.data == d))
-        .collect();
+    let types: Vec<DataType> =
+        DataType::ALL.iter().copied().filter(|&d| r.measurements.iter().any(|m| m.scenario == Scenario::File && m.data == d)).collect();
     if types.len() > 1 {
         let _ = writeln!(s, "\nDoes the data type matter? Encryption MB/s, median over each type's files:");
         let _ = write!(s, "{:width$}", "");
@@ -330,9 +320,7 @@ pub fn text(r: &Results, o: &TextOptions) -> String {
             for x in &v {
                 let _ = write!(s, " {:>9}", fmt_g(*x));
             }
-            let dev = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
-                / v.iter().cloned().fold(f64::INFINITY, f64::min)
-                - 1.0;
+            let dev = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max) / v.iter().cloned().fold(f64::INFINITY, f64::min) - 1.0;
             worst = worst.max(dev);
             let _ = writeln!(s, " {:>11.1}%", dev * 100.0);
         }
@@ -371,8 +359,7 @@ pub fn text(r: &Results, o: &TextOptions) -> String {
 
     // The paper's ratios.
     let _ = writeln!(s, "\nEnergy relative to AES-256 (paper, sections 5.1.4 and 5.2.4) and measured:");
-    let _ =
-        writeln!(s, "{:10} {:6} {:8} {:>7} {:>12} {:>12}", "cipher", "data", "op", "paper", "vs AES-NI", "vs AES-soft");
+    let _ = writeln!(s, "{:10} {:6} {:8} {:>7} {:>12} {:>12}", "cipher", "data", "op", "paper", "vs AES-NI", "vs AES-soft");
     for q in paper::RATIOS {
         let op = if q.encrypt { Op::Encrypt } else { Op::Decrypt };
         let spec = paper::SPECS.iter().copied().find(|s| s.alg == q.alg).expect("paper spec");
@@ -519,11 +506,8 @@ pub fn plots(r: &Results, dir: &std::path::Path, ext: &str) -> Result<Vec<std::p
             written.push(p);
         }
     }
-    let types: Vec<DataType> = DataType::ALL
-        .iter()
-        .copied()
-        .filter(|&d| r.measurements.iter().any(|m| m.scenario == Scenario::File && m.data == d))
-        .collect();
+    let types: Vec<DataType> =
+        DataType::ALL.iter().copied().filter(|&d| r.measurements.iter().any(|m| m.scenario == Scenario::File && m.data == d)).collect();
     if types.len() > 1 {
         let series = specs
             .iter()

@@ -24,11 +24,11 @@ use super::paper;
 use crate::cpu;
 use crate::energy::{Meter, Method};
 use crate::stats::Summary;
-use wsec::error::{Error, Result};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+use wsec::error::{Error, Result};
 
 /// Encryption or decryption.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -231,12 +231,7 @@ pub fn run(cfg: &Config, meter: &Meter, progress: &mut dyn FnMut(Progress)) -> R
                 return Err(Error::Malformed("packet size 0"));
             }
             let count = (batch / p).max(1);
-            inputs.push(Input {
-                scenario: Scenario::Packet,
-                data: DataType::Text,
-                bytes: p,
-                pt: text[..count * p].to_vec(),
-            });
+            inputs.push(Input { scenario: Scenario::Packet, data: DataType::Text, bytes: p, pt: text[..count * p].to_vec() });
         }
     }
     // Jobs: per input, each spec encrypts then decrypts what it encrypted.
@@ -376,13 +371,7 @@ pub fn run(cfg: &Config, meter: &Meter, progress: &mut dyn FnMut(Progress)) -> R
 
 /// One sample of `f` into `s`: `s.iters` calls (chosen on the first sample so that they
 /// take at least `min_time`), with time and energy around them.
-fn time(
-    s: &mut Samples,
-    min_time: Duration,
-    clock: Clock,
-    meter: &Meter,
-    mut f: impl FnMut() -> Result<()>,
-) -> Result<()> {
+fn time(s: &mut Samples, min_time: Duration, clock: Clock, meter: &Meter, mut f: impl FnMut() -> Result<()>) -> Result<()> {
     let now = || match clock {
         Clock::ThreadCpu => cpu::thread_cpu_time().unwrap_or_default(),
         Clock::Wall => Duration::ZERO,
@@ -461,9 +450,7 @@ fn t_zero() -> Instant {
 impl Results {
     /// The measurement of `spec`, `op`, `scenario`, `data`, `bytes`.
     pub fn get(&self, spec: Spec, op: Op, scenario: Scenario, data: DataType, bytes: usize) -> Option<&Measurement> {
-        self.measurements
-            .iter()
-            .find(|m| m.spec == spec && m.op == op && m.scenario == scenario && m.data == data && m.bytes == bytes)
+        self.measurements.iter().find(|m| m.spec == spec && m.op == op && m.scenario == scenario && m.data == data && m.bytes == bytes)
     }
 
     /// Median throughput of `spec` over all files of `data` (all types when `None`), for
@@ -472,9 +459,7 @@ impl Results {
         let v: Vec<f64> = self
             .measurements
             .iter()
-            .filter(|m| {
-                m.spec == spec && m.op == op && m.scenario == Scenario::File && data.is_none_or(|d| m.data == d)
-            })
+            .filter(|m| m.spec == spec && m.op == op && m.scenario == Scenario::File && data.is_none_or(|d| m.data == d))
             .map(|m| m.mb_per_s.median)
             .collect();
         crate::stats::median(&v)
@@ -485,9 +470,7 @@ impl Results {
         let v: Vec<f64> = self
             .measurements
             .iter()
-            .filter(|m| {
-                m.spec == spec && m.op == op && m.scenario == Scenario::File && data.is_none_or(|d| m.data == d)
-            })
+            .filter(|m| m.spec == spec && m.op == op && m.scenario == Scenario::File && data.is_none_or(|d| m.data == d))
             .map(|m| m.uj_per_byte.median)
             .filter(|x| x.is_finite())
             .collect();

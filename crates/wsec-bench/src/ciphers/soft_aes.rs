@@ -14,15 +14,10 @@
 //! `cbc` the 8-block parallel call for decryption and the single-block call for the serial
 //! CBC encryption chain. A single block still costs a 4-block fixsliced pass: that is what
 //! a bitsliced AES costs in any serial mode.
-use aes_soft::cipher::{
-    BlockCipher as BlockCipher03, BlockDecrypt as BlockDecrypt03, BlockEncrypt as BlockEncrypt03, NewBlockCipher,
-};
+use aes_soft::cipher::{BlockCipher as BlockCipher03, BlockDecrypt as BlockDecrypt03, BlockEncrypt as BlockEncrypt03, NewBlockCipher};
 use cipher::consts::{U16, U8};
 use cipher::inout::InOut;
-use cipher::{
-    Block, BlockBackend, BlockCipher, BlockClosure, BlockDecrypt, BlockEncrypt, BlockSizeUser, ParBlocks,
-    ParBlocksSizeUser,
-};
+use cipher::{Block, BlockBackend, BlockCipher, BlockClosure, BlockDecrypt, BlockEncrypt, BlockSizeUser, ParBlocks, ParBlocksSizeUser};
 
 /// AES from `aes` 0.7 built with `force-soft`: `SoftAes<aes_soft::Aes128>` etc.
 #[derive(Clone)]

@@ -19,7 +19,8 @@ fn register_font() -> Result<(), String> {
         for p in FONTS {
             if let Ok(bytes) = std::fs::read(p) {
                 let leaked: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-                return plotters::style::register_font("sans-serif", FontStyle::Normal, leaked).map_err(|_| format!("{p}: not a usable font"));
+                return plotters::style::register_font("sans-serif", FontStyle::Normal, leaked)
+                    .map_err(|_| format!("{p}: not a usable font"));
             }
         }
         Err(format!("plots need a TrueType font; none of {FONTS:?} exists (Debian: apt-get install fonts-dejavu-core)"))
@@ -94,7 +95,17 @@ pub fn plot(path: &Path, sc: &Scenario, results: &[CaseResult], metric: &str, sw
     }
     let ys = series.iter().flat_map(|s| s.pts.iter().map(|p| p.1 + p.2).chain(s.paper.iter().map(|p| p.1)));
     let y1 = ys.fold(0.0f64, f64::max) * 1.1 + 1e-9;
-    let ctx = Ctx { title: format!("{} — {metric}", sc.name), metric: metric.to_string(), xdesc: sweep.unwrap_or("case").to_string(), series, xlabels, categorical, x0, x1, y1 };
+    let ctx = Ctx {
+        title: format!("{} — {metric}", sc.name),
+        metric: metric.to_string(),
+        xdesc: sweep.unwrap_or("case").to_string(),
+        series,
+        xlabels,
+        categorical,
+        x0,
+        x1,
+        y1,
+    };
     let width = 900u32.max(130 * ctx.xlabels.len() as u32);
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
     let r = match ext.as_str() {
@@ -167,10 +178,18 @@ where
                 .label(s.label.clone())
                 .legend(move |(x, y)| Circle::new((x + 10, y), 4, color.filled()));
         }
-        chart.draw_series(pts.iter().map(|p| ErrorBar::new_vertical(p.0, p.1 - p.2, p.1, p.1 + p.2, color.stroke_width(1), 6))).map_err(e)?;
+        chart
+            .draw_series(pts.iter().map(|p| ErrorBar::new_vertical(p.0, p.1 - p.2, p.1, p.1 + p.2, color.stroke_width(1), 6)))
+            .map_err(e)?;
         chart.draw_series(s.paper.iter().map(|p| Circle::new(*p, 6, color.stroke_width(2)))).map_err(e)?;
     }
-    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).position(SeriesLabelPosition::LowerRight).draw().map_err(e)?;
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::LowerRight)
+        .draw()
+        .map_err(e)?;
     root.present().map_err(e)?;
     Ok(())
 }

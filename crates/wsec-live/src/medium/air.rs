@@ -6,15 +6,15 @@
 //! datagram each second). Each copy is lost with probability `loss` (the hub is where
 //! loss is emulated: netem is not available everywhere). Every frame sent on the air is
 //! recorded once in the pcap (link type 127, radiotap), before loss.
-use wsec::capture::radio::LINKTYPE_RADIOTAP;
-use wsec::capture::writer::CaptureWriter;
-use wsec::capture::Packet;
 use std::collections::HashMap;
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use wsec::capture::radio::LINKTYPE_RADIOTAP;
+use wsec::capture::writer::CaptureWriter;
+use wsec::capture::Packet;
 
 /// A node not heard from for this long is forgotten.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(5);

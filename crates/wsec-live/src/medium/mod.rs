@@ -18,9 +18,9 @@ pub mod netns;
 pub mod packet;
 pub mod tap;
 
+use std::io;
 use wsec::capture::radio::{mpdu, LINKTYPE_RADIOTAP};
 use wsec::error::{Error, Result};
-use std::io;
 
 /// Length of the radiotap header wsec writes: it_version 0, it_pad, it_len 14,
 /// it_present = Flags (bit 1) | Rate (bit 2) | Channel (bit 3); Flags 0x10 (frame

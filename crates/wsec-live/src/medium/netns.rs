@@ -8,8 +8,7 @@ use std::os::fd::AsRawFd;
 /// Moves the calling thread into the named network namespace (setns(2), CLONE_NEWNET).
 /// Sockets opened before keep their namespace.
 pub fn enter(name: &str) -> io::Result<()> {
-    let f = File::open(format!("/var/run/netns/{name}"))
-        .map_err(|e| io::Error::new(e.kind(), format!("network namespace {name}: {e}")))?;
+    let f = File::open(format!("/var/run/netns/{name}")).map_err(|e| io::Error::new(e.kind(), format!("network namespace {name}: {e}")))?;
     // SAFETY: setns with a valid namespace fd.
     let r = unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) };
     if r < 0 {

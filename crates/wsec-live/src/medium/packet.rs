@@ -88,7 +88,14 @@ impl super::Medium for PacketSocket {
             let mut flen = core::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
             // SAFETY: the buffer and the address are valid for their lengths.
             let r = unsafe {
-                libc::recvfrom(self.fd.as_raw_fd(), buf.as_mut_ptr() as *mut libc::c_void, buf.len(), 0, &mut from as *mut _ as *mut libc::sockaddr, &mut flen)
+                libc::recvfrom(
+                    self.fd.as_raw_fd(),
+                    buf.as_mut_ptr() as *mut libc::c_void,
+                    buf.len(),
+                    0,
+                    &mut from as *mut _ as *mut libc::sockaddr,
+                    &mut flen,
+                )
             };
             if r >= 0 {
                 // An AF_PACKET socket also sees what this host sends on the interface;

@@ -102,7 +102,11 @@ fn tsresol(mut opts: &[u8], le: bool) -> TsResol {
 
 fn u32_of(b: &[u8], le: bool) -> u32 {
     let a = [b[0], b[1], b[2], b[3]];
-    if le { u32::from_le_bytes(a) } else { u32::from_be_bytes(a) }
+    if le {
+        u32::from_le_bytes(a)
+    } else {
+        u32::from_be_bytes(a)
+    }
 }
 
 impl CaptureReader<BufReader<File>> {

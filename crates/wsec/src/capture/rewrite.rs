@@ -270,18 +270,12 @@ mod tests {
             None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
         };
         let path = base.join("captures").join(rel);
-        CaptureReader::open(&path)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-            .map(|p| p.unwrap())
-            .collect()
+        CaptureReader::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).map(|p| p.unwrap()).collect()
     }
 
     fn h(s: &str) -> Vec<u8> {
         let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
     }
 
     fn all_captures(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -321,12 +315,7 @@ mod tests {
             }
         }
         // (No shared capture has raw 802.11 frames with an FCS: `raw_with_fcs` covers it.)
-        for key in [
-            (LINKTYPE_IEEE802_11, false),
-            (LINKTYPE_RADIOTAP, false),
-            (LINKTYPE_RADIOTAP, true),
-            (LINKTYPE_PRISM, true),
-        ] {
+        for key in [(LINKTYPE_IEEE802_11, false), (LINKTYPE_RADIOTAP, false), (LINKTYPE_RADIOTAP, true), (LINKTYPE_PRISM, true)] {
             assert!(seen.contains_key(&key), "{key:?} not seen: {seen:?}");
         }
     }
@@ -354,10 +343,7 @@ mod tests {
         assert_eq!(back.bytes, new);
         // Big-endian header: same rule in the other byte order.
         let mut be = orig.clone();
-        for at in (0..144)
-            .step_by(4)
-            .filter(|&a| a == 0 || a == 4 || (a >= 24 && (a - 24) % 12 != 4))
-        {
+        for at in (0..144).step_by(4).filter(|&a| a == 0 || a == 4 || (a >= 24 && (a - 24) % 12 != 4)) {
             be[at..at + 4].reverse();
         }
         for at in (24..144).step_by(12) {
@@ -365,10 +351,7 @@ mod tests {
             be[at + 6..at + 8].reverse();
         }
         let out = replace_mpdu(LINKTYPE_PRISM, &be, new).unwrap();
-        assert_eq!(
-            u32::from_be_bytes(out[140..144].try_into().unwrap()) as usize,
-            new.len() + 4
-        );
+        assert_eq!(u32::from_be_bytes(out[140..144].try_into().unwrap()) as usize, new.len() + 4);
     }
 
     #[test]
@@ -440,19 +423,10 @@ mod tests {
     #[test]
     fn replace_errors_not_panics() {
         let frame = h("08010000 000102030405 0a0b0c0d0e0f 000102030405 1000 aaaa");
-        assert_eq!(
-            replace_mpdu(LINKTYPE_IEEE802_11, &frame, &frame[..20]),
-            Err(Error::Truncated)
-        );
+        assert_eq!(replace_mpdu(LINKTYPE_IEEE802_11, &frame, &frame[..20]), Err(Error::Truncated));
         assert!(replace_mpdu(1, &frame, &frame).is_err());
         for n in 0..40 {
-            for lt in [
-                LINKTYPE_IEEE802_11,
-                LINKTYPE_RADIOTAP,
-                LINKTYPE_PRISM,
-                LINKTYPE_AVS,
-                LINKTYPE_PPI,
-            ] {
+            for lt in [LINKTYPE_IEEE802_11, LINKTYPE_RADIOTAP, LINKTYPE_PRISM, LINKTYPE_AVS, LINKTYPE_PPI] {
                 let junk: Vec<u8> = (0..n as u8).map(|i| i.wrapping_mul(37)).collect();
                 let _ = replace_mpdu(lt, &junk, &frame);
                 let _ = replace_mpdu(lt, &frame, &junk);

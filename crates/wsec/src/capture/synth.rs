@@ -270,7 +270,13 @@ impl Synth {
         #[allow(clippy::manual_is_multiple_of)] // is_multiple_of needs Rust 1.87; MSRV is 1.85
         let group = self.cfg.group_every > 0 && n % self.cfg.group_every == 0;
         let from_ap = group || n % 2 == 1;
-        let da = if group { [0xff; 6] } else if from_ap { self.cfg.sta } else { self.cfg.bssid };
+        let da = if group {
+            [0xff; 6]
+        } else if from_ap {
+            self.cfg.sta
+        } else {
+            self.cfg.bssid
+        };
         let qos = (!group && self.cfg.amsdu).then_some(true);
         let mut f = self.header(from_ap, da, qos);
         if qos.is_some() {

@@ -55,11 +55,7 @@ pub fn kind_of(head: &[u8]) -> Option<FileKind> {
         _ => return None,
     };
     let lt = [lt[0], lt[1], lt[2], lt[3]];
-    let linktype = if le {
-        u32::from_le_bytes(lt)
-    } else {
-        u32::from_be_bytes(lt)
-    } & 0x0fff_ffff;
+    let linktype = if le { u32::from_le_bytes(lt) } else { u32::from_be_bytes(lt) } & 0x0fff_ffff;
     Some(FileKind::Pcap { nanos, linktype })
 }
 
@@ -108,11 +104,7 @@ impl<W: Write> CaptureWriter<W> {
         h[16..20].copy_from_slice(&SNAPLEN.to_le_bytes());
         h[20..24].copy_from_slice(&linktype.to_le_bytes());
         w.write_all(&h)?;
-        Ok(CaptureWriter {
-            w,
-            out: Out::Pcap { linktype, nanos },
-            count: 0,
-        })
+        Ok(CaptureWriter { w, out: Out::Pcap { linktype, nanos }, count: 0 })
     }
 
     /// pcapng with microsecond time stamps (the format's default resolution, which every
@@ -139,14 +131,7 @@ impl<W: Write> CaptureWriter<W> {
         b.extend_from_slice(&u64::MAX.to_le_bytes());
         b.extend_from_slice(&28u32.to_le_bytes());
         w.write_all(&b)?;
-        Ok(CaptureWriter {
-            w,
-            out: Out::PcapNg {
-                ifaces: Vec::new(),
-                nanos,
-            },
-            count: 0,
-        })
+        Ok(CaptureWriter { w, out: Out::PcapNg { ifaces: Vec::new(), nanos }, count: 0 })
     }
 
     /// A writer in the format of an input file (see [`file_kind`]), for packets of
@@ -196,8 +181,8 @@ impl<W: Write> CaptureWriter<W> {
                 let iface = match ifaces.iter().position(|&l| l == pkt.linktype) {
                     Some(i) => i,
                     None => {
-                        let lt = u16::try_from(pkt.linktype)
-                            .map_err(|_| invalid(format!("link type {} does not fit pcapng", pkt.linktype)))?;
+                        let lt =
+                            u16::try_from(pkt.linktype).map_err(|_| invalid(format!("link type {} does not fit pcapng", pkt.linktype)))?;
                         write_idb(&mut self.w, lt, nanos)?;
                         ifaces.push(pkt.linktype);
                         ifaces.len() - 1
@@ -260,11 +245,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn pkt(linktype: u32, ts_ns: u64, data: &[u8]) -> Packet {
-        Packet {
-            linktype,
-            ts_ns,
-            data: data.to_vec(),
-        }
+        Packet { linktype, ts_ns, data: data.to_vec() }
     }
 
     fn read_all(bytes: &[u8]) -> Vec<Packet> {
@@ -273,11 +254,7 @@ mod tests {
 
     #[test]
     fn pcap_micro_and_nano() {
-        let ps = [
-            pkt(105, 1_234_567_891_000, &[1, 2, 3]),
-            pkt(105, 5_000_000_000, &[]),
-            pkt(105, 7, &[9; 70]),
-        ];
+        let ps = [pkt(105, 1_234_567_891_000, &[1, 2, 3]), pkt(105, 5_000_000_000, &[]), pkt(105, 7, &[9; 70])];
         let mut w = CaptureWriter::pcap(Vec::new(), 105, true).unwrap();
         for p in &ps {
             w.write(p).unwrap();
@@ -285,13 +262,7 @@ mod tests {
         let bytes = w.finish().unwrap();
         assert_eq!(&bytes[..4], &[0x4d, 0x3c, 0xb2, 0xa1]);
         assert_eq!(bytes.len(), 24 + 3 * 16 + 3 + 70);
-        assert_eq!(
-            kind_of(&bytes),
-            Some(FileKind::Pcap {
-                nanos: true,
-                linktype: 105
-            })
-        );
+        assert_eq!(kind_of(&bytes), Some(FileKind::Pcap { nanos: true, linktype: 105 }));
         assert_eq!(read_all(&bytes), ps);
 
         // Microseconds: the sub-microsecond part is dropped.
@@ -305,10 +276,7 @@ mod tests {
     #[test]
     fn pcap_refusals_are_errors() {
         let mut w = CaptureWriter::pcap(Vec::new(), 105, false).unwrap();
-        assert_eq!(
-            w.write(&pkt(127, 0, &[1])).unwrap_err().kind(),
-            io::ErrorKind::InvalidInput
-        );
+        assert_eq!(w.write(&pkt(127, 0, &[1])).unwrap_err().kind(), io::ErrorKind::InvalidInput);
         assert!(w.write(&pkt(105, (u32::MAX as u64 + 1) * 1_000_000_000, &[1])).is_err());
         assert!(w.write(&pkt(105, 0, &vec![0; MAX_RECORD + 1])).is_err());
         assert_eq!(w.count(), 0);

@@ -202,10 +202,7 @@ mod tests {
         // MPDU 6: TID 13 -> nonce flags 0x0d.
         assert_eq!(
             aad_nonce("8852e11f5af28430fdabbff943b9f9a6ab1d98c7fe7350713d6a", 0x6B81ECA48989, cur),
-            (
-                "88425af28430fdabbff943b9f9a6ab1d98c7fe7300000d00".into(),
-                "0dbff943b9f9a66b81eca48989".into()
-            )
+            ("88425af28430fdabbff943b9f9a6ab1d98c7fe7300000d00".into(), "0dbff943b9f9a66b81eca48989".into())
         );
         // M.9.2 management frame: Protected forced, management flag in the nonce.
         assert_eq!(

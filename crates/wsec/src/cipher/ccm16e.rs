@@ -115,11 +115,7 @@ pub fn hcs(octets: &[u8]) -> u8 {
     for &b in octets {
         c ^= b;
         for _ in 0..8 {
-            c = if c & 0x80 != 0 {
-                (c << 1) ^ 0x07
-            } else {
-                c << 1
-            };
+            c = if c & 0x80 != 0 { (c << 1) ^ 0x07 } else { c << 1 };
         }
     }
     c
@@ -132,11 +128,7 @@ pub fn crc32(octets: &[u8]) -> u32 {
     for &b in octets {
         c ^= (b as u32) << 24;
         for _ in 0..8 {
-            c = if c & 0x8000_0000 != 0 {
-                (c << 1) ^ 0x04c1_1db7
-            } else {
-                c << 1
-            };
+            c = if c & 0x8000_0000 != 0 { (c << 1) ^ 0x04c1_1db7 } else { c << 1 };
         }
     }
     !c
@@ -170,17 +162,14 @@ impl Ccm16e {
         if tek.len() != 16 {
             return Err(Error::BadKeyLength);
         }
-        Ok(Ccm16e {
-            key: CcmKey::new(tek)?,
-        })
+        Ok(Ccm16e { key: CcmKey::new(tek)? })
     }
 
     /// The CCM core alone: encrypts `payload` in place under the nonce of `gmh5` (the first
     /// five octets of the header as transmitted) and `pn`, and returns the ICV.
     pub fn seal(&self, gmh5: &[u8; 5], pn: u32, payload: &mut [u8]) -> Result<[u8; ICV_LEN]> {
         let mut icv = [0u8; ICV_LEN];
-        self.key
-            .seal_in_place(&nonce(gmh5, pn), &[], payload, &mut icv)?;
+        self.key.seal_in_place(&nonce(gmh5, pn), &[], payload, &mut icv)?;
         Ok(icv)
     }
 
@@ -264,9 +253,7 @@ fn check_pdu(pdu: &[u8]) -> Result<(Gmh, &[u8])> {
     }
     let gmh = Gmh(pdu[..GMH_LEN].try_into().expect("6 octets"));
     if gmh.ht() {
-        return Err(Error::Unsupported(
-            "bandwidth request / signalling header (HT = 1) has no payload",
-        ));
+        return Err(Error::Unsupported("bandwidth request / signalling header (HT = 1) has no payload"));
     }
     if !gmh.hcs_ok() {
         return Err(Error::Malformed("GMH header check sequence"));

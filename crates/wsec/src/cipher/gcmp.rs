@@ -86,8 +86,6 @@ impl Protection for Gcmp {
     }
 
     fn decapsulate(&self, mpdu: &[u8], out: &mut Vec<u8>) -> Result<RxInfo> {
-        mpdu::decapsulate(mpdu, MIC_LEN, self.opts, out, |n, aad, pn, data, mic| {
-            self.open_raw(&n.gcm(pn), aad.as_bytes(), data, mic)
-        })
+        mpdu::decapsulate(mpdu, MIC_LEN, self.opts, out, |n, aad, pn, data, mic| self.open_raw(&n.gcm(pn), aad.as_bytes(), data, mic))
     }
 }

@@ -120,13 +120,7 @@ pub fn michael(key: &[u8; 8], data: &[u8]) -> [u8; 8] {
 /// Michael over an MSDU as TKIP defines it (12.5.2.3.3, Figure 12-7): the input is
 /// `DA || SA || Priority || 0 || 0 || 0 || MSDU`. `priority` is the TID of a QoS data frame
 /// (its low 4 bits), 0 for a non-QoS frame.
-pub fn michael_msdu(
-    key: &[u8; 8],
-    da: &[u8; 6],
-    sa: &[u8; 6],
-    priority: u8,
-    msdu: &[u8],
-) -> [u8; 8] {
+pub fn michael_msdu(key: &[u8; 8], da: &[u8; 6], sa: &[u8; 6], priority: u8, msdu: &[u8]) -> [u8; 8] {
     let mut m = Michael::new(key);
     m.update(da);
     m.update(sa);
@@ -186,9 +180,6 @@ mod tests {
         flat.extend_from_slice(&sa);
         flat.extend_from_slice(&[5, 0, 0, 0]);
         flat.extend_from_slice(b"payload");
-        assert_eq!(
-            michael_msdu(&key, &da, &sa, 5, b"payload"),
-            michael(&key, &flat)
-        );
+        assert_eq!(michael_msdu(&key, &da, &sa, 5, b"payload"), michael(&key, &flat));
     }
 }

@@ -21,8 +21,8 @@ pub mod ccmp;
 pub mod eccmp;
 pub mod gcmp;
 pub mod kernel;
-pub mod mpdu;
 pub mod michael;
+pub mod mpdu;
 pub mod tkip;
 pub mod wep;
 
@@ -163,10 +163,7 @@ impl CipherSuite {
 
     /// True for the group management suites (BIP), which add an MME instead of encrypting.
     pub fn is_bip(self) -> bool {
-        matches!(
-            self,
-            CipherSuite::BipCmac128 | CipherSuite::BipCmac256 | CipherSuite::BipGmac128 | CipherSuite::BipGmac256
-        )
+        matches!(self, CipherSuite::BipCmac128 | CipherSuite::BipCmac256 | CipherSuite::BipGmac128 | CipherSuite::BipGmac256)
     }
 }
 
@@ -258,9 +255,7 @@ pub fn new_protection(suite: CipherSuite, key: &[u8], opts: AadOptions) -> Resul
         CipherSuite::Tkip => Box::new(tkip::TkipKey::new(key)?),
         CipherSuite::Ccmp128 | CipherSuite::Ccmp256 => Box::new(ccmp::Ccmp::with_options(key, opts)?),
         CipherSuite::Gcmp128 | CipherSuite::Gcmp256 => Box::new(gcmp::Gcmp::with_options(key, opts)?),
-        CipherSuite::Eccmp2 | CipherSuite::Eccmp4 | CipherSuite::Eccmp8 => {
-            Box::new(eccmp::Eccmp::with_options(key, suite, opts)?)
-        }
+        CipherSuite::Eccmp2 | CipherSuite::Eccmp4 | CipherSuite::Eccmp8 => Box::new(eccmp::Eccmp::with_options(key, suite, opts)?),
         _ => Box::new(bip::Bip::new(suite, key)?),
     })
 }

@@ -1,7 +1,7 @@
 //! MPDU framing shared by the AEAD suites (CCMP 12.5.3.3, GCMP 12.5.5.3): which frames
 //! may be protected, where the 8-octet security header goes, what the output looks like.
-use super::aad::{aad_raw, Aad};
 pub use super::aad::NonceInput;
+use super::aad::{aad_raw, Aad};
 use super::{AadOptions, OrderRule, Pn, RxInfo, MAX_MPDU_BODY};
 use crate::error::{Error, Result};
 use crate::wire::mac::{fc, FrameControl};

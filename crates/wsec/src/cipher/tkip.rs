@@ -112,14 +112,7 @@ pub fn phase1(tk: &[u8; 16], ta: &[u8; 6], iv32: u32) -> [u16; 5] {
 /// the TTAK of [`phase1`] and IV16 (= TSC0..TSC1). Octets 0..3 are
 /// `TSC1, (TSC1 | 0x20) & 0x7f, TSC0, (PPK5 ^ TK16(0)) >> 1`.
 pub fn phase2(tk: &[u8; 16], ttak: &[u16; 5], iv16: u16) -> [u8; 16] {
-    let mut p = [
-        ttak[0],
-        ttak[1],
-        ttak[2],
-        ttak[3],
-        ttak[4],
-        ttak[4].wrapping_add(iv16),
-    ];
+    let mut p = [ttak[0], ttak[1], ttak[2], ttak[3], ttak[4], ttak[4].wrapping_add(iv16)];
     p[0] = p[0].wrapping_add(s(p[5] ^ tk16(tk, 0)));
     p[1] = p[1].wrapping_add(s(p[0] ^ tk16(tk, 2)));
     p[2] = p[2].wrapping_add(s(p[1] ^ tk16(tk, 4)));
@@ -194,20 +187,14 @@ fn check_frame(mpdu: &[u8]) -> Result<(Header<&[u8]>, usize)> {
         return Err(Error::Unsupported("TKIP protects data frames only"));
     }
     if !f.has_data_body() {
-        return Err(Error::Unsupported(
-            "Null data frames carry no body to protect",
-        ));
+        return Err(Error::Unsupported("Null data frames carry no body to protect"));
     }
     let hl = hdr.header_len();
     Ok((hdr, hl))
 }
 
 fn is_fragment(hdr: &Header<&[u8]>) -> bool {
-    hdr.frame_control().more_fragments()
-        || hdr
-            .seq_control()
-            .map(|s| s.fragment() != 0)
-            .unwrap_or(false)
+    hdr.frame_control().more_fragments() || hdr.seq_control().map(|s| s.fragment() != 0).unwrap_or(false)
 }
 
 /// DA, SA and Michael priority (TID of a QoS data frame, else 0) of a data frame.
@@ -225,11 +212,7 @@ impl TkipKey {
         if key.len() != KEY_LEN {
             return Err(Error::BadKeyLength);
         }
-        let mut k = TkipKey {
-            tk: [0; 16],
-            mic_a2s: [0; 8],
-            mic_s2a: [0; 8],
-        };
+        let mut k = TkipKey { tk: [0; 16], mic_a2s: [0; 8], mic_s2a: [0; 8] };
         k.tk.copy_from_slice(&key[..16]);
         k.mic_a2s.copy_from_slice(&key[16..24]);
         k.mic_s2a.copy_from_slice(&key[24..32]);
@@ -251,14 +234,7 @@ impl TkipKey {
     }
 
     /// Michael MIC of an MSDU (12.5.2.3.3) under the key for `dir`.
-    pub fn msdu_mic(
-        &self,
-        da: &[u8; 6],
-        sa: &[u8; 6],
-        priority: u8,
-        msdu: &[u8],
-        dir: MichaelDirection,
-    ) -> [u8; 8] {
+    pub fn msdu_mic(&self, da: &[u8; 6], sa: &[u8; 6], priority: u8, msdu: &[u8], dir: MichaelDirection) -> [u8; 8] {
         super::michael::michael_msdu(self.michael_key(dir), da, sa, priority, msdu)
     }
 
@@ -266,18 +242,8 @@ impl TkipKey {
     /// MIC) in constant time; returns the MSDU length. Shorter than the MIC →
     /// [`Error::Truncated`]; mismatch → [`Error::MicFailure`] (report it to the TKIP
     /// countermeasures).
-    pub fn verify_msdu_mic(
-        &self,
-        da: &[u8; 6],
-        sa: &[u8; 6],
-        priority: u8,
-        msdu_with_mic: &[u8],
-        dir: MichaelDirection,
-    ) -> Result<usize> {
-        let n = msdu_with_mic
-            .len()
-            .checked_sub(MIC_LEN)
-            .ok_or(Error::Truncated)?;
+    pub fn verify_msdu_mic(&self, da: &[u8; 6], sa: &[u8; 6], priority: u8, msdu_with_mic: &[u8], dir: MichaelDirection) -> Result<usize> {
+        let n = msdu_with_mic.len().checked_sub(MIC_LEN).ok_or(Error::Truncated)?;
         let (msdu, mic) = msdu_with_mic.split_at(n);
         let want = self.msdu_mic(da, sa, priority, msdu, dir);
         if bool::from(want.ct_eq(mic)) {
@@ -295,23 +261,12 @@ impl TkipKey {
             return Err(Error::NotProtected);
         }
         let sec = TkipHeaderRepr::parse(&mpdu[hl..])?;
-        Ok(RxInfo {
-            pn: sec.tsc,
-            key_id: sec.key_id,
-        })
+        Ok(RxInfo { pn: sec.tsc, key_id: sec.key_id })
     }
 
     /// Writes `header (Protected set) || TKIP header || pieces... || ICV`, encrypted, to
     /// `out` (cleared first). `header` is a checked plaintext MAC header of a data frame.
-    fn seal_into(
-        &self,
-        header: &[u8],
-        ta: &[u8; 6],
-        tsc: Pn,
-        key_id: u8,
-        pieces: &[&[u8]],
-        out: &mut Vec<u8>,
-    ) -> Result<()> {
+    fn seal_into(&self, header: &[u8], ta: &[u8; 6], tsc: Pn, key_id: u8, pieces: &[&[u8]], out: &mut Vec<u8>) -> Result<()> {
         out.clear();
         let mut ivh = [0u8; TkipHeaderRepr::LEN];
         TkipHeaderRepr { tsc, key_id }.emit(&mut ivh)?;
@@ -367,14 +322,7 @@ impl TkipKey {
         match wep_open(&seed[..], &mut out[hl..]) {
             Ok(n) => {
                 out.truncate(hl + n);
-                Ok((
-                    hdr,
-                    hl,
-                    RxInfo {
-                        pn: sec.tsc,
-                        key_id: sec.key_id,
-                    },
-                ))
+                Ok((hdr, hl, RxInfo { pn: sec.tsc, key_id: sec.key_id }))
             }
             Err(e) => {
                 out.zeroize();
@@ -386,23 +334,14 @@ impl TkipKey {
     /// [`Protection::encapsulate`] with an explicit Michael direction. The MPDU must carry a
     /// whole MSDU (More Fragments clear, fragment number 0; else [`Error::Fragment`]: use
     /// [`TkipKey::encapsulate_msdu`]). `pn` is the TSC.
-    pub fn encapsulate_dir(
-        &self,
-        mpdu: &[u8],
-        pn: Pn,
-        key_id: u8,
-        dir: MichaelDirection,
-        out: &mut Vec<u8>,
-    ) -> Result<()> {
+    pub fn encapsulate_dir(&self, mpdu: &[u8], pn: Pn, key_id: u8, dir: MichaelDirection, out: &mut Vec<u8>) -> Result<()> {
         out.clear();
         let (hdr, hl) = check_frame(mpdu)?;
         if hdr.frame_control().protected() {
             return Err(Error::AlreadyProtected);
         }
         if is_fragment(&hdr) {
-            return Err(Error::Fragment(
-                "fragmented MPDU given to encapsulate: use encapsulate_msdu",
-            ));
+            return Err(Error::Fragment("fragmented MPDU given to encapsulate: use encapsulate_msdu"));
         }
         let body = &mpdu[hl..];
         if body.len() > MAX_MPDU_BODY {
@@ -418,18 +357,11 @@ impl TkipKey {
     /// ([`Error::IcvFailure`]) and then Michael ([`Error::MicFailure`]); a fragment (More
     /// Fragments set or fragment number > 0) is refused with [`Error::Fragment`]: use
     /// [`TkipKey::decapsulate_fragment`].
-    pub fn decapsulate_dir(
-        &self,
-        mpdu: &[u8],
-        dir: MichaelDirection,
-        out: &mut Vec<u8>,
-    ) -> Result<RxInfo> {
+    pub fn decapsulate_dir(&self, mpdu: &[u8], dir: MichaelDirection, out: &mut Vec<u8>) -> Result<RxInfo> {
         out.clear();
         if let Ok(h) = Header::new_checked(mpdu) {
             if h.frame_control().is_data() && is_fragment(&h) {
-                return Err(Error::Fragment(
-                    "fragment given to decapsulate: use decapsulate_fragment",
-                ));
+                return Err(Error::Fragment("fragment given to decapsulate: use decapsulate_fragment"));
             }
         }
         let (hdr, hl, info) = self.open_into(mpdu, MIC_LEN, MAX_MPDU_BODY + MIC_LEN, out)?;
@@ -462,8 +394,7 @@ impl TkipKey {
 
     /// [`TkipKey::decapsulate_fragment`] into a caller's buffer (replaced; empty on error).
     pub fn decapsulate_fragment_into(&self, mpdu: &[u8], out: &mut Vec<u8>) -> Result<RxInfo> {
-        self.open_into(mpdu, 0, MAX_MPDU_BODY + MIC_LEN, out)
-            .map(|(_, _, info)| info)
+        self.open_into(mpdu, 0, MAX_MPDU_BODY + MIC_LEN, out).map(|(_, _, info)| info)
     }
 
     /// Encapsulates a whole MSDU, fragmenting it (12.5.2.3.2, 10.5): Michael over the MSDU,
@@ -487,9 +418,7 @@ impl TkipKey {
     ) -> Result<Vec<Vec<u8>>> {
         let (hdr, hl) = check_frame(header_template)?;
         if header_template.len() != hl {
-            return Err(Error::Malformed(
-                "header_template must be exactly one MAC header",
-            ));
+            return Err(Error::Malformed("header_template must be exactly one MAC header"));
         }
         let f = hdr.frame_control();
         if f.protected() {
@@ -535,14 +464,7 @@ impl TkipKey {
                 h.set_frame_control(f.with(fc::MORE_FRAGMENTS, i + 1 < nfrag));
             }
             let mut out = Vec::new();
-            self.seal_into(
-                &header,
-                &ta,
-                first_tsc + i as Pn,
-                key_id,
-                &[from_msdu, from_mic],
-                &mut out,
-            )?;
+            self.seal_into(&header, &ta, first_tsc + i as Pn, key_id, &[from_msdu, from_mic], &mut out)?;
             frames.push(out);
             off = end;
         }
@@ -593,16 +515,8 @@ mod tests {
         r
     }
     fn aes_sbox(x: u8) -> u8 {
-        let inv = if x == 0 {
-            0
-        } else {
-            (1..=255u8).find(|&y| gmul(x, y) == 1).unwrap()
-        };
-        inv ^ inv.rotate_left(1)
-            ^ inv.rotate_left(2)
-            ^ inv.rotate_left(3)
-            ^ inv.rotate_left(4)
-            ^ 0x63
+        let inv = if x == 0 { 0 } else { (1..=255u8).find(|&y| gmul(x, y) == 1).unwrap() };
+        inv ^ inv.rotate_left(1) ^ inv.rotate_left(2) ^ inv.rotate_left(3) ^ inv.rotate_left(4) ^ 0x63
     }
 
     #[test]
@@ -617,39 +531,21 @@ mod tests {
     #[test]
     fn m63_key_mixing() {
         // IEEE 802.11-2012 M.6.3 (vectors.md 4.1).
-        let tk = [
-            0x12, 0x34, 0x56, 0x78, 0x90, 0x12, 0x34, 0x56, 0x78, 0x90, 0x12, 0x34, 0x56, 0x78,
-            0x90, 0x12,
-        ];
+        let tk = [0x12, 0x34, 0x56, 0x78, 0x90, 0x12, 0x34, 0x56, 0x78, 0x90, 0x12, 0x34, 0x56, 0x78, 0x90, 0x12];
         let ta = [0x02, 0x03, 0x04, 0x05, 0x06, 0x07];
         let ttak = phase1(&tk, &ta, 0);
         assert_eq!(ttak, [0x58bb, 0x1f07, 0x939e, 0x38b4, 0x4b25]);
         let k = phase2(&tk, &ttak, 1);
-        assert_eq!(
-            k,
-            [
-                0x00, 0x20, 0x01, 0x4c, 0xfe, 0x67, 0xbe, 0xd2, 0x7c, 0x86, 0x7b, 0x1b, 0xf8, 0x02,
-                0x8b, 0x1c
-            ]
-        );
+        assert_eq!(k, [0x00, 0x20, 0x01, 0x4c, 0xfe, 0x67, 0xbe, 0xd2, 0x7c, 0x86, 0x7b, 0x1b, 0xf8, 0x02, 0x8b, 0x1c]);
     }
 
     #[test]
     fn direction_rule() {
         let d = FrameControl(0x0208);
-        assert_eq!(
-            MichaelDirection::of_frame(d),
-            MichaelDirection::AuthenticatorToSupplicant
-        );
+        assert_eq!(MichaelDirection::of_frame(d), MichaelDirection::AuthenticatorToSupplicant);
         let u = FrameControl(0x0108);
-        assert_eq!(
-            MichaelDirection::of_frame(u),
-            MichaelDirection::SupplicantToAuthenticator
-        );
-        assert_eq!(
-            MichaelDirection::of_frame(FrameControl(0x0008)),
-            MichaelDirection::SupplicantToAuthenticator
-        );
+        assert_eq!(MichaelDirection::of_frame(u), MichaelDirection::SupplicantToAuthenticator);
+        assert_eq!(MichaelDirection::of_frame(FrameControl(0x0008)), MichaelDirection::SupplicantToAuthenticator);
     }
 
     #[test]
@@ -659,13 +555,7 @@ mod tests {
         k[16] = 1;
         k[24] = 2;
         let key = TkipKey::new(&k).unwrap();
-        assert_eq!(
-            key.michael_key(MichaelDirection::AuthenticatorToSupplicant)[0],
-            1
-        );
-        assert_eq!(
-            key.michael_key(MichaelDirection::SupplicantToAuthenticator)[0],
-            2
-        );
+        assert_eq!(key.michael_key(MichaelDirection::AuthenticatorToSupplicant)[0], 1);
+        assert_eq!(key.michael_key(MichaelDirection::SupplicantToAuthenticator)[0], 2);
     }
 }

@@ -92,14 +92,10 @@ fn check_frame(mpdu: &[u8]) -> Result<(Header<&[u8]>, usize)> {
     let f = hdr.frame_control();
     if f.is_data() {
         if !f.has_data_body() {
-            return Err(Error::Unsupported(
-                "Null data frames carry no body to protect",
-            ));
+            return Err(Error::Unsupported("Null data frames carry no body to protect"));
         }
     } else if !(f.is_mgmt() && f.subtype() == mgmt_subtype::AUTH) {
-        return Err(Error::Unsupported(
-            "WEP protects data frames and Authentication frames only",
-        ));
+        return Err(Error::Unsupported("WEP protects data frames and Authentication frames only"));
     }
     let hl = hdr.header_len();
     Ok((hdr, hl))
@@ -113,10 +109,7 @@ impl WepKey {
         }
         let mut k = [0u8; 16];
         k[..key.len()].copy_from_slice(key);
-        Ok(WepKey {
-            key: k,
-            len: key.len(),
-        })
+        Ok(WepKey { key: k, len: key.len() })
     }
 
     /// Key length in octets (5, 13 or 16).
@@ -159,10 +152,7 @@ impl WepKey {
             return Err(Error::NotProtected);
         }
         let sec = WepHeaderRepr::parse(&mpdu[hl..])?;
-        Ok(RxInfo {
-            pn: iv_number(sec.iv),
-            key_id: sec.key_id,
-        })
+        Ok(RxInfo { pn: iv_number(sec.iv), key_id: sec.key_id })
     }
 }
 
@@ -196,10 +186,7 @@ impl Protection for WepKey {
         if body.len() > MAX_MPDU_BODY {
             return Err(Error::Oversize);
         }
-        let sec = WepHeaderRepr {
-            iv: WepHeaderRepr::iv_from_u32(pn as u32),
-            key_id,
-        };
+        let sec = WepHeaderRepr { iv: WepHeaderRepr::iv_from_u32(pn as u32), key_id };
         let mut ivh = [0u8; WepHeaderRepr::LEN];
         sec.emit(&mut ivh)?;
         out.reserve(hl + WepHeaderRepr::LEN + body.len() + ICV_LEN);
@@ -237,10 +224,7 @@ impl Protection for WepKey {
         match self.open_body(sec.iv, &mut out[hl..]) {
             Ok(n) => {
                 out.truncate(hl + n);
-                Ok(RxInfo {
-                    pn: iv_number(sec.iv),
-                    key_id: sec.key_id,
-                })
+                Ok(RxInfo { pn: iv_number(sec.iv), key_id: sec.key_id })
             }
             Err(e) => {
                 out.zeroize();
@@ -284,11 +268,7 @@ mod tests {
     #[test]
     fn key_lengths() {
         for n in 0..40 {
-            assert_eq!(
-                WepKey::new(&vec![0; n]).is_ok(),
-                matches!(n, 5 | 13 | 16),
-                "{n}"
-            );
+            assert_eq!(WepKey::new(&vec![0; n]).is_ok(), matches!(n, 5 | 13 | 16), "{n}");
         }
         assert_eq!(WepKey::new(&[0; 5]).unwrap().suite(), CipherSuite::Wep40);
         assert_eq!(WepKey::new(&[0; 13]).unwrap().suite(), CipherSuite::Wep104);

@@ -32,10 +32,7 @@ fn unhex(s: &str) -> Result<Vec<u8>> {
     if !s.len().is_multiple_of(2) {
         return Err(Error::Malformed("hex key of odd length"));
     }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|_| Error::Malformed("key is not hex")))
-        .collect()
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|_| Error::Malformed("key is not hex"))).collect()
 }
 
 /// Wireshark's percent-encoding in `wpa-pwd` entries (`%3a` for ':').

@@ -596,7 +596,14 @@ impl Decryptor {
         }
     }
 
-    fn find_ptk(&self, aa: &MacAddr, spa: &MacAddr, view: &EapolKey<&[u8]>, kdv: crate::rsn::akm::KeyDescriptorVersion, akm: Akm) -> Option<usize> {
+    fn find_ptk(
+        &self,
+        aa: &MacAddr,
+        spa: &MacAddr,
+        view: &EapolKey<&[u8]>,
+        kdv: crate::rsn::akm::KeyDescriptorVersion,
+        akm: Akm,
+    ) -> Option<usize> {
         let l = self.links.get(&(*aa, *spa))?;
         (0..l.ptks.len()).rev().find(|&i| view.verify_mic(kdv, akm, l.ptks[i].0.kck()).is_ok())
     }

@@ -137,9 +137,7 @@ impl Reassembler {
             Some("fragment number out of order")
         } else if e.key_tag != meta.key_tag {
             Some("fragments decrypted under different keys")
-        } else if meta.consecutive_pn
-            && !matches!((e.last_pn, meta.pn), (Some(a), Some(b)) if a.checked_add(1) == Some(b))
-        {
+        } else if meta.consecutive_pn && !matches!((e.last_pn, meta.pn), (Some(a), Some(b)) if a.checked_add(1) == Some(b)) {
             Some("PNs of fragments not consecutive")
         } else if e.mpdu.len() - e.header_len + body.len() > self.max_msdu {
             Some("reassembled MSDU too long")
@@ -212,16 +210,10 @@ mod tests {
     fn rejects_unsafe_sequences() {
         let mut r = Reassembler::new();
         r.push(0, &frag(7, 0, true, b"ab"), meta(10, 1)).unwrap();
-        assert_eq!(
-            r.push(0, &frag(7, 1, false, b"cd"), meta(12, 1)),
-            Err(Error::Fragment("PNs of fragments not consecutive"))
-        );
+        assert_eq!(r.push(0, &frag(7, 1, false, b"cd"), meta(12, 1)), Err(Error::Fragment("PNs of fragments not consecutive")));
         assert_eq!(r.pending(), 0);
         r.push(0, &frag(7, 0, true, b"ab"), meta(10, 1)).unwrap();
-        assert_eq!(
-            r.push(0, &frag(7, 1, false, b"cd"), meta(11, 2)),
-            Err(Error::Fragment("fragments decrypted under different keys"))
-        );
+        assert_eq!(r.push(0, &frag(7, 1, false, b"cd"), meta(11, 2)), Err(Error::Fragment("fragments decrypted under different keys")));
         r.push(0, &frag(7, 0, true, b"ab"), meta(10, 1)).unwrap();
         assert_eq!(r.push(0, &frag(7, 2, false, b"cd"), meta(11, 1)), Err(Error::Fragment("fragment number out of order")));
         assert_eq!(r.push(0, &frag(9, 1, false, b"cd"), meta(11, 1)), Err(Error::Fragment("no first fragment for this sequence")));

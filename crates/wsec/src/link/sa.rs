@@ -64,9 +64,7 @@ impl Key {
             CipherSuite::Tkip => Key::Tkip(TkipKey::new(key)?),
             CipherSuite::Ccmp128 | CipherSuite::Ccmp256 => Key::Ccmp(Box::new(Ccmp::with_options(key, opts)?)),
             CipherSuite::Gcmp128 | CipherSuite::Gcmp256 => Key::Gcmp(Gcmp::with_options(key, opts)?),
-            CipherSuite::Eccmp2 | CipherSuite::Eccmp4 | CipherSuite::Eccmp8 => {
-                Key::Eccmp(Box::new(Eccmp::with_options(key, suite, opts)?))
-            }
+            CipherSuite::Eccmp2 | CipherSuite::Eccmp4 | CipherSuite::Eccmp8 => Key::Eccmp(Box::new(Eccmp::with_options(key, suite, opts)?)),
             _ => Key::Bip(Bip::new(suite, key)?),
         })
     }
@@ -155,15 +153,7 @@ impl SecurityAssociation {
     /// RSC from the GTK KDE): frames must carry a PN above it. Installing also selects the
     /// key for transmission in its table; with Extended Key ID use [`Self::set_tx_key`]
     /// to switch later.
-    pub fn install(
-        &mut self,
-        kt: KeyType,
-        key_id: u8,
-        suite: CipherSuite,
-        key: &[u8],
-        opts: AadOptions,
-        rsc: Option<Pn>,
-    ) -> Result<()> {
+    pub fn install(&mut self, kt: KeyType, key_id: u8, suite: CipherSuite, key: &[u8], opts: AadOptions, rsc: Option<Pn>) -> Result<()> {
         let valid = match kt {
             KeyType::Pairwise => !suite.is_bip(),
             KeyType::Group => !suite.is_bip(),
@@ -506,10 +496,7 @@ impl SecurityAssociation {
 impl core::fmt::Debug for SecurityAssociation {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let ids = |t: &[Option<Slot>], base: usize| -> Vec<String> {
-            t.iter()
-                .enumerate()
-                .filter_map(|(i, s)| s.as_ref().map(|s| format!("{}:{}", i + base, s.key.prot().suite())))
-                .collect()
+            t.iter().enumerate().filter_map(|(i, s)| s.as_ref().map(|s| format!("{}:{}", i + base, s.key.prot().suite()))).collect()
         };
         f.debug_struct("SecurityAssociation")
             .field("role", &self.role)

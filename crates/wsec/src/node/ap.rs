@@ -150,7 +150,13 @@ pub fn ap_rsn_element(akms: &[Akm], pairwise: &[CipherSuite], group: CipherSuite
 /// The same with management frame protection (12.6.3): MFPC/MFPR in the RSN
 /// Capabilities and, for a cipher other than BIP-CMAC-128, the Group Management Cipher
 /// Suite field.
-pub fn ap_rsn_element_mfp(akms: &[Akm], pairwise: &[CipherSuite], group: CipherSuite, mfp: Mfp, group_mgmt: CipherSuite) -> crate::Result<Vec<u8>> {
+pub fn ap_rsn_element_mfp(
+    akms: &[Akm],
+    pairwise: &[CipherSuite],
+    group: CipherSuite,
+    mfp: Mfp,
+    group_mgmt: CipherSuite,
+) -> crate::Result<Vec<u8>> {
     RsnElementRepr {
         version: 1,
         group_cipher: Some(Suite::from_cipher(group)),
@@ -361,8 +367,7 @@ impl AccessPoint {
         if now >= self.next_housekeeping {
             self.next_housekeeping = now + SEC;
             let limit = self.cfg.max_inactivity_s * SEC;
-            let idle: Vec<MacAddr> =
-                self.peers.iter().filter(|(_, p)| now.saturating_sub(p.last_rx) > limit).map(|(a, _)| *a).collect();
+            let idle: Vec<MacAddr> = self.peers.iter().filter(|(_, p)| now.saturating_sub(p.last_rx) > limit).map(|(a, _)| *a).collect();
             for a in idle {
                 self.deauth(&a, reason::INACTIVITY, out);
             }
@@ -391,8 +396,7 @@ impl AccessPoint {
         }
         // The old GTK stays the transmit key until every station has the new one.
         let _ = self.engine.set_group_tx(cur.gtk_key_id);
-        let waiting: HashSet<MacAddr> =
-            self.peers.iter().filter(|(_, p)| p.state == PeerState::Established).map(|(a, _)| *a).collect();
+        let waiting: HashSet<MacAddr> = self.peers.iter().filter(|(_, p)| p.state == PeerState::Established).map(|(a, _)| *a).collect();
         self.pending_group = Some((new.clone(), waiting.clone()));
         for a in waiting {
             let o = self.peers.get_mut(&a).and_then(|p| {
@@ -529,10 +533,8 @@ impl AccessPoint {
             p.auth = None;
             p.hs_deadline = None;
             p.ptk_rekey_at = None;
-            out.events.push(NodeEvent::Phase {
-                peer: *sta,
-                phase: Phase::Disassociated { reason: reason::PREV_AUTH_NOT_VALID, by_peer: false },
-            });
+            out.events
+                .push(NodeEvent::Phase { peer: *sta, phase: Phase::Disassociated { reason: reason::PREV_AUTH_NOT_VALID, by_peer: false } });
         }
     }
 

@@ -5,8 +5,8 @@
 //! and every invalid value is an error naming its line; see `docs/live.md` for the keys.
 use super::ap::ApConfig;
 use super::engine::{Offload, CARD_NS_PER_BYTE, CARD_NS_PER_FRAME};
-use super::sta::StaConfig;
 use super::mfp::Mfp;
+use super::sta::StaConfig;
 use super::{AuthAlgs, Security};
 use crate::cipher::CipherSuite;
 use crate::rsn::akm::Akm;
@@ -331,7 +331,11 @@ impl Common {
                 if self.wep[self.wep_default as usize].is_none() {
                     return err(0, "wep_default_key names a key that is not set");
                 }
-                return Ok(Security::Wep { keys: self.wep.clone(), tx_key: self.wep_default, auth_algs: self.auth_algs.unwrap_or(AuthAlgs::BOTH) });
+                return Ok(Security::Wep {
+                    keys: self.wep.clone(),
+                    tx_key: self.wep_default,
+                    auth_algs: self.auth_algs.unwrap_or(AuthAlgs::BOTH),
+                });
             }
             if self.auth_algs.is_some_and(|a| a.shared() && !a.open()) {
                 return err(0, "shared key authentication needs a WEP key");

@@ -25,9 +25,9 @@
 //! frames (each with its own station's key) is spread: transmit in
 //! [`Engine::protect_batch`], receive in [`Engine::open_ahead`]. So the bytes on the air
 //! and every accept/drop decision are those of one frame at a time, whatever the pool.
+use crate::cipher::RxInfo;
 use crate::cipher::{new_protection, AadOptions, CipherSuite, Pn};
 use crate::error::{Error, Result};
-use crate::cipher::RxInfo;
 use crate::link::sa::{KeyType, Role, RxOutcome, RxSlot, SecurityAssociation};
 use crate::wire::mac::MacAddr;
 use std::collections::HashMap;
@@ -261,7 +261,15 @@ impl Engine {
     /// Installs a key from a handshake: pairwise (TK) for `peer`, or a group key, for
     /// `peer` (a STA's GTK from its AP) or for the node's own group table (`peer` None:
     /// the AP's transmit GTK).
-    pub fn install(&mut self, peer: Option<MacAddr>, kt: KeyType, key_id: u8, suite: CipherSuite, key: &[u8], rsc: Option<Pn>) -> Result<()> {
+    pub fn install(
+        &mut self,
+        peer: Option<MacAddr>,
+        kt: KeyType,
+        key_id: u8,
+        suite: CipherSuite,
+        key: &[u8],
+        rsc: Option<Pn>,
+    ) -> Result<()> {
         self.settle();
         let role = self.role;
         let sa = match peer {
@@ -540,7 +548,14 @@ pub(crate) struct Delayed {
 }
 
 /// Pushes a frame to the medium or the host now, or queues it until the card is done.
-pub(crate) fn emit(now: u64, at: u64, to_air: bool, frame: Vec<u8>, queue: &mut std::collections::VecDeque<Delayed>, out: &mut super::Output) {
+pub(crate) fn emit(
+    now: u64,
+    at: u64,
+    to_air: bool,
+    frame: Vec<u8>,
+    queue: &mut std::collections::VecDeque<Delayed>,
+    out: &mut super::Output,
+) {
     if at <= now && queue.is_empty() {
         if to_air {
             out.air.push(frame);
@@ -573,7 +588,13 @@ pub(crate) const CARD_QUEUE_MAX: usize = 512;
 
 /// Hands the frames of a closed batch ([`Engine::end_batch`]) to the medium, or to the
 /// card queue, in order; a frame that could not be protected is counted and dropped.
-pub(crate) fn finish_batch(now: u64, engine: &mut Engine, queue: &mut std::collections::VecDeque<Delayed>, counters: &mut super::Counters, out: &mut super::Output) {
+pub(crate) fn finish_batch(
+    now: u64,
+    engine: &mut Engine,
+    queue: &mut std::collections::VecDeque<Delayed>,
+    counters: &mut super::Counters,
+    out: &mut super::Output,
+) {
     for j in engine.end_batch() {
         match j.result {
             Ok(()) => {

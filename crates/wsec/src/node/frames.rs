@@ -203,16 +203,39 @@ fn find(ies: &[u8], id: u8) -> Option<(&[u8], &[u8])> {
 pub enum Mgmt<'a> {
     Beacon(BssInfo),
     ProbeResp(BssInfo),
-    ProbeReq { ssid: &'a [u8] },
-    Auth { alg: u16, seq: u16, status: u16, challenge: Option<&'a [u8]> },
-    AssocReq { capability: u16, ssid: &'a [u8], rsne: Option<&'a [u8]> },
-    AssocResp { status: u16, aid: u16 },
-    Deauth { reason: u16 },
-    Disassoc { reason: u16 },
+    ProbeReq {
+        ssid: &'a [u8],
+    },
+    Auth {
+        alg: u16,
+        seq: u16,
+        status: u16,
+        challenge: Option<&'a [u8]>,
+    },
+    AssocReq {
+        capability: u16,
+        ssid: &'a [u8],
+        rsne: Option<&'a [u8]>,
+    },
+    AssocResp {
+        status: u16,
+        aid: u16,
+    },
+    Deauth {
+        reason: u16,
+    },
+    Disassoc {
+        reason: u16,
+    },
     /// SA Query Request (`request`) or Response with its Transaction Identifier (9.6.9).
-    SaQuery { request: bool, id: [u8; 2] },
+    SaQuery {
+        request: bool,
+        id: [u8; 2],
+    },
     /// Another Action frame (its category).
-    Action { category: u8 },
+    Action {
+        category: u8,
+    },
     Other(u8),
 }
 
@@ -273,9 +296,7 @@ pub fn parse_mgmt(mpdu: &[u8]) -> Result<Mgmt<'_>> {
                 rsne: find(ies, eid::RSN).map(|e| e.1),
             }
         }
-        mgmt_subtype::ASSOC_RESP | mgmt_subtype::REASSOC_RESP => {
-            Mgmt::AssocResp { status: le16(body, 2)?, aid: le16(body, 4)? & 0x3fff }
-        }
+        mgmt_subtype::ASSOC_RESP | mgmt_subtype::REASSOC_RESP => Mgmt::AssocResp { status: le16(body, 2)?, aid: le16(body, 4)? & 0x3fff },
         mgmt_subtype::DEAUTH => Mgmt::Deauth { reason: le16(body, 0)? },
         mgmt_subtype::DISASSOC => Mgmt::Disassoc { reason: le16(body, 0)? },
         mgmt_subtype::ACTION | mgmt_subtype::ACTION_NO_ACK => match body {

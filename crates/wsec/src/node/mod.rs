@@ -104,22 +104,43 @@ impl AuthAlgs {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Phase {
     /// Discovery: a BSS with our SSID and an acceptable security policy was found.
-    Discovered { ssid: String, channel: u8, rsn: bool },
+    Discovered {
+        ssid: String,
+        channel: u8,
+        rsn: bool,
+    },
     /// Authentication (open system or shared key) succeeded.
-    Authenticated { shared_key: bool },
+    Authenticated {
+        shared_key: bool,
+    },
     /// Association succeeded; for an RSNA the negotiated AKM and ciphers.
-    Associated { aid: u16, akm: Option<Akm>, pairwise: Option<CipherSuite>, group: Option<CipherSuite> },
+    Associated {
+        aid: u16,
+        akm: Option<Akm>,
+        pairwise: Option<CipherSuite>,
+        group: Option<CipherSuite>,
+    },
     /// Keys are in the host engine and protected data may flow (4-way handshake done, or
     /// right after association for open/WEP).
-    Established { pairwise: Option<CipherSuite> },
+    Established {
+        pairwise: Option<CipherSuite>,
+    },
     /// A PTK rekey (a new 4-way handshake) installed a new pairwise key.
     PtkRekeyed,
     /// A group key handshake completed (STA) or a new GTK is in use (AP).
-    GroupKey { key_id: u8 },
+    GroupKey {
+        key_id: u8,
+    },
     /// The handshake failed; the peer is deauthenticated.
     HandshakeFailed(&'static str),
-    Deauthenticated { reason: u16, by_peer: bool },
-    Disassociated { reason: u16, by_peer: bool },
+    Deauthenticated {
+        reason: u16,
+        by_peer: bool,
+    },
+    Disassociated {
+        reason: u16,
+        by_peer: bool,
+    },
     /// The STA heard nothing from its AP for too long and scans again.
     BeaconLoss,
 }

@@ -109,11 +109,8 @@ fn negotiate(ap_rsne: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: &[C
     let e = RsnElementRepr::parse(ap_rsne).ok()?;
     let mgmt = mfp::sta_decide(mfp, &e).ok()?;
     let ap_mfpr = e.capabilities.is_some_and(|c| c.mfpr());
-    let offered_pw: Vec<CipherSuite> = if e.pairwise.is_empty() {
-        vec![CipherSuite::Ccmp128]
-    } else {
-        e.pairwise.iter().filter_map(|s| s.cipher()).collect()
-    };
+    let offered_pw: Vec<CipherSuite> =
+        if e.pairwise.is_empty() { vec![CipherSuite::Ccmp128] } else { e.pairwise.iter().filter_map(|s| s.cipher()).collect() };
     let offered_akm: Vec<Akm> = if e.akms.is_empty() { vec![Akm::Ieee8021x] } else { e.akms.iter().filter_map(|s| s.akm()).collect() };
     let group = e.group_cipher.map(|s| s.cipher()).unwrap_or(Some(CipherSuite::Ccmp128))?;
     if !groups.contains(&group) {
@@ -229,8 +226,9 @@ impl Station {
     pub fn poll_timeout(&self) -> u64 {
         let mut t = match self.state {
             State::Scanning | State::Authenticating { .. } | State::Associating | State::Handshake => self.deadline,
-            State::Established => (self.last_tx + self.cfg.keepalive_ms * 1_000_000)
-                .min(self.last_from_ap + self.cfg.beacon_loss_ms * 1_000_000),
+            State::Established => {
+                (self.last_tx + self.cfg.keepalive_ms * 1_000_000).min(self.last_from_ap + self.cfg.beacon_loss_ms * 1_000_000)
+            }
         };
         if let Some(d) = self.delayed.front() {
             t = t.min(d.at);
@@ -267,7 +265,10 @@ impl Station {
                 let seq = self.seq.next();
                 let f = frames::deauth(&b.bssid, &self.cfg.addr, &b.bssid, seq, reason::DEAUTH_LEAVING, true);
                 self.send_mgmt(now, f, out);
-                out.events.push(NodeEvent::Phase { peer: b.bssid, phase: Phase::Deauthenticated { reason: reason::DEAUTH_LEAVING, by_peer: false } });
+                out.events.push(NodeEvent::Phase {
+                    peer: b.bssid,
+                    phase: Phase::Deauthenticated { reason: reason::DEAUTH_LEAVING, by_peer: false },
+                });
             }
         }
         // A protected goodbye may sit in the card model's queue: wait for the card.
@@ -552,15 +553,21 @@ impl Station {
         let (neg, shared) = match &self.cfg.security {
             Security::Open if !privacy && info.rsne.is_none() => (None, false),
             Security::Wep { auth_algs, .. } if privacy && info.rsne.is_none() => (None, !auth_algs.open()),
-            Security::Rsn { akms, pairwise, groups, .. } => match info.rsne.as_deref().and_then(|r| negotiate(r, akms, pairwise, groups, self.cfg.mfp)) {
-                Some(n) => (Some(n), false),
-                None => return self.counters.drop("bss security not acceptable"),
-            },
+            Security::Rsn { akms, pairwise, groups, .. } => {
+                match info.rsne.as_deref().and_then(|r| negotiate(r, akms, pairwise, groups, self.cfg.mfp)) {
+                    Some(n) => (Some(n), false),
+                    None => return self.counters.drop("bss security not acceptable"),
+                }
+            }
             _ => return self.counters.drop("bss security not acceptable"),
         };
         out.events.push(NodeEvent::Phase {
             peer: info.bssid,
-            phase: Phase::Discovered { ssid: String::from_utf8_lossy(&info.ssid).into_owned(), channel: info.channel, rsn: info.rsne.is_some() },
+            phase: Phase::Discovered {
+                ssid: String::from_utf8_lossy(&info.ssid).into_owned(),
+                channel: info.channel,
+                rsn: info.rsne.is_some(),
+            },
         });
         self.bss = Some(info);
         self.neg = neg;

@@ -578,12 +578,7 @@ fn aes_cmac(kck: &[u8], frame: &[u8]) -> Result<Vec<u8>> {
 /// 16 octets (24 for the SHA-384 AKMs): else Error::BadKeyLength. An AKM-defined version
 /// with an AKM that names a version of its own (PSK, 802.1X, FT-PSK, ...) is
 /// Error::Unsupported.
-pub fn compute_mic(
-    kdv: KeyDescriptorVersion,
-    akm: Akm,
-    kck: &[u8],
-    eapol_frame_with_zero_mic: &[u8],
-) -> Result<Vec<u8>> {
+pub fn compute_mic(kdv: KeyDescriptorVersion, akm: Akm, kck: &[u8], eapol_frame_with_zero_mic: &[u8]) -> Result<Vec<u8>> {
     let frame = eapol_frame_with_zero_mic;
     let want_kck = match kdv {
         KeyDescriptorVersion::AkmDefined => akm.kck_len(),
@@ -704,10 +699,7 @@ mod tests {
             f[50] ^= 1;
             assert_eq!(verify_mic(kdv, akm, &kck, &f), Err(Error::MicFailure));
         }
-        assert_eq!(
-            compute_mic(KeyDescriptorVersion::HmacSha1Aes, Akm::Psk, &[0; 15], &frame()),
-            Err(Error::BadKeyLength)
-        );
+        assert_eq!(compute_mic(KeyDescriptorVersion::HmacSha1Aes, Akm::Psk, &[0; 15], &frame()), Err(Error::BadKeyLength));
         assert!(compute_mic(KeyDescriptorVersion::AkmDefined, Akm::Psk, &kck, &frame()).is_err());
     }
 }

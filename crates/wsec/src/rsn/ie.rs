@@ -76,8 +76,7 @@ impl Suite {
     }
     /// The WPA1 selector of a cipher: WEP-40, TKIP, CCMP-128 and WEP-104 only.
     pub fn wpa_cipher(c: CipherSuite) -> Option<Suite> {
-        matches!(c, CipherSuite::Wep40 | CipherSuite::Tkip | CipherSuite::Ccmp128 | CipherSuite::Wep104)
-            .then(|| Suite::wpa(c.suite_type()))
+        matches!(c, CipherSuite::Wep40 | CipherSuite::Tkip | CipherSuite::Ccmp128 | CipherSuite::Wep104).then(|| Suite::wpa(c.suite_type()))
     }
     /// The WPA1 selector of an AKM: 802.1X (1) and PSK (2) only.
     pub fn wpa_akm(a: Akm) -> Option<Suite> {
@@ -687,20 +686,9 @@ impl Prefs {
     pub fn wpa2_personal() -> Prefs {
         Prefs {
             pairwise: vec![CipherSuite::Ccmp256, CipherSuite::Gcmp256, CipherSuite::Ccmp128, CipherSuite::Gcmp128],
-            group: vec![
-                CipherSuite::Ccmp256,
-                CipherSuite::Gcmp256,
-                CipherSuite::Ccmp128,
-                CipherSuite::Gcmp128,
-                CipherSuite::Tkip,
-            ],
+            group: vec![CipherSuite::Ccmp256, CipherSuite::Gcmp256, CipherSuite::Ccmp128, CipherSuite::Gcmp128, CipherSuite::Tkip],
             akms: vec![Akm::PskSha256, Akm::Psk],
-            group_mgmt: vec![
-                CipherSuite::BipCmac128,
-                CipherSuite::BipGmac128,
-                CipherSuite::BipGmac256,
-                CipherSuite::BipCmac256,
-            ],
+            group_mgmt: vec![CipherSuite::BipCmac128, CipherSuite::BipGmac128, CipherSuite::BipGmac256, CipherSuite::BipCmac256],
             mfp: MfpPolicy::Capable,
             spp_amsdu_capable: false,
             spp_amsdu_required: false,
@@ -791,16 +779,14 @@ pub fn negotiate(ap: &RsnElementRepr, sta: &Prefs) -> Result<Negotiated> {
     let mfp = caps.mfpc() && sta_mfpc;
 
     let akms = non_empty_or(&ap.akms, Suite::rsn(1));
-    let akm = pick(&sta.akms, &akms, |s| (s.oui == RSN_OUI).then(|| s.akm()).flatten())
-        .ok_or(Error::Unsupported("no common AKM suite"))?;
+    let akm = pick(&sta.akms, &akms, |s| (s.oui == RSN_OUI).then(|| s.akm()).flatten()).ok_or(Error::Unsupported("no common AKM suite"))?;
     let pw = non_empty_or(&ap.pairwise, Suite::from_cipher(CipherSuite::Ccmp128));
     let usable = |c: CipherSuite| !c.is_bip();
-    let pairwise =
-        pick(&sta.pairwise, &pw, |s| {
-            // ECCMP (docs/eccmp.md) is pairwise-only, under wsec's CID.
-            (s.oui == RSN_OUI || s.oui == crate::cipher::WSEC_CID).then(|| s.cipher()).flatten().filter(|&c| usable(c))
-        })
-            .ok_or(Error::Unsupported("no common pairwise cipher suite"))?;
+    let pairwise = pick(&sta.pairwise, &pw, |s| {
+        // ECCMP (docs/eccmp.md) is pairwise-only, under wsec's CID.
+        (s.oui == RSN_OUI || s.oui == crate::cipher::WSEC_CID).then(|| s.cipher()).flatten().filter(|&c| usable(c))
+    })
+    .ok_or(Error::Unsupported("no common pairwise cipher suite"))?;
     let gs = ap.group_cipher.unwrap_or(Suite::from_cipher(CipherSuite::Ccmp128));
     let group = gs
         .cipher()
@@ -850,11 +836,10 @@ pub fn negotiate_wpa(ap: &WpaElementRepr, sta: &Prefs) -> Result<Negotiated> {
     }
     let wpa_only = |s: Suite| (s.oui == WPA_OUI).then_some(s);
     let akms = non_empty_or(&ap.akms, Suite::wpa(1));
-    let akm = pick(&sta.akms, &akms, |s| wpa_only(s).and_then(Suite::akm))
-        .ok_or(Error::Unsupported("no common AKM suite"))?;
+    let akm = pick(&sta.akms, &akms, |s| wpa_only(s).and_then(Suite::akm)).ok_or(Error::Unsupported("no common AKM suite"))?;
     let pw = non_empty_or(&ap.pairwise, Suite::wpa(2));
-    let pairwise = pick(&sta.pairwise, &pw, |s| wpa_only(s).and_then(Suite::cipher))
-        .ok_or(Error::Unsupported("no common pairwise cipher suite"))?;
+    let pairwise =
+        pick(&sta.pairwise, &pw, |s| wpa_only(s).and_then(Suite::cipher)).ok_or(Error::Unsupported("no common pairwise cipher suite"))?;
     let gs = ap.group_cipher.unwrap_or(Suite::wpa(2));
     let group = wpa_only(gs)
         .and_then(Suite::cipher)
@@ -926,10 +911,7 @@ mod tests {
         assert_eq!(e, RsnElementRepr::default());
         assert_eq!(e.to_bytes().unwrap(), [48, 2, 1, 0]);
         let n = negotiate(&e, &Prefs { akms: vec![Akm::Ieee8021x], ..Prefs::default() }).unwrap();
-        assert_eq!(
-            (n.akm, n.pairwise, n.group, n.mfp),
-            (Akm::Ieee8021x, CipherSuite::Ccmp128, CipherSuite::Ccmp128, false)
-        );
+        assert_eq!((n.akm, n.pairwise, n.group, n.mfp), (Akm::Ieee8021x, CipherSuite::Ccmp128, CipherSuite::Ccmp128, false));
         assert_eq!(RsnElementRepr::parse(&[48, 3, 1, 0, 0]), Err(Error::Truncated));
         assert_eq!(RsnElementRepr::parse(&[48, 2, 2, 0]), Err(Error::Unsupported("RSN element version other than 1")));
         let r = RsnElementRepr { akms: vec![Suite::from_akm(Akm::Psk)], ..Default::default() };

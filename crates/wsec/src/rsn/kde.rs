@@ -263,11 +263,7 @@ impl<'a> KeyDataIter<'a> {
         if rest[0] == KDE_ID && rest.get(1).is_none_or(|&b| b == 0) {
             // Padding: 0xdd then 0x00 octets to the end.
             self.pos = d.len();
-            return if rest[1..].iter().all(|&b| b == 0) {
-                None
-            } else {
-                Some(Err(Error::Malformed("Key Data padding not all zero")))
-            };
+            return if rest[1..].iter().all(|&b| b == 0) { None } else { Some(Err(Error::Malformed("Key Data padding not all zero"))) };
         }
         if rest.len() < 2 {
             return Some(Err(Error::Truncated));

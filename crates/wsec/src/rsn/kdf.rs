@@ -161,12 +161,7 @@ impl Ptk {
         let (kck, rest) = raw.split_at(kck_len);
         let (kek, rest) = rest.split_at(kek_len);
         let (tk, kdk) = rest.split_at(tk_len);
-        Ok(Ptk {
-            kck: kck.to_vec(),
-            kek: kek.to_vec(),
-            tk: tk.to_vec(),
-            kdk: kdk.to_vec(),
-        })
+        Ok(Ptk { kck: kck.to_vec(), kek: kek.to_vec(), tk: tk.to_vec(), kdk: kdk.to_vec() })
     }
 
     /// EAPOL-Key Confirmation Key (MIC key).
@@ -268,11 +263,7 @@ pub fn derive_ptk(
 pub fn ptk_context(aa: &[u8; 6], spa: &[u8; 6], anonce: &[u8; 32], snonce: &[u8; 32]) -> [u8; 76] {
     let mut c = [0u8; 76];
     let (a1, a2) = if aa <= spa { (aa, spa) } else { (spa, aa) };
-    let (n1, n2) = if anonce <= snonce {
-        (anonce, snonce)
-    } else {
-        (snonce, anonce)
-    };
+    let (n1, n2) = if anonce <= snonce { (anonce, snonce) } else { (snonce, anonce) };
     c[..6].copy_from_slice(a1);
     c[6..12].copy_from_slice(a2);
     c[12..44].copy_from_slice(n1);

@@ -27,9 +27,7 @@ pub const KEY_WRAP_IV: [u8; 8] = [0xA6; 8];
 /// `Malformed`; see [`pad_key_data`]). Returns the 8 octets longer ciphertext.
 pub fn aes_key_wrap(kek: &[u8], plaintext: &[u8]) -> Result<Vec<u8>> {
     if plaintext.len() < 16 || plaintext.len() & 7 != 0 {
-        return Err(Error::Malformed(
-            "key wrap input must be a multiple of 8 octets, at least 16",
-        ));
+        return Err(Error::Malformed("key wrap input must be a multiple of 8 octets, at least 16"));
     }
     let mut out = vec![0u8; plaintext.len() + 8];
     let r = match kek.len() {
@@ -42,9 +40,7 @@ pub fn aes_key_wrap(kek: &[u8], plaintext: &[u8]) -> Result<Vec<u8>> {
         Ok(()) => Ok(out),
         Err(_) => {
             out.zeroize();
-            Err(Error::Malformed(
-                "key wrap input must be a multiple of 8 octets, at least 16",
-            ))
+            Err(Error::Malformed("key wrap input must be a multiple of 8 octets, at least 16"))
         }
     }
 }
@@ -55,9 +51,7 @@ pub fn aes_key_wrap(kek: &[u8], plaintext: &[u8]) -> Result<Vec<u8>> {
 /// `Malformed("AES key unwrap integrity check failed")` (see the module notes).
 pub fn aes_key_unwrap(kek: &[u8], ciphertext: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
     if ciphertext.len() < 24 || ciphertext.len() & 7 != 0 {
-        return Err(Error::Malformed(
-            "wrapped Key Data must be a multiple of 8 octets, at least 24",
-        ));
+        return Err(Error::Malformed("wrapped Key Data must be a multiple of 8 octets, at least 24"));
     }
     let mut out = Zeroizing::new(vec![0u8; ciphertext.len() - 8]);
     let r = match kek.len() {

@@ -72,13 +72,7 @@ pub enum Backend {
 }
 
 impl Backend {
-    pub const ALL: [Backend; 5] = [
-        Backend::Portable,
-        Backend::ShaNi,
-        Backend::Avx512,
-        Backend::ShaNiAvx512,
-        Backend::Avx2,
-    ];
+    pub const ALL: [Backend; 5] = [Backend::Portable, Backend::ShaNi, Backend::Avx512, Backend::ShaNiAvx512, Backend::Avx2];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -183,15 +177,9 @@ const BATCH_GROUP: usize = 16;
 
 /// [`psk_batch`] on a chosen backend (every entry `Unsupported` if this CPU lacks it).
 pub fn psk_batch_with(be: Backend, passphrases: &[&[u8]], ssid: &[u8]) -> Vec<Result<[u8; PSK_LEN]>> {
-    let ssid_ok = if be.is_supported() {
-        check_ssid(ssid)
-    } else {
-        Err(UNSUPPORTED)
-    };
-    let mut results: Vec<Result<[u8; PSK_LEN]>> = passphrases
-        .iter()
-        .map(|p| ssid_ok.and_then(|()| check_passphrase(p)).map(|()| [0u8; PSK_LEN]))
-        .collect();
+    let ssid_ok = if be.is_supported() { check_ssid(ssid) } else { Err(UNSUPPORTED) };
+    let mut results: Vec<Result<[u8; PSK_LEN]>> =
+        passphrases.iter().map(|p| ssid_ok.and_then(|()| check_passphrase(p)).map(|()| [0u8; PSK_LEN])).collect();
     let valid: Vec<usize> = (0..passphrases.len()).filter(|&i| results[i].is_ok()).collect();
     let mut chains: Vec<Chain> = Vec::with_capacity(2 * BATCH_GROUP);
     for group in valid.chunks(BATCH_GROUP) {
@@ -304,12 +292,7 @@ impl HmacSha1 {
         let u = sha1_resume(&self.outer, 64, &[&ib]);
         ih.zeroize();
         ib.zeroize();
-        Chain {
-            inner: self.inner,
-            outer: self.outer,
-            u,
-            t: u,
-        }
+        Chain { inner: self.inner, outer: self.outer, u, t: u }
     }
 }
 
@@ -380,11 +363,7 @@ fn run(be: Backend, chains: &mut [Chain], iterations: u32) {
         #[cfg(target_arch = "x86_64")]
         Backend::ShaNiAvx512 => {
             let full = chains.len() / avx512::LANES * avx512::LANES;
-            let split = if chains.len() - full >= AVX512_MIN_CHAINS {
-                chains.len()
-            } else {
-                full
-            };
+            let split = if chains.len() - full >= AVX512_MIN_CHAINS { chains.len() } else { full };
             let (wide, rest) = chains.split_at_mut(split);
             unsafe {
                 avx512::run(wide, iterations);
@@ -401,12 +380,7 @@ mod portable {
 
     macro_rules! round {
         ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:expr, $k:expr, $w:expr) => {{
-            let t = $a
-                .rotate_left(5)
-                .wrapping_add($f)
-                .wrapping_add($e)
-                .wrapping_add($k)
-                .wrapping_add($w);
+            let t = $a.rotate_left(5).wrapping_add($f).wrapping_add($e).wrapping_add($k).wrapping_add($w);
             $e = $d;
             $d = $c;
             $c = $b.rotate_left(30);
@@ -438,27 +412,12 @@ mod portable {
             round!(a, b, c, d, e, b ^ c ^ d, 0x6ED9_EBA1u32, next(&mut w, i));
         }
         for i in 40..60 {
-            round!(
-                a,
-                b,
-                c,
-                d,
-                e,
-                (b & c) | (b & d) | (c & d),
-                0x8F1B_BCDCu32,
-                next(&mut w, i)
-            );
+            round!(a, b, c, d, e, (b & c) | (b & d) | (c & d), 0x8F1B_BCDCu32, next(&mut w, i));
         }
         for i in 60..80 {
             round!(a, b, c, d, e, b ^ c ^ d, 0xCA62_C1D6u32, next(&mut w, i));
         }
-        [
-            h[0].wrapping_add(a),
-            h[1].wrapping_add(b),
-            h[2].wrapping_add(c),
-            h[3].wrapping_add(d),
-            h[4].wrapping_add(e),
-        ]
+        [h[0].wrapping_add(a), h[1].wrapping_add(b), h[2].wrapping_add(c), h[3].wrapping_add(d), h[4].wrapping_add(e)]
     }
 
     pub(super) fn run(chains: &mut [Chain], iterations: u32) {
@@ -545,18 +504,14 @@ mod ni {
     /// `dst = sha1rnds4(a, sha1nexte(b, w), FUNC)` in every lane.
     macro_rules! rounds4 {
         ($n:expr, $dst:ident = $a:ident, $b:ident, $w:ident, $f:literal) => {
-            lanes!($n, |l| $dst[l] =
-                _mm_sha1rnds4_epu32($a[l], _mm_sha1nexte_epu32($b[l], $w[l]), $f))
+            lanes!($n, |l| $dst[l] = _mm_sha1rnds4_epu32($a[l], _mm_sha1nexte_epu32($b[l], $w[l]), $f))
         };
     }
 
     /// Message schedule `w4 = msg2(msg1(w0, w1) ^ w2, w3)`, then four rounds.
     macro_rules! sched_rounds4 {
         ($n:expr, $h0:ident, $h1:ident, $w0:ident, $w1:ident, $w2:ident, $w3:ident, $w4:ident, $f:literal) => {
-            lanes!($n, |l| $w4[l] = _mm_sha1msg2_epu32(
-                _mm_xor_si128(_mm_sha1msg1_epu32($w0[l], $w1[l]), $w2[l]),
-                $w3[l]
-            ));
+            lanes!($n, |l| $w4[l] = _mm_sha1msg2_epu32(_mm_xor_si128(_mm_sha1msg1_epu32($w0[l], $w1[l]), $w2[l]), $w3[l]));
             rounds4!($n, $h1 = $h0, $h1, $w4, $f);
         };
     }
@@ -686,10 +641,7 @@ mod avx512 {
         ($G:expr, $a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $f:literal, $k:expr, |$g:ident| $w:expr) => {
             for $g in 0..$G {
                 let kw = _mm512_add_epi32($w, _mm512_set1_epi32($k as i32));
-                let fe = _mm512_add_epi32(
-                    _mm512_add_epi32($e[$g], kw),
-                    _mm512_ternarylogic_epi32($b[$g], $c[$g], $d[$g], $f),
-                );
+                let fe = _mm512_add_epi32(_mm512_add_epi32($e[$g], kw), _mm512_ternarylogic_epi32($b[$g], $c[$g], $d[$g], $f));
                 $e[$g] = _mm512_add_epi32(fe, _mm512_rol_epi32($a[$g], 5));
                 $b[$g] = _mm512_rol_epi32($b[$g], 30);
             }
@@ -699,10 +651,8 @@ mod avx512 {
     /// W[i] for i >= 16, in place in the 16-word ring `w`.
     macro_rules! sched {
         ($w:expr, $i:expr) => {{
-            let x = _mm512_xor_si512(
-                _mm512_xor_si512($w[($i + 13) & 15], $w[($i + 8) & 15]),
-                _mm512_xor_si512($w[($i + 2) & 15], $w[$i & 15]),
-            );
+            let x =
+                _mm512_xor_si512(_mm512_xor_si512($w[($i + 13) & 15], $w[($i + 8) & 15]), _mm512_xor_si512($w[($i + 2) & 15], $w[$i & 15]));
             $w[$i & 15] = _mm512_rol_epi32(x, 1);
             $w[$i & 15]
         }};
@@ -890,10 +840,7 @@ mod avx2 {
     /// Maj(b, c, d) = (b & c) | (d & (b | c)).
     macro_rules! maj {
         ($b:expr, $c:expr, $d:expr) => {
-            _mm256_or_si256(
-                _mm256_and_si256($b, $c),
-                _mm256_and_si256($d, _mm256_or_si256($b, $c)),
-            )
+            _mm256_or_si256(_mm256_and_si256($b, $c), _mm256_and_si256($d, _mm256_or_si256($b, $c)))
         };
     }
 
@@ -910,10 +857,8 @@ mod avx2 {
     /// W[i] for i >= 16, in place in the 16-word ring `w`.
     macro_rules! sched {
         ($w:ident, $i:expr) => {{
-            let x = _mm256_xor_si256(
-                _mm256_xor_si256($w[($i + 13) & 15], $w[($i + 8) & 15]),
-                _mm256_xor_si256($w[($i + 2) & 15], $w[$i & 15]),
-            );
+            let x =
+                _mm256_xor_si256(_mm256_xor_si256($w[($i + 13) & 15], $w[($i + 8) & 15]), _mm256_xor_si256($w[($i + 2) & 15], $w[$i & 15]));
             $w[$i & 15] = rol!(x, 1, 31);
             $w[$i & 15]
         }};
@@ -1054,9 +999,6 @@ mod tests {
             h.push_str(&format!("{b:02x}"));
         }
         assert_eq!(h, want);
-        assert_eq!(
-            psk_from_passphrase_portable(b"password", b"IEEE").unwrap(),
-            psk_from_passphrase(b"password", b"IEEE").unwrap()
-        );
+        assert_eq!(psk_from_passphrase_portable(b"password", b"IEEE").unwrap(), psk_from_passphrase(b"password", b"IEEE").unwrap());
     }
 }

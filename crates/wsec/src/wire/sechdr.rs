@@ -83,16 +83,7 @@ impl TkipHeaderRepr {
             return Err(Error::Malformed("TSC over 48 bits or Key ID over 3"));
         }
         let t = self.tsc.to_le_bytes();
-        b[..8].copy_from_slice(&[
-            t[1],
-            (t[1] | 0x20) & 0x7f,
-            t[0],
-            (self.key_id << 6) | EXT_IV,
-            t[2],
-            t[3],
-            t[4],
-            t[5],
-        ]);
+        b[..8].copy_from_slice(&[t[1], (t[1] | 0x20) & 0x7f, t[0], (self.key_id << 6) | EXT_IV, t[2], t[3], t[4], t[5]]);
         Ok(())
     }
 

@@ -82,4 +82,3 @@ pub fn independent_aad(f: &[u8]) -> (Vec<u8>, u8, usize) {
     }
     (aad, flags, hl)
 }
-

@@ -211,7 +211,10 @@ impl Sim {
     pub fn sta_send(&mut self, i: usize, da: MacAddr, payload: &[u8]) {
         let eth = frames::ethernet(&da, &self.sta(i).addr(), 0x0800, payload);
         let batched = self.feed == Feed::Batched;
-        self.with_sta(i, |s, now, out| if batched { s.handle_host_batch(now, [eth.as_slice()], out) } else { s.handle_host(now, &eth, out) });
+        self.with_sta(
+            i,
+            |s, now, out| if batched { s.handle_host_batch(now, [eth.as_slice()], out) } else { s.handle_host(now, &eth, out) },
+        );
     }
 
     /// An Ethernet frame from the wired host into the AP.

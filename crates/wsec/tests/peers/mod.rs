@@ -69,10 +69,7 @@ pub enum PeerKey {
 
 impl PeerKey {
     pub fn wpa_pwd(ssid: &str, passphrase: &str) -> PeerKey {
-        PeerKey::WpaPwd {
-            ssid: ssid.into(),
-            passphrase: passphrase.into(),
-        }
+        PeerKey::WpaPwd { ssid: ssid.into(), passphrase: passphrase.into() }
     }
     pub fn wep(hex: &str) -> PeerKey {
         PeerKey::Wep(hex.into())
@@ -135,10 +132,7 @@ impl TempDir {
         let base = std::env::temp_dir();
         for _ in 0..100 {
             let n = TMP_SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let t = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.subsec_nanos())
-                .unwrap_or(0);
+            let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
             let p = base.join(format!("wsec-{tag}-{}-{n}-{t}", std::process::id()));
             if std::fs::create_dir(&p).is_ok() {
                 return Ok(TempDir(p));
@@ -155,11 +149,9 @@ impl Drop for TempDir {
 }
 
 fn run(cmd: &mut Command, what: &str) -> Result<std::process::Output, String> {
-    let out = cmd.output().map_err(|e| {
-        format!(
-            "cannot run {what}: {e} (install it: scripts/setup installs the Debian packages tshark and aircrack-ng)"
-        )
-    })?;
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {what}: {e} (install it: scripts/setup installs the Debian packages tshark and aircrack-ng)"))?;
     if !out.status.success() {
         return Err(format!(
             "{what} failed ({}): {}{}",
@@ -179,10 +171,7 @@ pub fn tshark_decrypted(capture: &Path, keys: &[PeerKey]) -> Vec<PeerFrame> {
 pub fn try_tshark_decrypted(capture: &Path, keys: &[PeerKey]) -> Result<Vec<PeerFrame>, String> {
     let conf = TempDir::new("tshark-conf")?;
     let mut cmd = Command::new("tshark");
-    cmd.env("WIRESHARK_CONFIG_DIR", &conf.0)
-        .arg("-n")
-        .arg("-r")
-        .arg(capture);
+    cmd.env("WIRESHARK_CONFIG_DIR", &conf.0).arg("-n").arg("-r").arg(capture);
     cmd.args(["-o", "wlan.enable_decryption:TRUE"]);
     for k in keys {
         cmd.arg("-o").arg(format!("uat:80211_keys:{}", tshark_uat_record(k)?));
@@ -235,17 +224,11 @@ pub fn parse_tshark_hex(text: &str) -> Result<Vec<PeerFrame>, String> {
         if let Some(t) = tab.take() {
             if let Some((label, n)) = t.label {
                 if t.bytes.len() != n {
-                    return Err(format!(
-                        "frame {frame:?}: tab {label:?} announced {n} octets, has {}",
-                        t.bytes.len()
-                    ));
+                    return Err(format!("frame {frame:?}: tab {label:?} announced {n} octets, has {}", t.bytes.len()));
                 }
                 let words: Vec<&str> = label.split(' ').collect();
                 if words.len() == 3 && words[0] == "Decrypted" && words[2] == "data" {
-                    frames.push(PeerFrame {
-                        frame_number: frame,
-                        payload: t.bytes,
-                    });
+                    frames.push(PeerFrame { frame_number: frame, payload: t.bytes });
                 }
             }
         }
@@ -258,32 +241,16 @@ pub fn parse_tshark_hex(text: &str) -> Result<Vec<PeerFrame>, String> {
         } else if trimmed.bytes().all(|c| c.is_ascii_digit()) {
             // The summary line: only the frame number column, right-aligned.
             close(&mut tab, frame, &mut frames)?;
-            frame = Some(
-                trimmed
-                    .parse()
-                    .map_err(|_| format!("line {}: frame number {trimmed:?}", no + 1))?,
-            );
+            frame = Some(trimmed.parse().map_err(|_| format!("line {}: frame number {trimmed:?}", no + 1))?);
         } else if let Some(head) = line.strip_suffix(" bytes):") {
             close(&mut tab, frame, &mut frames)?;
-            let (label, n) = head
-                .rsplit_once(" (")
-                .ok_or_else(|| format!("line {}: label {line:?}", no + 1))?;
+            let (label, n) = head.rsplit_once(" (").ok_or_else(|| format!("line {}: label {line:?}", no + 1))?;
             let n = n.parse().map_err(|_| format!("line {}: label {line:?}", no + 1))?;
-            tab = Some(Tab {
-                label: Some((label.to_string(), n)),
-                bytes: Vec::new(),
-            });
+            tab = Some(Tab { label: Some((label.to_string(), n)), bytes: Vec::new() });
         } else if let Some((off, bytes)) = hex_line(line) {
-            let t = tab.get_or_insert(Tab {
-                label: None,
-                bytes: Vec::new(),
-            });
+            let t = tab.get_or_insert(Tab { label: None, bytes: Vec::new() });
             if off != t.bytes.len() {
-                return Err(format!(
-                    "line {}: offset {off:#x} after {} octets",
-                    no + 1,
-                    t.bytes.len()
-                ));
+                return Err(format!("line {}: offset {off:#x} after {} octets", no + 1, t.bytes.len()));
             }
             t.bytes.extend_from_slice(&bytes);
         } else {
@@ -312,15 +279,8 @@ pub fn airdecap_decrypted(capture: &Path, key: &PeerKey) -> Vec<PeerFrame> {
 /// Same, with airdecap-ng's `-b` BSSID filter (needed for WDS: airdecap-ng takes A2 as
 /// the BSSID of 4-address frames and, without `-b`, decrypts only frames to the AP).
 pub fn airdecap_decrypted_bssid(capture: &Path, key: &PeerKey, bssid: Option<&str>) -> Vec<PeerFrame> {
-    let run =
-        try_airdecap(capture, key, bssid, true).unwrap_or_else(|e| panic!("airdecap-ng on {}: {e}", capture.display()));
-    run.records
-        .into_iter()
-        .map(|(n, mpdu)| PeerFrame {
-            frame_number: n,
-            payload: mpdu[airdecap_header_len(&mpdu)..].to_vec(),
-        })
-        .collect()
+    let run = try_airdecap(capture, key, bssid, true).unwrap_or_else(|e| panic!("airdecap-ng on {}: {e}", capture.display()));
+    run.records.into_iter().map(|(n, mpdu)| PeerFrame { frame_number: n, payload: mpdu[airdecap_header_len(&mpdu)..].to_vec() }).collect()
 }
 
 /// MAC header length as airdecap-ng computes it for the frames it writes.
@@ -332,12 +292,7 @@ fn airdecap_header_len(mpdu: &[u8]) -> usize {
 
 /// Runs airdecap-ng on a classic-pcap copy of `capture` whose time stamps are the frame
 /// numbers; `keep_header` selects `-l` (802.11 output) rather than Ethernet output.
-pub fn try_airdecap(
-    capture: &Path,
-    key: &PeerKey,
-    bssid: Option<&str>,
-    keep_header: bool,
-) -> Result<AirdecapRun, String> {
+pub fn try_airdecap(capture: &Path, key: &PeerKey, bssid: Option<&str>, keep_header: bool) -> Result<AirdecapRun, String> {
     let dir = TempDir::new("airdecap")?;
     let input = dir.0.join("in.cap");
     let count = numbered_pcap_copy(capture, &input)?;
@@ -361,11 +316,7 @@ pub fn try_airdecap(
         }
         PeerKey::Tk(_) => return Err("airdecap-ng takes no temporal key".into()),
     }
-    cmd.arg("-o")
-        .arg(&out_path)
-        .arg("-c")
-        .arg(dir.0.join("bad.cap"))
-        .arg(&input);
+    cmd.arg("-o").arg(&out_path).arg("-c").arg(dir.0.join("bad.cap")).arg(&input);
     let out = run(&mut cmd, "airdecap-ng")?;
     let mut stats = BTreeMap::new();
     // "\x1b[2KTotal number of stations seen            2", ... (an ANSI erase-line first).
@@ -409,15 +360,8 @@ pub fn numbered_pcap_copy(capture: &Path, to: &Path) -> Result<u32, String> {
             }
             w = Some(CaptureWriter::pcap(file.take().unwrap(), p.linktype, false).map_err(|e| e.to_string())?);
         }
-        let pkt = Packet {
-            linktype: p.linktype,
-            ts_ns: n as u64 * 1_000_000_000,
-            data: p.data,
-        };
-        w.as_mut()
-            .unwrap()
-            .write(&pkt)
-            .map_err(|e| format!("{}: packet {n}: {e}", capture.display()))?;
+        let pkt = Packet { linktype: p.linktype, ts_ns: n as u64 * 1_000_000_000, data: p.data };
+        w.as_mut().unwrap().write(&pkt).map_err(|e| format!("{}: packet {n}: {e}", capture.display()))?;
     }
     match w {
         Some(w) => {

@@ -57,15 +57,9 @@ impl NiKey {
         }
         let ok = if vaes { has_vaes_avx512() } else { has_aesni() };
         if !ok {
-            return Err(Error::Unsupported(
-                "CPU lacks the AES-NI/VAES features for this backend",
-            ));
+            return Err(Error::Unsupported("CPU lacks the AES-NI/VAES features for this backend"));
         }
-        let mut k = NiKey {
-            rk: [[0u8; 16]; 15],
-            nr: 0,
-            vaes,
-        };
+        let mut k = NiKey { rk: [[0u8; 16]; 15], nr: 0, vaes };
         if key.len() == 16 {
             k.nr = 10;
             // SAFETY: has_aesni() checked above.
@@ -175,16 +169,7 @@ macro_rules! entry_points {
     };
 }
 
-entry_points!(
-    "aes,sse2,ssse3,sse4.1",
-    ctr_body,
-    seal128_ni,
-    seal256_ni,
-    open128_ni,
-    open256_ni,
-    ctr128_ni,
-    ctr256_ni
-);
+entry_points!("aes,sse2,ssse3,sse4.1", ctr_body, seal128_ni, seal256_ni, open128_ni, open256_ni, ctr128_ni, ctr256_ni);
 entry_points!(
     "aes,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,vaes",
     ctr_body_vaes,
@@ -347,24 +332,15 @@ fn ctr_block(a0: __m128i, i: u16) -> __m128i {
 /// (B0, A0) for L = 2 built in general registers: no byte stores followed by a vector load.
 #[inline(always)]
 fn b0_a0(nonce: &[u8; 13], has_aad: bool, m: usize, len: usize) -> (__m128i, __m128i) {
-    let lo = u64::from_le_bytes([
-        nonce[0], nonce[1], nonce[2], nonce[3], nonce[4], nonce[5], nonce[6], nonce[7],
-    ]);
-    let hi = u64::from_le_bytes([
-        nonce[5], nonce[6], nonce[7], nonce[8], nonce[9], nonce[10], nonce[11], nonce[12],
-    ]);
+    let lo = u64::from_le_bytes([nonce[0], nonce[1], nonce[2], nonce[3], nonce[4], nonce[5], nonce[6], nonce[7]]);
+    let hi = u64::from_le_bytes([nonce[5], nonce[6], nonce[7], nonce[8], nonce[9], nonce[10], nonce[11], nonce[12]]);
     let flags = (if has_aad { 0x40u64 } else { 0 }) | ((((m - 2) / 2) as u64) << 3) | 0x01;
     let a_lo = (lo << 8) | 0x01;
     let a_hi = hi >> 16;
     let b_lo = (lo << 8) | flags;
     let b_hi = a_hi | (((len as u16).swap_bytes() as u64) << 48);
     // SAFETY: SSE2 is part of the x86_64 baseline.
-    unsafe {
-        (
-            _mm_set_epi64x(b_hi as i64, b_lo as i64),
-            _mm_set_epi64x(a_hi as i64, a_lo as i64),
-        )
-    }
+    unsafe { (_mm_set_epi64x(b_hi as i64, b_lo as i64), _mm_set_epi64x(a_hi as i64, a_lo as i64)) }
 }
 
 /// Chain the formatted AAD (RFC 3610 2.2, length < 0xFF00) into `x`.
@@ -429,11 +405,7 @@ unsafe fn ccm_body<const NR: usize, const ENCRYPT: bool>(
     unsafe {
         // The last partial block is read before the loop writes anything, so its load never
         // waits on a store (it also sees the original octets in place).
-        let tail_in = if r > 0 {
-            tail_block(data, r)
-        } else {
-            _mm_setzero_si128()
-        };
+        let tail_in = if r > 0 { tail_block(data, r) } else { _mm_setzero_si128() };
         // The last full block written (plaintext or ciphertext), for the tail's overlapping store.
         let mut last_out = _mm_setzero_si128();
 
@@ -720,14 +692,7 @@ pub(crate) fn lane_flags(l: usize, k: usize, aad_blocks: usize) -> u8 {
 }
 
 #[target_feature(enable = "aes,sse2,ssse3,sse4.1")]
-unsafe fn lanes_ni<const NR: usize, const K: usize>(
-    rk: &Rk,
-    m: usize,
-    nonce: &[u8; 13],
-    aad: &[u8],
-    data: &[u8],
-    tag: &mut [u8; 16],
-) {
+unsafe fn lanes_ni<const NR: usize, const K: usize>(rk: &Rk, m: usize, nonce: &[u8; 13], aad: &[u8], data: &[u8], tag: &mut [u8; 16]) {
     let k = load_keys::<NR>(rk);
     let kx = xor(k[NR], k[0]);
     let len = data.len();
@@ -854,9 +819,8 @@ unsafe fn ctrz_vaes<const NR: usize, const Z: usize>(rk: &Rk, nonce: &[u8; 13], 
         }
         let a0z = _mm512_broadcast_i32x4(a0);
         let keep = _mm512_broadcast_i32x4(_mm_set_epi8(0, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
-        let sh = _mm512_broadcast_i32x4(_mm_set_epi8(
-            0, 1, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
-        ));
+        let sh =
+            _mm512_broadcast_i32x4(_mm_set_epi8(0, 1, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128));
         let base = _mm512_and_si512(a0z, keep);
         let mut idx = _mm512_set_epi32(0, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1);
         let four = _mm512_set1_epi32(4);

@@ -54,15 +54,7 @@ pub(crate) struct Lane {
 impl Lane {
     /// A lane that takes part in no step (fills a batch up to a multiple of four).
     pub(crate) fn idle(rk: *const Rk) -> Lane {
-        Lane {
-            rk,
-            data: core::ptr::NonNull::<u8>::dangling().as_ptr(),
-            len: 0,
-            pre: [[0; 16]; 3],
-            a0: [0; 16],
-            tag: [0; 16],
-            idle: true,
-        }
+        Lane { rk, data: core::ptr::NonNull::<u8>::dangling().as_ptr(), len: 0, pre: [[0; 16]; 3], a0: [0; 16], tag: [0; 16], idle: true }
     }
 
     fn steps(&self) -> usize {
@@ -122,12 +114,7 @@ impl Group {
         unsafe {
             let mut k = [_mm512_setzero_si512(); 15];
             for r in 0..=NR {
-                k[r] = load4([
-                    (*l[0].rk)[r].as_ptr(),
-                    (*l[1].rk)[r].as_ptr(),
-                    (*l[2].rk)[r].as_ptr(),
-                    (*l[3].rk)[r].as_ptr(),
-                ]);
+                k[r] = load4([(*l[0].rk)[r].as_ptr(), (*l[1].rk)[r].as_ptr(), (*l[2].rk)[r].as_ptr(), (*l[3].rk)[r].as_ptr()]);
             }
             let kx = _mm512_xor_si512(k[NR], k[0]);
             let a0 = load4_arr([&l[0].a0, &l[1].a0, &l[2].a0, &l[3].a0]);
@@ -159,12 +146,7 @@ impl Group {
         unsafe {
             if i < self.full {
                 let o = 16 * i;
-                load4([
-                    self.ptr[0].add(o),
-                    self.ptr[1].add(o),
-                    self.ptr[2].add(o),
-                    self.ptr[3].add(o),
-                ])
+                load4([self.ptr[0].add(o), self.ptr[1].add(o), self.ptr[2].add(o), self.ptr[3].add(o)])
             } else {
                 let mut v = [_mm_setzero_si128(); 4];
                 for j in 0..4 {
@@ -275,11 +257,8 @@ unsafe fn body<const NR: usize, const G: usize, const ENCRYPT: bool>(lanes: &mut
                 } else {
                     ring2[g]
                 };
-                xn[g] = if s == 0 {
-                    _mm512_xor_si512(b[g], gr.k[0])
-                } else {
-                    _mm512_aesenclast_epi128(x[g], _mm512_xor_si512(gr.kx, b[g]))
-                };
+                xn[g] =
+                    if s == 0 { _mm512_xor_si512(b[g], gr.k[0]) } else { _mm512_aesenclast_epi128(x[g], _mm512_xor_si512(gr.kx, b[g])) };
             }
             for r in 1..NR {
                 for g in 0..G {

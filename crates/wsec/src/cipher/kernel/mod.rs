@@ -172,9 +172,7 @@ impl CcmKey {
     /// Like [`CcmKey::new`] but always on the portable backend (RustCrypto `aes`), so tests
     /// and benchmarks can cross-check backends on one machine.
     pub fn new_portable(key: &[u8]) -> Result<Self> {
-        Ok(CcmKey {
-            inner: Inner::Portable(Box::new(portable::PortableKey::new(key)?)),
-        })
+        Ok(CcmKey { inner: Inner::Portable(Box::new(portable::PortableKey::new(key)?)) })
     }
 
     /// A key on a named backend (`"vaes-avx512"`, `"aesni"`, `"portable"`), for tests and
@@ -379,10 +377,7 @@ impl CcmKey {
 
 impl fmt::Debug for CcmKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CcmKey")
-            .field("aes", &self.key_bits())
-            .field("backend", &self.backend_name())
-            .finish_non_exhaustive()
+        f.debug_struct("CcmKey").field("aes", &self.key_bits()).field("backend", &self.backend_name()).finish_non_exhaustive()
     }
 }
 
@@ -432,11 +427,8 @@ pub fn open_batch(jobs: &mut [CcmJob<'_>]) {
 }
 
 fn serial(j: &mut CcmJob<'_>, encrypt: bool) {
-    j.status = if encrypt {
-        j.key.seal_in_place(&j.nonce, j.aad, j.data, j.tag)
-    } else {
-        j.key.open_in_place(&j.nonce, j.aad, j.data, j.tag)
-    };
+    j.status =
+        if encrypt { j.key.seal_in_place(&j.nonce, j.aad, j.data, j.tag) } else { j.key.open_in_place(&j.nonce, j.aad, j.data, j.tag) };
 }
 
 fn batch(jobs: &mut [CcmJob<'_>], encrypt: bool) {

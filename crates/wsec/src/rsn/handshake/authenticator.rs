@@ -43,9 +43,16 @@ impl GroupKeys {
 enum State {
     Idle,
     /// Message 1 sent (counters of every copy), waiting for message 2.
-    AwaitM2 { anonce: [u8; 32], counters: Vec<u64> },
+    AwaitM2 {
+        anonce: [u8; 32],
+        counters: Vec<u64>,
+    },
     /// Message 3 sent, waiting for message 4.
-    AwaitM4 { anonce: [u8; 32], ptk: Box<Ptk>, counters: Vec<u64> },
+    AwaitM4 {
+        anonce: [u8; 32],
+        ptk: Box<Ptk>,
+        counters: Vec<u64>,
+    },
     /// The PTK is in force.
     Done,
     Failed,

@@ -76,7 +76,14 @@ pub(crate) struct Fields<'a> {
 }
 
 /// Builds message `m`; `kck` and `kek` are needed for every message but M1.
-pub(crate) fn build(cfg: &Config, m: Msg, f: Fields<'_>, kck: Option<&[u8]>, kek: Option<&[u8]>, rng: &mut dyn rand_core::CryptoRngCore) -> Result<Vec<u8>> {
+pub(crate) fn build(
+    cfg: &Config,
+    m: Msg,
+    f: Fields<'_>,
+    kck: Option<&[u8]>,
+    kek: Option<&[u8]>,
+    rng: &mut dyn rand_core::CryptoRngCore,
+) -> Result<Vec<u8>> {
     let v = kdv(cfg);
     let ki = KeyInfo(m.flags()).with_descriptor_version(v);
     let mut r = EapolKeyRepr::new(DescriptorType::Rsn, ki, mic_len(cfg));
@@ -103,7 +110,13 @@ pub(crate) fn build(cfg: &Config, m: Msg, f: Fields<'_>, kck: Option<&[u8]>, kek
     Ok(buf)
 }
 
-fn encrypt_key_data(v: KeyDescriptorVersion, kek: &[u8], plain: &[u8], iv: &mut [u8; 16], rng: &mut dyn rand_core::CryptoRngCore) -> Result<Vec<u8>> {
+fn encrypt_key_data(
+    v: KeyDescriptorVersion,
+    kek: &[u8],
+    plain: &[u8],
+    iv: &mut [u8; 16],
+    rng: &mut dyn rand_core::CryptoRngCore,
+) -> Result<Vec<u8>> {
     match v {
         KeyDescriptorVersion::HmacMd5Rc4 => {
             // RC4 keyed with EAPOL-Key IV || KEK; the IV is fresh per message.
