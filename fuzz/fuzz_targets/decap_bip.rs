@@ -15,6 +15,6 @@ fuzz_target!(|data: &[u8]| {
         let _ = b.encapsulate(data, 1, 4, &mut out);
         let _ = b.verify_s1g_beacon(data, None, &mut out);
         let _ = b.verify_s1g_beacon(data, Some((1, 6)), &mut out);
-        let _ = b.protect_s1g_beacon(data, 1, 6, data.len() % 2 == 0, &mut out);
+        let _ = b.protect_s1g_beacon(data, 1, 6, data.len().is_multiple_of(2), &mut out);
     }
 });

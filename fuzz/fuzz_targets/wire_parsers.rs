@@ -7,15 +7,13 @@ use wsec::wire::sechdr::{CcmpHeaderRepr, TkipHeaderRepr, WepHeaderRepr};
 use wsec::wire::{Header, HeaderRepr};
 
 fuzz_target!(|data: &[u8]| {
-    for hdr in [Header::new_checked(data), Header::new_checked_pre_ht(data)] {
-        if let Ok(h) = hdr {
-            let _ = (h.addr2(), h.addr3(), h.addr4(), h.qos_control(), h.ht_control(), h.da(), h.sa());
-            let _ = h.payload();
-            if let Ok(r) = HeaderRepr::parse(&h) {
-                if !h.is_pre_ht() {
-                    let v = r.to_vec().expect("a parsed header emits");
-                    assert_eq!(&v[..], &data[..v.len()]);
-                }
+    for h in [Header::new_checked(data), Header::new_checked_pre_ht(data)].into_iter().flatten() {
+        let _ = (h.addr2(), h.addr3(), h.addr4(), h.qos_control(), h.ht_control(), h.da(), h.sa());
+        let _ = h.payload();
+        if let Ok(r) = HeaderRepr::parse(&h) {
+            if !h.is_pre_ht() {
+                let v = r.to_vec().expect("a parsed header emits");
+                assert_eq!(&v[..], &data[..v.len()]);
             }
         }
     }

@@ -232,6 +232,15 @@ impl Drop for Pool {
     }
 }
 
+impl wsec::node::engine::Parallel for Pool {
+    fn threads(&self) -> usize {
+        Pool::threads(self)
+    }
+    fn run(&self, parts: usize, f: &(dyn Fn(usize) + Sync)) {
+        Pool::run(self, parts, f)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,14 +306,5 @@ mod tests {
             n.fetch_add(1, Ordering::Relaxed);
         });
         assert_eq!(n.load(Ordering::Relaxed), 2);
-    }
-}
-
-impl wsec::node::engine::Parallel for Pool {
-    fn threads(&self) -> usize {
-        Pool::threads(self)
-    }
-    fn run(&self, parts: usize, f: &(dyn Fn(usize) + Sync)) {
-        Pool::run(self, parts, f)
     }
 }

@@ -27,7 +27,10 @@ enum Step {
     Gtk(u8, Vec<u8>),
 }
 
-fn engines(rng: &mut impl Rng, suites: &[CipherSuite]) -> (Engine, Engine, Vec<([u8; 6], CipherSuite, Vec<u8>)>, Vec<u8>) {
+/// Each station: its address, pairwise suite and TK.
+type Peers = Vec<([u8; 6], CipherSuite, Vec<u8>)>;
+
+fn engines(rng: &mut impl Rng, suites: &[CipherSuite]) -> (Engine, Engine, Peers, Vec<u8>) {
     let mut a = Engine::new(Role::Authenticator, Offload::Host);
     let mut b = Engine::new(Role::Authenticator, Offload::Host);
     let gtk = key(rng, 16);

@@ -141,7 +141,7 @@ impl Algorithm {
             Algorithm::Des => bits == 64,
             Algorithm::TripleDes => bits == 192,
             Algorithm::Rc2 => (1..=1024).contains(&bits),
-            Algorithm::Blowfish => (32..=448).contains(&bits) && bits % 8 == 0,
+            Algorithm::Blowfish => (32..=448).contains(&bits) && bits.is_multiple_of(8),
             Algorithm::AesGcm => matches!(bits, 128 | 256),
             Algorithm::ChaCha20Poly1305 => bits == 256,
         }
@@ -399,7 +399,7 @@ where
         if iv.len() != bs {
             return Err(E_IV);
         }
-        if ct.is_empty() || ct.len() % bs != 0 {
+        if ct.is_empty() || !ct.len().is_multiple_of(bs) {
             return Err(E_CT_LEN);
         }
         if out.len() < ct.len() {
@@ -478,7 +478,7 @@ where
         }
         let iv = cipher05::array::Array::try_from(iv).map_err(|_| E_IV)?;
         let bs = self.spec.alg.block_len();
-        if ct.is_empty() || ct.len() % bs != 0 {
+        if ct.is_empty() || !ct.len().is_multiple_of(bs) {
             return Err(E_CT_LEN);
         }
         if out.len() < ct.len() {

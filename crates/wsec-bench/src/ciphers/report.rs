@@ -433,7 +433,7 @@ fn capital(s: &str) -> String {
 
 /// "64 B", "33 KB", "7139 KB" (KB = 1024 octets, as the paper's sizes).
 pub fn size_label(n: usize) -> String {
-    if n >= paper::KB && n % paper::KB == 0 {
+    if n >= paper::KB && n.is_multiple_of(paper::KB) {
         format!("{} KB", n / paper::KB)
     } else {
         format!("{n} B")

@@ -100,7 +100,7 @@ impl super::Medium for PacketSocket {
             if r >= 0 {
                 // An AF_PACKET socket also sees what this host sends on the interface;
                 // a radio does not hear its own transmissions.
-                if from.sll_pkttype == libc::PACKET_OUTGOING as u8 {
+                if from.sll_pkttype == libc::PACKET_OUTGOING {
                     continue;
                 }
                 buf.truncate(r as usize);

@@ -337,7 +337,7 @@ impl AccessPoint {
         self.sa_query_timeouts(now, out);
         if now >= self.next_beacon {
             let tsf = (now - self.start) / 1000;
-            let seq = self.seq.next();
+            let seq = self.seq.take();
             let b = frames::beacon(&self.bss_info(), tsf, seq, None);
             self.tx_mgmt(b, out);
             let iv = self.cfg.beacon_interval_tu as u64 * TU;
@@ -446,7 +446,7 @@ impl AccessPoint {
 
     /// Sends a Deauthentication (protected for an MFP station) and forgets the station.
     pub fn deauth(&mut self, sta: &MacAddr, why: u16, out: &mut Output) {
-        let seq = self.seq.next();
+        let seq = self.seq.take();
         let f = frames::deauth(sta, &self.cfg.bssid, &self.cfg.bssid, seq, why, true);
         self.send_mgmt(self.clock, sta, f, out);
         if self.peers.remove(sta).is_some() {
@@ -481,7 +481,7 @@ impl AccessPoint {
     /// Sends one group-addressed Deauthentication, BIP-protected (an MME with the IGTK's
     /// Key ID and IPN, 12.5.4) when MFP is on, and forgets every station.
     pub fn deauth_broadcast(&mut self, why: u16, out: &mut Output) {
-        let seq = self.seq.next();
+        let seq = self.seq.take();
         let f = frames::deauth(&BROADCAST, &self.cfg.bssid, &self.cfg.bssid, seq, why, true);
         if self.group.as_ref().is_some_and(|g| g.igtk.is_some()) {
             self.send_protected(self.clock, None, f, out);
@@ -515,7 +515,7 @@ impl AccessPoint {
     }
 
     fn send_sa_query(&mut self, now: u64, sta: &MacAddr, request: bool, id: [u8; 2], out: &mut Output) {
-        let seq = self.seq.next();
+        let seq = self.seq.take();
         let f = frames::sa_query(sta, &self.cfg.bssid, &self.cfg.bssid, seq, request, id);
         if self.peer_mfp(sta) {
             self.send_protected(now, Some(*sta), f, out);
@@ -595,13 +595,11 @@ impl AccessPoint {
             p.last_rx = now;
         }
         match m {
-            Mgmt::ProbeReq { ssid } => {
-                if ssid.is_empty() || ssid == &self.cfg.ssid[..] {
-                    let tsf = (now - self.start) / 1000;
-                    let seq = self.seq.next();
-                    let f = frames::beacon(&self.bss_info(), tsf, seq, Some(&sa));
-                    self.tx_mgmt(f, out);
-                }
+            Mgmt::ProbeReq { ssid } if ssid.is_empty() || ssid == &self.cfg.ssid[..] => {
+                let tsf = (now - self.start) / 1000;
+                let seq = self.seq.take();
+                let f = frames::beacon(&self.bss_info(), tsf, seq, Some(&sa));
+                self.tx_mgmt(f, out);
             }
             Mgmt::Auth { alg, seq: 1, .. } => self.auth_request(now, &sa, alg, out),
             Mgmt::Auth { .. } => self.counters.drop("unexpected authentication frame"),
@@ -674,7 +672,7 @@ impl AccessPoint {
             _ => AuthAlgs::OPEN,
         };
         let allowed = (alg == frames::AUTH_OPEN && algs.open()) || (alg == frames::AUTH_SHARED_KEY && algs.shared());
-        let seq = self.seq.next();
+        let seq = self.seq.take();
         if !allowed {
             let f = frames::auth(sta, &bssid, &bssid, seq, alg, 2, status::NOT_SUPPORTED_AUTH_ALG, None);
             return self.tx_mgmt(f, out);
@@ -720,7 +718,7 @@ impl AccessPoint {
             Err(_) => false,
         };
         let bssid = self.cfg.bssid;
-        let seq = self.seq.next();
+        let seq = self.seq.take();
         let st = if ok { status::SUCCESS } else { status::CHALLENGE_FAIL };
         let f = frames::auth(sta, &bssid, &bssid, seq, frames::AUTH_SHARED_KEY, 4, st, None);
         self.tx_mgmt(f, out);
@@ -766,7 +764,7 @@ impl AccessPoint {
         let authed = self.peers.get(sta).is_some_and(|p| p.state != PeerState::Challenged);
         if !authed {
             // Class 2 frame from an unauthenticated STA (11.3.3).
-            let seq = self.seq.next();
+            let seq = self.seq.take();
             let f = frames::deauth(sta, &bssid, &bssid, seq, reason::PREV_AUTH_NOT_VALID, true);
             self.counters.drop("association before authentication");
             return self.tx_mgmt(f, out);
@@ -790,7 +788,7 @@ impl AccessPoint {
                 }
             };
             if let Some((q, first)) = q {
-                let seq = self.seq.next();
+                let seq = self.seq.take();
                 let aid = self.peers.get(sta).map(|p| p.aid).unwrap_or(0);
                 let mut f = frames::assoc_resp(sta, &bssid, seq, capability, status::REFUSED_TEMPORARILY, aid);
                 frames::add_comeback(&mut f, q.comeback_tu(now));
@@ -812,7 +810,7 @@ impl AccessPoint {
             (_, Some(_)) => Err(status::INVALID_ELEMENT),
             (_, None) => Ok(None),
         };
-        let seq = self.seq.next();
+        let seq = self.seq.take();
         let used: HashSet<u16> = self.peers.values().map(|p| p.aid).collect();
         let aid = match self.peers.get(sta) {
             Some(p) if p.aid != 0 => p.aid,
@@ -883,7 +881,7 @@ impl AccessPoint {
             p.hs_deadline = o.deadline;
         }
         for eapol in o.tx {
-            let seq = self.seq.next();
+            let seq = self.seq.take();
             let f = frames::data(Dir::FromAp, &bssid, sta, &bssid, seq, ETHERTYPE_EAPOL, &eapol);
             // Before the first PTK EAPOL goes in the clear; a rekey's under the PTK.
             if self.engine.has_pairwise(sta) {
@@ -978,7 +976,7 @@ impl AccessPoint {
             // Class 3 frame from a STA that is not associated (11.3.3): deauthenticate it,
             // which is how a STA learns that the AP restarted.
             self.counters.drop("class 3 frame from a non-associated station");
-            let seq = self.seq.next();
+            let seq = self.seq.take();
             let f = frames::deauth(&sa, &self.cfg.bssid, &self.cfg.bssid, seq, reason::CLASS3_FROM_NONASSOC, true);
             return self.tx_mgmt(f, out);
         }
@@ -1039,19 +1037,19 @@ impl AccessPoint {
         let bssid = self.cfg.bssid;
         if frames::group(&da) {
             // To the wired side and back out to every station under the GTK.
-            self.to_host(now, frames::ethernet(&da, &sa, ethertype, &payload), out);
-            let seq = self.seq.next();
+            self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, &payload), out);
+            let seq = self.seq.take();
             let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, &payload);
             self.send_data(now, None, f, out);
         } else if self.peers.get(&da).is_some_and(|p| p.state == PeerState::Established) {
             // Wireless to wireless: decrypted with the sender's key above, encrypted with
             // the receiver's here.
             self.counters.relayed += 1;
-            let seq = self.seq.next();
+            let seq = self.seq.take();
             let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, &payload);
             self.send_data(now, Some(da), f, out);
         } else {
-            self.to_host(now, frames::ethernet(&da, &sa, ethertype, &payload), out);
+            self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, &payload), out);
         }
     }
 
@@ -1061,7 +1059,7 @@ impl AccessPoint {
         self.delayed.push_back(Delayed { at, to_air: false, frame: Vec::new() });
     }
 
-    fn to_host(&mut self, now: u64, eth: Vec<u8>, out: &mut Output) {
+    fn deliver_host(&mut self, now: u64, eth: Vec<u8>, out: &mut Output) {
         self.counters.tx_host += 1;
         engine::emit(now, now, false, eth, &mut self.delayed, out);
     }
@@ -1105,12 +1103,12 @@ impl AccessPoint {
         let bssid = self.cfg.bssid;
         if frames::group(&da) {
             if self.peers.values().any(|p| p.state == PeerState::Established) {
-                let seq = self.seq.next();
+                let seq = self.seq.take();
                 let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);
                 self.send_data(now, None, f, out);
             }
         } else if self.peers.get(&da).is_some_and(|p| p.state == PeerState::Established) {
-            let seq = self.seq.next();
+            let seq = self.seq.take();
             let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);
             self.send_data(now, Some(da), f, out);
         } else {

@@ -101,7 +101,7 @@ fn parse_wep(line: usize, v: &str) -> Result<Zeroizing<Vec<u8>>, ConfError> {
 }
 
 fn hex_decode(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok()).collect()
@@ -390,7 +390,7 @@ impl Common {
         if groups.iter().any(|g| g.eccmp_lanes().is_some()) {
             return err(0, "ECCMP is a pairwise cipher; the group cipher must be a standard one");
         }
-        if pairwise.iter().any(|&c| c == CipherSuite::Tkip) && akms.contains(&Akm::PskSha256) {
+        if pairwise.contains(&CipherSuite::Tkip) && akms.contains(&Akm::PskSha256) {
             return err(0, "TKIP needs WPA-PSK (key descriptor version 1)");
         }
         Ok(Security::Rsn { akms, pairwise, groups, pmk })

@@ -45,16 +45,14 @@ pub const CARD_NS_PER_FRAME: u64 = 20_000;
 pub const CARD_NS_PER_BYTE: u64 = 100;
 
 /// Where the link crypto runs (`crypto_offload=host|card`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Offload {
+    #[default]
     Host,
-    Card { ns_per_frame: u64, ns_per_byte: u64 },
-}
-
-impl Default for Offload {
-    fn default() -> Self {
-        Offload::Host
-    }
+    Card {
+        ns_per_frame: u64,
+        ns_per_byte: u64,
+    },
 }
 
 impl Offload {

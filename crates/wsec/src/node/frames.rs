@@ -112,7 +112,8 @@ pub const EXT_SUPP_RATES: [u8; 4] = [0x30, 0x48, 0x60, 0x6c];
 pub struct SeqNum(u16);
 
 impl SeqNum {
-    pub fn next(&mut self) -> u16 {
+    /// The next Sequence Number to send, and moves on.
+    pub fn take(&mut self) -> u16 {
         let s = self.0;
         self.0 = (self.0 + 1) & 0x0fff;
         s
@@ -318,6 +319,7 @@ pub fn probe_req(sta: &MacAddr, ssid: &[u8], seq: u16) -> Vec<u8> {
 }
 
 /// An Authentication frame (9.3.3.12). `challenge` is the Challenge Text element body.
+#[allow(clippy::too_many_arguments)]
 pub fn auth(da: &MacAddr, sa: &MacAddr, bssid: &MacAddr, seq: u16, alg: u16, tseq: u16, st: u16, challenge: Option<&[u8]>) -> Vec<u8> {
     let mut v = mgmt_header(mgmt_subtype::AUTH, da, sa, bssid, seq, false);
     v.extend_from_slice(&alg.to_le_bytes());

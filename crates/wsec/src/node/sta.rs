@@ -262,7 +262,7 @@ impl Station {
     pub fn shutdown(&mut self, now: u64, out: &mut Output) {
         if let Some(b) = self.bss.clone() {
             if !matches!(self.state, State::Scanning | State::Authenticating { .. }) {
-                let seq = self.seq.next();
+                let seq = self.seq.take();
                 let f = frames::deauth(&b.bssid, &self.cfg.addr, &b.bssid, seq, reason::DEAUTH_LEAVING, true);
                 self.send_mgmt(now, f, out);
                 out.events.push(NodeEvent::Phase {
@@ -280,7 +280,7 @@ impl Station {
         let Some(b) = self.bss.clone() else { return };
         let shared = matches!(self.state, State::Authenticating { shared: true });
         let alg = if shared { frames::AUTH_SHARED_KEY } else { frames::AUTH_OPEN };
-        let seq = self.seq.next();
+        let seq = self.seq.take();
         let f = frames::auth(&b.bssid, &self.cfg.addr, &b.bssid, seq, alg, 1, 0, None);
         self.tx(now, f, out);
         self.tries += 1;
@@ -290,7 +290,7 @@ impl Station {
     fn send_assoc(&mut self, now: u64, out: &mut Output) {
         let Some(b) = self.bss.clone() else { return };
         let capability = cap::ESS | cap::SHORT_PREAMBLE | if self.cfg.security.is_open() { 0 } else { cap::PRIVACY };
-        let seq = self.seq.next();
+        let seq = self.seq.take();
         let rsne = self.neg.as_ref().map(|n| n.sta_rsne.clone());
         let f = frames::assoc_req(&self.cfg.addr, &b.bssid, seq, capability, &self.cfg.ssid, rsne.as_deref());
         self.tx(now, f, out);
@@ -312,7 +312,7 @@ impl Station {
         }
         match self.state {
             State::Scanning if now >= self.deadline => {
-                let seq = self.seq.next();
+                let seq = self.seq.take();
                 let f = frames::probe_req(&self.cfg.addr, &self.cfg.ssid, seq);
                 self.tx(now, f, out);
                 self.deadline = now + self.cfg.retry_ms * 1_000_000;
@@ -345,7 +345,7 @@ impl Station {
                 }
                 if now >= self.last_tx + self.cfg.keepalive_ms * 1_000_000 {
                     if let Some(b) = self.bssid() {
-                        let seq = self.seq.next();
+                        let seq = self.seq.take();
                         let f = frames::null_data(&b, &self.cfg.addr, seq);
                         self.tx(now, f, out);
                     }
@@ -358,7 +358,7 @@ impl Station {
     /// Deauthenticates from the AP and scans again.
     fn leave(&mut self, now: u64, why: u16, out: &mut Output) {
         if let Some(b) = self.bssid() {
-            let seq = self.seq.next();
+            let seq = self.seq.take();
             let f = frames::deauth(&b, &self.cfg.addr, &b, seq, why, true);
             self.send_mgmt(now, f, out);
             out.events.push(NodeEvent::Phase { peer: b, phase: Phase::Deauthenticated { reason: why, by_peer: false } });
@@ -389,7 +389,7 @@ impl Station {
     fn send_sa_query(&mut self, now: u64, request: bool, id: [u8; 2], out: &mut Output) {
         let Some(b) = self.bssid() else { return };
         if self.mfp_on() {
-            let seq = self.seq.next();
+            let seq = self.seq.take();
             let f = frames::sa_query(&b, &self.cfg.addr, &b, seq, request, id);
             self.send_protected(now, f, out);
         }
@@ -443,10 +443,10 @@ impl Station {
             Err(_) => return self.counters.drop("malformed"),
         };
         match m {
-            Mgmt::Beacon(info) | Mgmt::ProbeResp(info) => {
-                if self.state == State::Scanning && now >= self.deadline.saturating_sub(self.cfg.retry_ms * 1_000_000) {
-                    self.consider(now, info, out);
-                }
+            Mgmt::Beacon(info) | Mgmt::ProbeResp(info)
+                if self.state == State::Scanning && now >= self.deadline.saturating_sub(self.cfg.retry_ms * 1_000_000) =>
+            {
+                self.consider(now, info, out);
             }
             Mgmt::Auth { alg, seq, status: st, challenge } if from_ap => {
                 let State::Authenticating { shared } = self.state else { return };
@@ -464,7 +464,7 @@ impl Station {
                     }
                     (true, frames::AUTH_SHARED_KEY, 2, Some(c)) => {
                         // Frame 3: the challenge text back, WEP-encrypted (12.3.3.3.3).
-                        let s = self.seq.next();
+                        let s = self.seq.take();
                         let f3 = frames::auth(&bssid, &self.cfg.addr, &bssid, s, frames::AUTH_SHARED_KEY, 3, 0, Some(c));
                         match self.engine.wep_auth_seal(&f3) {
                             Ok(p) => self.tx(now, p, out),
@@ -535,10 +535,8 @@ impl Station {
                 self.reset(now, 0);
             }
             Mgmt::SaQuery { request: true, id } if from_ap && protected => self.send_sa_query(now, false, id, out),
-            Mgmt::SaQuery { request: false, id } if from_ap && protected => {
-                if self.sa_query.as_ref().is_some_and(|q| q.answers(id)) {
-                    self.sa_query = None; // the AP still has our association
-                }
+            Mgmt::SaQuery { request: false, id } if from_ap && protected && self.sa_query.as_ref().is_some_and(|q| q.answers(id)) => {
+                self.sa_query = None; // the AP still has our association
             }
             _ => {}
         }
@@ -630,7 +628,7 @@ impl Station {
     fn after_handshake(&mut self, now: u64, o: handshake::Output, out: &mut Output) {
         let bssid = self.bssid().unwrap_or_default();
         for eapol in o.tx {
-            let seq = self.seq.next();
+            let seq = self.seq.take();
             let f = frames::data(Dir::ToAp, &bssid, &bssid, &self.cfg.addr, seq, ETHERTYPE_EAPOL, &eapol);
             if self.engine.has_pairwise(&bssid) {
                 self.send_protected(now, f, out);
@@ -732,7 +730,7 @@ impl Station {
             return self.counters.drop("source address is not the station's");
         }
         let bssid = self.bssid().unwrap_or_default();
-        let seq = self.seq.next();
+        let seq = self.seq.take();
         let f = frames::data(Dir::ToAp, &bssid, &da, &sa, seq, ethertype, payload);
         self.counters.tx_data += 1;
         self.counters.tx_data_bytes += f.len() as u64;

@@ -353,18 +353,21 @@ fn run(be: Backend, chains: &mut [Chain], iterations: u32) {
         return portable::run(chains, iterations);
     }
     match be {
-        // SAFETY (all): `is_supported()` checked the CPU features of each kernel.
         #[cfg(target_arch = "x86_64")]
+        // SAFETY: `is_supported()` checked the CPU features of the SHA-NI kernel.
         Backend::ShaNi => unsafe { ni::run(chains, iterations) },
         #[cfg(target_arch = "x86_64")]
+        // SAFETY: `is_supported()` checked the CPU features of the AVX-512 kernel.
         Backend::Avx512 => unsafe { avx512::run(chains, iterations) },
         #[cfg(target_arch = "x86_64")]
+        // SAFETY: `is_supported()` checked the CPU features of the AVX2 kernel.
         Backend::Avx2 => unsafe { avx2::run(chains, iterations) },
         #[cfg(target_arch = "x86_64")]
         Backend::ShaNiAvx512 => {
             let full = chains.len() / avx512::LANES * avx512::LANES;
             let split = if chains.len() - full >= AVX512_MIN_CHAINS { chains.len() } else { full };
             let (wide, rest) = chains.split_at_mut(split);
+            // SAFETY: `is_supported()` checked both kernels' CPU features (SHA-NI + AVX-512).
             unsafe {
                 avx512::run(wide, iterations);
                 ni::run(rest, iterations);
@@ -570,6 +573,8 @@ mod ni {
     unsafe fn iterate<const N: usize>(chains: &mut [Chain], iterations: u32) {
         // Intrinsics are safe to call here on recent compilers, unsafe on older ones.
         #[allow(unused_unsafe)]
+        // SAFETY: the target features this function enables are the caller's promise
+        // (its `# Safety`); the loads and stores go through arrays and slices.
         unsafe {
             if chains.len() != N {
                 return;
@@ -772,6 +777,8 @@ mod avx512 {
         let mut t = load(|c| &c.t);
         // Intrinsics are safe to call here on recent compilers, unsafe on older ones.
         #[allow(unused_unsafe)]
+        // SAFETY: the target features this function enables are the caller's promise
+        // (its `# Safety`); the loads and stores go through arrays and slices.
         unsafe {
             for _ in 0..iterations {
                 let x = compress_fixed!(G, &ih, &u);
@@ -960,6 +967,8 @@ mod avx2 {
         let mut t = load(|c| &c.t);
         // Intrinsics are safe to call here on recent compilers, unsafe on older ones.
         #[allow(unused_unsafe)]
+        // SAFETY: the target features this function enables are the caller's promise
+        // (its `# Safety`); the loads and stores go through arrays and slices.
         unsafe {
             for _ in 0..iterations {
                 let x = compress_fixed!(&ih, &u);

@@ -135,32 +135,44 @@ pub(crate) type Rk = [[u8; 16]; 15];
 
 macro_rules! entry_points {
     ($feat:literal, $vaes_ctr:ident, $seal128:ident, $seal256:ident, $open128:ident, $open256:ident, $ctr128:ident, $ctr256:ident) => {
+        /// # Safety
+        /// The CPU must support the features this function enables.
         #[target_feature(enable = $feat)]
         unsafe fn $seal128(rk: &Rk, nonce: &[u8; 13], m: usize, aad: &[u8], data: &mut [u8], tag: &mut [u8; 16]) {
             // SAFETY: the features the body needs are enabled on this function; callers
             // checked them at run time.
             unsafe { ccm_body::<10, true>(rk, nonce, m, aad, data, tag) }
         }
+        /// # Safety
+        /// The CPU must support the features this function enables.
         #[target_feature(enable = $feat)]
         unsafe fn $seal256(rk: &Rk, nonce: &[u8; 13], m: usize, aad: &[u8], data: &mut [u8], tag: &mut [u8; 16]) {
             // SAFETY: as above.
             unsafe { ccm_body::<14, true>(rk, nonce, m, aad, data, tag) }
         }
+        /// # Safety
+        /// The CPU must support the features this function enables.
         #[target_feature(enable = $feat)]
         unsafe fn $open128(rk: &Rk, nonce: &[u8; 13], m: usize, aad: &[u8], data: &mut [u8], tag: &mut [u8; 16]) {
             // SAFETY: as above.
             unsafe { ccm_body::<10, false>(rk, nonce, m, aad, data, tag) }
         }
+        /// # Safety
+        /// The CPU must support the features this function enables.
         #[target_feature(enable = $feat)]
         unsafe fn $open256(rk: &Rk, nonce: &[u8; 13], m: usize, aad: &[u8], data: &mut [u8], tag: &mut [u8; 16]) {
             // SAFETY: as above.
             unsafe { ccm_body::<14, false>(rk, nonce, m, aad, data, tag) }
         }
+        /// # Safety
+        /// The CPU must support the features this function enables.
         #[target_feature(enable = $feat)]
         unsafe fn $ctr128(rk: &Rk, nonce: &[u8; 13], data: &mut [u8]) {
             // SAFETY: as above.
             unsafe { $vaes_ctr::<10>(rk, nonce, data) }
         }
+        /// # Safety
+        /// The CPU must support the features this function enables.
         #[target_feature(enable = $feat)]
         unsafe fn $ctr256(rk: &Rk, nonce: &[u8; 13], data: &mut [u8]) {
             // SAFETY: as above.
@@ -183,12 +195,16 @@ entry_points!(
 
 // ---- small helpers; every `unsafe fn` here needs the AES-NI/SSSE3 features of the caller ----
 
+/// # Safety
+/// The caller runs with AES-NI enabled.
 #[inline(always)]
 unsafe fn enc(s: __m128i, k: __m128i) -> __m128i {
     // SAFETY: caller runs with AES-NI enabled.
     unsafe { _mm_aesenc_si128(s, k) }
 }
 
+/// # Safety
+/// The caller runs with AES-NI enabled.
 #[inline(always)]
 unsafe fn enclast(s: __m128i, k: __m128i) -> __m128i {
     // SAFETY: caller runs with AES-NI enabled.
@@ -201,7 +217,10 @@ fn xor(a: __m128i, b: __m128i) -> __m128i {
     unsafe { _mm_xor_si128(a, b) }
 }
 
-/// Load 16 octets. SAFETY (caller): `p..p+16` is readable.
+/// Load 16 octets.
+///
+/// # Safety
+/// `p..p + 16` is readable.
 #[inline(always)]
 unsafe fn loadu(p: *const u8) -> __m128i {
     // SAFETY: caller guarantees 16 readable octets; unaligned load.
@@ -248,6 +267,9 @@ static LOWMASK: [u8; 32] = [
 ];
 
 /// The last `r` (1..=16) octets of the 16-octet vector `w`, moved to the front, zero padded.
+///
+/// # Safety
+/// The caller runs with SSSE3 enabled; `r` is 1 to 16.
 #[inline(always)]
 unsafe fn last_octets(w: __m128i, r: usize) -> __m128i {
     debug_assert!((1..=16).contains(&r));
@@ -258,6 +280,9 @@ unsafe fn last_octets(w: __m128i, r: usize) -> __m128i {
 
 /// The last `r` (1..=15) octets of `s`, at the front of a zero-padded block, without a
 /// store-to-load round trip when `s` has 16 octets or more.
+///
+/// # Safety
+/// The caller runs with SSSE3 enabled; `r` is 1 to 15 and at most `s.len()`.
 #[inline(always)]
 unsafe fn tail_block(s: &[u8], r: usize) -> __m128i {
     debug_assert!(r > 0 && r < 16 && r <= s.len());
@@ -297,6 +322,9 @@ fn load_keys<const NR: usize>(rk: &Rk) -> [__m128i; 15] {
 /// One CBC-MAC step on a state that is pending its last round: returns the state after
 /// rounds 1..NR-1 of `E(X ^ b)`, i.e. again pending its last round.
 /// `kx = K_NR ^ K_0` folds the chain XOR and the whitening into AESENCLAST.
+///
+/// # Safety
+/// The caller runs with AES-NI enabled.
 #[inline(always)]
 unsafe fn chain<const NR: usize>(x: __m128i, b: __m128i, k: &[__m128i; 15], kx: __m128i) -> __m128i {
     // SAFETY: AES-NI as required of the caller.
@@ -310,6 +338,9 @@ unsafe fn chain<const NR: usize>(x: __m128i, b: __m128i, k: &[__m128i; 15], kx: 
 }
 
 /// Full block encryption.
+///
+/// # Safety
+/// The caller runs with AES-NI enabled.
 #[inline(always)]
 unsafe fn encrypt<const NR: usize>(b: __m128i, k: &[__m128i; 15]) -> __m128i {
     // SAFETY: AES-NI as required of the caller.
@@ -344,13 +375,16 @@ fn b0_a0(nonce: &[u8; 13], has_aad: bool, m: usize, len: usize) -> (__m128i, __m
 }
 
 /// Chain the formatted AAD (RFC 3610 2.2, length < 0xFF00) into `x`.
+///
+/// # Safety
+/// The caller runs with AES-NI, SSE4.1 and SSSE3 enabled.
 #[inline(always)]
 unsafe fn mac_aad<const NR: usize>(mut x: __m128i, aad: &[u8], k: &[__m128i; 15], kx: __m128i) -> __m128i {
     let a = aad.len();
     if a == 0 {
         return x;
     }
-    // SAFETY (whole block): AES-NI and SSSE3 as required of the caller; every load below is
+    // SAFETY: (whole block) AES-NI and SSSE3 as required of the caller; every load below is
     // of a range inside `aad` (checked by the length tests) or a stack array.
     unsafe {
         if a >= 16 {
@@ -385,6 +419,9 @@ unsafe fn mac_aad<const NR: usize>(mut x: __m128i, aad: &[u8], k: &[__m128i; 15]
 /// The fused CCM kernel. `ENCRYPT`: MAC the plaintext in `data` and encrypt it in the same
 /// loop. `!ENCRYPT`: decrypt with the keystream one block ahead of the chain and MAC the
 /// plaintext. `tag` receives the full 16 octets `T ^ E(A0)`.
+///
+/// # Safety
+/// The caller runs with AES-NI, SSE4.1 and SSSE3 enabled (and VAES with AVX-512F/VL for the VAES entry points).
 #[inline(always)]
 unsafe fn ccm_body<const NR: usize, const ENCRYPT: bool>(
     rk: &Rk,
@@ -400,7 +437,7 @@ unsafe fn ccm_body<const NR: usize, const ENCRYPT: bool>(
     let kx = xor(k[NR], k[0]);
     let (b0, a0) = b0_a0(nonce, !aad.is_empty(), m, n);
 
-    // SAFETY (whole body): AES-NI, SSE4.1 and SSSE3 are enabled by every entry point; all
+    // SAFETY: (whole body) AES-NI, SSE4.1 and SSSE3 are enabled by every entry point; all
     // memory access goes through slice-checked helpers.
     unsafe {
         // The last partial block is read before the loop writes anything, so its load never
@@ -488,6 +525,9 @@ unsafe fn ccm_body<const NR: usize, const ENCRYPT: bool>(
 }
 
 /// Keystream XOR with A_1, A_2, ...: four blocks in flight.
+///
+/// # Safety
+/// The caller runs with AES-NI and SSSE3 enabled.
 #[inline(always)]
 unsafe fn ctr_body<const NR: usize>(rk: &Rk, nonce: &[u8; 13], data: &mut [u8]) {
     let k = load_keys::<NR>(rk);
@@ -519,6 +559,9 @@ unsafe fn ctr_body<const NR: usize>(rk: &Rk, nonce: &[u8; 13], data: &mut [u8]) 
 }
 
 /// Fewer than four blocks: one at a time, the last one possibly partial.
+///
+/// # Safety
+/// The caller runs with AES-NI and SSSE3 enabled; `rest` holds fewer than four blocks.
 #[inline(always)]
 unsafe fn ctr_tail<const NR: usize>(rest: &mut [u8], a0: __m128i, mut ctr: u16, k: &[__m128i; 15]) {
     for c in rest.chunks_mut(16) {
@@ -534,6 +577,9 @@ unsafe fn ctr_tail<const NR: usize>(rest: &mut [u8], a0: __m128i, mut ctr: u16, 
 }
 
 /// Keystream XOR with 512-bit VAES (the failure path's restore): sixteen blocks in flight.
+///
+/// # Safety
+/// The caller runs with AES-NI, AVX-512F/VL and VAES enabled.
 #[inline(always)]
 unsafe fn ctr_body_vaes<const NR: usize>(rk: &Rk, nonce: &[u8; 13], data: &mut [u8]) {
     // SAFETY: called only from the `*_vaes` entry points, which enable every feature
@@ -554,6 +600,8 @@ fn mix(mut k: __m128i, t: __m128i) -> __m128i {
     xor(k, t)
 }
 
+/// # Safety
+/// The CPU must support the features this function enables (aes,sse2).
 #[target_feature(enable = "aes,sse2")]
 unsafe fn expand128(key: &[u8], rk: &mut Rk) {
     let mut k = load_chunk(key);
@@ -577,6 +625,8 @@ unsafe fn expand128(key: &[u8], rk: &mut Rk) {
     round!(10, 0x36);
 }
 
+/// # Safety
+/// The CPU must support the features this function enables (aes,sse2).
 #[target_feature(enable = "aes,sse2")]
 unsafe fn expand256(key: &[u8], rk: &mut Rk) {
     let mut a = load_chunk(&key[..16]);
@@ -674,6 +724,8 @@ impl NiKey {
     }
 }
 
+/// # Safety
+/// The CPU must support the features this function enables (aes,sse2).
 #[target_feature(enable = "aes,sse2")]
 unsafe fn block_ni(rk: &Rk, nr: u8, inp: &[u8; 16], out: &mut [u8; 16]) {
     let mut s = xor(load16(inp), load16(&rk[0]));
@@ -691,6 +743,8 @@ pub(crate) fn lane_flags(l: usize, k: usize, aad_blocks: usize) -> u8 {
     0x80 | ((l as u8) << 4) | (((k.trailing_zeros() as u8) - 1) << 2) | aad_blocks as u8
 }
 
+/// # Safety
+/// The CPU must support the features this function enables (aes,sse2,ssse3,sse4.1).
 #[target_feature(enable = "aes,sse2,ssse3,sse4.1")]
 unsafe fn lanes_ni<const NR: usize, const K: usize>(rk: &Rk, m: usize, nonce: &[u8; 13], aad: &[u8], data: &[u8], tag: &mut [u8; 16]) {
     let k = load_keys::<NR>(rk);
@@ -708,7 +762,7 @@ unsafe fn lanes_ni<const NR: usize, const K: usize>(rk: &Rk, m: usize, nonce: &[
     let full = len / 16;
     let r = len % 16;
     let n = 1 + a_blocks + len.div_ceil(16);
-    // SAFETY (whole body): AES-NI/SSSE3 enabled here; loads through slice-checked helpers.
+    // SAFETY: (whole body) AES-NI/SSSE3 enabled here; loads through slice-checked helpers.
     unsafe {
         let tail = if r > 0 { tail_block(data, r) } else { _mm_setzero_si128() };
         let x = |j: usize| -> __m128i {
@@ -779,6 +833,9 @@ unsafe fn lanes_ni<const NR: usize, const K: usize>(rk: &Rk, m: usize, nonce: &[
 }
 
 /// CTR with `W` independent blocks per iteration (xmm registers).
+///
+/// # Safety
+/// The CPU must support the features this function enables (aes,sse2,ssse3,sse4.1).
 #[target_feature(enable = "aes,sse2,ssse3,sse4.1")]
 unsafe fn ctrw_ni<const NR: usize, const W: usize>(rk: &Rk, nonce: &[u8; 13], data: &mut [u8]) {
     let k = load_keys::<NR>(rk);
@@ -807,6 +864,9 @@ unsafe fn ctrw_ni<const NR: usize, const W: usize>(rk: &Rk, nonce: &[u8; 13], da
 }
 
 /// CTR with `Z` 512-bit registers of four blocks each in flight (VAES): 16 or 32 blocks.
+///
+/// # Safety
+/// The CPU must support the features this function enables (aes,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,vaes).
 #[target_feature(enable = "aes,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,vaes")]
 unsafe fn ctrz_vaes<const NR: usize, const Z: usize>(rk: &Rk, nonce: &[u8; 13], data: &mut [u8]) {
     let k = load_keys::<NR>(rk);

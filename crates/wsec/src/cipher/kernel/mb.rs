@@ -78,6 +78,8 @@ struct Group {
     nmin: usize,
 }
 
+/// # Safety
+/// The caller runs with AVX-512F enabled; each of the four pointers has 16 readable octets.
 #[inline(always)]
 unsafe fn load4(p: [*const u8; 4]) -> __m512i {
     // SAFETY: caller guarantees 16 readable octets at each pointer; AVX-512F enabled.
@@ -89,6 +91,8 @@ unsafe fn load4(p: [*const u8; 4]) -> __m512i {
     }
 }
 
+/// # Safety
+/// The caller runs with AVX-512F enabled.
 #[inline(always)]
 unsafe fn load4_arr(b: [&[u8; 16]; 4]) -> __m512i {
     // SAFETY: four 16-octet arrays.
@@ -107,7 +111,10 @@ fn mask16(r: usize) -> u16 {
 }
 
 impl Group {
-    /// SAFETY: lanes as documented on [`Lane`]; AVX-512F enabled.
+    /// The four lanes' key, counter and MAC state.
+    ///
+    /// # Safety
+    /// The caller runs with AES-NI, AVX-512F/VL/BW and VAES enabled; the lanes hold the invariants documented on [`Lane`].
     #[inline(always)]
     unsafe fn new<const NR: usize>(l: &[Lane]) -> Group {
         // SAFETY: the round keys are 15 blocks each; AVX-512F enabled by the caller.
@@ -138,6 +145,9 @@ impl Group {
     }
 
     /// Payload block `i` of the four lanes, zero beyond each message's end.
+    ///
+    /// # Safety
+    /// The caller runs with AVX-512F/BW enabled; the lanes hold the invariants documented on [`Lane`].
     #[inline(always)]
     unsafe fn load(&self, i: usize) -> __m512i {
         // SAFETY: full blocks are inside every lane's message; partial and absent ones use
@@ -164,6 +174,9 @@ impl Group {
     }
 
     /// Writes payload block `i` of the four lanes (only the octets inside each message).
+    ///
+    /// # Safety
+    /// The caller runs with AVX-512F/BW enabled; the lanes hold the invariants documented on [`Lane`].
     #[inline(always)]
     unsafe fn store(&self, i: usize, z: __m512i) {
         // SAFETY: as in `load`.
@@ -219,6 +232,9 @@ impl Group {
 }
 
 /// The counter value `s` in octets 14..16 (big endian) of every 128-bit lane.
+///
+/// # Safety
+/// The caller runs with AVX-512F enabled.
 #[inline(always)]
 unsafe fn ctr_octets(s: usize) -> __m512i {
     let hi = ((s as u16).swap_bytes() as u64) << 48;
@@ -228,10 +244,13 @@ unsafe fn ctr_octets(s: usize) -> __m512i {
 
 /// The kernel body for `G` groups of four lanes. `ENCRYPT` seals, else opens (the tags are
 /// then the computed ones; the caller compares).
+///
+/// # Safety
+/// The caller runs with AES-NI, AVX-512F/VL/BW and VAES enabled; `lanes` has `4 * G` lanes holding the invariants documented on [`Lane`].
 #[inline(always)]
 unsafe fn body<const NR: usize, const G: usize, const ENCRYPT: bool>(lanes: &mut [Lane]) {
     debug_assert_eq!(lanes.len(), 4 * G);
-    // SAFETY (whole body): the entry points enable AES-NI, AVX-512F/VL/BW and VAES; the
+    // SAFETY: (whole body) the entry points enable AES-NI, AVX-512F/VL/BW and VAES; the
     // lane invariants make every load and store inside a message.
     unsafe {
         let grp: [Group; G] = core::array::from_fn(|g| Group::new::<NR>(&lanes[4 * g..4 * g + 4]));
@@ -303,6 +322,8 @@ unsafe fn body<const NR: usize, const G: usize, const ENCRYPT: bool>(lanes: &mut
 
 macro_rules! entry {
     ($name:ident, $nr:literal, $g:literal, $enc:literal) => {
+        /// # Safety
+        /// The CPU must support the features this function enables (aes,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes).
         #[target_feature(enable = "aes,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes")]
         unsafe fn $name(lanes: &mut [Lane]) {
             // SAFETY: features enabled here; lane invariants from the caller.
