@@ -29,8 +29,8 @@ fuzz_target!(|data: &[u8]| {
         let c = cfg(akm, pw);
         // Seeded RNGs: a failing input replays to the same nonces and keys.
         let gk = GroupKeys::random(&c, 1, &mut *wsec::rng::seeded(1));
-        let mut ap = Authenticator::with_rng(c.clone(), gk, wsec::rng::seeded(2));
-        let mut sta = Supplicant::with_rng(c, wsec::rng::seeded(3));
+        let mut ap = Authenticator::new(c.clone(), gk, wsec::rng::seeded(2));
+        let mut sta = Supplicant::new(c, wsec::rng::seeded(3));
         let m1 = ap.start(0).tx.remove(0);
         let _ = sta.handle_eapol(1, &m1);
         // The fuzzer's bytes, whole and split in two frames, to both sides.

@@ -8,6 +8,7 @@
 use crate::error::{Error, Result};
 use crate::medium::{self, tap::Tap, Medium};
 use crate::pool::Pool;
+use rand_core::OsRng;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -94,7 +95,7 @@ pub fn run_ap(f: ApFile, o: &NodeOptions) -> Result<()> {
     let tap = host_side(&f.interface, o.netns.as_deref(), &bssid, o.bridge.as_deref())?;
     let start = Instant::now();
     let threads = crypto_threads(f.ap.engine_threads)?;
-    let mut core = AccessPoint::new(f.ap, 1).map_err(|source| Error::Core { what: "ap", source })?;
+    let mut core = AccessPoint::new(f.ap, 1, Box::new(OsRng)).map_err(|source| Error::Core { what: "ap", source })?;
     core.set_crypto_threads(threads);
     println!(
         "ap: bssid {} ssid \"{}\" on {spec}, wired side {}, crypto on {} thread(s)",
@@ -114,7 +115,7 @@ pub fn run_sta(f: StaFile, o: &NodeOptions) -> Result<()> {
     let tap = host_side(&f.interface, o.netns.as_deref(), &addr, None)?;
     let start = Instant::now();
     let threads = crypto_threads(f.sta.engine_threads)?;
-    let mut core = Station::new(f.sta, 1).map_err(|source| Error::Core { what: "sta", source })?;
+    let mut core = Station::new(f.sta, 1, Box::new(OsRng)).map_err(|source| Error::Core { what: "sta", source })?;
     core.set_crypto_threads(threads);
     println!("sta: {} on {spec}, interface {}", wsec::wire::mac::fmt_mac(&addr), f.interface);
     run(Core::Sta(Box::new(core)), medium, tap, start, "sta", o.counters)

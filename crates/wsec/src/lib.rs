@@ -29,5 +29,5 @@ pub mod rsn;
 pub mod wire;
 
 pub use error::{Error, Result};
-/// The RNG interface the cores take (RustCrypto's), and the OS provider ([`rng`]).
-pub use rand_core::{CryptoRngCore, OsRng};
+/// The RNG interface the cores take (RustCrypto's; [`rng`]).
+pub use rand_core::CryptoRngCore;

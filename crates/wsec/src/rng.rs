@@ -3,17 +3,13 @@
 //! test or a fuzz run can make a run reproducible with a seeded one.
 //!
 //! The type is RustCrypto's [`CryptoRngCore`] (what `p256`, `aes-gcm` and the rest take).
-//! Constructors without an RNG argument use [`OsRng`], the OS CSPRNG.
+//! This crate has no source of its own: the live system hands in the OS CSPRNG
+//! (`rand_core::OsRng`, in `wsec-live`), tests and fuzz targets a seeded one.
 use rand_chacha::ChaCha20Rng;
-use rand_core::{CryptoRngCore, OsRng, SeedableRng};
+use rand_core::{CryptoRngCore, SeedableRng};
 
 /// An owned RNG, as the cores hold it.
 pub type BoxRng = Box<dyn CryptoRngCore + Send>;
-
-/// The OS CSPRNG, boxed (a zero-sized box: no allocation).
-pub fn os() -> BoxRng {
-    Box::new(OsRng)
-}
 
 /// A ChaCha20 RNG seeded with 32 octets of `parent`: each station's handshake gets its own
 /// RNG, and a seeded node RNG makes every station's nonces reproducible.

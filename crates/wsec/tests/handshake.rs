@@ -1,6 +1,7 @@
 //! Our Authenticator and Supplicant against each other, in memory: every AKM/cipher
 //! pairing, over a channel that loses, duplicates, delays and reorders frames (seeded; the
 //! seed is printed on failure), and the KRACK cases (Vanhoef and Piessens, CCS 2017).
+use rand::rngs::OsRng;
 use rand::{Rng, SeedableRng};
 use wsec::cipher::{AadOptions, CipherSuite};
 use wsec::link::sa::{KeyType, Role, RxOutcome, SecurityAssociation};
@@ -107,9 +108,9 @@ struct Channel {
 fn run(seed: u64, akm: Akm, pw: CipherSuite, group: CipherSuite, mfp: Option<CipherSuite>, loss: f64) -> (Side, Side) {
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let cfg = config(akm, pw, group, mfp, 30);
-    let gk = GroupKeys::random(&cfg, 1, &mut wsec::OsRng);
-    let mut ap = Authenticator::new(cfg.clone(), gk);
-    let mut sta = Supplicant::new(cfg);
+    let gk = GroupKeys::random(&cfg, 1, &mut OsRng);
+    let mut ap = Authenticator::new(cfg.clone(), gk, Box::new(OsRng));
+    let mut sta = Supplicant::new(cfg, Box::new(OsRng));
     let (mut a, mut s) = (Side::default(), Side::default());
     let mut now = 0u64;
     let mut ch = Channel { to_sta: Vec::new(), to_ap: Vec::new() };
@@ -222,8 +223,8 @@ struct Pair {
 fn pair(akm: Akm, pw: CipherSuite) -> (Pair, Vec<u8> /* M3 */, Vec<u8> /* M4 */) {
     let cfg = config(akm, pw, pw, None, 4);
     let mut p = Pair {
-        ap: Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut wsec::OsRng)),
-        sta: Supplicant::new(cfg),
+        ap: Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut OsRng), Box::new(OsRng)),
+        sta: Supplicant::new(cfg, Box::new(OsRng)),
         a: Side::default(),
         s: Side::default(),
     };
@@ -313,7 +314,7 @@ fn krack_group_key_reinstallation() {
     let (mut p, _, m4) = pair(Akm::Psk, CipherSuite::Ccmp128);
     p.a.take(&p.ap.handle_eapol(4, &m4));
     let cfg = config(Akm::Psk, CipherSuite::Ccmp128, CipherSuite::Ccmp128, None, 4);
-    let new_gk = GroupKeys::random(&cfg, 2, &mut wsec::OsRng);
+    let new_gk = GroupKeys::random(&cfg, 2, &mut OsRng);
     let o = p.ap.rekey_group(10, new_gk);
     let g1 = o.tx[0].clone();
     let o = p.sta.handle_eapol(11, &g1);
@@ -376,8 +377,8 @@ fn failures_have_reasons() {
     let cfg = config(Akm::Psk, CipherSuite::Ccmp128, CipherSuite::Ccmp128, None, 3);
     let mut sta_cfg = cfg.clone();
     sta_cfg.pmk = Zeroizing::new(vec![9u8; 32]);
-    let mut ap = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut wsec::OsRng));
-    let mut sta = Supplicant::new(sta_cfg);
+    let mut ap = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut OsRng), Box::new(OsRng));
+    let mut sta = Supplicant::new(sta_cfg, Box::new(OsRng));
     let mut f = ap.start(0).tx;
     let mut failed = None;
     for t in 1..20u64 {
@@ -395,8 +396,8 @@ fn failures_have_reasons() {
     // The STA's RSNE in message 2 differs from its Association Request: the AP refuses.
     let mut sta_cfg = cfg.clone();
     sta_cfg.sta_rsne = rsne(CipherSuite::Tkip, CipherSuite::Ccmp128, Akm::Psk, None);
-    let mut ap = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut wsec::OsRng));
-    let mut sta = Supplicant::new(sta_cfg);
+    let mut ap = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut OsRng), Box::new(OsRng));
+    let mut sta = Supplicant::new(sta_cfg, Box::new(OsRng));
     let m1 = ap.start(0).tx.remove(0);
     let m2 = sta.handle_eapol(1, &m1).tx.remove(0);
     let o = ap.handle_eapol(2, &m2);
@@ -404,8 +405,8 @@ fn failures_have_reasons() {
     // The AP's RSNE in message 3 differs from its Beacon's (downgrade): the STA refuses.
     let mut sta_cfg = cfg.clone();
     sta_cfg.ap_rsne = rsne(CipherSuite::Ccmp128, CipherSuite::Ccmp128, Akm::PskSha256, None);
-    let mut ap = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut wsec::OsRng));
-    let mut sta = Supplicant::new(sta_cfg);
+    let mut ap = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut OsRng), Box::new(OsRng));
+    let mut sta = Supplicant::new(sta_cfg, Box::new(OsRng));
     let m1 = ap.start(0).tx.remove(0);
     let m2 = sta.handle_eapol(1, &m1).tx.remove(0);
     let m3 = ap.handle_eapol(2, &m2).tx.remove(0);
@@ -419,12 +420,12 @@ fn failures_have_reasons() {
 #[test]
 fn malformed_messages_are_refused() {
     let cfg = config(Akm::Psk, CipherSuite::Ccmp128, CipherSuite::Ccmp128, None, 4);
-    let mut ap = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut wsec::OsRng));
-    let mut sta = Supplicant::new(cfg.clone());
+    let mut ap = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut OsRng), Box::new(OsRng));
+    let mut sta = Supplicant::new(cfg.clone(), Box::new(OsRng));
     let m1 = ap.start(0).tx.remove(0);
     let m2 = sta.handle_eapol(1, &m1).tx.remove(0);
     for n in 0..m2.len() {
-        let mut probe = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut wsec::OsRng));
+        let mut probe = Authenticator::new(cfg.clone(), GroupKeys::random(&cfg, 1, &mut OsRng), Box::new(OsRng));
         let _ = probe.start(0);
         let o = probe.handle_eapol(2, &m2[..n]);
         assert!(o.tx.is_empty() && matches!(o.events[..], [Event::Dropped(_)]), "M2 truncated to {n}");
@@ -433,7 +434,7 @@ fn malformed_messages_are_refused() {
     // Flip every bit of M3 after the EAPOL header: the STA must not answer a changed frame.
     for i in 4..m3.len() {
         for bit in 0..8 {
-            let mut s2 = Supplicant::new(cfg.clone());
+            let mut s2 = Supplicant::new(cfg.clone(), Box::new(OsRng));
             let _ = s2.handle_eapol(1, &m1);
             let mut f = m3.clone();
             f[i] ^= 1 << bit;

@@ -6,9 +6,9 @@ mod nodesim;
 use nodesim::{Feed, Sim, MS, WIRED};
 use rand::{Rng, SeedableRng};
 use wsec::cipher::CipherSuite;
-use wsec::node::ap::{AccessPoint, ApConfig};
+use wsec::node::ap::ApConfig;
 use wsec::node::frames;
-use wsec::node::sta::{StaConfig, Station};
+use wsec::node::sta::StaConfig;
 use wsec::node::{AuthAlgs, Phase, Security, SEC};
 use wsec::rsn::akm::Akm;
 use wsec::wire::mac::{Header, MacAddr};
@@ -52,7 +52,10 @@ fn set(v: &[&[u8]]) -> Vec<Vec<u8>> {
 /// A simulation fed as this test's mode says (see `both!`).
 fn new_sim(ap: ApConfig, stas: Vec<StaConfig>, loss: f64, seed: u64) -> Sim {
     let feed = if batched() { Feed::Batched } else { Feed::PerFrame };
-    Sim::new(threaded(ap), stas.into_iter().map(threaded_sta).collect(), loss, seed, feed)
+    let sim = Sim::new(threaded(ap), stas.into_iter().map(threaded_sta).collect(), loss, seed, feed);
+    // The threaded variant really runs the AP's batch crypto on several threads.
+    assert_eq!(sim.ap.as_ref().map(|a| a.engine_threads()), Some(engine_threads()));
+    sim
 }
 
 fn net(ap_sec: Security, sta_sec: Security, loss: f64, seed: u64) -> Sim {
@@ -352,7 +355,7 @@ fn station_and_ap_restarts_recover() {
     // Station 1 killed (no goodbye) and restarted.
     sim.stas[0] = None;
     sim.run(50);
-    sim.stas[0] = Some(Station::new(threaded_sta(StaConfig::new(STA1, b"wsec-test", sec.clone())), sim.now).unwrap());
+    sim.stas[0] = Some(nodesim::sta_core(threaded_sta(StaConfig::new(STA1, b"wsec-test", sec.clone())), sim.now));
     assert!(sim.run_until(3_000, |s| s.all_established()));
     sim.sta_send(0, STA2, b"after sta restart");
     sim.run(3);
@@ -362,7 +365,7 @@ fn station_and_ap_restarts_recover() {
     sim.ap = None;
     sim.run(200);
     let cfg = ApConfig::new(BSSID, b"wsec-test", sec);
-    sim.ap = Some(AccessPoint::new(threaded(cfg), sim.now).unwrap());
+    sim.ap = Some(nodesim::ap_core(threaded(cfg), sim.now));
     assert!(sim.run_until(10_000, |s| s.all_established()), "{:?}", sim.events);
     sim.sta_send(1, STA1, b"after ap restart");
     sim.run(3);

@@ -12,7 +12,7 @@ use wsec::node::ap::{AccessPoint, ApConfig};
 use wsec::node::conf::{parse_ap, parse_sta};
 use wsec::node::frames::{self, status, Mgmt};
 use wsec::node::mfp::Mfp;
-use wsec::node::sta::{StaConfig, Station};
+use wsec::node::sta::StaConfig;
 use wsec::node::{Output, Phase, Security};
 use wsec::rsn::akm::Akm;
 use wsec::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite};
@@ -269,24 +269,24 @@ fn ap_refuses_with_the_status_codes_of_12_6_3() {
     const MFPC: u16 = RsnCapabilities::MFPC;
     const MFPR: u16 = RsnCapabilities::MFPR;
     let ccmp = CipherSuite::Ccmp128;
-    let mut req = AccessPoint::new(ap_cfg(rsn(), Mfp::Required), 0).unwrap();
+    let mut req = nodesim::ap_core(ap_cfg(rsn(), Mfp::Required), 0);
     assert_eq!(assoc_status(&mut req, &STA1, &sta_rsne(ccmp, 0, None)), status::ROBUST_MGMT_POLICY_VIOLATION);
     assert_eq!(assoc_status(&mut req, &STA1, &sta_rsne(ccmp, MFPC, None)), status::SUCCESS);
-    let mut off = AccessPoint::new(ap_cfg(rsn(), Mfp::Disabled), 0).unwrap();
+    let mut off = nodesim::ap_core(ap_cfg(rsn(), Mfp::Disabled), 0);
     assert_eq!(assoc_status(&mut off, &STA1, &sta_rsne(ccmp, MFPC | MFPR, None)), status::ROBUST_MGMT_POLICY_VIOLATION);
     assert_eq!(assoc_status(&mut off, &STA2, &sta_rsne(ccmp, MFPC, None)), status::SUCCESS);
-    let mut opt = AccessPoint::new(ap_cfg(rsn(), Mfp::Optional), 0).unwrap();
+    let mut opt = nodesim::ap_core(ap_cfg(rsn(), Mfp::Optional), 0);
     let wrong = Some(CipherSuite::BipGmac256);
     assert_eq!(assoc_status(&mut opt, &STA1, &sta_rsne(ccmp, MFPC, wrong)), status::CIPHER_REJECTED_PER_POLICY);
     assert_eq!(assoc_status(&mut opt, &STA1, &sta_rsne(ccmp, MFPR, None)), status::INVALID_RSNE_CAPABILITIES);
     // MFP over TKIP is refused (12.6.3); the same TKIP station without MFPC is fine.
     let tk = rsn_akm(Akm::Psk, vec![ccmp, CipherSuite::Tkip]);
-    let mut mixed = AccessPoint::new(ap_cfg(tk, Mfp::Optional), 0).unwrap();
+    let mut mixed = nodesim::ap_core(ap_cfg(tk, Mfp::Optional), 0);
     assert_eq!(assoc_status(&mut mixed, &STA1, &sta_rsne(CipherSuite::Tkip, MFPC, None)), status::ROBUST_MGMT_POLICY_VIOLATION);
     assert_eq!(assoc_status(&mut mixed, &STA2, &sta_rsne(CipherSuite::Tkip, 0, None)), status::SUCCESS);
     // An AP cannot offer MFP over TKIP alone, nor without an RSNA.
-    assert!(AccessPoint::new(ap_cfg(rsn_akm(Akm::Psk, vec![CipherSuite::Tkip]), Mfp::Optional), 0).is_err());
-    assert!(AccessPoint::new(ap_cfg(Security::Open, Mfp::Optional), 0).is_err());
+    assert!(nodesim::try_ap_core(ap_cfg(rsn_akm(Akm::Psk, vec![CipherSuite::Tkip]), Mfp::Optional), 0).is_err());
+    assert!(nodesim::try_ap_core(ap_cfg(Security::Open, Mfp::Optional), 0).is_err());
 }
 
 #[test]
@@ -296,7 +296,7 @@ fn restarted_station_gets_association_comeback_then_sa_query_timeout_lets_it_in(
     // STA1 killed (no goodbye) and restarted without its keys.
     sim.stas[0] = None;
     sim.run(50);
-    sim.stas[0] = Some(Station::new(sta_cfg(STA1, rsn(), Mfp::Required), sim.now).unwrap());
+    sim.stas[0] = Some(nodesim::sta_core(sta_cfg(STA1, rsn(), Mfp::Required), sim.now));
     assert!(sim.run_until(5_000, |s| s.all_established()), "{:?}", sim.events);
     // The way in: status 30 with a comeback time, an unanswered SA Query, the old
     // association dropped, then a normal association.
@@ -339,7 +339,7 @@ fn ap_restart_station_sa_query_times_out_and_it_rejoins() {
     let cfg = sim.ap().config().clone();
     sim.ap = None;
     sim.run(100);
-    sim.ap = Some(AccessPoint::new(cfg, sim.now).unwrap());
+    sim.ap = Some(nodesim::ap_core(cfg, sim.now));
     // The stations' data meets an unprotected "class 3" deauthentication from the new AP:
     // they check with an SA Query, get no answer and join again.
     sim.sta_send(0, STA2, b"to a restarted ap");

@@ -38,6 +38,9 @@ pub struct SynthConfig {
     pub ext_key_id_rekey_after: Option<u64>,
     /// Every n-th data frame is group addressed (from the AP, GTK); 0 for none.
     pub group_every: u64,
+    /// Seed of the nonces and group keys: the same configuration writes the same capture.
+    /// (Test data: these keys protect nothing.)
+    pub seed: u64,
 }
 
 impl SynthConfig {
@@ -56,6 +59,7 @@ impl SynthConfig {
             fragment: None,
             ext_key_id_rekey_after: None,
             group_every: 8,
+            seed: 1,
         }
     }
 }
@@ -114,11 +118,12 @@ impl Synth {
             sta_rsne: ap_rsne.clone(),
             timers: Timers { eapol_timeout_ns: 1_000_000_000, max_tries: 4 },
         };
-        let gk = GroupKeys::random(&hc, 1, &mut rand_core::OsRng);
+        let mut rng = crate::rng::seeded(cfg.seed);
+        let gk = GroupKeys::random(&hc, 1, &mut *rng);
         let (gtk, gtk_id) = (gk.gtk.clone(), gk.gtk_key_id);
         let mut s = Synth {
-            ap: Authenticator::new(hc.clone(), gk),
-            sta: Supplicant::new(hc),
+            ap: Authenticator::new(hc.clone(), gk, crate::rng::fork(&mut *rng)),
+            sta: Supplicant::new(hc, crate::rng::fork(&mut *rng)),
             ap_rsne,
             cfg,
             sa_ap: SecurityAssociation::new(Role::Authenticator),

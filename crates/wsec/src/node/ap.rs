@@ -171,12 +171,9 @@ pub fn ap_rsn_element_mfp(
 
 impl AccessPoint {
     /// A new AP; `now` is the monotonic time (ns) it starts at.
-    pub fn new(cfg: ApConfig, now: u64) -> crate::Result<AccessPoint> {
-        AccessPoint::with_rng(cfg, now, crate::rng::os())
-    }
-
-    /// A new core whose randomness comes from `rng` (a seeded one makes a run reproducible).
-    pub fn with_rng(cfg: ApConfig, now: u64, mut rng: crate::rng::BoxRng) -> crate::Result<AccessPoint> {
+    /// Its randomness (nonces, group keys, challenges, SA Query identifiers) comes from
+    /// `rng`: the OS CSPRNG in the live system, a seeded one for a reproducible run.
+    pub fn new(cfg: ApConfig, now: u64, mut rng: crate::rng::BoxRng) -> crate::Result<AccessPoint> {
         let mut engine = Engine::new(Role::Authenticator, cfg.offload);
         let mut rsne = None;
         let mut group = None;
@@ -861,7 +858,7 @@ impl AccessPoint {
                     timers: self.cfg.eapol_timers,
                 };
                 let Some(gk) = group_keys else { return };
-                let mut a = Authenticator::with_rng(hc, gk, crate::rng::fork(&mut *self.rng));
+                let mut a = Authenticator::new(hc, gk, crate::rng::fork(&mut *self.rng));
                 let o = a.start(now);
                 p.auth = Some(a);
                 self.after_handshake(now, sta, o, out);

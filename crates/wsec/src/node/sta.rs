@@ -139,12 +139,9 @@ fn negotiate(ap_rsne: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: &[C
 }
 
 impl Station {
-    pub fn new(cfg: StaConfig, now: u64) -> crate::Result<Station> {
-        Station::with_rng(cfg, now, crate::rng::os())
-    }
-
-    /// A new core whose randomness comes from `rng` (a seeded one makes a run reproducible).
-    pub fn with_rng(cfg: StaConfig, now: u64, mut rng: crate::rng::BoxRng) -> crate::Result<Station> {
+    /// Its randomness (nonces, group keys, challenges, SA Query identifiers) comes from
+    /// `rng`: the OS CSPRNG in the live system, a seeded one for a reproducible run.
+    pub fn new(cfg: StaConfig, now: u64, mut rng: crate::rng::BoxRng) -> crate::Result<Station> {
         let mut engine = Engine::new(Role::Supplicant, cfg.offload);
         if let Security::Wep { keys, tx_key, .. } = &cfg.security {
             engine.install_wep(keys, *tx_key, &mut *rng)?;
@@ -512,7 +509,7 @@ impl Station {
                             sta_rsne: n.sta_rsne,
                             timers: Timers::default(),
                         };
-                        self.supplicant = Some(Supplicant::with_rng(hc, crate::rng::fork(&mut *self.rng)));
+                        self.supplicant = Some(Supplicant::new(hc, crate::rng::fork(&mut *self.rng)));
                         self.state = State::Handshake;
                         self.deadline = now + self.cfg.handshake_timeout_ms * 1_000_000;
                     }

@@ -6,12 +6,70 @@
 #![allow(dead_code)]
 use rand::{Rng, SeedableRng};
 use wsec::node::ap::{AccessPoint, ApConfig};
+use wsec::node::engine::Parallel;
 use wsec::node::frames;
 use wsec::node::sta::{StaConfig, Station};
 use wsec::node::{NodeEvent, Output, Phase};
 use wsec::wire::mac::MacAddr;
 
 pub const MS: u64 = 1_000_000;
+
+/// The engine's crypto threads for the tests: each part of a job on a scoped thread of its
+/// own (the live system's pool is in wsec-live; the engine sees only `Parallel`).
+pub struct ScopedThreads(pub usize);
+
+impl Parallel for ScopedThreads {
+    fn threads(&self) -> usize {
+        self.0
+    }
+    fn run(&self, parts: usize, f: &(dyn Fn(usize) + Sync)) {
+        std::thread::scope(|s| {
+            for i in 1..parts {
+                s.spawn(move || f(i));
+            }
+            if parts > 0 {
+                f(0);
+            }
+        });
+    }
+}
+
+thread_local! {
+    /// Seeds of the cores this test thread built: runs are reproducible.
+    static NEXT_SEED: std::cell::Cell<u64> = const { std::cell::Cell::new(1) };
+}
+
+fn next_rng() -> wsec::rng::BoxRng {
+    NEXT_SEED.with(|s| {
+        let n = s.get();
+        s.set(n + 1);
+        wsec::rng::seeded(n)
+    })
+}
+
+/// An AP core with a seeded RNG and, when `engine_threads` > 1, that many crypto threads.
+pub fn try_ap_core(cfg: ApConfig, now: u64) -> wsec::Result<AccessPoint> {
+    let n = cfg.engine_threads;
+    let mut ap = AccessPoint::new(cfg, now, next_rng())?;
+    if n > 1 {
+        ap.set_crypto_threads(Some(Box::new(ScopedThreads(n))));
+    }
+    Ok(ap)
+}
+
+pub fn ap_core(cfg: ApConfig, now: u64) -> AccessPoint {
+    try_ap_core(cfg, now).unwrap()
+}
+
+/// A station core, as [`ap_core`].
+pub fn sta_core(cfg: StaConfig, now: u64) -> Station {
+    let n = cfg.engine_threads;
+    let mut sta = Station::new(cfg, now, next_rng()).unwrap();
+    if n > 1 {
+        sta.set_crypto_threads(Some(Box::new(ScopedThreads(n))));
+    }
+    sta
+}
 /// The wired host behind the AP (source of [`Sim::ap_send`]).
 pub const WIRED: MacAddr = [0x02, 0, 0, 0, 0, 0x99];
 
@@ -47,8 +105,8 @@ impl Sim {
         let n = stas.len();
         Sim {
             now: 1_000 * MS,
-            ap: Some(AccessPoint::new(ap, 1_000 * MS).unwrap()),
-            stas: stas.into_iter().map(|c| Some(Station::new(c, 1_000 * MS).unwrap())).collect(),
+            ap: Some(ap_core(ap, 1_000 * MS)),
+            stas: stas.into_iter().map(|c| Some(sta_core(c, 1_000 * MS))).collect(),
             rng: rand::rngs::StdRng::seed_from_u64(seed),
             loss,
             air: Vec::new(),

@@ -76,13 +76,8 @@ pub struct Authenticator {
 }
 
 impl Authenticator {
-    /// An authenticator whose ANonces come from the OS CSPRNG.
-    pub fn new(cfg: Config, group: GroupKeys) -> Authenticator {
-        Authenticator::with_rng(cfg, group, crate::rng::os())
-    }
-
-    /// An authenticator whose ANonces come from `rng`.
-    pub fn with_rng(cfg: Config, group: GroupKeys, rng: crate::rng::BoxRng) -> Authenticator {
+    /// An authenticator whose ANonces (and RC4 key IVs) come from `rng`.
+    pub fn new(cfg: Config, group: GroupKeys, rng: crate::rng::BoxRng) -> Authenticator {
         Authenticator {
             rng,
             cfg,

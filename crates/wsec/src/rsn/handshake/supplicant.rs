@@ -45,13 +45,8 @@ pub struct Supplicant {
 }
 
 impl Supplicant {
-    /// A supplicant whose SNonces come from the OS CSPRNG.
-    pub fn new(cfg: Config) -> Supplicant {
-        Supplicant::with_rng(cfg, crate::rng::os())
-    }
-
     /// A supplicant whose SNonces come from `rng`.
-    pub fn with_rng(cfg: Config, mut rng: crate::rng::BoxRng) -> Supplicant {
+    pub fn new(cfg: Config, mut rng: crate::rng::BoxRng) -> Supplicant {
         Supplicant {
             cfg,
             rx_replay_counter: None,
