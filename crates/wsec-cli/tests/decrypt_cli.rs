@@ -6,11 +6,9 @@ use std::process::Command;
 use wsec::capture::{radio, CaptureReader};
 use wsec::wire::Header;
 
-fn shared(p: &str) -> PathBuf {
-    let base = std::env::var_os("WSEC_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
-    base.join(p)
+/// A file of the repository's test data (`testdata/`).
+fn testdata(p: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata").join(p)
 }
 
 fn wsec(args: &[&str]) -> (i32, String, String) {
@@ -45,7 +43,7 @@ fn census(p: &std::path::Path) -> (usize, usize, u32) {
 #[test]
 fn wep_capture() {
     let out = tmp("wep.pcap");
-    let cap = shared("captures/aircrack/wep_64_ptw.cap");
+    let cap = testdata("captures/aircrack/wep_64_ptw.cap");
     let (code, stdout, err) =
         wsec(&["decrypt", cap.to_str().unwrap(), "-o", out.to_str().unwrap(), "--wep-key", "1f:1f:1f:1f:1f", "--json"]);
     assert_eq!(code, 0, "{err}");
@@ -64,7 +62,7 @@ fn wep_capture() {
 fn wpa2_capture_with_keys_file_and_options() {
     let keys = tmp("keys");
     std::fs::write(&keys, "# linksys\n\"wpa-pwd\",\"dictionary:linksys\"\n").unwrap();
-    let cap = shared("captures/aircrack/wpa2-psk-linksys.cap");
+    let cap = testdata("captures/aircrack/wpa2-psk-linksys.cap");
     let out = tmp("wpa2.pcap");
     let (code, stdout, err) = wsec(&["decrypt", cap.to_str().unwrap(), "-o", out.to_str().unwrap(), "--keys", keys.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
@@ -119,7 +117,7 @@ fn bad_input_gives_clear_errors() {
     assert_eq!(code, 2);
     assert!(err.contains("8..63"), "{err}");
     // A truncated capture: every whole packet is processed, the damage is reported.
-    let cap = std::fs::read(shared("captures/aircrack/wpa.cap")).unwrap();
+    let cap = std::fs::read(testdata("captures/aircrack/wpa.cap")).unwrap();
     let cut = tmp("cut.cap");
     std::fs::write(&cut, &cap[..cap.len() - 50]).unwrap();
     let (code, stdout, err) =
@@ -133,7 +131,7 @@ fn bad_input_gives_clear_errors() {
 #[test]
 fn sae_capture_explains_why_not() {
     let out = tmp("sae.pcap");
-    let cap = shared("captures/vanhoef/wpa3.pcapng");
+    let cap = testdata("captures/vanhoef/wpa3.pcapng");
     let (code, stdout, err) =
         wsec(&["decrypt", cap.to_str().unwrap(), "-o", out.to_str().unwrap(), "--ssid", "WPA3-Network", "--passphrase", "abcdefgh"]);
     assert_eq!(code, 0, "{err}");

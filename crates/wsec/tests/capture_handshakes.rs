@@ -1,4 +1,4 @@
-//! Handshakes nobody here produced: for every capture in ../shared/captures with a known
+//! Handshakes nobody here produced: for every capture in testdata/captures with a known
 //! passphrase, the PTK wsec derives verifies the MICs of the captured EAPOL-Key messages
 //! 2, 3 and 4, and the GTK it takes from message 3 (or from the group key handshake, in
 //! WPA1) decrypts that capture's group-addressed traffic.
@@ -70,7 +70,7 @@ fn eapol_of(mpdu: &[u8]) -> Option<Key> {
 
 /// The data frames of a capture that matter here, in capture order.
 fn read(name: &str) -> Vec<Item> {
-    let path = common::shared_dir().join("captures").join(name);
+    let path = common::testdata_dir().join("captures").join(name);
     let mut items = Vec::new();
     for p in CaptureReader::open(&path).unwrap() {
         let Ok(p) = p else { break };

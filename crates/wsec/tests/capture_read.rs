@@ -1,4 +1,4 @@
-//! Every capture in ../shared/captures opens and streams; for classic pcap files the
+//! Every capture in testdata/captures opens and streams; for classic pcap files the
 //! packets equal those of the independent reader in tests/common; every 802.11 packet
 //! yields an MPDU whose MAC header parses (or a typed error, never a panic).
 mod common;
@@ -7,7 +7,7 @@ use wsec::capture::{radio, CaptureReader};
 fn files() -> Vec<std::path::PathBuf> {
     let mut v = Vec::new();
     for d in ["captures/aircrack", "captures/vanhoef", "captures/vanhoef/experimental"] {
-        let dir = common::shared_dir().join(d);
+        let dir = common::testdata_dir().join(d);
         for e in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
             let p = e.unwrap().path();
             let ext = p.extension().and_then(|x| x.to_str()).unwrap_or("");
@@ -66,7 +66,7 @@ fn every_capture_streams() {
 /// aircrack's wpa.cap: Prism headers and an FCS on every frame (captures/README.md).
 #[test]
 fn prism_capture_with_fcs() {
-    let f = common::shared_dir().join("captures/aircrack/wpa.cap");
+    let f = common::testdata_dir().join("captures/aircrack/wpa.cap");
     let pkts: Vec<_> = CaptureReader::open(&f).unwrap().collect::<Result<_, _>>().unwrap();
     assert!(pkts.iter().all(|p| p.linktype == radio::LINKTYPE_PRISM));
     for p in &pkts {
@@ -81,7 +81,7 @@ fn prism_capture_with_fcs() {
 #[test]
 fn pcapng_timestamps_use_the_interface_tick() {
     for f in ["captures/vanhoef/wpa3.pcapng", "captures/vanhoef/wnm_sleep_test-wpa2-psk_12345678.pcapng"] {
-        let p = CaptureReader::open(&common::shared_dir().join(f)).unwrap().next().unwrap().unwrap();
+        let p = CaptureReader::open(&common::testdata_dir().join(f)).unwrap().next().unwrap().unwrap();
         let secs = p.ts_ns / 1_000_000_000;
         // 2015-01-01 .. 2030-01-01
         assert!((1_420_070_400..1_893_456_000).contains(&secs), "{f}: {secs}");

@@ -1,5 +1,5 @@
 //! Real traffic nobody here produced: the WEP-40 capture of aircrack-ng's test suite
-//! (../shared/captures/aircrack/wep_64_ptw.cap, key 1f1f1f1f1f). Its README records that
+//! (testdata/captures/aircrack/wep_64_ptw.cap, key 1f1f1f1f1f). Its README records that
 //! tshark decrypts 30630 of 30630 protected data frames and airdecap-ng 30630 with none
 //! corrupted; wsec must decrypt every one, and re-protecting the plaintext with the frame's
 //! own IV must give the captured bytes back.
@@ -11,7 +11,7 @@ use wsec::wire::Header;
 
 #[test]
 fn wep_64_ptw_capture_all_frames_decrypt() {
-    let path = common::shared_dir().join("captures/aircrack/wep_64_ptw.cap");
+    let path = common::testdata_dir().join("captures/aircrack/wep_64_ptw.cap");
     let (linktype, frames) = common::read_pcap(&path);
     assert_eq!(linktype, 105, "raw 802.11");
     let key = WepKey::new(&common::h("1f1f1f1f1f")).unwrap();

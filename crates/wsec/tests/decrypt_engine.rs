@@ -1,5 +1,5 @@
 //! The decryption engine on every capture with a known key: at least as many frames as
-//! the peers decrypted (../shared/captures/README.md: tshark 4.0.17, airdecap-ng 1.7), and
+//! the peers decrypted (testdata/captures/README.md: tshark 4.0.17, airdecap-ng 1.7), and
 //! a reason for every frame it could not decrypt.
 mod common;
 use wsec::capture::{radio, CaptureReader};
@@ -7,7 +7,7 @@ use wsec::decrypt::keys::UserKey;
 use wsec::decrypt::{Decryptor, FailReason, Outcome};
 
 fn run(name: &str, keys: Vec<UserKey>) -> (Decryptor, Vec<Outcome>) {
-    let path = common::shared_dir().join("captures").join(name);
+    let path = common::testdata_dir().join("captures").join(name);
     let mut d = Decryptor::new(keys);
     let mut outs = Vec::new();
     for p in CaptureReader::open(&path).unwrap() {
@@ -61,7 +61,7 @@ fn sae_without_pmk_says_why() {
 /// the handshake; airdecap-ng: 0).
 #[test]
 fn two_passes_decrypt_earlier_group_frames() {
-    let path = common::shared_dir().join("captures/aircrack/n-02.cap");
+    let path = common::testdata_dir().join("captures/aircrack/n-02.cap");
     let mut d = Decryptor::new(pass("Neheb", "bo$$password"));
     let mpdus: Vec<Vec<u8>> = CaptureReader::open(&path)
         .unwrap()

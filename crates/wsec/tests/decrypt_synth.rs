@@ -130,8 +130,7 @@ fn batches_on_threads_equal_one_at_a_time() {
     let pass =
         |s: &str, p: &str| vec![UserKey::Passphrase { ssid: s.as_bytes().to_vec(), passphrase: Zeroizing::new(p.as_bytes().to_vec()) }];
     let mut sets: Vec<(String, Vec<UserKey>, Vec<Vec<u8>>)> = vec![("synth".into(), pass("synth-net", "correct horse"), synth)];
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/captures");
-    let dir = std::env::var_os("WSEC_SHARED").map(|d| std::path::PathBuf::from(d).join("captures")).unwrap_or(dir);
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/captures");
     for (name, keys) in [
         ("aircrack/wpa2-psk-linksys.cap", pass("linksys", "dictionary")),
         ("aircrack/wpa-psk-linksys.cap", pass("linksys", "dictionary")),

@@ -36,7 +36,7 @@ fn wsec_payloads(path: &Path, keys: Vec<UserKey>) -> BTreeMap<u32, Vec<u8>> {
 }
 
 fn check(name: &str, keys: Vec<UserKey>, peer_keys: Vec<PeerKey>, airdecap_bssid: Option<&str>) -> (usize, usize, usize) {
-    check_path(&common::shared_dir().join("captures").join(name), name, keys, peer_keys, airdecap_bssid)
+    check_path(&common::testdata_dir().join("captures").join(name), name, keys, peer_keys, airdecap_bssid)
 }
 
 fn check_path(path: &Path, name: &str, keys: Vec<UserKey>, peer_keys: Vec<PeerKey>, airdecap_bssid: Option<&str>) -> (usize, usize, usize) {

@@ -1,5 +1,5 @@
 //! Checks the peer harness (tests/peers) on the shared captures against the figures of
-//! ../shared/captures/README.md (TShark 4.0.17, aircrack-ng 1.7): if these hold, the
+//! testdata/captures/README.md (TShark 4.0.17, aircrack-ng 1.7): if these hold, the
 //! harness runs the peers right and reads their output right, and decryption tests can
 //! compare wsec's plaintext with theirs frame by frame. The peers must be installed
 //! (scripts/setup): these tests fail, not skip, without them.
@@ -15,7 +15,7 @@ use wsec::capture::rewrite::to_ethernet;
 use wsec::capture::CaptureReader;
 
 fn cap(rel: &str) -> PathBuf {
-    common::shared_dir().join("captures").join(rel)
+    common::testdata_dir().join("captures").join(rel)
 }
 
 /// Frame number -> payload; each frame at most once.

@@ -265,10 +265,7 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     fn capture(rel: &str) -> Vec<Packet> {
-        let base = match std::env::var_os("WSEC_SHARED") {
-            Some(p) => PathBuf::from(p),
-            None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-        };
+        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata");
         let path = base.join("captures").join(rel);
         CaptureReader::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).map(|p| p.unwrap()).collect()
     }
@@ -290,14 +287,11 @@ mod tests {
     }
 
     /// Replacing the MPDU of a packet by itself gives the packet back, on every frame of
-    /// every shared capture: raw 802.11, radiotap (with and without
+    /// every capture in testdata/: raw 802.11, radiotap (with and without
     /// the FCS flag), Prism with FCS.
     #[test]
     fn identity_on_real_captures() {
-        let base = match std::env::var_os("WSEC_SHARED") {
-            Some(p) => PathBuf::from(p),
-            None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-        };
+        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata");
         let mut files = Vec::new();
         all_captures(&base.join("captures"), &mut files);
         // (link type, had FCS) -> frames

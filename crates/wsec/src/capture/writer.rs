@@ -322,10 +322,7 @@ mod tests {
     }
 
     fn captures_dir() -> PathBuf {
-        match std::env::var_os("WSEC_SHARED") {
-            Some(p) => PathBuf::from(p).join("captures"),
-            None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/captures"),
-        }
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/captures")
     }
 
     fn capture_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -12,12 +12,10 @@ pub fn hx(b: &[u8]) -> String {
     hex::encode(b)
 }
 
-/// `../shared` beside the checkout (CI puts it there); `WSEC_SHARED` overrides.
-pub fn shared_dir() -> std::path::PathBuf {
-    match std::env::var_os("WSEC_SHARED") {
-        Some(p) => p.into(),
-        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-    }
+/// The repository's test data (`testdata/`: the real captures, with their origin in
+/// `testdata/captures/README.md`).
+pub fn testdata_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
 }
 
 /// The records of a classic pcap file: (link type, frames). A minimal reader for tests,
