@@ -4,7 +4,7 @@
 //! under callgrind (divided by an assumed clock and IPC, docs/model.md).
 use std::path::PathBuf;
 use std::time::Instant;
-use wsec::cipher::{self, AadOptions, CipherSuite, Pn, Protection};
+use wsec::cipher::{self, CcmBackend, CipherSuite, KeyOptions, Protection, SuiteKey};
 use wsec_model::costs::{AppCipherCost, Costs, Linear, LocationCosts, SuiteCost};
 
 /// What `measure` measures and where it starts from.
@@ -52,35 +52,12 @@ fn frame(suite: CipherSuite, n: usize) -> Vec<u8> {
 
 fn protection(suite: CipherSuite, portable: bool) -> Box<dyn Protection + Send + Sync> {
     let key: Vec<u8> = (0..suite.key_len()).map(|i| (i as u8).wrapping_mul(17).wrapping_add(1)).collect();
-    if portable && matches!(suite, CipherSuite::Ccmp128 | CipherSuite::Ccmp256) {
-        return Box::new(PortableCcmp { key: cipher::kernel::CcmKey::new_portable(&key).unwrap(), suite });
-    }
-    cipher::new_protection(suite, &key, AadOptions::default()).unwrap()
-}
-
-/// CCMP over the portable CCM backend (no AES-NI in wsec's kernel; build with
-/// `--cfg aes_force_soft` so the `aes` crate underneath uses no AES-NI either).
-struct PortableCcmp {
-    key: cipher::kernel::CcmKey,
-    suite: CipherSuite,
-}
-
-impl Protection for PortableCcmp {
-    fn suite(&self) -> CipherSuite {
-        self.suite
-    }
-    fn encapsulate(&self, mpdu: &[u8], pn: Pn, key_id: u8, out: &mut Vec<u8>) -> wsec::Result<()> {
-        let m = if self.suite == CipherSuite::Ccmp128 { 8 } else { 16 };
-        cipher::mpdu::encapsulate(mpdu, pn, key_id, m, AadOptions::default(), out, |n, aad, data, mic| {
-            self.key.seal_in_place(&n.ccm(pn), aad.as_bytes(), data, mic)
-        })
-    }
-    fn decapsulate(&self, mpdu: &[u8], out: &mut Vec<u8>) -> wsec::Result<cipher::RxInfo> {
-        let m = if self.suite == CipherSuite::Ccmp128 { 8 } else { 16 };
-        cipher::mpdu::decapsulate(mpdu, m, AadOptions::default(), out, |n, aad, pn, data, mic| {
-            self.key.open_in_place(&n.ccm(pn), aad.as_bytes(), data, mic)
-        })
-    }
+    // The portable CCM kernel (no AES-NI in wsec's kernel; build with `--cfg aes_force_soft`
+    // so the `aes` crate underneath uses no AES-NI either) for CCMP; ECCMP keeps the
+    // detected kernel, as it always has here.
+    let ccm_backend =
+        if portable && matches!(suite, CipherSuite::Ccmp128 | CipherSuite::Ccmp256) { CcmBackend::Portable } else { CcmBackend::Detect };
+    SuiteKey::new(suite, &key, KeyOptions { ccm_backend, ..KeyOptions::default() }).unwrap().into_protection()
 }
 
 fn key_id(s: CipherSuite) -> u8 {
