@@ -16,6 +16,7 @@
 //! timer; implementations are interleaved inside each sample round so they share the
 //! machine's noise. TSC ticks come from RDTSC (constant-rate TSC), converted with the TSC
 //! frequency measured against the monotonic clock at start.
+use crate::error::{Error, Result};
 use ccm::aead::generic_array::GenericArray;
 use ccm::aead::{AeadInPlace, KeyInit};
 use ccm::consts::{U13, U8};
@@ -130,28 +131,31 @@ fn seal_ref(f: &Frame) -> (Vec<u8>, [u8; M]) {
 }
 
 /// Checks every implementation's output once; any difference aborts the benchmark.
-fn verify(size: usize) -> Result<(), String> {
+fn verify(size: usize) -> Result<()> {
+    let openssl = |e: openssl::error::ErrorStack| Error::Verify(e.to_string());
     let f = Frame::new(size, 1);
     let (ct, tag) = seal_ref(&f);
     // RustCrypto.
     let rc = RustCcm::new(GenericArray::from_slice(&f.key));
     let mut c = f.pt.clone();
-    let t = rc.encrypt_in_place_detached(GenericArray::from_slice(&f.nonce), &f.aad, &mut c).map_err(|_| "rustcrypto seal")?;
+    let t = rc
+        .encrypt_in_place_detached(GenericArray::from_slice(&f.nonce), &f.aad, &mut c)
+        .map_err(|_| Error::Verify("rustcrypto seal".into()))?;
     if c != ct || t[..] != tag[..] {
-        return Err(format!("RustCrypto ccm disagrees with wsec at {size} octets"));
+        return Err(Error::Verify(format!("RustCrypto ccm disagrees with wsec at {size} octets")));
     }
     // OpenSSL.
     let mut e = ossl_ctx(&f.key, true);
     let mut out = vec![0u8; size + 16];
-    e.encrypt_init(None, None, Some(&f.nonce)).map_err(|e| e.to_string())?;
-    e.set_data_len(size).map_err(|e| e.to_string())?;
-    e.cipher_update(&f.aad, None).map_err(|e| e.to_string())?;
-    let w = e.cipher_update(&f.pt, Some(&mut out)).map_err(|e| e.to_string())?;
-    e.cipher_final(&mut out[w..]).map_err(|e| e.to_string())?;
+    e.encrypt_init(None, None, Some(&f.nonce)).map_err(openssl)?;
+    e.set_data_len(size).map_err(openssl)?;
+    e.cipher_update(&f.aad, None).map_err(openssl)?;
+    let w = e.cipher_update(&f.pt, Some(&mut out)).map_err(openssl)?;
+    e.cipher_final(&mut out[w..]).map_err(openssl)?;
     let mut ot = [0u8; M];
-    e.tag(&mut ot).map_err(|e| e.to_string())?;
+    e.tag(&mut ot).map_err(openssl)?;
     if out[..size] != ct[..] || ot != tag {
-        return Err(format!("OpenSSL disagrees with wsec at {size} octets"));
+        return Err(Error::Verify(format!("OpenSSL disagrees with wsec at {size} octets")));
     }
     // Multi-buffer batch of 16 different frames against one at a time.
     let frames: Vec<Frame> = (0..16).map(|i| Frame::new(size, i as u8)).collect();
@@ -169,7 +173,7 @@ fn verify(size: usize) -> Result<(), String> {
     for (i, f) in frames.iter().enumerate() {
         let (c, t) = seal_ref(f);
         if bufs[i] != c || tags[i] != t {
-            return Err(format!("multi-buffer disagrees with one-at-a-time at {size} octets"));
+            return Err(Error::Verify(format!("multi-buffer disagrees with one-at-a-time at {size} octets")));
         }
     }
     #[cfg(feature = "ipsec-mb")]
@@ -382,9 +386,10 @@ fn cases(size: usize, quick: bool) -> Vec<Case> {
 }
 
 /// Runs every case for every size. `progress` gets a line per size.
-pub fn run(opts: &Options, quick: bool, mut progress: impl FnMut(&str)) -> Result<Report, String> {
+pub fn run(opts: &Options, quick: bool, mut progress: impl FnMut(&str)) -> Result<Report> {
     // Figures are in TSC ticks (RDTSC); no TSC, no benchmark.
-    let ghz = crate::cpu::tsc_ghz(Duration::from_millis(50)).ok_or("wsec bench ccmp needs a constant-rate TSC (x86_64)")?;
+    let ghz = crate::cpu::tsc_ghz(Duration::from_millis(50))
+        .ok_or_else(|| Error::Setup("wsec bench ccmp needs a constant-rate TSC (x86_64)".into()))?;
     let mut records = Vec::new();
     for &size in &opts.sizes {
         verify(size)?;

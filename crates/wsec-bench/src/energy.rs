@@ -22,6 +22,7 @@
 //! time, not a measurement: it ranks ciphers exactly as their run times do, and its
 //! absolute values are those of the paper's 2009-class mobile CPU drawing 0.27 W, applied
 //! to this CPU's times. Both constants can be replaced ([`Eq7`]).
+use crate::error::{Error, Result};
 use serde::Serialize;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -68,14 +69,14 @@ pub struct Rapl {
 
 impl Rapl {
     /// The package zones under [`POWERCAP`], or why there are none usable.
-    pub fn probe() -> Result<Rapl, String> {
+    pub fn probe() -> Result<Rapl> {
         Self::probe_at(Path::new(POWERCAP))
     }
 
     /// The package zones under `root` (a powercap directory), or why there are none usable:
     /// no powercap, no package zone, or a counter that cannot be read (not root).
-    pub fn probe_at(root: &Path) -> Result<Rapl, String> {
-        let entries = fs::read_dir(root).map_err(|e| format!("{}: {e}", root.display()))?;
+    pub fn probe_at(root: &Path) -> Result<Rapl> {
+        let entries = fs::read_dir(root).map_err(Error::io(root))?;
         let mut zones = Vec::new();
         let mut names: Vec<String> = entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
         names.sort();
@@ -91,12 +92,12 @@ impl Rapl {
                 continue;
             }
             let energy = dir.join("energy_uj");
-            read_u64(&energy).map_err(|e| format!("{}: {e}", energy.display()))?;
+            read_u64(&energy).map_err(Error::io(&energy))?;
             let max_range_uj = read_u64(&dir.join("max_energy_range_uj")).unwrap_or(u64::MAX);
             zones.push(Zone { name, dir, energy, max_range_uj });
         }
         if zones.is_empty() {
-            return Err(format!("{}: no RAPL package zone", root.display()));
+            return Err(Error::Setup(format!("{}: no RAPL package zone", root.display())));
         }
         Ok(Rapl { zones })
     }
@@ -166,8 +167,8 @@ pub enum Meter {
 }
 
 impl Meter {
-    /// RAPL when it is readable, else the model; the string says why RAPL was not used.
-    pub fn auto(model: Eq7) -> (Meter, Option<String>) {
+    /// RAPL when it is readable, else the model and why RAPL was not used.
+    pub fn auto(model: Eq7) -> (Meter, Option<Error>) {
         match Rapl::probe() {
             Ok(r) => (Meter::Rapl(r), None),
             Err(why) => (Meter::Model(model), Some(why)),

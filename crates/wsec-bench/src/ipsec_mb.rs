@@ -1,5 +1,6 @@
 //! Intel ipsec-mb (Debian libipsec-mb-dev) as a peer in `wsec bench ccmp`, through the C
 //! shim in `csrc/ipsec_mb_shim.c`. Only AES-128 CCM, as the benchmark needs.
+use crate::error::{Error, Result};
 use std::ffi::CStr;
 use std::hint::black_box;
 use std::os::raw::{c_char, c_int, c_void};
@@ -27,11 +28,11 @@ extern "C" {
 #[derive(Clone, Copy)]
 struct KeyExp([u8; 16 * 15]);
 
-fn init() -> Result<&'static str, String> {
+fn init() -> Result<&'static str> {
     let mut arch: c_int = 0;
     // SAFETY: the shim allocates and initialises its manager once; single-threaded use.
     if unsafe { wsec_imb_init(&mut arch) } != 0 {
-        return Err("ipsec-mb: alloc_mb_mgr failed".into());
+        return Err(Error::Setup("ipsec-mb: alloc_mb_mgr failed".into()));
     }
     // IMB_ARCH of ipsec-mb 1.3 (enum order in intel-ipsec-mb.h).
     Ok(match arch {
@@ -88,19 +89,19 @@ impl Batch {
 }
 
 /// ipsec-mb's output must equal wsec's before it is timed.
-pub fn verify(key: &[u8; 16], nonce: &[u8; 13], aad: &[u8], pt: &[u8], ct: &[u8], tag: &[u8]) -> Result<(), String> {
+pub fn verify(key: &[u8; 16], nonce: &[u8; 13], aad: &[u8], pt: &[u8], ct: &[u8], tag: &[u8]) -> Result<()> {
     init()?;
     let mut b =
         Batch { keys: vec![keyexp(key)], nonces: vec![*nonce], aads: vec![aad.to_vec()], bufs: vec![pt.to_vec()], tags: vec![[0; 16]] };
     if b.run(true, tag.len()) != 1 {
-        return Err("ipsec-mb CCM job failed".into());
+        return Err(Error::Verify("ipsec-mb CCM job failed".into()));
     }
     if b.bufs[0] != ct || b.tags[0][..tag.len()] != *tag {
-        return Err(format!("ipsec-mb disagrees with wsec at {} octets", pt.len()));
+        return Err(Error::Verify(format!("ipsec-mb disagrees with wsec at {} octets", pt.len())));
     }
     b.tags[0] = [0; 16];
     if b.run(false, tag.len()) != 1 || b.bufs[0] != pt || b.tags[0][..tag.len()] != *tag {
-        return Err("ipsec-mb decryption disagrees with wsec".into());
+        return Err(Error::Verify("ipsec-mb decryption disagrees with wsec".into()));
     }
     Ok(())
 }

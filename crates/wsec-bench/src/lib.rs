@@ -6,6 +6,7 @@
 //! - [`energy`]: energy per byte, measured (RAPL) or modelled (seed 004's equation 7),
 //!   and battery share for a named battery.
 //! - [`plot`]: line charts as SVG or PNG.
+//! - [`error`]: why a benchmark did not run (setup, disagreeing implementations, tools).
 //!
 //! Benchmarks:
 //! - [`ciphers`]: seed 004, six block ciphers (plus today's AEADs) on battery devices:
@@ -19,9 +20,12 @@ pub mod ccmp;
 pub mod ciphers;
 pub mod cpu;
 pub mod energy;
+pub mod error;
 #[cfg(feature = "ipsec-mb")]
 pub mod ipsec_mb;
 pub mod model_costs;
 pub mod plot;
 pub mod relay;
 pub mod stats;
+
+pub use error::{Error, Result};

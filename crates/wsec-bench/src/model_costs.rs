@@ -2,9 +2,10 @@
 //! host's per-frame and per-byte cost of every suite (least-squares over frame sizes), seed
 //! 004's application ciphers in CBC, and the card's instruction counts of the portable code
 //! under callgrind (divided by an assumed clock and IPC, docs/model.md).
+use crate::error::{Error, Result};
 use std::path::PathBuf;
 use std::time::Instant;
-use wsec::cipher::{self, AadOptions, CipherSuite, Pn, Protection};
+use wsec::cipher::{self, CcmBackend, CipherSuite, KeyOptions, Protection, SuiteKey};
 use wsec_model::costs::{AppCipherCost, Costs, Linear, LocationCosts, SuiteCost};
 
 /// What `measure` measures and where it starts from.
@@ -52,35 +53,12 @@ fn frame(suite: CipherSuite, n: usize) -> Vec<u8> {
 
 fn protection(suite: CipherSuite, portable: bool) -> Box<dyn Protection + Send + Sync> {
     let key: Vec<u8> = (0..suite.key_len()).map(|i| (i as u8).wrapping_mul(17).wrapping_add(1)).collect();
-    if portable && matches!(suite, CipherSuite::Ccmp128 | CipherSuite::Ccmp256) {
-        return Box::new(PortableCcmp { key: cipher::kernel::CcmKey::new_portable(&key).unwrap(), suite });
-    }
-    cipher::new_protection(suite, &key, AadOptions::default()).unwrap()
-}
-
-/// CCMP over the portable CCM backend (no AES-NI in wsec's kernel; build with
-/// `--cfg aes_force_soft` so the `aes` crate underneath uses no AES-NI either).
-struct PortableCcmp {
-    key: cipher::kernel::CcmKey,
-    suite: CipherSuite,
-}
-
-impl Protection for PortableCcmp {
-    fn suite(&self) -> CipherSuite {
-        self.suite
-    }
-    fn encapsulate(&self, mpdu: &[u8], pn: Pn, key_id: u8, out: &mut Vec<u8>) -> wsec::Result<()> {
-        let m = if self.suite == CipherSuite::Ccmp128 { 8 } else { 16 };
-        cipher::mpdu::encapsulate(mpdu, pn, key_id, m, AadOptions::default(), out, |n, aad, data, mic| {
-            self.key.seal_in_place(&n.ccm(pn), aad.as_bytes(), data, mic)
-        })
-    }
-    fn decapsulate(&self, mpdu: &[u8], out: &mut Vec<u8>) -> wsec::Result<cipher::RxInfo> {
-        let m = if self.suite == CipherSuite::Ccmp128 { 8 } else { 16 };
-        cipher::mpdu::decapsulate(mpdu, m, AadOptions::default(), out, |n, aad, pn, data, mic| {
-            self.key.open_in_place(&n.ccm(pn), aad.as_bytes(), data, mic)
-        })
-    }
+    // The portable CCM kernel (no AES-NI in wsec's kernel; build with `--cfg aes_force_soft`
+    // so the `aes` crate underneath uses no AES-NI either) for CCMP; ECCMP keeps the
+    // detected kernel, as it always has here.
+    let ccm_backend =
+        if portable && matches!(suite, CipherSuite::Ccmp128 | CipherSuite::Ccmp256) { CcmBackend::Portable } else { CcmBackend::Detect };
+    SuiteKey::new(suite, &key, KeyOptions { ccm_backend, ..KeyOptions::default() }).unwrap().into_protection()
 }
 
 fn key_id(s: CipherSuite) -> u8 {
@@ -148,7 +126,7 @@ fn time_frames(p: &dyn Protection, suite: CipherSuite, sizes: &[usize], decrypt:
     pts.into_iter().map(|pt| median(pt.xs)).collect()
 }
 
-pub fn measure(a: &CostsConfig) -> Result<(Costs, String), String> {
+pub fn measure(a: &CostsConfig) -> Result<(Costs, String)> {
     let mut c = match &a.base {
         Some(p) => Costs::load(p)?,
         None => Costs::shipped(),
@@ -325,9 +303,9 @@ fn app_ciphers(c: &mut Costs, cpu: &str, date: &str, runs: usize) -> String {
 
 /// Card costs: instructions of the portable cipher code counted by callgrind (this binary
 /// re-run as `model count-kernel`), fitted over the sizes, divided by clock x IPC.
-fn card_costs(c: &mut Costs, a: &CostsConfig, date: &str) -> Result<String, String> {
+fn card_costs(c: &mut Costs, a: &CostsConfig, date: &str) -> Result<String> {
     let exe = &a.count_exe;
-    let count = |suite: &str, bytes: usize, frames: usize, dec: bool| -> Result<f64, String> {
+    let count = |suite: &str, bytes: usize, frames: usize, dec: bool| -> Result<f64> {
         let mut cmd = std::process::Command::new("valgrind");
         cmd.args(["--tool=callgrind", "--callgrind-out-file=/dev/null"]).arg(exe).args([
             "model",
@@ -342,10 +320,11 @@ fn card_costs(c: &mut Costs, a: &CostsConfig, date: &str) -> Result<String, Stri
         if dec {
             cmd.arg("--decrypt");
         }
-        let out = cmd.output().map_err(|e| format!("valgrind: {e} (install valgrind)"))?;
+        let out = cmd.output().map_err(|e| Error::Setup(format!("valgrind: {e} (install valgrind)")))?;
         let err = String::from_utf8_lossy(&out.stderr);
-        let line = err.lines().find(|l| l.contains("Collected :")).ok_or(format!("no callgrind total in: {err}"))?;
-        line.rsplit(':').next().unwrap().trim().parse::<f64>().map_err(|e| e.to_string())
+        let line =
+            err.lines().find(|l| l.contains("Collected :")).ok_or_else(|| Error::Measure(format!("no callgrind total in: {err}")))?;
+        line.rsplit(':').next().unwrap().trim().parse::<f64>().map_err(|e| Error::Measure(e.to_string()))
     };
     let sizes = [64usize, 512, 1500];
     let mut ins = std::collections::BTreeMap::new();
@@ -383,18 +362,18 @@ fn card_costs(c: &mut Costs, a: &CostsConfig, date: &str) -> Result<String, Stri
     Ok(s)
 }
 
-pub fn count_kernel(a: &CountKernel) -> Result<(), String> {
+pub fn count_kernel(a: &CountKernel) -> Result<()> {
     let suite = a.suite;
     let p = protection(suite, true);
     let plain = frame(suite, a.bytes);
     let mut prot = Vec::new();
-    p.encapsulate(&plain, 1, key_id(suite), &mut prot).map_err(|e| e.to_string())?;
+    p.encapsulate(&plain, 1, key_id(suite), &mut prot)?;
     let mut out = Vec::new();
     for i in 0..a.frames {
         if a.decrypt {
-            p.decapsulate(std::hint::black_box(&prot), &mut out).map_err(|e| e.to_string())?;
+            p.decapsulate(std::hint::black_box(&prot), &mut out)?;
         } else {
-            p.encapsulate(std::hint::black_box(&plain), i as u64 + 2, key_id(suite), &mut out).map_err(|e| e.to_string())?;
+            p.encapsulate(std::hint::black_box(&plain), i as u64 + 2, key_id(suite), &mut out)?;
         }
         std::hint::black_box(&out);
     }

@@ -9,6 +9,8 @@ use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use crate::error::{Error, Result};
+
 /// Fonts tried in this order when none is given.
 pub const FONT_CANDIDATES: [&str; 6] = [
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
@@ -24,7 +26,7 @@ static FONT: OnceLock<PathBuf> = OnceLock::new();
 /// Registers the font plots use as "sans-serif": `path`, or the first of
 /// [`FONT_CANDIDATES`] that exists. Returns the font's path; an error says why none could
 /// be used. Only the first successful call registers a font.
-pub fn use_system_font(path: Option<&Path>) -> Result<PathBuf, String> {
+pub fn use_system_font(path: Option<&Path>) -> Result<PathBuf> {
     if let Some(p) = FONT.get() {
         return Ok(p.clone());
     }
@@ -41,10 +43,10 @@ pub fn use_system_font(path: Option<&Path>) -> Result<PathBuf, String> {
             return Ok(c.clone());
         }
     }
-    Err(match path {
+    Err(Error::Setup(match path {
         Some(p) => format!("{}: not a readable TrueType font", p.display()),
         None => "no TrueType font found (install fonts-dejavu-core, or pass a font path)".into(),
-    })
+    }))
 }
 
 /// A line chart: one line per series.
@@ -117,21 +119,21 @@ fn axis_number(v: f64) -> String {
 
 impl LineChart {
     /// Writes the chart to `path`: SVG for `.svg`, PNG for `.png`.
-    pub fn render(&self, path: &Path) -> Result<(), String> {
+    pub fn render(&self, path: &Path) -> Result<()> {
         use_system_font(None)?;
-        let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+        let err = |e: &dyn std::fmt::Display| Error::Plot { path: path.to_path_buf(), what: e.to_string() };
         match path.extension().and_then(|e| e.to_str()) {
             Some("svg") => {
                 let root = SVGBackend::new(path, (W, H)).into_drawing_area();
-                self.draw(&root).map_err(|e| err(&e))?;
+                self.draw(&root, path)?;
                 root.present().map_err(|e| err(&e))
             }
             Some("png") => {
                 let root = BitMapBackend::new(path, (W, H)).into_drawing_area();
-                self.draw(&root).map_err(|e| err(&e))?;
+                self.draw(&root, path)?;
                 root.present().map_err(|e| err(&e))
             }
-            _ => Err(format!("{}: plots are .svg or .png", path.display())),
+            _ => Err(Error::Plot { path: path.to_path_buf(), what: "plots are .svg or .png".into() }),
         }
     }
 
@@ -146,16 +148,17 @@ impl LineChart {
             .collect()
     }
 
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, plotters::coord::Shift>) -> Result<(), String>
+    /// Draws on `root`, which will be written to `path`.
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, plotters::coord::Shift>, path: &Path) -> Result<()>
     where
         DB::ErrorType: 'static,
     {
-        let e = |x: &dyn std::fmt::Display| x.to_string();
+        let e = |x: &dyn std::fmt::Display| Error::Plot { path: path.to_path_buf(), what: x.to_string() };
         root.fill(&WHITE).map_err(|x| e(&x))?;
         let pts = self.points();
         let all: Vec<(f64, f64)> = pts.iter().flat_map(|(_, p)| p.iter().copied()).collect();
         if all.is_empty() {
-            return Err("nothing to plot".into());
+            return Err(e(&"nothing to plot"));
         }
         let (plot_area, legend_area) = root.split_horizontally(W - LEGEND_W);
         // The legend: a panel of its own, so it never hides a line.
@@ -196,7 +199,7 @@ impl LineChart {
         }
         if !self.x_categories.is_empty() {
             if self.log_y {
-                return Err("categorical x with log y is not offered".into());
+                return Err(e(&"categorical x with log y is not offered"));
             }
             let n = self.x_categories.len();
             let cats = self.x_categories.clone();

@@ -7,6 +7,7 @@
 //! whose batch crypto runs on every core (`engine_threads=0`); then one engine per core
 //! (per-station key tables sharded across cores), every core at once.
 use crate::cpu::cpu_model;
+use crate::error::{Error, Result};
 use std::time::Instant;
 use wsec::cipher::CipherSuite;
 use wsec::link::sa::{KeyType, Role};
@@ -98,16 +99,16 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-pub fn run(o: &Options, json: bool) -> Result<String, String> {
+pub fn run(o: &Options, json: bool) -> Result<String> {
     if o.msdu < 8 || o.msdu > 2304 {
-        return Err("--msdu must be 8..=2304 octets".into());
+        return Err(Error::Setup("--msdu must be 8..=2304 octets".into()));
     }
     let frames = uplink(o.frames, o.msdu);
     // Check the relay once: station 2 must decrypt what the AP sends.
     {
         let (_, k2) = keys();
         let mut sta2 = Engine::new(Role::Supplicant, Offload::Host);
-        sta2.install(Some(AP), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &k2, None).map_err(|e| e.to_string())?;
+        sta2.install(Some(AP), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &k2, None)?;
         let mut ap = ap_engine(1);
         let mut jobs: Vec<TxJob> = frames[..16.min(frames.len())]
             .iter()
@@ -120,7 +121,7 @@ pub fn run(o: &Options, json: bool) -> Result<String, String> {
             .collect();
         ap.protect_batch(0, &mut jobs);
         for j in &jobs {
-            sta2.unprotect(0, &AP, &j.mpdu).map_err(|e| format!("station 2 refuses a relayed frame: {e}"))?;
+            sta2.unprotect(0, &AP, &j.mpdu).map_err(|e| Error::Verify(format!("station 2 refuses a relayed frame: {e}")))?;
         }
     }
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);

@@ -185,7 +185,7 @@ pub fn run(a: BenchArgs) -> Result<String, (u8, String)> {
             &wsec_bench::relay::Options { msdu: a.msdu, frames: a.frames.max(1), batch: a.batch.max(1), reps: a.reps.max(1) },
             a.json,
         )
-        .map_err(|e| (1, e)),
+        .map_err(|e| (1, e.to_string())),
     }
 }
 
@@ -265,7 +265,10 @@ fn meter(a: &CiphersArgs) -> Result<(Meter, Option<String>), String> {
         model = Eq7 { vcc: a.vcc, amps: a.amps, source: "given on the command line (--vcc, --amps)".into() };
     }
     Ok(match a.energy {
-        EnergyArg::Auto => Meter::auto(model),
+        EnergyArg::Auto => {
+            let (m, why) = Meter::auto(model);
+            (m, why.map(|e| e.to_string()))
+        }
         EnergyArg::Rapl => (Meter::Rapl(Rapl::probe().map_err(|e| format!("--energy rapl: {e}"))?), None),
         EnergyArg::Model => (Meter::Model(model), None),
     })

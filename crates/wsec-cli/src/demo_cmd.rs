@@ -48,8 +48,8 @@ fn interrupted() -> Result<(), String> {
     }
 }
 
-fn measure(mode: &Mode, a: &DemoArgs, pcap: Option<PathBuf>, n: usize) -> Result<Row, String> {
-    let bin = std::env::current_exe().map_err(|e| e.to_string())?;
+fn measure(mode: &Mode, a: &DemoArgs, pcap: Option<PathBuf>, n: usize) -> wsec_live::Result<Row> {
+    let bin = std::env::current_exe().map_err(|e| wsec_live::Error::Setup(e.to_string()))?;
     let tag = format!("wd{}{n}", std::process::id() % 100_000);
     let mut lab = Lab::new(&bin, &tag, &a.ssid)?;
     lab.start_air(0.0, pcap.as_deref())?;
@@ -61,18 +61,18 @@ fn measure(mode: &Mode, a: &DemoArgs, pcap: Option<PathBuf>, n: usize) -> Result
     for s in ["sta1", "sta2"] {
         lab.wait_log(s, "data open", Duration::from_secs(15))?;
     }
-    interrupted()?;
+    interrupted().map_err(wsec_live::Error::Setup)?;
     let assoc = lab.log_time("sta1", " associated aid").unwrap_or(0.0);
     let keys = lab.log_time("sta1", "data open").unwrap_or(assoc);
     lab.wait_ping("s1", STA_IP[1], Duration::from_secs(10))?;
     lab.wait_ping("s1", WIRED_IP, Duration::from_secs(10))?;
     let rtt = lab.ping("s1", STA_IP[1], 10)?;
-    interrupted()?;
+    interrupted().map_err(wsec_live::Error::Setup)?;
     // Size the transfers to about `seconds` each from a short probe.
     let probe = lab.tcp("s1", "s2", STA_IP[1], 2 << 20, 5201)?;
     let bytes = ((probe * 1e6 / 8.0) * a.seconds as f64) as usize;
     let relay = lab.tcp("s1", "s2", STA_IP[1], bytes.max(1 << 20), 5202)?;
-    interrupted()?;
+    interrupted().map_err(wsec_live::Error::Setup)?;
     let wired = lab.tcp("s1", "w", WIRED_IP, bytes.max(1 << 20), 5203)?;
     let crypto = if mode.ap.contains("crypto_offload=card") {
         "card"
@@ -111,7 +111,7 @@ pub fn run(a: DemoArgs) -> Result<String, String> {
             }
         });
         eprintln!("demo: {name} ...");
-        let r = measure(&mode, &a, pcap, i)?;
+        let r = measure(&mode, &a, pcap, i).map_err(|e| e.to_string())?;
         eprintln!(
             "demo: {:<9} crypto {:<4} handshake {:>7} ms  sta->sta {:>7.1} Mb/s  sta->wired {:>7.1} Mb/s  rtt {:.3} ms",
             r.mode,

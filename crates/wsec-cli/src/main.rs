@@ -1,7 +1,9 @@
 //! `wsec`: the command-line face of the wsec library.
+use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Read;
 use std::process::ExitCode;
+use std::sync::OnceLock;
 use wsec::cipher::{self, AadOptions, CipherSuite, OrderRule};
 
 #[global_allocator]
@@ -59,35 +61,36 @@ enum Cmd {
     HwVectors(hwvec_cmd::HwVecArgs),
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+/// A `--cipher` value: `wep` (WEP-40 or WEP-104, by key length), or any other suite of
+/// [`CipherSuite::ALL`] under the library's name for it ([`CipherSuite::name`]).
+#[derive(Clone, Copy)]
 enum CipherName {
-    /// WEP-40 or WEP-104, by key length (5 or 13 octets)
     Wep,
-    /// TKIP; --key is the 32-octet TK || Michael A->S key || Michael S->A key
-    Tkip,
-    Ccmp,
-    #[value(name = "ccmp-256")]
-    Ccmp256,
-    Gcmp,
-    #[value(name = "gcmp-256")]
-    Gcmp256,
-    #[value(name = "bip-cmac")]
-    BipCmac,
-    #[value(name = "bip-cmac-256")]
-    BipCmac256,
-    #[value(name = "bip-gmac")]
-    BipGmac,
-    #[value(name = "bip-gmac-256")]
-    BipGmac256,
-    /// Enhanced CCMP, 2 MIC lanes (docs/eccmp.md)
-    #[value(name = "eccmp-2")]
-    Eccmp2,
-    /// Enhanced CCMP, 4 MIC lanes
-    #[value(name = "eccmp-4")]
-    Eccmp4,
-    /// Enhanced CCMP, 8 MIC lanes
-    #[value(name = "eccmp-8")]
-    Eccmp8,
+    Suite(CipherSuite),
+}
+
+impl ValueEnum for CipherName {
+    fn value_variants<'a>() -> &'a [Self] {
+        static NAMES: OnceLock<Vec<CipherName>> = OnceLock::new();
+        NAMES.get_or_init(|| {
+            let suites = CipherSuite::ALL.into_iter().filter(|s| !matches!(s, CipherSuite::Wep40 | CipherSuite::Wep104));
+            std::iter::once(CipherName::Wep).chain(suites.map(CipherName::Suite)).collect()
+        })
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let s = match self {
+            CipherName::Wep => return Some(PossibleValue::new("wep").help("WEP-40 or WEP-104, by key length (5 or 13 octets)")),
+            CipherName::Suite(s) => *s,
+        };
+        let v = PossibleValue::new(s.name());
+        Some(match (s, s.eccmp_lanes()) {
+            (CipherSuite::Tkip, _) => v.help("TKIP; --key is the 32-octet TK || Michael A->S key || Michael S->A key"),
+            (_, Some(2)) => v.help("Enhanced CCMP, 2 MIC lanes (docs/eccmp.md)"),
+            (_, Some(lanes)) => v.help(format!("Enhanced CCMP, {lanes} MIC lanes")),
+            _ => v,
+        })
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -162,25 +165,9 @@ fn read_mpdu(arg: &str) -> Result<Vec<u8>, String> {
 
 fn suite_of(c: CipherName, key_len: usize) -> CipherSuite {
     match c {
-        CipherName::Wep => {
-            if key_len == 5 {
-                CipherSuite::Wep40
-            } else {
-                CipherSuite::Wep104
-            }
-        }
-        CipherName::Tkip => CipherSuite::Tkip,
-        CipherName::Ccmp => CipherSuite::Ccmp128,
-        CipherName::Ccmp256 => CipherSuite::Ccmp256,
-        CipherName::Gcmp => CipherSuite::Gcmp128,
-        CipherName::Gcmp256 => CipherSuite::Gcmp256,
-        CipherName::BipCmac => CipherSuite::BipCmac128,
-        CipherName::BipCmac256 => CipherSuite::BipCmac256,
-        CipherName::BipGmac => CipherSuite::BipGmac128,
-        CipherName::BipGmac256 => CipherSuite::BipGmac256,
-        CipherName::Eccmp2 => CipherSuite::Eccmp2,
-        CipherName::Eccmp4 => CipherSuite::Eccmp4,
-        CipherName::Eccmp8 => CipherSuite::Eccmp8,
+        CipherName::Wep if key_len == 5 => CipherSuite::Wep40,
+        CipherName::Wep => CipherSuite::Wep104,
+        CipherName::Suite(s) => s,
     }
 }
 

@@ -177,7 +177,7 @@ pub fn run(a: ModelArgs) -> CmdResult {
         ModelCmd::Saturation(s) => saturation(s),
         ModelCmd::Run(r) => run_scenario(&r.scenario, None, r.common),
         ModelCmd::Sweep(s) => {
-            let (path, values) = parse_sweep(&s.param).map_err(|e| (2, e))?;
+            let (path, values) = parse_sweep(&s.param).map_err(|e| (2, e.to_string()))?;
             run_scenario(&s.scenario, Some((path, values)), s.common)
         }
         ModelCmd::Costs(c) => costs(c),
@@ -194,7 +194,7 @@ fn saturation(a: SatArgs) -> CmdResult {
         band_5ghz: a.band_5ghz,
         ..Default::default()
     };
-    phy.build().map_err(|e| (2, e))?;
+    phy.build().map_err(|e| (2, e.to_string()))?;
     if a.stations == 0 || a.duration <= 0.0 || a.payload == 0 || a.payload > 2304 - 36 {
         return Err((2, "need --stations >= 1, --duration > 0 and 1 <= --payload <= 2268".into()));
     }
@@ -207,7 +207,7 @@ fn saturation(a: SatArgs) -> CmdResult {
     }
     let costs = Costs::shipped();
     let t0 = Instant::now();
-    let s = replicate(&spec, &costs, a.replications).map_err(|e| (2, e))?;
+    let s = replicate(&spec, &costs, a.replications).map_err(|e| (2, e.to_string()))?;
     let wall = t0.elapsed().as_secs_f64();
     let per_run: Vec<f64> = s.runs.iter().map(|r| r.aggregate_throughput_mbps).collect();
     let (mut att, mut coll) = (0u64, 0u64);
@@ -279,7 +279,7 @@ fn parse_sweep(p: &str) -> Result<(String, Vec<String>), String> {
 
 fn load_costs(p: &Option<PathBuf>) -> Result<Costs, (u8, String)> {
     match p {
-        Some(p) => Costs::load(p).map_err(|e| (2, e)),
+        Some(p) => Costs::load(p).map_err(|e| (2, e.to_string())),
         None => {
             let (c, hw) = Costs::default_with_hw_report();
             if let Err(e) = hw {
@@ -297,7 +297,7 @@ fn run_scenario(path: &Path, sweep: Option<(String, Vec<String>)>, c: CommonRun)
             return Err((2, format!("{}: plot to .svg or .png", p.display())));
         }
     }
-    let sc = Scenario::load(path).map_err(|e| (2, e))?;
+    let sc = Scenario::load(path).map_err(|e| (2, e.to_string()))?;
     let costs = load_costs(&c.costs)?;
     let mut params = Vec::new();
     for s in &c.set {
@@ -311,7 +311,7 @@ fn run_scenario(path: &Path, sweep: Option<(String, Vec<String>)>, c: CommonRun)
     pb.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} runs {elapsed_precise} (eta {eta})").unwrap());
     let t0 = Instant::now();
     let sw = sweep.as_ref().map(|(p, v)| (p.as_str(), v.as_slice()));
-    let results = sc.run(&costs, &params, sw, c.replications, &|| pb.inc(1)).map_err(|e| (2, e))?;
+    let results = sc.run(&costs, &params, sw, c.replications, &|| pb.inc(1)).map_err(|e| (2, e.to_string()))?;
     pb.finish_and_clear();
     let wall = t0.elapsed().as_secs_f64();
     if let Some(csv) = &c.csv {
@@ -450,7 +450,7 @@ fn costs(a: CostsArgs) -> CmdResult {
         no_host: a.no_host,
         count_exe: exe,
     };
-    let (c, mut report) = model_costs::measure(&cfg).map_err(|e| (1, e))?;
+    let (c, mut report) = model_costs::measure(&cfg).map_err(|e| (1, e.to_string()))?;
     std::fs::write(&a.output, c.to_json() + "\n").map_err(|e| (1, format!("{}: {e}", a.output.display())))?;
     report += &format!("wrote {}", a.output.display());
     Ok(report)
@@ -458,6 +458,7 @@ fn costs(a: CostsArgs) -> CmdResult {
 
 fn count_kernel(a: CountArgs) -> CmdResult {
     let suite: CipherSuite = a.suite.parse().map_err(|_| (2, format!("unknown suite {}", a.suite)))?;
-    model_costs::count_kernel(&CountKernel { suite, bytes: a.bytes, frames: a.frames, decrypt: a.decrypt }).map_err(|e| (1, e))?;
+    model_costs::count_kernel(&CountKernel { suite, bytes: a.bytes, frames: a.frames, decrypt: a.decrypt })
+        .map_err(|e| (1, e.to_string()))?;
     Ok(String::new())
 }

@@ -73,10 +73,17 @@ fn parse_akm(s: &str) -> Result<Akm, String> {
     })
 }
 
+/// The suites `wsec ptk --cipher` takes (a PTK's TK is for a pairwise cipher).
+const PAIRWISE: [CipherSuite; 5] =
+    [CipherSuite::Ccmp128, CipherSuite::Ccmp256, CipherSuite::Gcmp128, CipherSuite::Gcmp256, CipherSuite::Tkip];
+
 fn parse_pairwise(s: &str) -> Result<CipherSuite, String> {
     match s.parse::<CipherSuite>() {
-        Ok(c @ (CipherSuite::Ccmp128 | CipherSuite::Ccmp256 | CipherSuite::Gcmp128 | CipherSuite::Gcmp256 | CipherSuite::Tkip)) => Ok(c),
-        _ => Err("pairwise cipher is one of ccmp, ccmp-256, gcmp, gcmp-256, tkip".into()),
+        Ok(c) if PAIRWISE.contains(&c) => Ok(c),
+        _ => {
+            let names: Vec<&str> = PAIRWISE.iter().map(|c| c.name()).collect();
+            Err(format!("pairwise cipher is one of {}", names.join(", ")))
+        }
     }
 }
 

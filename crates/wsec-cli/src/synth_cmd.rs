@@ -52,15 +52,17 @@ pub struct SynthArgs {
     group_every: u64,
 }
 
+/// The AKMs `wsec synth` makes handshakes for.
+const SYNTH_AKMS: [Akm; 4] = [Akm::Psk, Akm::PskSha256, Akm::Sae, Akm::Owe];
+
 pub fn run(a: SynthArgs) -> Result<String, (u8, String)> {
     let usage = |e: String| (2u8, e);
-    let akm = match a.akm.as_str() {
-        "psk" => Akm::Psk,
-        "psk-sha256" => Akm::PskSha256,
-        "sae" => Akm::Sae,
-        "owe" => Akm::Owe,
-        o => return Err(usage(format!("--akm {o}: use psk, psk-sha256, sae or owe"))),
-    };
+    // The library's AKM names, as given (lower case), of the AKMs synth can run.
+    let akm = Akm::from_name(&a.akm).ok().filter(|k| SYNTH_AKMS.contains(k) && k.name() == a.akm).ok_or_else(|| {
+        let names: Vec<&str> = SYNTH_AKMS.iter().map(|k| k.name()).collect();
+        let (last, rest) = names.split_last().expect("four AKMs");
+        usage(format!("--akm {}: use {} or {last}", a.akm, rest.join(", ")))
+    })?;
     let pairwise: CipherSuite = a.cipher.parse().map_err(|_| usage(format!("--cipher {}: unknown", a.cipher)))?;
     let group: CipherSuite = match &a.group {
         Some(g) => g.parse().map_err(|_| usage(format!("--group {g}: unknown")))?,

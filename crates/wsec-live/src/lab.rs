@@ -5,6 +5,7 @@
 //!
 //! Addresses: stations 10.77.0.11 and .12, wired host 10.77.0.2; the AP's wired TAP sits
 //! in a bridge in the AP's namespace with a veth to the wired host.
+use crate::error::{Error, Result};
 use crate::medium::netns;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -95,10 +96,10 @@ pub struct Lab {
     veth: Option<String>,
 }
 
-fn sh(args: &[&str]) -> Result<(), String> {
-    let out = Command::new(args[0]).args(&args[1..]).output().map_err(|e| format!("{}: {e}", args[0]))?;
+fn sh(args: &[&str]) -> Result<()> {
+    let out = Command::new(args[0]).args(&args[1..]).output().map_err(|e| Error::io(args[0], e))?;
     if !out.status.success() {
-        return Err(format!("{}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()));
+        return Err(Error::Setup(format!("{}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim())));
     }
     Ok(())
 }
@@ -109,13 +110,13 @@ impl Lab {
     }
 
     /// Creates the namespaces, the AP's bridge and the wired host's veth.
-    pub fn new(bin: &Path, tag: &str, ssid: &str) -> Result<Lab, String> {
+    pub fn new(bin: &Path, tag: &str, ssid: &str) -> Result<Lab> {
         if !netns::is_root() {
-            return Err("the live lab needs root (network namespaces, TAP devices): run as root".into());
+            return Err(Error::Setup("the live lab needs root (network namespaces, TAP devices): run as root".into()));
         }
         let dir = std::env::temp_dir().join(format!("wsec-lab-{tag}"));
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
         let mut lab = Lab {
             bin: bin.to_path_buf(),
             tag: tag.into(),
@@ -147,15 +148,17 @@ impl Lab {
         Ok(lab)
     }
 
-    fn spawn(&mut self, name: &str, args: &[&str]) -> Result<(), String> {
-        let log = std::fs::File::create(self.dir.join(format!("{name}.log"))).map_err(|e| e.to_string())?;
+    fn spawn(&mut self, name: &str, args: &[&str]) -> Result<()> {
+        let path = self.dir.join(format!("{name}.log"));
+        let log_err = |e| Error::io(path.display().to_string(), e);
+        let log = std::fs::File::create(&path).map_err(log_err)?;
         let child = Command::new(&self.bin)
             .args(args)
             .stdin(Stdio::null())
-            .stdout(log.try_clone().map_err(|e| e.to_string())?)
+            .stdout(log.try_clone().map_err(log_err)?)
             .stderr(log)
             .spawn()
-            .map_err(|e| format!("{}: {e}", self.bin.display()))?;
+            .map_err(|e| Error::io(self.bin.display().to_string(), e))?;
         self.procs.push((name.to_string(), child));
         Ok(())
     }
@@ -173,8 +176,11 @@ impl Lab {
     }
 
     /// Starts the hub (with `loss` and an optional capture).
-    pub fn start_air(&mut self, loss: f64, pcap: Option<&Path>) -> Result<(), String> {
-        let port = std::net::UdpSocket::bind("127.0.0.1:0").and_then(|s| s.local_addr()).map_err(|e| e.to_string())?.port();
+    pub fn start_air(&mut self, loss: f64, pcap: Option<&Path>) -> Result<()> {
+        let port = std::net::UdpSocket::bind("127.0.0.1:0")
+            .and_then(|s| s.local_addr())
+            .map_err(|e| Error::io("a UDP port for the hub", e))?
+            .port();
         self.hub = format!("127.0.0.1:{port}");
         let listen = self.hub.clone();
         let loss = loss.to_string();
@@ -188,15 +194,19 @@ impl Lab {
         self.wait_log("air", "listening on", Duration::from_secs(5))
     }
 
-    pub fn write_confs(&self, mode: &Mode, extra_ap: &str) -> Result<(), String> {
+    pub fn write_confs(&self, mode: &Mode, extra_ap: &str) -> Result<()> {
+        let write = |name: String, text: String| {
+            let p = self.dir.join(name);
+            std::fs::write(&p, text).map_err(|e| Error::io(p.display().to_string(), e))
+        };
         let ap = format!("interface=wap0\nssid={}\nbssid=02:00:00:00:00:01\nchannel=6\nhw_mode=g\n{}{}", self.ssid, mode.ap, extra_ap);
-        std::fs::write(self.dir.join("ap.conf"), ap).map_err(|e| e.to_string())?;
+        write("ap.conf".into(), ap)?;
         for i in 1..=2 {
             let s = format!(
                 "interface=wsta0\naddr=02:00:00:00:00:1{i}\n{}network={{\n    ssid=\"{}\"\n{}}}\n",
                 mode.sta_global, self.ssid, mode.sta
             );
-            std::fs::write(self.dir.join(format!("sta{i}.conf")), s).map_err(|e| e.to_string())?;
+            write(format!("sta{i}.conf"), s)?;
         }
         Ok(())
     }
@@ -204,7 +214,7 @@ impl Lab {
     /// Puts the AP and station 1 on the two ends of a veth pair in the namespace wsec
     /// starts in, driven through `medium::packet` (raw packet sockets: what a monitor-mode
     /// interface with injection uses) instead of the `air` hub.
-    pub fn use_veth_medium(&mut self) -> Result<(), String> {
+    pub fn use_veth_medium(&mut self) -> Result<()> {
         let (a, b) = (format!("{}ma", self.tag), format!("{}m1", self.tag));
         let _ = sh(&["ip", "link", "del", &a]);
         sh(&["ip", "link", "add", &a, "type", "veth", "peer", "name", &b])?;
@@ -224,14 +234,14 @@ impl Lab {
         self.media.iter().find(|(n, _)| n == node).map(|(_, m)| m.clone()).unwrap_or_else(|| format!("air:{}", self.hub))
     }
 
-    pub fn start_ap(&mut self) -> Result<(), String> {
+    pub fn start_ap(&mut self) -> Result<()> {
         let conf = self.dir.join("ap.conf").display().to_string();
         let medium = self.medium_of("ap");
         let ns = self.ns("ap");
         self.spawn("ap", &["ap", "-c", &conf, "--medium", &medium, "--netns", &ns, "--bridge", "br0", "--counters"])
     }
 
-    pub fn start_sta(&mut self, i: usize) -> Result<(), String> {
+    pub fn start_sta(&mut self, i: usize) -> Result<()> {
         let conf = self.dir.join(format!("sta{i}.conf")).display().to_string();
         let medium = self.medium_of(&format!("sta{i}"));
         let ns = self.ns(&format!("s{i}"));
@@ -244,18 +254,18 @@ impl Lab {
                 return Ok(());
             }
             if t0.elapsed() > Duration::from_secs(5) {
-                return Err(format!("sta{i} did not create its TAP: {}", self.log(&format!("sta{i}"))));
+                return Err(Error::Setup(format!("sta{i} did not create its TAP: {}", self.log(&format!("sta{i}")))));
             }
             std::thread::sleep(Duration::from_millis(20));
         }
     }
 
     /// Waits until `pattern` appears in a process's log; the time it took.
-    pub fn wait_log(&self, name: &str, pattern: &str, timeout: Duration) -> Result<(), String> {
+    pub fn wait_log(&self, name: &str, pattern: &str, timeout: Duration) -> Result<()> {
         let t0 = Instant::now();
         while !self.log(name).contains(pattern) {
             if t0.elapsed() > timeout {
-                return Err(format!("{name}: no \"{pattern}\" after {timeout:?}; log:\n{}", self.log(name)));
+                return Err(Error::Setup(format!("{name}: no \"{pattern}\" after {timeout:?}; log:\n{}", self.log(name))));
             }
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -296,21 +306,21 @@ impl Lab {
     }
 
     /// `ping -c count` from a namespace; the average RTT in ms.
-    pub fn ping(&self, from: &str, ip: &str, count: u32) -> Result<f64, String> {
+    pub fn ping(&self, from: &str, ip: &str, count: u32) -> Result<f64> {
         let out = Command::new("ip")
             .args(["netns", "exec", &self.ns(from), "ping", "-q", "-c", &count.to_string(), "-i", "0.2", "-W", "2", ip])
             .output()
-            .map_err(|e| format!("ping: {e} (install iputils-ping)"))?;
+            .map_err(|e| Error::io("ping (install iputils-ping)", e))?;
         let s = String::from_utf8_lossy(&out.stdout);
         let rtt = s.lines().find(|l| l.contains("min/avg/max")).and_then(|l| l.split('=').nth(1)?.trim().split('/').nth(1)?.parse().ok());
         match rtt {
             Some(r) if out.status.success() => Ok(r),
-            _ => Err(format!("ping {ip} from {from} failed: {s}{}", String::from_utf8_lossy(&out.stderr))),
+            _ => Err(Error::Setup(format!("ping {ip} from {from} failed: {s}{}", String::from_utf8_lossy(&out.stderr)))),
         }
     }
 
     /// Waits until `from` can ping `ip`.
-    pub fn wait_ping(&self, from: &str, ip: &str, timeout: Duration) -> Result<(), String> {
+    pub fn wait_ping(&self, from: &str, ip: &str, timeout: Duration) -> Result<()> {
         let t0 = Instant::now();
         loop {
             match self.ping(from, ip, 1) {
@@ -324,19 +334,19 @@ impl Lab {
     /// Sends `bytes` of pseudo-random data over TCP from namespace `from` to `ip` (in
     /// namespace `to`) and checks the receiver's SHA-256 against the sender's. Returns
     /// the goodput in Mb/s.
-    pub fn tcp(&self, from: &str, to: &str, ip: &str, bytes: usize, port: u16) -> Result<f64, String> {
+    pub fn tcp(&self, from: &str, to: &str, ip: &str, bytes: usize, port: u16) -> Result<f64> {
         use sha2::{Digest, Sha256};
         let (tx, rx) = std::sync::mpsc::channel();
-        let server = netns::run_in(&self.ns(to), move || -> Result<(usize, Vec<u8>), String> {
-            let l = std::net::TcpListener::bind(("0.0.0.0", port)).map_err(|e| format!("listen: {e}"))?;
+        let server = netns::run_in(&self.ns(to), move || -> Result<(usize, Vec<u8>)> {
+            let l = std::net::TcpListener::bind(("0.0.0.0", port)).map_err(|e| Error::io("listen", e))?;
             let _ = tx.send(());
-            let (mut c, _) = l.accept().map_err(|e| e.to_string())?;
-            c.set_read_timeout(Some(Duration::from_secs(30))).map_err(|e| e.to_string())?;
+            let (mut c, _) = l.accept().map_err(|e| Error::io("accept", e))?;
+            c.set_read_timeout(Some(Duration::from_secs(30))).map_err(|e| Error::io("receive timeout", e))?;
             let mut h = Sha256::new();
             let mut buf = vec![0u8; 1 << 16];
             let mut n = 0;
             loop {
-                let k = c.read(&mut buf).map_err(|e| format!("receive after {n} bytes: {e}"))?;
+                let k = c.read(&mut buf).map_err(|e| Error::io(format!("receive after {n} bytes"), e))?;
                 if k == 0 {
                     break;
                 }
@@ -346,13 +356,14 @@ impl Lab {
             let _ = c.write_all(b"k");
             Ok((n, h.finalize().to_vec()))
         })
-        .map_err(|e| e.to_string())?;
-        rx.recv_timeout(Duration::from_secs(5)).map_err(|_| "TCP server did not start".to_string())?;
+        .map_err(|e| Error::io(format!("TCP server thread in {}", self.ns(to)), e))?;
+        rx.recv_timeout(Duration::from_secs(5)).map_err(|_| Error::Setup("TCP server did not start".into()))?;
         let ip = ip.to_string();
-        let client = netns::run_in(&self.ns(from), move || -> Result<(f64, Vec<u8>), String> {
-            let addr: std::net::SocketAddr = format!("{ip}:{port}").parse().map_err(|_| "address".to_string())?;
-            let mut c = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(10)).map_err(|e| format!("connect: {e}"))?;
-            c.set_write_timeout(Some(Duration::from_secs(30))).map_err(|e| e.to_string())?;
+        let client = netns::run_in(&self.ns(from), move || -> Result<(f64, Vec<u8>)> {
+            let addr: std::net::SocketAddr =
+                format!("{ip}:{port}").parse().map_err(|_| Error::Setup(format!("not an address: {ip}:{port}")))?;
+            let mut c = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(10)).map_err(|e| Error::io("connect", e))?;
+            c.set_write_timeout(Some(Duration::from_secs(30))).map_err(|e| Error::io("send timeout", e))?;
             let mut h = Sha256::new();
             let mut x: u64 = 0x9e37_79b9_7f4a_7c15 ^ port as u64;
             let mut block = vec![0u8; 1 << 16];
@@ -366,25 +377,31 @@ impl Lab {
                     ch.copy_from_slice(&x.to_le_bytes()[..ch.len()]);
                 }
                 let k = block.len().min(bytes - sent);
-                c.write_all(&block[..k]).map_err(|e| format!("send after {sent} bytes: {e}"))?;
+                c.write_all(&block[..k]).map_err(|e| Error::io(format!("send after {sent} bytes"), e))?;
                 h.update(&block[..k]);
                 sent += k;
             }
-            c.shutdown(std::net::Shutdown::Write).map_err(|e| e.to_string())?;
+            c.shutdown(std::net::Shutdown::Write).map_err(|e| Error::io("shutdown", e))?;
             let mut ack = [0u8; 1];
-            c.set_read_timeout(Some(Duration::from_secs(30))).map_err(|e| e.to_string())?;
-            c.read_exact(&mut ack).map_err(|e| format!("no acknowledgement: {e}"))?;
+            c.set_read_timeout(Some(Duration::from_secs(30))).map_err(|e| Error::io("receive timeout", e))?;
+            c.read_exact(&mut ack).map_err(|e| Error::io("no acknowledgement", e))?;
             let secs = t0.elapsed().as_secs_f64();
             Ok((bytes as f64 * 8.0 / secs / 1e6, h.finalize().to_vec()))
         })
-        .map_err(|e| e.to_string())?;
-        let (mbps, sent_hash) = client.join().map_err(|_| "client panicked")?.map_err(|e| e.to_string())??;
-        let (n, got_hash) = server.join().map_err(|_| "server panicked")?.map_err(|e| e.to_string())??;
+        .map_err(|e| Error::io(format!("TCP client thread in {}", self.ns(from)), e))?;
+        let (mbps, sent_hash) = client
+            .join()
+            .map_err(|_| Error::Setup("client panicked".into()))?
+            .map_err(|e| Error::io(format!("entering {}", self.ns(from)), e))??;
+        let (n, got_hash) = server
+            .join()
+            .map_err(|_| Error::Setup("server panicked".into()))?
+            .map_err(|e| Error::io(format!("entering {}", self.ns(to)), e))??;
         if n != bytes || got_hash != sent_hash {
-            return Err(format!(
+            return Err(Error::Setup(format!(
                 "TCP {from} -> {to}: {n} of {bytes} bytes, checksum {}",
                 if got_hash == sent_hash { "equal" } else { "DIFFERENT" }
-            ));
+            )));
         }
         Ok(mbps)
     }

@@ -2,6 +2,7 @@
 //! field has a default taken from the standard or named as an assumption; unknown keys are
 //! errors.
 use super::costs::Location;
+use super::error::{Error, Result};
 use super::phy::{Ns, Phy, PhyKind, MS, US};
 use super::tcp::TcpParams;
 use serde::{Deserialize, Serialize};
@@ -50,7 +51,7 @@ fn us(x: f64) -> Ns {
 }
 
 impl PhySpec {
-    pub fn build(&self) -> Result<Phy, String> {
+    pub fn build(&self) -> Result<Phy> {
         let kind: PhyKind = self.standard.parse()?;
         let mut p = Phy::new(kind, self.rate_mbps)?;
         if self.band_5ghz {
@@ -59,7 +60,7 @@ impl PhySpec {
         p.short_preamble = self.short_preamble;
         if self.long_slot {
             if kind != PhyKind::G {
-                return Err("long_slot applies to 802.11g only".into());
+                return Err(Error::Spec("long_slot applies to 802.11g only".into()));
             }
             p.slot = 20 * US;
             p.cw_min = 31;
@@ -83,7 +84,7 @@ impl PhySpec {
             p.control_rate_kbps = Some((x * 1000.0).round() as u32);
         }
         if p.cw_max < p.cw_min {
-            return Err(format!("cw_max {} is below cw_min {}", p.cw_max, p.cw_min));
+            return Err(Error::Spec(format!("cw_max {} is below cw_min {}", p.cw_max, p.cw_min)));
         }
         Ok(p)
     }
@@ -209,13 +210,13 @@ impl Default for SecuritySpec {
 }
 
 impl SecuritySpec {
-    pub fn suite(&self) -> Result<Option<CipherSuite>, String> {
+    pub fn suite(&self) -> Result<Option<CipherSuite>> {
         if self.mode == "open" || self.mode == "none" {
             return Ok(None);
         }
-        let s: CipherSuite = self.mode.parse().map_err(|_| format!("unknown security mode '{}'", self.mode))?;
+        let s: CipherSuite = self.mode.parse().map_err(|_| Error::Spec(format!("unknown security mode '{}'", self.mode)))?;
         if s.is_bip() {
-            return Err(format!("{} protects management frames only", s.name()));
+            return Err(Error::Spec(format!("{} protects management frames only", s.name())));
         }
         Ok(Some(s))
     }

@@ -10,6 +10,7 @@
 //! The defaults shipped with wsec are in `costs.default.json` beside this file; every
 //! entry records its source. `app_ciphers` holds the application-level file ciphers of
 //! seed 004 (CBC, ns per call and per byte on the host CPU).
+use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -43,14 +44,14 @@ impl Location {
 }
 
 impl std::str::FromStr for Location {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
         match s {
             "card" => Ok(Location::Card),
             "host" => Ok(Location::Host),
             "ap_cpu" => Ok(Location::ApCpu),
             "ap_hw_engine" | "ap_hw" => Ok(Location::ApHwEngine),
-            _ => Err(format!("unknown crypto location '{s}' (card, host, ap_cpu, ap_hw_engine)")),
+            _ => Err(Error::Spec(format!("unknown crypto location '{s}' (card, host, ap_cpu, ap_hw_engine)"))),
         }
     }
 }
@@ -170,7 +171,7 @@ impl Costs {
     /// that file exists in the current directory's tree or in the source tree.
     /// A report that exists but cannot be used is reported in the `Err` (with the shipped
     /// costs beside it), so a caller can warn instead of silently using the placeholder.
-    pub fn default_with_hw_report() -> (Costs, Result<Option<std::path::PathBuf>, String>) {
+    pub fn default_with_hw_report() -> (Costs, Result<Option<std::path::PathBuf>>) {
         let mut c = Costs::shipped();
         match hw_report_path() {
             None => (c, Ok(None)),
@@ -181,18 +182,18 @@ impl Costs {
         }
     }
 
-    pub fn from_json(text: &str) -> Result<Costs, String> {
-        let mut c: Costs = serde_json::from_str(text).map_err(|e| format!("cost file: {e}"))?;
+    pub fn from_json(text: &str) -> Result<Costs> {
+        let mut c: Costs = serde_json::from_str(text).map_err(|source| Error::Json { origin: "cost file".into(), source })?;
         if c.format != FORMAT {
-            return Err(format!("cost file: format '{}' is not '{FORMAT}'", c.format));
+            return Err(Error::Costs(format!("cost file: format '{}' is not '{FORMAT}'", c.format)));
         }
         c.derive();
         Ok(c)
     }
 
-    pub fn load(path: &Path) -> Result<Costs, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Costs::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    pub fn load(path: &Path) -> Result<Costs> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Read { path: path.to_path_buf(), source })?;
+        Costs::from_json(&text).map_err(Error::in_file(path))
     }
 
     /// Recomputes the `suites` of locations given as instruction counts or hardware cycles.
@@ -222,16 +223,16 @@ impl Costs {
 
     /// Takes `ap_hw_engine` from a `hw/run report` file: the record named `config`, or the
     /// standard (1 lane) iterative configuration with the highest Fmax.
-    pub fn apply_hw_report(&mut self, path: &Path, config: Option<&str>) -> Result<(), String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn apply_hw_report(&mut self, path: &Path, config: Option<&str>) -> Result<()> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Read { path: path.to_path_buf(), source })?;
         self.apply_hw_report_text(&text, &path.display().to_string(), config)
     }
 
     /// [`Costs::apply_hw_report`] on the report's text; `origin` names it in errors and in
     /// the location's `source`. Without `config`: the 802.11 CCM engine (one lane, not the
     /// 802.16e `ccm16e-*` ones) with the highest Fmax.
-    pub fn apply_hw_report_text(&mut self, text: &str, origin: &str, config: Option<&str>) -> Result<(), String> {
-        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("{origin}: {e}"))?;
+    pub fn apply_hw_report_text(&mut self, text: &str, origin: &str, config: Option<&str>) -> Result<()> {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|source| Error::Json { origin: origin.into(), source })?;
         let recs: Vec<&serde_json::Value> = match &v {
             serde_json::Value::Array(a) => a.iter().collect(),
             serde_json::Value::Object(o) => match o.get("records").or_else(|| o.get("configs")) {
@@ -259,10 +260,10 @@ impl Costs {
                 .max_by(|a, b| num(a, "fmax_mhz").unwrap().total_cmp(&num(b, "fmax_mhz").unwrap())),
         };
         let r = pick.ok_or_else(|| {
-            format!(
+            Error::Costs(format!(
                 "{origin}: no usable CCM record (need lanes, fmax_mhz, cycles_per_block, cycles_frame_1500{})",
                 config.map(|c| format!(", config {c}")).unwrap_or_default()
-            )
+            ))
         })?;
         // k lanes take k payload blocks per `cycles_per_block`.
         let cpb = num(r, "cycles_per_block").unwrap() / num(r, "lanes").unwrap().max(1.0);
@@ -282,20 +283,20 @@ impl Costs {
     }
 
     /// Service time in ns of one frame of `bytes` (MPDU body) at `loc`.
-    pub fn frame_ns(&self, loc: Location, suite: CipherSuite, encrypt: bool, bytes: usize) -> Result<f64, String> {
-        let l = self.locations.get(loc.key()).ok_or_else(|| format!("the cost file has no '{}' entry", loc.key()))?;
+    pub fn frame_ns(&self, loc: Location, suite: CipherSuite, encrypt: bool, bytes: usize) -> Result<f64> {
+        let l = self.locations.get(loc.key()).ok_or_else(|| Error::Costs(format!("the cost file has no '{}' entry", loc.key())))?;
         let key = suite_key(suite);
-        let c = l.suites.get(key).ok_or_else(|| format!("the cost file has no cost for {key} at '{}'", loc.key()))?;
+        let c = l.suites.get(key).ok_or_else(|| Error::Costs(format!("the cost file has no cost for {key} at '{}'", loc.key())))?;
         let lin = if encrypt { c.encrypt } else { c.decrypt };
         Ok(lin.at(bytes).max(0.0))
     }
 
-    pub fn app_cipher(&self, name: &str) -> Result<&AppCipherCost, String> {
+    pub fn app_cipher(&self, name: &str) -> Result<&AppCipherCost> {
         self.app_ciphers.get(name).ok_or_else(|| {
-            format!(
+            Error::Costs(format!(
                 "the cost file has no application cipher '{name}' (has: {})",
                 self.app_ciphers.keys().cloned().collect::<Vec<_>>().join(", ")
-            )
+            ))
         })
     }
 

@@ -14,10 +14,12 @@
 //! | [`costs`] | the cost file: per-frame and per-byte crypto costs by location and suite |
 //! | [`stats`] | confidence intervals, percentiles, RFC 3550 jitter |
 //! | [`scenario`] | scenario files with cases, replications on all cores, sweeps |
+//! | [`error`] | what a scenario, cost file or parameter got wrong |
 //!
 //! Model description, assumptions and validation: `docs/model.md`.
 pub mod config;
 pub mod costs;
+pub mod error;
 pub mod phy;
 pub mod scenario;
 pub mod sim;
@@ -26,5 +28,6 @@ pub mod tcp;
 
 pub use config::ModelSpec;
 pub use costs::{Costs, Location};
+pub use error::{Error, Result};
 pub use scenario::{replicate, saturation_spec, Scenario, Summary};
 pub use sim::{run_once, FlowResult, RunResult};

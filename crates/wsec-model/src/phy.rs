@@ -10,6 +10,7 @@
 //! | HT mixed format, one spatial stream, 20 MHz (802.11n) | 19.4.3 (eq. 19-135) | `36 + T_SYM ceil(...)`, + 6 µs at 2.4 GHz |
 //!
 //! All times are integer nanoseconds so the event order never depends on rounding.
+use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 
 /// Nanoseconds.
@@ -35,15 +36,15 @@ pub enum PhyKind {
 }
 
 impl std::str::FromStr for PhyKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
         match s.to_ascii_lowercase().as_str() {
             "fhss" => Ok(PhyKind::Fhss),
             "b" | "11b" | "802.11b" => Ok(PhyKind::B),
             "a" | "11a" | "802.11a" => Ok(PhyKind::A),
             "g" | "11g" | "802.11g" => Ok(PhyKind::G),
             "n" | "11n" | "802.11n" => Ok(PhyKind::N),
-            _ => Err(format!("unknown PHY '{s}' (expected b, a, g, n or fhss)")),
+            _ => Err(Error::Spec(format!("unknown PHY '{s}' (expected b, a, g, n or fhss)"))),
         }
     }
 }
@@ -79,7 +80,7 @@ pub struct Phy {
 impl Phy {
     /// The standard's parameters for `kind` at `rate_mbps` (for HT, a rate of MCS 0-7 with
     /// long or short GI, e.g. 65 or 72.2).
-    pub fn new(kind: PhyKind, rate_mbps: f64) -> Result<Phy, String> {
+    pub fn new(kind: PhyKind, rate_mbps: f64) -> Result<Phy> {
         let rate_kbps = (rate_mbps * 1000.0).round() as u32;
         let ok = |set: &[u32]| set.contains(&rate_kbps);
         let mut p = Phy {
@@ -99,7 +100,7 @@ impl Phy {
         match kind {
             PhyKind::Fhss => {
                 if !ok(&[1000, 2000]) {
-                    return Err(format!("FHSS offers 1 and 2 Mb/s, not {rate_mbps}"));
+                    return Err(Error::Spec(format!("FHSS offers 1 and 2 Mb/s, not {rate_mbps}")));
                 }
                 // 802.11-1997 FHSS: slot 50 µs, SIFS 28 µs, aCWmin 15 (Bianchi varies W).
                 p.slot = 50 * US;
@@ -109,12 +110,12 @@ impl Phy {
             }
             PhyKind::B => {
                 if !ok(&[1000, 2000, 5500, 11000]) {
-                    return Err(format!("802.11b offers 1, 2, 5.5 and 11 Mb/s, not {rate_mbps}"));
+                    return Err(Error::Spec(format!("802.11b offers 1, 2, 5.5 and 11 Mb/s, not {rate_mbps}")));
                 }
             }
             PhyKind::A | PhyKind::G => {
                 if !ok(&[6000, 9000, 12000, 18000, 24000, 36000, 48000, 54000]) {
-                    return Err(format!("OFDM offers 6, 9, 12, 18, 24, 36, 48 and 54 Mb/s, not {rate_mbps}"));
+                    return Err(Error::Spec(format!("OFDM offers 6, 9, 12, 18, 24, 36, 48 and 54 Mb/s, not {rate_mbps}")));
                 }
                 p.slot = 9 * US;
                 p.cw_min = 15;
@@ -132,9 +133,9 @@ impl Phy {
                 } else if ok(&short) {
                     p.short_gi = true;
                 } else {
-                    return Err(format!(
+                    return Err(Error::Spec(format!(
                         "802.11n (one stream, 20 MHz) offers MCS 0-7: 6.5..65 Mb/s (800 ns GI) or 7.2..72.2 Mb/s (400 ns GI), not {rate_mbps}"
-                    ));
+                    )));
                 }
                 p.slot = 9 * US;
                 p.cw_min = 15;

@@ -9,6 +9,7 @@
 //! seed `run.seed + r`.
 use super::config::{FlowSpec, ModelSpec, PhySpec, TopologyKind, TrafficKind};
 use super::costs::Costs;
+use super::error::{Error, Result};
 use super::sim::{run_once, RunResult};
 use super::stats::Estimate;
 use rayon::prelude::*;
@@ -74,7 +75,7 @@ fn merge(dst: &mut toml::Table, src: &toml::Table) {
 }
 
 /// Sets `a.b.c = value` in `t` (value parsed as TOML, else taken as a string).
-pub fn set_path(t: &mut toml::Table, path: &str, value: &str) -> Result<(), String> {
+pub fn set_path(t: &mut toml::Table, path: &str, value: &str) -> Result<()> {
     let v: toml::Value = match toml::from_str::<toml::Table>(&format!("x = {value}")) {
         Ok(mut tt) => tt.remove("x").unwrap(),
         Err(_) => toml::Value::String(value.to_string()),
@@ -88,41 +89,45 @@ pub fn set_path(t: &mut toml::Table, path: &str, value: &str) -> Result<(), Stri
         }
         // flows.N.key addresses the N-th flow (0-based).
         if *p == "flows" {
-            let idx: usize = parts.get(i + 1).and_then(|s| s.parse().ok()).ok_or("flows.<index>.<key>: index missing")?;
-            let arr = cur.get_mut("flows").and_then(|v| v.as_array_mut()).ok_or("no [[flows]] to set")?;
+            let idx: usize =
+                parts.get(i + 1).and_then(|s| s.parse().ok()).ok_or_else(|| Error::Spec("flows.<index>.<key>: index missing".into()))?;
+            let arr = cur.get_mut("flows").and_then(|v| v.as_array_mut()).ok_or_else(|| Error::Spec("no [[flows]] to set".into()))?;
             let len = arr.len();
-            let f = arr.get_mut(idx).and_then(|v| v.as_table_mut()).ok_or(format!("flows has {len} entries"))?;
+            let f = arr.get_mut(idx).and_then(|v| v.as_table_mut()).ok_or_else(|| Error::Spec(format!("flows has {len} entries")))?;
             return set_path(f, &parts[i + 2..].join("."), value);
         }
         cur = cur
             .entry(p.to_string())
             .or_insert_with(|| toml::Value::Table(Default::default()))
             .as_table_mut()
-            .ok_or(format!("{path}: '{p}' is not a table"))?;
+            .ok_or_else(|| Error::Spec(format!("{path}: '{p}' is not a table")))?;
     }
     Ok(())
 }
 
 impl Scenario {
-    pub fn parse(text: &str) -> Result<Scenario, String> {
-        let mut t: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str) -> Result<Scenario> {
+        let mut t: toml::Table = toml::from_str(text)?;
         let take_str = |t: &mut toml::Table, k: &str| t.remove(k).and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
         let name = take_str(&mut t, "name");
         let description = take_str(&mut t, "description");
         let reference = take_str(&mut t, "reference");
         let mut cases = Vec::new();
         if let Some(v) = t.remove("case") {
-            let arr = v.as_array().ok_or("case must be an array of tables ([[case]])")?.clone();
+            let arr = v.as_array().ok_or_else(|| Error::Scenario("case must be an array of tables ([[case]])".into()))?.clone();
             for (i, c) in arr.into_iter().enumerate() {
                 let mut c = match c {
                     toml::Value::Table(c) => c,
-                    _ => return Err(format!("case {} is not a table", i + 1)),
+                    _ => return Err(Error::Scenario(format!("case {} is not a table", i + 1))),
                 };
                 let name = c.remove("name").and_then(|v| v.as_str().map(String::from)).unwrap_or_else(|| format!("case{}", i + 1));
                 let mut paper = BTreeMap::new();
                 if let Some(p) = c.remove("paper") {
-                    for (k, v) in p.as_table().ok_or("paper must be a table")? {
-                        let x = v.as_float().or_else(|| v.as_integer().map(|i| i as f64)).ok_or(format!("paper.{k} is not a number"))?;
+                    for (k, v) in p.as_table().ok_or_else(|| Error::Scenario("paper must be a table".into()))? {
+                        let x = v
+                            .as_float()
+                            .or_else(|| v.as_integer().map(|i| i as f64))
+                            .ok_or_else(|| Error::Scenario(format!("paper.{k} is not a number")))?;
                         paper.insert(k.clone(), x);
                     }
                 }
@@ -134,24 +139,24 @@ impl Scenario {
         }
         let sc = Scenario { name, description, reference, base: t, cases };
         for c in &sc.cases {
-            sc.spec(c, &[]).map_err(|e| format!("case '{}': {e}", c.name))?;
+            sc.spec(c, &[]).map_err(|e| Error::InCase { case: c.name.clone(), source: Box::new(e) })?;
         }
         Ok(sc)
     }
 
-    pub fn load(path: &std::path::Path) -> Result<Scenario, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Scenario::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    pub fn load(path: &std::path::Path) -> Result<Scenario> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Read { path: path.to_path_buf(), source })?;
+        Scenario::parse(&text).map_err(Error::in_file(path))
     }
 
     /// The model spec of `case` with `params` (`path`, `value`) applied on top.
-    pub fn spec(&self, case: &Case, params: &[(String, String)]) -> Result<ModelSpec, String> {
+    pub fn spec(&self, case: &Case, params: &[(String, String)]) -> Result<ModelSpec> {
         let mut t = self.base.clone();
         merge(&mut t, &case.overrides);
         for (p, v) in params {
             set_path(&mut t, p, v)?;
         }
-        let spec: ModelSpec = toml::Value::Table(t).try_into().map_err(|e: toml::de::Error| e.to_string())?;
+        let spec: ModelSpec = toml::Value::Table(t).try_into()?;
         spec.phy.build()?;
         spec.security.suite()?;
         Ok(spec)
@@ -166,7 +171,7 @@ impl Scenario {
         sweep: Option<(&str, &[String])>,
         replications: Option<usize>,
         progress: &(dyn Fn() + Sync),
-    ) -> Result<Vec<CaseResult>, String> {
+    ) -> Result<Vec<CaseResult>> {
         let mut points: Vec<(usize, Option<String>, ModelSpec)> = Vec::new();
         for (ci, c) in self.cases.iter().enumerate() {
             match sweep {
@@ -188,7 +193,7 @@ impl Scenario {
                 (0..r as u64).map(move |k| (pi, s.run.seed + k))
             })
             .collect();
-        let runs: Vec<(usize, Result<RunResult, String>)> = jobs
+        let runs: Vec<(usize, Result<RunResult>)> = jobs
             .par_iter()
             .map(|&(pi, seed)| {
                 let r = run_once(&points[pi].2, costs, seed);
@@ -222,8 +227,8 @@ impl Scenario {
 }
 
 /// Runs `replications` of `spec` in parallel (seeds `run.seed`, `run.seed + 1`, ...).
-pub fn replicate(spec: &ModelSpec, costs: &Costs, replications: usize) -> Result<Summary, String> {
-    let runs: Result<Vec<RunResult>, String> =
+pub fn replicate(spec: &ModelSpec, costs: &Costs, replications: usize) -> Result<Summary> {
+    let runs: Result<Vec<RunResult>> =
         (0..replications.max(1) as u64).into_par_iter().map(|k| run_once(spec, costs, spec.run.seed + k)).collect();
     Ok(summarize(runs?))
 }

@@ -22,6 +22,7 @@
 //! 20-station network cost O(stations) per transmission.
 use super::config::{secs, FlowSpec, ModelSpec, TopologyKind, TrafficKind};
 use super::costs::{Costs, Location};
+use super::error::{Error, Result};
 use super::phy::{Ns, Phy, PhyKind, SEC};
 use super::stats::{quantile, Rfc3550Jitter};
 use super::tcp::{Seg, TcpReceiver, TcpSender};
@@ -273,18 +274,18 @@ pub struct Simulator<'a> {
 }
 
 impl<'a> Simulator<'a> {
-    pub fn new(spec: &'a ModelSpec, costs: &'a Costs, seed: u64) -> Result<Simulator<'a>, String> {
+    pub fn new(spec: &'a ModelSpec, costs: &'a Costs, seed: u64) -> Result<Simulator<'a>> {
         let phy = spec.phy.build()?;
         let suite = spec.security.suite()?;
         let topo = &spec.topology;
         if topo.stations == 0 {
-            return Err("topology: at least one station".into());
+            return Err(Error::Spec("topology: at least one station".into()));
         }
         if spec.mac.ampdu_max > 1 && phy.kind != PhyKind::N {
-            return Err("mac.ampdu_max > 1 needs 802.11n".into());
+            return Err(Error::Spec("mac.ampdu_max > 1 needs 802.11n".into()));
         }
         if !(0.0..1.0).contains(&spec.mac.frame_error_rate) {
-            return Err("mac.frame_error_rate must be in [0, 1)".into());
+            return Err(Error::Spec("mac.frame_error_rate must be in [0, 1)".into()));
         }
         let mut nodes = Vec::new();
         let mut names = Vec::new();
@@ -349,7 +350,7 @@ impl<'a> Simulator<'a> {
             nodes[0].eth = Some(Fifo::new(1, topo.ethernet_queue_limit));
         }
         if nodes.len() > u16::MAX as usize {
-            return Err("too many nodes".into());
+            return Err(Error::Spec("too many nodes".into()));
         }
         for (n, name) in nodes.iter_mut().zip(&names) {
             n.stats.name = name.clone();
@@ -363,8 +364,11 @@ impl<'a> Simulator<'a> {
                 }
             }
         }
-        let find = |name: &str| -> Result<usize, String> {
-            names.iter().position(|n| n == name).ok_or_else(|| format!("flow endpoint '{name}' is not a node (have: {})", names.join(", ")))
+        let find = |name: &str| -> Result<usize> {
+            names
+                .iter()
+                .position(|n| n == name)
+                .ok_or_else(|| Error::Spec(format!("flow endpoint '{name}' is not a node (have: {})", names.join(", "))))
         };
         // `src = "each_sta"` stands for one flow from every station (other than dst).
         let mut expanded = Vec::new();
@@ -387,41 +391,41 @@ impl<'a> Simulator<'a> {
         for (i, f) in expanded.iter().enumerate() {
             let (src, dst) = (find(&f.src)?, find(&f.dst)?);
             if src == dst {
-                return Err(format!("flow {}: source and destination are the same node", i + 1));
+                return Err(Error::Spec(format!("flow {}: source and destination are the same node", i + 1)));
             }
             if f.traffic == TrafficKind::Saturated && nodes[src].mac.is_none() {
-                return Err("saturated flows start at a wireless node".into());
+                return Err(Error::Spec("saturated flows start at a wireless node".into()));
             }
             let what = format!("flow {} ({}->{})", i + 1, f.src, f.dst);
             if matches!(f.traffic, TrafficKind::Cbr | TrafficKind::Poisson | TrafficKind::Video)
                 && !(f.rate_mbps > 0.0 && f.rate_mbps.is_finite())
             {
-                return Err(format!("{what}: rate_mbps must be > 0"));
+                return Err(Error::Spec(format!("{what}: rate_mbps must be > 0")));
             }
             if matches!(f.traffic, TrafficKind::Cbr | TrafficKind::Poisson | TrafficKind::Saturated) && !(1..=2200).contains(&f.payload) {
-                return Err(format!("{what}: payload must be 1..=2200 octets"));
+                return Err(Error::Spec(format!("{what}: payload must be 1..=2200 octets")));
             }
             if f.traffic == TrafficKind::Video {
                 if !(f.fps > 0.0 && f.fps <= 1000.0 && (1..=2200).contains(&f.video_packet)) || f.frame_cv < 0.0 {
-                    return Err(format!("{what}: video needs 0 < fps <= 1000, 1 <= video_packet <= 2200, frame_cv >= 0"));
+                    return Err(Error::Spec(format!("{what}: video needs 0 < fps <= 1000, 1 <= video_packet <= 2200, frame_cv >= 0")));
                 }
                 if f.gop.is_empty()
                     || !f.gop.chars().all(|c| matches!(c, 'I' | 'P' | 'B'))
                     || f.ipb_ratio.iter().any(|r| r.is_nan() || *r <= 0.0)
                 {
-                    return Err(format!("{what}: gop must be a non-empty string of I, P and B, and ipb_ratio positive"));
+                    return Err(Error::Spec(format!("{what}: gop must be a non-empty string of I, P and B, and ipb_ratio positive")));
                 }
             }
             if f.traffic == TrafficKind::File && f.file_bytes == 0 {
-                return Err(format!("{what}: file_bytes must be > 0"));
+                return Err(Error::Spec(format!("{what}: file_bytes must be > 0")));
             }
             if matches!(f.traffic, TrafficKind::Tcp | TrafficKind::File)
                 && (f.tcp.mss < 64 || f.tcp.mss > 2200 || f.tcp.rwnd < f.tcp.mss as u64)
             {
-                return Err(format!("{what}: tcp.mss must be 64..=2200 and tcp.rwnd at least one MSS"));
+                return Err(Error::Spec(format!("{what}: tcp.mss must be 64..=2200 and tcp.rwnd at least one MSS")));
             }
             if !(f.start_s >= 0.0 && f.start_s.is_finite()) {
-                return Err(format!("{what}: start_s must be >= 0"));
+                return Err(Error::Spec(format!("{what}: start_s must be >= 0")));
             }
             if let (TrafficKind::File, Some(c)) = (&f.traffic, &f.app_cipher) {
                 costs.app_cipher(c)?;
@@ -453,16 +457,16 @@ impl<'a> Simulator<'a> {
         }
         let run = &spec.run;
         if !(run.warmup_s >= 0.0 && run.duration_s > run.warmup_s && run.duration_s < 1e6 && run.drain_s >= 0.0 && run.drain_s < 1e6) {
-            return Err("run: need 0 <= warmup_s < duration_s < 1e6 s and 0 <= drain_s".into());
+            return Err(Error::Spec("run: need 0 <= warmup_s < duration_s < 1e6 s and 0 <= drain_s".into()));
         }
         if spec.mac.queue_limit == 0 || spec.security.stage_queue_limit == 0 || spec.security.host_cores == 0 {
-            return Err("mac.queue_limit, security.stage_queue_limit and security.host_cores must be >= 1".into());
+            return Err(Error::Spec("mac.queue_limit, security.stage_queue_limit and security.host_cores must be >= 1".into()));
         }
         if spec.mac.beacon_interval_tu.is_nan() || spec.mac.beacon_interval_tu <= 0.0 || spec.mac.beacon_bytes == 0 {
-            return Err("mac: beacon_interval_tu and beacon_bytes must be > 0".into());
+            return Err(Error::Spec("mac: beacon_interval_tu and beacon_bytes must be > 0".into()));
         }
         if spec.topology.wired_host && !(spec.topology.ethernet_mbps > 0.0 && spec.topology.ethernet_delay_us >= 0.0) {
-            return Err("topology: ethernet_mbps must be > 0 and ethernet_delay_us >= 0".into());
+            return Err(Error::Spec("topology: ethernet_mbps must be > 0 and ethernet_delay_us >= 0".into()));
         }
         let fail_ifs = if spec.mac.eifs { phy.eifs() } else { phy.difs() };
         let header_bytes = spec.mac.header_bytes.unwrap_or(if phy.kind == PhyKind::N { 30 } else { 28 });
@@ -1228,7 +1232,7 @@ impl<'a> Simulator<'a> {
 }
 
 /// Runs one replication of `spec` with `seed`.
-pub fn run_once(spec: &ModelSpec, costs: &Costs, seed: u64) -> Result<RunResult, String> {
+pub fn run_once(spec: &ModelSpec, costs: &Costs, seed: u64) -> Result<RunResult> {
     let e = Simulator::new(spec, costs, seed)?;
     Ok(e.run(seed))
 }

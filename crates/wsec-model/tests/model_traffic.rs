@@ -139,13 +139,16 @@ fn shipped_scenarios_parse_and_run_briefly() {
 #[test]
 fn scenario_errors_are_clear() {
     let bad = "name = 'x'\n[phy]\nstandard = 'q'\n";
-    assert!(Scenario::parse(bad).unwrap_err().contains("unknown PHY"));
+    let e = Scenario::parse(bad).unwrap_err();
+    assert!(matches!(&e, wsec_model::Error::InCase { source, .. } if matches!(**source, wsec_model::Error::Spec(_))), "{e:?}");
+    assert!(e.to_string().contains("unknown PHY"), "{e}");
     let typo = "name = 'x'\n[mac]\nqueue_limt = 3\n";
-    assert!(Scenario::parse(typo).unwrap_err().contains("queue_limt"));
+    assert!(Scenario::parse(typo).unwrap_err().to_string().contains("queue_limt"));
     let node = "name = 'x'\n[[flows]]\nsrc = 'sta9'\ndst = 'ap'\n";
     let sc = Scenario::parse(node).unwrap();
     let e = sc.run(&Costs::shipped(), &[], None, Some(1), &|| {}).unwrap_err();
-    assert!(e.contains("sta9"), "{e}");
+    assert!(matches!(e, wsec_model::Error::Spec(_)), "{e:?}");
+    assert!(e.to_string().contains("sta9"), "{e}");
 }
 
 #[test]

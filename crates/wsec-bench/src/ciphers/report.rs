@@ -443,9 +443,9 @@ pub fn size_label(n: usize) -> String {
 /// Writes the plots into `dir` as `ext` ("svg" or "png"): throughput and energy against
 /// file size (audio files, the widest range) and packet size, per direction, and
 /// throughput per data type. Returns the files written.
-pub fn plots(r: &Results, dir: &std::path::Path, ext: &str) -> Result<Vec<std::path::PathBuf>, String> {
+pub fn plots(r: &Results, dir: &std::path::Path, ext: &str) -> crate::Result<Vec<std::path::PathBuf>> {
     use crate::plot::LineChart;
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(crate::Error::io(dir))?;
     let specs = r.specs();
     let mut written = Vec::new();
     let method = match r.energy_method {

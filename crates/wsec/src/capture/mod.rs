@@ -159,15 +159,15 @@ impl<R: Read> CaptureReader<R> {
     }
 
     /// Reads exactly `n` octets; `Ok(false)` at a clean end of file before the first octet.
-    fn read_record(&mut self, buf: &mut [u8]) -> Result<bool, String> {
+    fn read_record(&mut self, buf: &mut [u8]) -> std::io::Result<bool> {
         let mut got = 0;
         while got < buf.len() {
             match self.r.read(&mut buf[got..]) {
                 Ok(0) if got == 0 => return Ok(false),
-                Ok(0) => return Err("truncated record".into()),
+                Ok(0) => return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "truncated record")),
                 Ok(n) => got += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e.to_string()),
+                Err(e) => return Err(e),
             }
         }
         Ok(true)

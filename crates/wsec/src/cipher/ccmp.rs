@@ -1,7 +1,7 @@
 //! CCMP-128 and CCMP-256, IEEE 802.11-2020 12.5.3: AES-CCM with a 13-octet nonce (L = 2)
 //! and an 8-octet (CCMP-128) or 16-octet (CCMP-256) MIC, over the fused kernel.
 use super::kernel::CcmKey;
-use super::{mpdu, AadOptions, CipherSuite, Pn, Protection, RxInfo};
+use super::{mpdu, AadOptions, CcmBackend, CipherSuite, Pn, Protection, RxInfo};
 use crate::error::{Error, Result};
 
 /// A CCMP temporal key with the AAD options negotiated for the link.
@@ -19,12 +19,17 @@ impl Ccmp {
     }
 
     pub fn with_options(tk: &[u8], opts: AadOptions) -> Result<Ccmp> {
+        Self::with_backend(tk, opts, CcmBackend::Detect)
+    }
+
+    /// As [`Ccmp::with_options`], on the CCM kernel `backend`.
+    pub fn with_backend(tk: &[u8], opts: AadOptions, backend: CcmBackend) -> Result<Ccmp> {
         let suite = match tk.len() {
             16 => CipherSuite::Ccmp128,
             32 => CipherSuite::Ccmp256,
             _ => return Err(Error::BadKeyLength),
         };
-        Ok(Ccmp { key: CcmKey::new(tk)?, suite, opts })
+        Ok(Ccmp { key: backend.key(tk)?, suite, opts })
     }
 
     pub fn mic_len(&self) -> usize {

@@ -4,7 +4,7 @@
 //! secure). The byte layout and the security argument are in `docs/eccmp.md`; the kernels
 //! are [`CcmKey::seal_lanes`] / [`CcmKey::open_lanes`].
 use super::kernel::CcmKey;
-use super::{mpdu, AadOptions, CipherSuite, Pn, Protection, RxInfo};
+use super::{mpdu, AadOptions, CcmBackend, CipherSuite, Pn, Protection, RxInfo};
 use crate::error::{Error, Result};
 
 /// MIC length of every ECCMP suite (as CCMP-128).
@@ -22,21 +22,21 @@ pub struct Eccmp {
 impl Eccmp {
     /// `suite` must be [`CipherSuite::Eccmp2`], `Eccmp4` or `Eccmp8`; `tk` 16 octets.
     pub fn with_options(tk: &[u8], suite: CipherSuite, opts: AadOptions) -> Result<Eccmp> {
+        Self::with_backend(tk, suite, opts, CcmBackend::Detect)
+    }
+
+    /// As [`Eccmp::with_options`], on the CCM kernel `backend`.
+    pub fn with_backend(tk: &[u8], suite: CipherSuite, opts: AadOptions, backend: CcmBackend) -> Result<Eccmp> {
         let lanes = suite.eccmp_lanes().ok_or(Error::Unsupported("not an ECCMP suite"))?;
         if tk.len() != 16 {
             return Err(Error::BadKeyLength);
         }
-        Ok(Eccmp { key: CcmKey::new(tk)?, suite, lanes, opts })
+        Ok(Eccmp { key: backend.key(tk)?, suite, lanes, opts })
     }
 
     /// ECCMP with `lanes` in {2, 4, 8} and default AAD options.
     pub fn new(tk: &[u8], lanes: usize) -> Result<Eccmp> {
-        let suite = match lanes {
-            2 => CipherSuite::Eccmp2,
-            4 => CipherSuite::Eccmp4,
-            8 => CipherSuite::Eccmp8,
-            _ => return Err(Error::Unsupported("ECCMP lane count must be 2, 4 or 8")),
-        };
+        let suite = CipherSuite::eccmp(lanes).ok_or(Error::Unsupported("ECCMP lane count must be 2, 4 or 8"))?;
         Self::with_options(tk, suite, AadOptions::default())
     }
 

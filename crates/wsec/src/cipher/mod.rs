@@ -114,6 +114,11 @@ impl CipherSuite {
         }
     }
 
+    /// The Enhanced CCMP suite with `lanes` MIC lanes (2, 4 or 8).
+    pub fn eccmp(lanes: usize) -> Option<CipherSuite> {
+        CipherSuite::ALL.iter().copied().find(|s| s.eccmp_lanes() == Some(lanes))
+    }
+
     /// The name used on wsec's command line (hostapd's names where it has them).
     pub fn name(self) -> &'static str {
         match self {
@@ -244,18 +249,146 @@ pub trait Protection {
 /// bodies up to the largest MPDU of 802.11-2020 (11 454 octets, VHT) and reject larger.
 pub const MAX_MPDU_BODY: usize = 11454;
 
-/// Builds the protection of `suite` from its key (for TKIP, the 32-octet TK with both
-/// Michael keys). `opts` applies to CCMP and GCMP.
-pub fn new_protection(suite: CipherSuite, key: &[u8], opts: AadOptions) -> Result<Box<dyn Protection + Send + Sync>> {
-    if key.len() != suite.key_len() {
-        return Err(Error::BadKeyLength);
+/// Which AES-CCM kernel the CCM suites (CCMP, ECCMP) run on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CcmBackend {
+    /// The fastest kernel this CPU has ([`kernel::backend`]).
+    #[default]
+    Detect,
+    /// The portable kernel (no AES instructions in wsec's own code), e.g. to count the
+    /// instructions a WLAN card's core would run.
+    Portable,
+}
+
+impl CcmBackend {
+    pub(crate) fn key(self, tk: &[u8]) -> Result<kernel::CcmKey> {
+        match self {
+            CcmBackend::Detect => kernel::CcmKey::new(tk),
+            CcmBackend::Portable => kernel::CcmKey::new_portable(tk),
+        }
     }
-    Ok(match suite {
-        CipherSuite::Wep40 | CipherSuite::Wep104 => Box::new(wep::WepKey::new(key)?),
-        CipherSuite::Tkip => Box::new(tkip::TkipKey::new(key)?),
-        CipherSuite::Ccmp128 | CipherSuite::Ccmp256 => Box::new(ccmp::Ccmp::with_options(key, opts)?),
-        CipherSuite::Gcmp128 | CipherSuite::Gcmp256 => Box::new(gcmp::Gcmp::with_options(key, opts)?),
-        CipherSuite::Eccmp2 | CipherSuite::Eccmp4 | CipherSuite::Eccmp8 => Box::new(eccmp::Eccmp::with_options(key, suite, opts)?),
-        _ => Box::new(bip::Bip::new(suite, key)?),
-    })
+}
+
+/// What a key's protection depends on besides its suite and octets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct KeyOptions {
+    /// AAD rules of CCMP, GCMP and ECCMP (negotiated per link); WEP, TKIP and BIP ignore it.
+    pub aad: AadOptions,
+    /// Kernel of CCMP and ECCMP; the other suites ignore it.
+    pub ccm_backend: CcmBackend,
+}
+
+impl From<AadOptions> for KeyOptions {
+    fn from(aad: AadOptions) -> KeyOptions {
+        KeyOptions { aad, ..KeyOptions::default() }
+    }
+}
+
+/// A temporal key of one cipher suite, ready to protect MPDUs. [`SuiteKey::new`] is the one
+/// place that maps (suite, key octets, options) to a protection: the link layer's key
+/// tables, the capture decryptor and [`new_protection`] all build their keys with it.
+///
+/// The variants give the cipher's own API where a caller needs more than [`Protection`]:
+/// TKIP's Michael key per direction (`TkipKey::*_dir`; [`Protection`] picks it from the
+/// frame's From DS bit, which is right for infrastructure traffic only), CCMP's batch
+/// kernels, BIP's MIC length.
+#[derive(Clone, Debug)]
+pub enum SuiteKey {
+    Wep(wep::WepKey),
+    Tkip(tkip::TkipKey),
+    // Boxed: the expanded AES key schedules are large next to the other variants.
+    Ccmp(Box<ccmp::Ccmp>),
+    Gcmp(gcmp::Gcmp),
+    Eccmp(Box<eccmp::Eccmp>),
+    Bip(bip::Bip),
+}
+
+impl SuiteKey {
+    /// Builds the key of `suite` from its octets: exactly [`CipherSuite::key_len`] of them
+    /// (WEP-40 5, WEP-104 13; TKIP the 32-octet TK || Michael Authenticator→Supplicant ||
+    /// Michael Supplicant→Authenticator), else [`Error::BadKeyLength`].
+    pub fn new(suite: CipherSuite, key: &[u8], opts: KeyOptions) -> Result<SuiteKey> {
+        if key.len() != suite.key_len() {
+            return Err(Error::BadKeyLength);
+        }
+        let (aad, ccm) = (opts.aad, opts.ccm_backend);
+        Ok(match suite {
+            CipherSuite::Wep40 | CipherSuite::Wep104 => SuiteKey::Wep(wep::WepKey::new(key)?),
+            CipherSuite::Tkip => SuiteKey::Tkip(tkip::TkipKey::new(key)?),
+            CipherSuite::Ccmp128 | CipherSuite::Ccmp256 => SuiteKey::Ccmp(Box::new(ccmp::Ccmp::with_backend(key, aad, ccm)?)),
+            CipherSuite::Gcmp128 | CipherSuite::Gcmp256 => SuiteKey::Gcmp(gcmp::Gcmp::with_options(key, aad)?),
+            CipherSuite::Eccmp2 | CipherSuite::Eccmp4 | CipherSuite::Eccmp8 => {
+                SuiteKey::Eccmp(Box::new(eccmp::Eccmp::with_backend(key, suite, aad, ccm)?))
+            }
+            CipherSuite::BipCmac128 | CipherSuite::BipCmac256 | CipherSuite::BipGmac128 | CipherSuite::BipGmac256 => {
+                SuiteKey::Bip(bip::Bip::new(suite, key)?)
+            }
+        })
+    }
+
+    pub fn suite(&self) -> CipherSuite {
+        self.as_protection().suite()
+    }
+
+    pub fn as_protection(&self) -> &(dyn Protection + Send + Sync) {
+        match self {
+            SuiteKey::Wep(k) => k,
+            SuiteKey::Tkip(k) => k,
+            SuiteKey::Ccmp(k) => k.as_ref(),
+            SuiteKey::Gcmp(k) => k,
+            SuiteKey::Eccmp(k) => k.as_ref(),
+            SuiteKey::Bip(k) => k,
+        }
+    }
+
+    /// The cipher itself behind [`Protection`] (no dispatch through this enum per frame).
+    pub fn into_protection(self) -> Box<dyn Protection + Send + Sync> {
+        match self {
+            SuiteKey::Wep(k) => Box::new(k),
+            SuiteKey::Tkip(k) => Box::new(k),
+            SuiteKey::Ccmp(k) => k,
+            SuiteKey::Gcmp(k) => Box::new(k),
+            SuiteKey::Eccmp(k) => k,
+            SuiteKey::Bip(k) => Box::new(k),
+        }
+    }
+}
+
+/// Builds the protection of `suite` from its key (for TKIP, the 32-octet TK with both
+/// Michael keys): [`SuiteKey::new`] with `opts` (CCMP, GCMP, ECCMP) and the detected CCM
+/// kernel.
+pub fn new_protection(suite: CipherSuite, key: &[u8], opts: AadOptions) -> Result<Box<dyn Protection + Send + Sync>> {
+    Ok(SuiteKey::new(suite, key, opts.into())?.into_protection())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suite_key_builds_every_suite_and_checks_length() {
+        for s in CipherSuite::ALL {
+            let key: Vec<u8> = (1..=s.key_len() as u8).collect();
+            assert_eq!(SuiteKey::new(s, &key, KeyOptions::default()).unwrap().suite(), s);
+            assert_eq!(new_protection(s, &key, AadOptions::default()).unwrap().suite(), s);
+            assert_eq!(SuiteKey::new(s, &key[1..], KeyOptions::default()).unwrap_err(), Error::BadKeyLength);
+        }
+        assert_eq!(CipherSuite::eccmp(4), Some(CipherSuite::Eccmp4));
+        assert_eq!(CipherSuite::eccmp(1), None);
+    }
+
+    #[test]
+    fn ccm_backends_protect_alike() {
+        let mut mpdu = vec![0x08, 0x01, 0, 0, 2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 3, 0x10, 0];
+        mpdu.extend((0..300).map(|i| i as u8));
+        for s in [CipherSuite::Ccmp128, CipherSuite::Ccmp256, CipherSuite::Eccmp4] {
+            let key: Vec<u8> = (1..=s.key_len() as u8).collect();
+            let [a, b] = [CcmBackend::Detect, CcmBackend::Portable]
+                .map(|ccm_backend| SuiteKey::new(s, &key, KeyOptions { ccm_backend, ..KeyOptions::default() }).unwrap());
+            let (mut x, mut y) = (Vec::new(), Vec::new());
+            a.as_protection().encapsulate(&mpdu, 7, 0, &mut x).unwrap();
+            b.as_protection().encapsulate(&mpdu, 7, 0, &mut y).unwrap();
+            assert_eq!(x, y, "{s}");
+        }
+    }
 }

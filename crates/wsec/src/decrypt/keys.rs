@@ -27,6 +27,26 @@ impl core::fmt::Debug for UserKey {
     }
 }
 
+/// A line of an `80211_keys` file that was refused: its number (from 1) and why. The
+/// reason never quotes the line (it holds a key or passphrase).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyFileError {
+    pub line: usize,
+    pub reason: Error,
+}
+
+impl core::fmt::Display for KeyFileError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.reason)
+    }
+}
+
+impl std::error::Error for KeyFileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.reason)
+    }
+}
+
 fn unhex(s: &str) -> Result<Vec<u8>> {
     let s: String = s.chars().filter(|c| !matches!(c, ':' | '-' | ' ')).collect();
     if !s.len().is_multiple_of(2) {
@@ -114,13 +134,13 @@ impl UserKey {
     }
 
     /// Every key of an `80211_keys` file; the error names the line.
-    pub fn from_80211_keys(text: &str) -> core::result::Result<Vec<UserKey>, String> {
+    pub fn from_80211_keys(text: &str) -> core::result::Result<Vec<UserKey>, KeyFileError> {
         let mut v = Vec::new();
         for (i, line) in text.lines().enumerate() {
             match UserKey::from_80211_keys_line(line) {
                 Ok(Some(k)) => v.push(k),
                 Ok(None) => {}
-                Err(e) => return Err(format!("line {}: {e}", i + 1)),
+                Err(reason) => return Err(KeyFileError { line: i + 1, reason }),
             }
         }
         Ok(v)
@@ -141,7 +161,9 @@ mod tests {
         assert!(matches!(&k[2], UserKey::Wep(w) if w.len() == 5));
         assert!(matches!(&k[3], UserKey::Pmk(p) if p.len() == 32));
         assert!(matches!(&k[4], UserKey::Tk(t) if t.len() == 16));
-        assert_eq!(UserKey::from_80211_keys("\"wep\",\"zz\"").unwrap_err(), "line 1: malformed: key is not hex");
+        let e = UserKey::from_80211_keys("# keys\n\"wep\",\"zz\"").unwrap_err();
+        assert_eq!(e, KeyFileError { line: 2, reason: Error::Malformed("key is not hex") });
+        assert_eq!(e.to_string(), "line 2: malformed: key is not hex");
         assert!(UserKey::from_80211_keys("\"wpa-pwd\",\"short:x\"").is_err());
         assert!(UserKey::from_80211_keys("\"foo\",\"00\"").is_err());
     }

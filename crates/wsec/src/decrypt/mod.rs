@@ -8,12 +8,8 @@
 //! of BSSs and stations in the capture.
 pub mod keys;
 
-use crate::cipher::ccmp::Ccmp;
-use crate::cipher::eccmp::Eccmp;
-use crate::cipher::gcmp::Gcmp;
-use crate::cipher::tkip::TkipKey;
 use crate::cipher::wep::WepKey;
-use crate::cipher::{CipherSuite, Protection};
+use crate::cipher::{CipherSuite, KeyOptions, Protection, SuiteKey};
 use crate::rsn::akm::Akm;
 use crate::rsn::eapol::{self, DescriptorType, EapolKey, EapolKeyRepr};
 use crate::rsn::ie::{self, RsnElementRepr, WpaElementRepr};
@@ -756,19 +752,26 @@ impl Decryptor {
 
 /// Decrypts with a TK under `cipher` (TKIP: the direction from the frame; fragments by ICV).
 fn decrypt_with(tk: &[u8], cipher: CipherSuite, mpdu: &[u8]) -> Option<(Vec<u8>, CipherSuite)> {
+    // Only the data suites that use the Ext IV header: WEP keys are tried as `Cand::Wep`,
+    // and BIP encrypts nothing.
+    if cipher.is_bip() || matches!(cipher, CipherSuite::Wep40 | CipherSuite::Wep104) {
+        return None;
+    }
+    // CCMP and GCMP take their size from the key: a GTK longer or shorter than the group
+    // cipher a Beacon announced is still tried (and reported under the announced name).
+    let build = match (cipher, tk.len()) {
+        (CipherSuite::Ccmp128 | CipherSuite::Ccmp256, 16) => CipherSuite::Ccmp128,
+        (CipherSuite::Ccmp128 | CipherSuite::Ccmp256, 32) => CipherSuite::Ccmp256,
+        (CipherSuite::Gcmp128 | CipherSuite::Gcmp256, 16) => CipherSuite::Gcmp128,
+        (CipherSuite::Gcmp128 | CipherSuite::Gcmp256, 32) => CipherSuite::Gcmp256,
+        _ => cipher,
+    };
+    let key = SuiteKey::new(build, tk, KeyOptions::default()).ok()?;
     let mut out = Vec::new();
-    let ok = match cipher {
-        CipherSuite::Tkip => {
-            let k = TkipKey::new(tk).ok()?;
-            k.decapsulate(mpdu, &mut out).is_ok() || k.decapsulate_fragment_into(mpdu, &mut out).is_ok()
-        }
-        CipherSuite::Ccmp128 | CipherSuite::Ccmp256 => Ccmp::new(tk).ok()?.decapsulate(mpdu, &mut out).is_ok(),
-        CipherSuite::Gcmp128 | CipherSuite::Gcmp256 => Gcmp::new(tk).ok()?.decapsulate(mpdu, &mut out).is_ok(),
-        CipherSuite::Eccmp2 | CipherSuite::Eccmp4 | CipherSuite::Eccmp8 => {
-            let lanes = cipher.eccmp_lanes().unwrap_or(1);
-            Eccmp::new(tk, lanes).ok()?.decapsulate(mpdu, &mut out).is_ok()
-        }
-        _ => false,
+    let ok = match &key {
+        // Michael covers the whole MSDU: a fragment is checked by its ICV alone.
+        SuiteKey::Tkip(k) => k.decapsulate(mpdu, &mut out).is_ok() || k.decapsulate_fragment_into(mpdu, &mut out).is_ok(),
+        k => k.as_protection().decapsulate(mpdu, &mut out).is_ok(),
     };
     ok.then_some((out, cipher))
 }

@@ -14,13 +14,11 @@ use super::defrag::{FragMeta, Reassembler};
 use super::mic_failure::{MicFailureAction, MicFailureTracker};
 use super::pn::PnGenerator;
 use super::replay::ReplayCounters;
-use crate::cipher::bip::Bip;
 use crate::cipher::ccmp::Ccmp;
-use crate::cipher::eccmp::Eccmp;
-use crate::cipher::gcmp::Gcmp;
 use crate::cipher::tkip::{MichaelDirection, TkipKey};
-use crate::cipher::wep::WepKey;
-use crate::cipher::{mpdu, AadOptions, CipherSuite, Pn, Protection, RxInfo};
+// Each installed key is the cipher's own type, as the one constructor builds it.
+use crate::cipher::SuiteKey as Key;
+use crate::cipher::{mpdu, AadOptions, CipherSuite, Pn, RxInfo};
 use crate::error::{Error, Result};
 use crate::wire::mac::{is_group, Header, SeqControl};
 
@@ -41,44 +39,6 @@ pub enum KeyType {
     Group,
     /// IGTK (Key ID 4-5) or BIGTK (6-7).
     ManagementGroup,
-}
-
-#[derive(Clone)]
-enum Key {
-    Wep(WepKey),
-    Tkip(TkipKey),
-    // Boxed: the expanded AES key schedules are large next to the other variants.
-    Ccmp(Box<Ccmp>),
-    Gcmp(Gcmp),
-    Eccmp(Box<Eccmp>),
-    Bip(Bip),
-}
-
-impl Key {
-    fn new(suite: CipherSuite, key: &[u8], opts: AadOptions) -> Result<Key> {
-        if key.len() != suite.key_len() {
-            return Err(Error::BadKeyLength);
-        }
-        Ok(match suite {
-            CipherSuite::Wep40 | CipherSuite::Wep104 => Key::Wep(WepKey::new(key)?),
-            CipherSuite::Tkip => Key::Tkip(TkipKey::new(key)?),
-            CipherSuite::Ccmp128 | CipherSuite::Ccmp256 => Key::Ccmp(Box::new(Ccmp::with_options(key, opts)?)),
-            CipherSuite::Gcmp128 | CipherSuite::Gcmp256 => Key::Gcmp(Gcmp::with_options(key, opts)?),
-            CipherSuite::Eccmp2 | CipherSuite::Eccmp4 | CipherSuite::Eccmp8 => Key::Eccmp(Box::new(Eccmp::with_options(key, suite, opts)?)),
-            _ => Key::Bip(Bip::new(suite, key)?),
-        })
-    }
-
-    fn prot(&self) -> &dyn Protection {
-        match self {
-            Key::Wep(k) => k,
-            Key::Tkip(k) => k,
-            Key::Ccmp(k) => k.as_ref(),
-            Key::Gcmp(k) => k,
-            Key::Eccmp(k) => k.as_ref(),
-            Key::Bip(k) => k,
-        }
-    }
 }
 
 struct Slot {
@@ -166,7 +126,7 @@ impl SecurityAssociation {
         if key.iter().all(|&b| b == 0) {
             return Err(Error::Malformed("all-zero key refused"));
         }
-        let key = Key::new(suite, key, opts)?;
+        let key = Key::new(suite, key, opts.into())?;
         let tx = match key {
             Key::Wep(_) => PnGenerator::with_range(0, 24),
             _ => PnGenerator::new(),
@@ -253,7 +213,7 @@ impl SecurityAssociation {
         match &slot.key {
             Key::Tkip(k) if kt == KeyType::Pairwise => k.encapsulate_dir(mpdu, pn, id, dir, out),
             Key::Tkip(k) => k.encapsulate_dir(mpdu, pn, id, MichaelDirection::AuthenticatorToSupplicant, out),
-            k => k.prot().encapsulate(mpdu, pn, id, out),
+            k => k.as_protection().encapsulate(mpdu, pn, id, out),
         }
     }
 
@@ -362,7 +322,7 @@ impl SecurityAssociation {
             m[22..24].copy_from_slice(&SeqControl::new(seq, i as u8).0.to_le_bytes());
             m.extend_from_slice(c);
             let mut p = Vec::new();
-            slot.key.prot().encapsulate(&m, first + i as u64, id, &mut p)?;
+            slot.key.as_protection().encapsulate(&m, first + i as u64, id, &mut p)?;
             out.push(p);
         }
         Ok(out)
@@ -433,7 +393,7 @@ impl SecurityAssociation {
                 Err(Error::MicFailure) => return Err(self.tkip_mic_failure(now_ns)),
                 r => r?,
             },
-            (k, _) => k.prot().decapsulate(mpdu, &mut out)?,
+            (k, _) => k.as_protection().decapsulate(mpdu, &mut out)?,
         };
         if let Key::Bip(_) = slot.key {
             slot.rx.check(replay_slot, info.pn)?;
@@ -496,7 +456,7 @@ impl SecurityAssociation {
 impl core::fmt::Debug for SecurityAssociation {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let ids = |t: &[Option<Slot>], base: usize| -> Vec<String> {
-            t.iter().enumerate().filter_map(|(i, s)| s.as_ref().map(|s| format!("{}:{}", i + base, s.key.prot().suite()))).collect()
+            t.iter().enumerate().filter_map(|(i, s)| s.as_ref().map(|s| format!("{}:{}", i + base, s.key.suite()))).collect()
         };
         f.debug_struct("SecurityAssociation")
             .field("role", &self.role)
