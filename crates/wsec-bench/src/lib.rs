@@ -13,6 +13,8 @@
 //!   throughput and energy by file size, data type and packet size (`wsec bench ciphers`).
 //! - [`ccmp`]: seed 000's Tables I and II, ECCMP and multi-buffer CCMP, with OpenSSL,
 //!   RustCrypto and Intel ipsec-mb timed in the same run (`wsec bench ccmp`).
+//! - [`hw_vectors`]: test vectors for the Verilog engines (`wsec hw-vectors`), checked
+//!   against the IEEE vector and a second ECCMP written from docs/eccmp.md.
 //! - [`relay`]: the access point's CCMP relay rate per core (`wsec bench relay`).
 //! - [`model_costs`]: the crypto costs of this machine for the model's cost file
 //!   (`wsec model costs`).
@@ -21,6 +23,7 @@ pub mod ciphers;
 pub mod cpu;
 pub mod energy;
 pub mod error;
+pub mod hw_vectors;
 #[cfg(feature = "ipsec-mb")]
 pub mod ipsec_mb;
 pub mod model_costs;
