@@ -9,16 +9,17 @@ use wsec::cipher::CipherSuite;
 use wsec::link::sa::{KeyType, Role};
 use wsec::node::engine::{Engine, Offload};
 use wsec::node::frames::{self, Dir};
+use wsec::wire::MacAddr;
 
-const AP: [u8; 6] = [2, 0, 0, 0, 0, 1];
+const AP: MacAddr = MacAddr([2, 0, 0, 0, 0, 1]);
 
 enum Step {
     Frame(Vec<u8>),
     Rekey(usize, [u8; 16]),
 }
 
-fn sta(i: usize) -> [u8; 6] {
-    [2, 0, 0, 0, 1, i as u8]
+fn sta(i: usize) -> MacAddr {
+    MacAddr([2, 0, 0, 0, 1, i as u8])
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -70,13 +71,7 @@ fuzz_target!(|data: &[u8]| {
             _ => script.push(Step::Frame(vec![a, b, op])),
         }
     }
-    let ta = |f: &[u8]| -> [u8; 6] {
-        if f.len() >= 16 {
-            f[10..16].try_into().expect("6")
-        } else {
-            [0; 6]
-        }
-    };
+    let ta = |f: &[u8]| -> MacAddr { f.get(10..16).map(|a| MacAddr::from_bytes(a).expect("6")).unwrap_or_default() };
     let show = |r: wsec::Result<(Option<Vec<u8>>, u64)>| r.map(|(m, _)| m).map_err(|e| e.to_string());
     let mut want = Vec::new();
     for s in &script {

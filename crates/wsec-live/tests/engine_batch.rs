@@ -8,11 +8,12 @@ use wsec::link::sa::{KeyType, Role};
 use wsec::node::engine::Engine;
 use wsec::node::frames::{self, Dir};
 use wsec::node::Offload;
+use wsec::wire::MacAddr;
 
-const BSSID: [u8; 6] = [0x02, 0, 0, 0, 0, 0xaa];
+const BSSID: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0xaa]);
 
-fn sta(i: u8) -> [u8; 6] {
-    [0x02, 0, 0, 0, 1, i]
+fn sta(i: u8) -> MacAddr {
+    MacAddr([0x02, 0, 0, 0, 1, i])
 }
 
 fn key(rng: &mut impl Rng, n: usize) -> Vec<u8> {
@@ -20,15 +21,15 @@ fn key(rng: &mut impl Rng, n: usize) -> Vec<u8> {
 }
 
 enum Step {
-    Frame(Option<[u8; 6]>, Vec<u8>),
+    Frame(Option<MacAddr>, Vec<u8>),
     /// A new pairwise key for a station (a PTK rekey) in the middle of the traffic.
-    Rekey([u8; 6], u8, CipherSuite, Vec<u8>),
+    Rekey(MacAddr, u8, CipherSuite, Vec<u8>),
     /// A new GTK and the switch to it.
     Gtk(u8, Vec<u8>),
 }
 
 /// Each station: its address, pairwise suite and TK.
-type Peers = Vec<([u8; 6], CipherSuite, Vec<u8>)>;
+type Peers = Vec<(MacAddr, CipherSuite, Vec<u8>)>;
 
 fn engines(rng: &mut impl Rng, suites: &[CipherSuite]) -> (Engine, Engine, Peers, Vec<u8>) {
     let mut a = Engine::new(Role::Authenticator, Offload::Host);
@@ -75,7 +76,7 @@ fn batches_equal_one_frame_at_a_time_byte_for_byte() {
                         1 => Some(sta(200)), // no pairwise key: the group key protects it
                         _ => Some(peers[rng.gen_range(0..peers.len())].0),
                     };
-                    let da = peer.unwrap_or([0xff; 6]);
+                    let da = peer.unwrap_or(MacAddr::BROADCAST);
                     let len = if rng.gen_bool(0.3) { rng.gen_range(0..64) } else { rng.gen_range(0..2304 - 40) };
                     let payload: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
                     script.push(Step::Frame(peer, frames::data(Dir::FromAp, &BSSID, &da, &BSSID, seq, 0x0800, &payload)));
@@ -177,7 +178,7 @@ fn a_batch_verifies_at_the_receivers_and_replays_fail() {
 fn received_batches_opened_ahead_equal_one_frame_at_a_time() {
     enum Rx {
         Frame(Vec<u8>),
-        Rekey([u8; 6], Vec<u8>),
+        Rekey(MacAddr, Vec<u8>),
     }
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x0be7);
     for round in 0..12 {
@@ -185,7 +186,7 @@ fn received_batches_opened_ahead_equal_one_frame_at_a_time() {
         let mut one = Engine::new(Role::Authenticator, Offload::Host);
         let mut many = Engine::new(Role::Authenticator, Offload::Host);
         many.set_parallel(wsec_live::runtime::crypto_threads([1, 2, 4][round % 3]).unwrap());
-        let mut tx: Vec<([u8; 6], Engine)> = Vec::new();
+        let mut tx: Vec<(MacAddr, Engine)> = Vec::new();
         for i in 0..n_sta {
             let k = key(&mut rng, 16);
             let p = sta(i);
@@ -238,13 +239,7 @@ fn received_batches_opened_ahead_equal_one_frame_at_a_time() {
             }
         }
         let show = |r: wsec::Result<(Option<Vec<u8>>, u64)>| r.map(|(m, _)| m).map_err(|e| e.to_string());
-        let ta = |f: &[u8]| -> [u8; 6] {
-            if f.len() >= 16 {
-                f[10..16].try_into().unwrap()
-            } else {
-                [0; 6]
-            }
-        };
+        let ta = |f: &[u8]| -> MacAddr { f.get(10..16).map(|a| MacAddr::from_bytes(a).unwrap()).unwrap_or_default() };
         let mut expect = Vec::new();
         for st in &script {
             match st {

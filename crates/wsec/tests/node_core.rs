@@ -14,9 +14,9 @@ use wsec::rsn::akm::Akm;
 use wsec::wire::mac::{Header, MacAddr};
 use zeroize::Zeroizing;
 
-const BSSID: MacAddr = [0x02, 0, 0, 0, 0, 0x01];
-const STA1: MacAddr = [0x02, 0, 0, 0, 0, 0x11];
-const STA2: MacAddr = [0x02, 0, 0, 0, 0, 0x12];
+const BSSID: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x01]);
+const STA1: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x11]);
+const STA2: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x12]);
 
 fn pmk(pass: &str, ssid: &str) -> Zeroizing<Vec<u8>> {
     Zeroizing::new(wsec::rsn::pbkdf2::psk_from_passphrase(pass.as_bytes(), ssid.as_bytes()).unwrap().to_vec())
@@ -70,7 +70,7 @@ fn exercise(sim: &mut Sim, protected: bool) {
     sim.sta_send(1, STA1, b"two to one");
     sim.sta_send(0, WIRED, b"one to wired");
     sim.ap_send(STA2, b"wired to two");
-    sim.ap_send([0xff; 6], b"wired broadcast");
+    sim.ap_send(MacAddr::BROADCAST, b"wired broadcast");
     sim.run(5);
     assert_eq!(sorted(&sim.sta_host[1]), set(&[b"one to two", b"wired to two", b"wired broadcast"]));
     assert_eq!(sorted(&sim.sta_host[0]), set(&[b"two to one", b"wired broadcast"]));
@@ -233,8 +233,8 @@ fn garbage_and_truncated_frames_never_panic() {
             let mut g: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
             // Half of them aimed at the AP / a station so they get past the address filter.
             if n >= 24 && rng.gen_bool(0.5) {
-                g[4..10].copy_from_slice(if rng.gen_bool(0.5) { &BSSID } else { &STA1 });
-                g[10..16].copy_from_slice(if rng.gen_bool(0.5) { &STA2 } else { &BSSID });
+                g[4..10].copy_from_slice(if rng.gen_bool(0.5) { BSSID.as_bytes() } else { STA1.as_bytes() });
+                g[10..16].copy_from_slice(if rng.gen_bool(0.5) { STA2.as_bytes() } else { BSSID.as_bytes() });
             }
             sim.inject.push(g);
             if n % 10 == 0 {
@@ -269,8 +269,8 @@ fn a_flood_of_strangers_stays_within_the_station_table() {
     let start = sim.air.len();
     let mut rng = rand::rngs::StdRng::seed_from_u64(21);
     for k in 0..5_000u32 {
-        let mut who: MacAddr = rng.gen();
-        who[0] = (who[0] | 0x02) & 0xfe; // locally administered, unicast
+        let mut who = MacAddr(rng.gen());
+        who.0[0] = (who.0[0] | 0x02) & 0xfe; // locally administered, unicast
         if k % 2 == 0 {
             sim.inject.push(frames::auth(&BSSID, &who, &BSSID, k as u16 & 0x0fff, frames::AUTH_OPEN, 1, 0, None));
         } else {
@@ -330,7 +330,7 @@ fn rekeys_keep_traffic_flowing() {
     let mut sent = 0;
     for _ in 0..70 {
         sim.sta_send(0, STA2, b"through rekeys");
-        sim.ap_send([0xff; 6], b"broadcast through rekeys");
+        sim.ap_send(MacAddr::BROADCAST, b"broadcast through rekeys");
         sent += 1;
         sim.run(100);
     }

@@ -19,9 +19,9 @@ use wsec::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite};
 use wsec::wire::mac::{mgmt_subtype, Header, MacAddr};
 use zeroize::Zeroizing;
 
-const BSSID: MacAddr = [0x02, 0, 0, 0, 0, 0x01];
-const STA1: MacAddr = [0x02, 0, 0, 0, 0, 0x11];
-const STA2: MacAddr = [0x02, 0, 0, 0, 0, 0x12];
+const BSSID: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x01]);
+const STA1: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x11]);
+const STA2: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x12]);
 const SSID: &[u8] = b"wsec-mfp";
 
 fn rsn_akm(akm: Akm, pairwise: Vec<CipherSuite>) -> Security {
@@ -97,7 +97,7 @@ fn mfp_handshake_installs_igtk_and_bip_broadcast_deauth_verifies() {
     let fs = sim.with_ap(|ap, _, out| ap.deauth_broadcast(3, out));
     let bip = fs.iter().find(|f| subtype(f).is_some_and(|s| s.0 == mgmt_subtype::DEAUTH)).expect("broadcast deauth").clone();
     let (_, protected, a1) = subtype(&bip).unwrap();
-    assert_eq!(a1, [0xff; 6]);
+    assert_eq!(a1, MacAddr::BROADCAST);
     assert!(!protected, "BIP does not encrypt: Protected stays 0");
     // Body: Reason (2) + MME (ID 76, length 16, Key ID 4, IPN 1, MIC 8).
     assert_eq!(bip.len(), 24 + 2 + 18);

@@ -727,7 +727,7 @@ fn msg3_items<'a>(rsne: &'a [u8], gtk: &'a [u8], igtk: &'a [u8], vendor: &'a [u8
         KeyDataItem::Igtk(IgtkKde { key_id: 4, ipn: 0x0000_0000_0201, key: igtk }),
         KeyDataItem::Bigtk(IgtkKde { key_id: 6, ipn: 0xffff_ffff_ffff, key: igtk }),
         KeyDataItem::KeyId(1),
-        KeyDataItem::MacAddress([0, 0x13, 0x46, 0xfe, 0x32, 0x0c]),
+        KeyDataItem::MacAddress(wsec::wire::MacAddr([0, 0x13, 0x46, 0xfe, 0x32, 0x0c])),
         KeyDataItem::Pmkid([0xab; 16]),
         KeyDataItem::Kde { data_type: kde::data_type::OCI, data: &[0x51, 0x24, 0x00] },
         KeyDataItem::Element(vendor),

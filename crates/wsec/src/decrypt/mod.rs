@@ -21,7 +21,7 @@ use crate::rsn::kde::{self, KeyDataItem};
 use crate::rsn::kdf::{derive_ptk, Ptk};
 use crate::rsn::{keywrap, pbkdf2};
 use crate::wire::llc::Snap;
-use crate::wire::mac::{is_group, mgmt_subtype, Header, MacAddr};
+use crate::wire::mac::{mgmt_subtype, Header, MacAddr};
 use keys::UserKey;
 use std::collections::HashMap;
 use zeroize::Zeroizing;
@@ -625,7 +625,7 @@ impl Decryptor {
             if pmk.len() != akm.pmk_len() {
                 continue;
             }
-            let Ok(ptk) = derive_ptk(akm, &pmk, &aa, &spa, anonce, snonce, pairwise, 0) else { continue };
+            let Ok(ptk) = derive_ptk(akm, &pmk, aa.as_bytes(), spa.as_bytes(), anonce, snonce, pairwise, 0) else { continue };
             if m2.verify_mic(kdv, akm, ptk.kck()).is_ok() {
                 let at = self.pos;
                 let l = self.links.entry((aa, spa)).or_default();
@@ -661,7 +661,7 @@ impl Decryptor {
         let fail = if !ext_iv {
             cands.extend((0..self.wep.len()).map(Cand::Wep));
             FailReason::NoWepKey
-        } else if is_group(&ra) {
+        } else if ra.is_group() {
             let bssid = ta; // group data frames come From DS, TA = BSSID
             if let Some(b) = self.bss.get(&bssid) {
                 if let Some(v) = b.gtks.get(&key_id) {

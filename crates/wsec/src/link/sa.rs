@@ -22,7 +22,7 @@ use crate::cipher::tkip::{MichaelDirection, TkipKey};
 use crate::cipher::wep::WepKey;
 use crate::cipher::{mpdu, AadOptions, CipherSuite, Pn, Protection, RxInfo};
 use crate::error::{Error, Result};
-use crate::wire::mac::{is_group, Header, SeqControl};
+use crate::wire::mac::{Header, SeqControl};
 
 /// The STA's role in the 4-way handshake that made the PTK: it picks TKIP's Michael key
 /// for each direction (12.7.2: the Authenticator transmits with PTK octets 16-23).
@@ -231,7 +231,7 @@ impl SecurityAssociation {
     fn tx_slot(&mut self, mpdu: &[u8]) -> Result<(KeyType, u8)> {
         let hdr = Header::new_checked(mpdu)?;
         let f = hdr.frame_control();
-        let group = is_group(&hdr.addr1());
+        let group = hdr.addr1().is_group();
         Ok(if f.is_mgmt() && group {
             (KeyType::ManagementGroup, self.tx_mgmt_group)
         } else if group {
@@ -372,7 +372,7 @@ impl SecurityAssociation {
     fn rx_slot(&self, mpdu: &[u8]) -> Result<(KeyType, u8)> {
         let hdr = Header::new_checked(mpdu)?;
         let f = hdr.frame_control();
-        let group = is_group(&hdr.addr1());
+        let group = hdr.addr1().is_group();
         if f.is_mgmt() && group && !f.protected() {
             // BIP: the MME is the last element; its Key ID says which IGTK/BIGTK.
             for (i, s) in self.mgmt_group.iter().enumerate() {
@@ -457,7 +457,7 @@ impl SecurityAssociation {
                     let hl = h.header_len();
                     let slot = self.table(kt, id)?.as_ref().ok_or(Error::UnknownKeyId(id))?;
                     let Key::Tkip(k) = &slot.key else { unreachable!("is_tkip") };
-                    match k.verify_msdu_mic(&da, &sa, prio, &m[hl..], dir) {
+                    match k.verify_msdu_mic(da.as_bytes(), sa.as_bytes(), prio, &m[hl..], dir) {
                         Ok(n) => m.truncate(hl + n),
                         Err(Error::MicFailure) => return Err(self.tkip_mic_failure(now_ns)),
                         Err(e) => return Err(e),

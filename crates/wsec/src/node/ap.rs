@@ -4,7 +4,7 @@
 //! receiver's: seed 002's two encryptions of the wireless-to-wireless case), the bridge
 //! to the wired side (the host's TAP) and inactivity.
 use super::engine::{self, Delayed, Engine, Offload};
-use super::frames::{self, cap, reason, status, Dir, Mgmt, SeqNum, BROADCAST, ETHERTYPE_EAPOL};
+use super::frames::{self, cap, reason, status, Dir, Mgmt, SeqNum, ETHERTYPE_EAPOL};
 use super::mfp::{self, Mfp, SaQuery};
 use super::{rx_error_reason, AuthAlgs, Counters, NodeEvent, Output, Phase, Security, SEC, TU};
 use crate::cipher::CipherSuite;
@@ -482,7 +482,7 @@ impl AccessPoint {
     /// Key ID and IPN, 12.5.4) when MFP is on, and forgets every station.
     pub fn deauth_broadcast(&mut self, why: u16, out: &mut Output) {
         let seq = self.seq.take();
-        let f = frames::deauth(&BROADCAST, &self.cfg.bssid, &self.cfg.bssid, seq, why, true);
+        let f = frames::deauth(&MacAddr::BROADCAST, &self.cfg.bssid, &self.cfg.bssid, seq, why, true);
         if self.group.as_ref().is_some_and(|g| g.igtk.is_some()) {
             self.send_protected(self.clock, None, f, out);
         } else {
@@ -549,7 +549,7 @@ impl AccessPoint {
         let a1 = h.addr1();
         match fc.frame_type() {
             FrameType::Management => {
-                if a1 != self.cfg.bssid && a1 != BROADCAST {
+                if a1 != self.cfg.bssid && !a1.is_broadcast() {
                     return; // not for us: a medium carries everyone's frames
                 }
                 self.handle_mgmt(now, mpdu, out)
@@ -1035,7 +1035,7 @@ impl AccessPoint {
         self.counters.rx_data_bytes += plain.len() as u64;
         let (da, ethertype, payload) = (m.da, m.ethertype, m.payload.to_vec());
         let bssid = self.cfg.bssid;
-        if frames::group(&da) {
+        if da.is_group() {
             // To the wired side and back out to every station under the GTK.
             self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, &payload), out);
             let seq = self.seq.take();
@@ -1101,7 +1101,7 @@ impl AccessPoint {
             return self.counters.drop("malformed ethernet frame");
         };
         let bssid = self.cfg.bssid;
-        if frames::group(&da) {
+        if da.is_group() {
             if self.peers.values().any(|p| p.state == PeerState::Established) {
                 let seq = self.seq.take();
                 let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);

@@ -2,10 +2,8 @@
 //! management frame bodies, 9.3.2 data frames), built as plain byte vectors and parsed
 //! with bounds checks: every parser returns an error, never panics, on any input.
 use crate::error::{Error, Result};
-use crate::wire::mac::{is_group, mgmt_subtype, FrameControl, FrameType, Header, MacAddr};
+use crate::wire::mac::{mgmt_subtype, FrameControl, FrameType, Header, MacAddr};
 
-/// Broadcast address.
-pub const BROADCAST: MacAddr = [0xff; 6];
 /// EtherType of EAPOL (IEEE 802.1X).
 pub const ETHERTYPE_EAPOL: u16 = 0x888e;
 
@@ -126,9 +124,9 @@ fn mgmt_header(subtype: u8, da: &MacAddr, sa: &MacAddr, bssid: &MacAddr, seq: u1
     let mut v = Vec::with_capacity(256);
     v.extend_from_slice(&fc.0.to_le_bytes());
     v.extend_from_slice(&[0, 0]); // Duration: filled by the PHY in a real card.
-    v.extend_from_slice(da);
-    v.extend_from_slice(sa);
-    v.extend_from_slice(bssid);
+    v.extend_from_slice(da.as_bytes());
+    v.extend_from_slice(sa.as_bytes());
+    v.extend_from_slice(bssid.as_bytes());
     v.extend_from_slice(&(seq << 4).to_le_bytes());
     v
 }
@@ -156,7 +154,7 @@ pub struct BssInfo {
 pub fn beacon(info: &BssInfo, tsf_us: u64, seq: u16, probe_resp_to: Option<&MacAddr>) -> Vec<u8> {
     let (sub, da) = match probe_resp_to {
         Some(a) => (mgmt_subtype::PROBE_RESP, *a),
-        None => (mgmt_subtype::BEACON, BROADCAST),
+        None => (mgmt_subtype::BEACON, MacAddr::BROADCAST),
     };
     let mut v = mgmt_header(sub, &da, &info.bssid, &info.bssid, seq, false);
     v.extend_from_slice(&tsf_us.to_le_bytes());
@@ -311,7 +309,7 @@ pub fn parse_mgmt(mpdu: &[u8]) -> Result<Mgmt<'_>> {
 }
 
 pub fn probe_req(sta: &MacAddr, ssid: &[u8], seq: u16) -> Vec<u8> {
-    let mut v = mgmt_header(mgmt_subtype::PROBE_REQ, &BROADCAST, sta, &BROADCAST, seq, false);
+    let mut v = mgmt_header(mgmt_subtype::PROBE_REQ, &MacAddr::BROADCAST, sta, &MacAddr::BROADCAST, seq, false);
     push_element(&mut v, eid::SSID, ssid);
     push_element(&mut v, eid::SUPP_RATES, &SUPP_RATES);
     push_element(&mut v, eid::EXT_SUPP_RATES, &EXT_SUPP_RATES);
@@ -410,9 +408,9 @@ pub fn data(dir: Dir, bssid: &MacAddr, da: &MacAddr, sa: &MacAddr, seq: u16, eth
     let mut v = Vec::with_capacity(24 + 8 + payload.len() + 24);
     v.extend_from_slice(&fc.0.to_le_bytes());
     v.extend_from_slice(&[0, 0]);
-    v.extend_from_slice(a1);
-    v.extend_from_slice(a2);
-    v.extend_from_slice(a3);
+    v.extend_from_slice(a1.as_bytes());
+    v.extend_from_slice(a2.as_bytes());
+    v.extend_from_slice(a3.as_bytes());
     v.extend_from_slice(&(seq << 4).to_le_bytes());
     v.extend_from_slice(&[0xaa, 0xaa, 0x03, 0, 0, 0]);
     v.extend_from_slice(&ethertype.to_be_bytes());
@@ -426,9 +424,9 @@ pub fn null_data(bssid: &MacAddr, sta: &MacAddr, seq: u16) -> Vec<u8> {
     let mut v = Vec::with_capacity(24);
     v.extend_from_slice(&fc.0.to_le_bytes());
     v.extend_from_slice(&[0, 0]);
-    v.extend_from_slice(bssid);
-    v.extend_from_slice(sta);
-    v.extend_from_slice(bssid);
+    v.extend_from_slice(bssid.as_bytes());
+    v.extend_from_slice(sta.as_bytes());
+    v.extend_from_slice(bssid.as_bytes());
     v.extend_from_slice(&(seq << 4).to_le_bytes());
     v
 }
@@ -478,8 +476,8 @@ impl AmsduBit for FrameControl {
 /// An Ethernet II frame (what a TAP device reads and writes).
 pub fn ethernet(da: &MacAddr, sa: &MacAddr, ethertype: u16, payload: &[u8]) -> Vec<u8> {
     let mut v = Vec::with_capacity(14 + payload.len());
-    v.extend_from_slice(da);
-    v.extend_from_slice(sa);
+    v.extend_from_slice(da.as_bytes());
+    v.extend_from_slice(sa.as_bytes());
     v.extend_from_slice(&ethertype.to_be_bytes());
     v.extend_from_slice(payload);
     v
@@ -495,14 +493,5 @@ pub fn parse_ethernet(f: &[u8]) -> Result<(MacAddr, MacAddr, u16, &[u8])> {
     if t < 0x0600 {
         return Err(Error::Unsupported("802.3 length field instead of an EtherType"));
     }
-    let mut da = [0u8; 6];
-    let mut sa = [0u8; 6];
-    da.copy_from_slice(&f[..6]);
-    sa.copy_from_slice(&f[6..12]);
-    Ok((da, sa, t, &f[14..]))
-}
-
-/// True if `a` is a group address (re-exported for the cores).
-pub fn group(a: &MacAddr) -> bool {
-    is_group(a)
+    Ok((MacAddr::from_bytes(&f[..6])?, MacAddr::from_bytes(&f[6..12])?, t, &f[14..]))
 }

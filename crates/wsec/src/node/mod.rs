@@ -30,7 +30,7 @@ pub mod sta;
 use crate::cipher::CipherSuite;
 use crate::error::Error;
 use crate::rsn::akm::Akm;
-use crate::wire::mac::{fmt_mac, MacAddr};
+use crate::wire::mac::MacAddr;
 use std::collections::BTreeMap;
 use zeroize::Zeroizing;
 
@@ -186,7 +186,7 @@ pub enum NodeEvent {
 impl core::fmt::Display for NodeEvent {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            NodeEvent::Phase { peer, phase } => write!(f, "{} {}", fmt_mac(peer), phase),
+            NodeEvent::Phase { peer, phase } => write!(f, "{peer} {phase}"),
         }
     }
 }

@@ -371,7 +371,7 @@ impl Station {
         self.counters.rx_air += 1;
         let Ok(h) = Header::new_checked(mpdu) else { return self.counters.drop("malformed") };
         let a1 = h.addr1();
-        if a1 != self.cfg.addr && !frames::group(&a1) {
+        if a1 != self.cfg.addr && !a1.is_group() {
             return;
         }
         let fc = h.frame_control();
@@ -402,7 +402,7 @@ impl Station {
     fn handle_mgmt(&mut self, now: u64, mpdu: &[u8], from_ap: bool, out: &mut Output) {
         let Ok(h) = Header::new_checked(mpdu) else { return self.counters.drop("malformed") };
         let fc = h.frame_control();
-        let group = frames::group(&h.addr1());
+        let group = h.addr1().is_group();
         if fc.protected() {
             if !(from_ap && self.mfp_on()) {
                 return self.counters.drop("unexpected protected management frame");

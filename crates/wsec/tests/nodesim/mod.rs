@@ -13,7 +13,7 @@ use wsec::wire::mac::MacAddr;
 
 pub const MS: u64 = 1_000_000;
 /// The wired host behind the AP (source of [`Sim::ap_send`]).
-pub const WIRED: MacAddr = [0x02, 0, 0, 0, 0, 0x99];
+pub const WIRED: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x99]);
 
 /// How the cores get their frames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
