@@ -9,7 +9,7 @@ use wsec::cipher::CipherSuite;
 use wsec::link::sa::{KeyType, Role};
 use wsec::node::engine::{Engine, Offload};
 use wsec::node::frames::{self, Dir};
-use wsec::wire::MacAddr;
+use wsec::wire::{EtherType, MacAddr};
 
 const AP: MacAddr = MacAddr([2, 0, 0, 0, 0, 1]);
 
@@ -46,7 +46,7 @@ fuzz_target!(|data: &[u8]| {
             0..=2 => {
                 seq = seq.wrapping_add(1);
                 let payload = vec![b; (a as usize) * 7];
-                let m = frames::data(Dir::ToAp, &AP, &AP, &sta(i), seq, 0x0800, &payload);
+                let m = frames::data(Dir::ToAp, &AP, &AP, &sta(i), seq, EtherType::IPV4, &payload);
                 let f = tx[i].protect(1, Some(&AP), &m).expect("protect").0;
                 sent.push(f.clone());
                 script.push(Step::Frame(f));

@@ -8,7 +8,7 @@ use wsec::link::sa::{KeyType, Role};
 use wsec::node::engine::Engine;
 use wsec::node::frames::{self, Dir};
 use wsec::node::Offload;
-use wsec::wire::MacAddr;
+use wsec::wire::{EtherType, MacAddr};
 
 const BSSID: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0xaa]);
 
@@ -79,7 +79,7 @@ fn batches_equal_one_frame_at_a_time_byte_for_byte() {
                     let da = peer.unwrap_or(MacAddr::BROADCAST);
                     let len = if rng.gen_bool(0.3) { rng.gen_range(0..64) } else { rng.gen_range(0..2304 - 40) };
                     let payload: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
-                    script.push(Step::Frame(peer, frames::data(Dir::FromAp, &BSSID, &da, &BSSID, seq, 0x0800, &payload)));
+                    script.push(Step::Frame(peer, frames::data(Dir::FromAp, &BSSID, &da, &BSSID, seq, EtherType::IPV4, &payload)));
                 }
             }
         }
@@ -141,7 +141,7 @@ fn a_batch_verifies_at_the_receivers_and_replays_fail() {
     for seq in 0..64u16 {
         let i = rng.gen_range(0..peers.len());
         let payload: Vec<u8> = (0..rng.gen_range(0..1500)).map(|_| rng.gen()).collect();
-        let m = frames::data(Dir::FromAp, &peers[i].0, &peers[i].0, &BSSID, seq, 0x0800, &payload);
+        let m = frames::data(Dir::FromAp, &peers[i].0, &peers[i].0, &BSSID, seq, EtherType::IPV4, &payload);
         ap.queue(1, Some(peers[i].0), m.clone());
         sent.push((i, m));
     }
@@ -224,14 +224,14 @@ fn received_batches_opened_ahead_equal_one_frame_at_a_time() {
                     // A station the AP has no key for.
                     let mut t = Engine::new(Role::Supplicant, Offload::Host);
                     t.install(Some(BSSID), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &key(&mut rng, 16), None).unwrap();
-                    let m = frames::data(Dir::ToAp, &BSSID, &BSSID, &sta(99), seq, 0x0800, &[7; 40]);
+                    let m = frames::data(Dir::ToAp, &BSSID, &BSSID, &sta(99), seq, EtherType::IPV4, &[7; 40]);
                     script.push(Rx::Frame(t.protect(1, Some(&BSSID), &m).unwrap().0));
                 }
                 _ => {
                     let len = rng.gen_range(0..1600);
                     let payload: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
                     let p = tx[i].0;
-                    let m = frames::data(Dir::ToAp, &BSSID, &BSSID, &p, seq, 0x0800, &payload);
+                    let m = frames::data(Dir::ToAp, &BSSID, &BSSID, &p, seq, EtherType::IPV4, &payload);
                     let f = tx[i].1.protect(1, Some(&BSSID), &m).unwrap().0;
                     sent.push(f.clone());
                     script.push(Rx::Frame(f));

@@ -53,7 +53,7 @@ fn eapol_of(mpdu: &[u8]) -> Option<Key> {
     let h = Header::new_checked(mpdu).ok()?;
     let f = h.frame_control();
     let s = Snap::new_checked(h.payload()).ok()?;
-    if s.ethertype() != 0x888e {
+    if s.ethertype() != wsec::wire::EtherType::EAPOL {
         return None;
     }
     let body = s.payload();

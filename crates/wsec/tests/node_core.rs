@@ -12,6 +12,8 @@ use wsec::node::sta::{StaConfig, Station};
 use wsec::node::{AuthAlgs, Phase, Security, SEC};
 use wsec::rsn::akm::Akm;
 use wsec::wire::mac::{Header, MacAddr};
+use wsec::wire::mgmt::{AuthAlgorithm, AuthRepr, ReasonCode, StatusCode};
+use wsec::wire::EtherType;
 use zeroize::Zeroizing;
 
 const BSSID: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x01]);
@@ -191,7 +193,7 @@ fn replayed_and_forged_frames_are_counted_and_dropped() {
     sim.inject.push(forged);
     // Forged group frame to a station (AP's address, GTK key id) and an unprotected data
     // frame claiming to come from the AP.
-    let mut fake = frames::data(frames::Dir::FromAp, &BSSID, &STA1, &WIRED, 1, 0x0800, b"inject me");
+    let mut fake = frames::data(frames::Dir::FromAp, &BSSID, &STA1, &WIRED, 1, EtherType::IPV4, b"inject me");
     sim.inject.push(fake.clone());
     fake[1] |= 0x40; // Protected bit on a frame without a security header
     sim.inject.push(fake);
@@ -272,9 +274,15 @@ fn a_flood_of_strangers_stays_within_the_station_table() {
         let mut who = MacAddr(rng.gen());
         who.0[0] = (who.0[0] | 0x02) & 0xfe; // locally administered, unicast
         if k % 2 == 0 {
-            sim.inject.push(frames::auth(&BSSID, &who, &BSSID, k as u16 & 0x0fff, frames::AUTH_OPEN, 1, 0, None));
+            sim.inject.push(frames::auth(
+                &BSSID,
+                &who,
+                &BSSID,
+                k as u16 & 0x0fff,
+                AuthRepr::new(AuthAlgorithm::OPEN_SYSTEM, 1, StatusCode::SUCCESS),
+            ));
         } else {
-            sim.inject.push(frames::data(frames::Dir::ToAp, &BSSID, &who, &WIRED, k as u16 & 0x0fff, 0x0800, b"let me in"));
+            sim.inject.push(frames::data(frames::Dir::ToAp, &BSSID, &who, &WIRED, k as u16 & 0x0fff, EtherType::IPV4, b"let me in"));
         }
         if k % 50 == 0 {
             sim.step();
@@ -290,7 +298,7 @@ fn a_flood_of_strangers_stays_within_the_station_table() {
     assert_eq!(sim.ap().peer_count(), 16);
     let full = sim.air[start..]
         .iter()
-        .filter(|f| f.len() >= 30 && f[0] == 0xb0 && u16::from_le_bytes([f[28], f[29]]) == frames::status::AP_FULL)
+        .filter(|f| f.len() >= 30 && f[0] == 0xb0 && u16::from_le_bytes([f[28], f[29]]) == StatusCode::AP_FULL.0)
         .count();
     assert!(full > 2_000, "only {full} Authentications refused with AP full");
     assert!(sim.ap_host.iter().all(|f| &f[14..] == b"still here"));
@@ -379,7 +387,7 @@ fn inactive_station_is_deauthenticated_and_shutdown_says_goodbye() {
     assert_eq!(sim.ap.as_ref().unwrap().stations().len(), 1);
     sim.stas[0] = None;
     sim.run(4_000);
-    assert!(sim.phases(0).contains(&Phase::Deauthenticated { reason: frames::reason::INACTIVITY, by_peer: false }));
+    assert!(sim.phases(0).contains(&Phase::Deauthenticated { reason: ReasonCode::INACTIVITY, by_peer: false }));
     assert!(sim.ap.as_ref().unwrap().stations().is_empty());
     // Orderly shutdown: the STA's Deauthentication reaches the AP.
     let mut sim =
@@ -388,7 +396,7 @@ fn inactive_station_is_deauthenticated_and_shutdown_says_goodbye() {
     sim.with_sta(0, |s, now, out| s.shutdown(now, out));
     sim.stas[0] = None;
     sim.step();
-    assert!(sim.phases(0).contains(&Phase::Deauthenticated { reason: frames::reason::DEAUTH_LEAVING, by_peer: true }));
+    assert!(sim.phases(0).contains(&Phase::Deauthenticated { reason: ReasonCode::DEAUTH_LEAVING, by_peer: true }));
     let _ = SEC;
 }
 

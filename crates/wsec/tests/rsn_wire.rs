@@ -566,10 +566,10 @@ fn find_elements_in_a_beacon_body() {
     body.extend(h("030106"));
     body.extend(h(RSNE_FULL));
     body.extend(h(WPA_TKIP_PSK));
-    let ies = &body[ie::BEACON_FIXED_LEN..];
+    let ies = &body[wsec::wire::mgmt::BeaconRepr::FIXED_LEN..];
     assert_eq!(hx(ie::find_rsn_element(ies).unwrap().unwrap()), hx(&h(RSNE_FULL)));
     assert_eq!(hx(ie::find_wpa_element(ies).unwrap().unwrap()), WPA_TKIP_PSK);
-    let ids: Vec<u8> = ie::elements(ies).map(|e| e.unwrap().id).collect();
+    let ids: Vec<u8> = wsec::wire::element::elements(ies).map(|e| e.unwrap().id).collect();
     assert_eq!(ids, [0, 1, 3, 48, 221]);
     // none present
     assert_eq!(ie::find_rsn_element(&h("000477736563")).unwrap(), None);
@@ -885,7 +885,7 @@ fn check_stable(data: &[u8]) {
         assert_eq!(WpaElementRepr::parse(&b).unwrap(), w);
         let _ = negotiate_wpa(&w, &Prefs::default());
     }
-    let _ = ie::elements(data).count();
+    let _ = wsec::wire::element::elements(data).count();
     let _ = ie::find_rsn_element(data);
     let _ = ie::find_wpa_element(data);
 }

@@ -31,6 +31,7 @@ use crate::cipher::CipherSuite;
 use crate::error::Error;
 use crate::rsn::akm::Akm;
 use crate::wire::mac::MacAddr;
+use crate::wire::mgmt::ReasonCode;
 use std::collections::BTreeMap;
 use zeroize::Zeroizing;
 
@@ -134,11 +135,11 @@ pub enum Phase {
     /// The handshake failed; the peer is deauthenticated.
     HandshakeFailed(&'static str),
     Deauthenticated {
-        reason: u16,
+        reason: ReasonCode,
         by_peer: bool,
     },
     Disassociated {
-        reason: u16,
+        reason: ReasonCode,
         by_peer: bool,
     },
     /// The STA heard nothing from its AP for too long and scans again.
