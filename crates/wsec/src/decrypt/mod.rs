@@ -16,6 +16,7 @@ use crate::cipher::wep::WepKey;
 use crate::cipher::{CipherSuite, Protection};
 use crate::rsn::akm::Akm;
 use crate::rsn::eapol::{self, DescriptorType, EapolKey, EapolKeyRepr};
+use crate::rsn::handshake::Msg;
 use crate::rsn::ie::{self, RsnElementRepr, WpaElementRepr};
 use crate::rsn::kde::{self, KeyDataItem};
 use crate::rsn::kdf::{derive_ptk, Ptk};
@@ -493,6 +494,9 @@ impl Decryptor {
         let (frame, r) = k;
         let Some((a1, a2)) = addr_pair(h) else { return };
         let ki = r.key_info;
+        // The handshake cores' classification: Request/Error frames and unknown flag
+        // combinations teach nothing.
+        let Some(msg) = Msg::classify(ki, r.key_data.len()) else { return };
         // The Authenticator sends the frames with Key Ack set.
         let (aa, spa) = if ki.key_ack() { (a2, a1) } else { (a1, a2) };
         let kdv = ki.descriptor_version();
@@ -507,7 +511,7 @@ impl Decryptor {
             return;
         }
         let pairwise = self.pairwise_of(&aa, kdv);
-        if ki.is_pairwise() && ki.key_ack() && !ki.key_mic() {
+        if msg == Msg::M1 {
             let l = self.links.entry((aa, spa)).or_default();
             l.m1.push((r.replay_counter, r.key_nonce));
             if l.m1.len() > 16 {
@@ -515,11 +519,8 @@ impl Decryptor {
             }
             return;
         }
-        if !ki.key_mic() {
-            return;
-        }
         let Ok(view) = EapolKey::new_checked(&frame[..], mic_len) else { return };
-        if ki.is_pairwise() && !ki.key_ack() && !r.key_data.is_empty() {
+        if msg == Msg::M2 {
             // Message 2: try the ANonce of its message 1 with every candidate PMK.
             let an = self.links.get(&(aa, spa)).and_then(|l| l.m1.iter().rev().find(|(rc, _)| *rc == r.replay_counter).map(|(_, a)| *a));
             match an {
@@ -540,7 +541,7 @@ impl Decryptor {
         }
         // Messages 3, 4 and group 1: the PTK of this link that verifies the MIC.
         let mut found = self.find_ptk(&aa, &spa, &view, kdv_e, akm);
-        if found.is_none() && ki.is_pairwise() && ki.install() {
+        if found.is_none() && msg == Msg::M3 {
             // Message 1 was missed: match pending messages 2 with this message 3's ANonce.
             let pend = self.links.get(&(aa, spa)).map(|l| l.pending_m2.clone()).unwrap_or_default();
             for (sn, m2, _, _) in pend.iter().rev() {
@@ -556,7 +557,7 @@ impl Decryptor {
             return;
         };
         // Key Data to read: encrypted (RSN M3 and group M1), or WPA1's group M1.
-        let wpa_group = r.descriptor_type == DescriptorType::Wpa && !ki.is_pairwise();
+        let wpa_group = r.descriptor_type == DescriptorType::Wpa && matches!(msg, Msg::G1 | Msg::G2);
         if !ki.encrypted_key_data() && !wpa_group {
             return;
         }
@@ -574,7 +575,7 @@ impl Decryptor {
             }
         };
         let mut gtks = Vec::new();
-        if r.descriptor_type == DescriptorType::Wpa && !ki.is_pairwise() {
+        if wpa_group {
             // WPA1 group message 1: the raw GTK, Key Index in Key Information b4-b5.
             if let Some(g) = kd.get(..r.key_length as usize) {
                 gtks.push((ki.key_index(), g.to_vec()));
