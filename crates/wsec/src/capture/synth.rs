@@ -15,7 +15,9 @@ use crate::rsn::akm::Akm;
 use crate::rsn::handshake::authenticator::GroupKeys;
 use crate::rsn::handshake::{Authenticator, Config, Event, Supplicant, Timers};
 use crate::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite};
-use crate::wire::mac::MacAddr;
+use crate::wire::element;
+use crate::wire::mac::{MacAddr, SeqControl};
+use crate::wire::mgmt::{BeaconRepr, BodyRepr, Capability, MgmtRepr};
 use std::collections::VecDeque;
 use zeroize::Zeroizing;
 
@@ -130,7 +132,7 @@ impl Synth {
             now: 0,
             rekeyed: false,
         };
-        let b = s.beacon();
+        let b = s.beacon()?;
         s.queue.push_back(b);
         let out = s.ap.start(0);
         s.exchange(out.tx, out.events, true)?;
@@ -148,21 +150,16 @@ impl Synth {
     }
 
     /// Beacon (9.3.3.2) with SSID, Supported Rates and the RSN element.
-    fn beacon(&mut self) -> Vec<u8> {
-        let mut f = vec![0x80, 0x00, 0, 0];
-        f.extend(MacAddr::BROADCAST.0);
-        f.extend(self.cfg.bssid.0);
-        f.extend(self.cfg.bssid.0);
-        f.extend(self.next_seq());
-        f.extend([0u8; 8]); // timestamp
-        f.extend(100u16.to_le_bytes());
-        f.extend(0x0011u16.to_le_bytes()); // ESS | Privacy
-        f.push(0);
-        f.push(self.cfg.ssid.len() as u8);
-        f.extend(&self.cfg.ssid);
-        f.extend([1, 8, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24]);
-        f.extend(&self.ap_rsne);
-        f
+    fn beacon(&mut self) -> Result<Vec<u8>> {
+        let mut ies = Vec::new();
+        element::push(&mut ies, element::id::SSID, &self.cfg.ssid)?;
+        element::push(&mut ies, element::id::SUPPORTED_RATES, &[0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24])?;
+        ies.extend_from_slice(&self.ap_rsne);
+        self.seq = (self.seq + 1) & 0x0fff;
+        let capability = Capability(Capability::ESS | Capability::PRIVACY);
+        let body = BodyRepr::Beacon(BeaconRepr { timestamp: 0, beacon_interval: 100, capability, elements: &ies });
+        let cfg = &self.cfg;
+        MgmtRepr { da: MacAddr::BROADCAST, sa: cfg.bssid, bssid: cfg.bssid, seq_control: SeqControl::new(self.seq, 0), body }.to_vec()
     }
 
     /// A data frame header: AP -> STA (FromDS) or STA -> AP (ToDS); QoS with TID 0 and the
