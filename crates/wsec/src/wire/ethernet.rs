@@ -6,8 +6,8 @@
 use crate::error::{Error, Result};
 use crate::wire::mac::MacAddr;
 
-/// An EtherType (IEEE Std 802-2014 9.2; values registered by the IEEE RA), big-endian on the
-/// wire.
+/// An EtherType (IEEE Std 802-2014 clause 9; values registered by the IEEE RA),
+/// big-endian on the wire.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct EtherType(pub u16);
 

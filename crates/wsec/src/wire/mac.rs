@@ -6,8 +6,8 @@
 //! field is present in QoS Data/QoS Null and in management frames when Order = 1).
 use crate::error::{Error, Result};
 
-/// A 48-bit MAC address (IEEE 802.11-2020 9.2.4.3.2, the IEEE 802 MAC address of
-/// IEEE Std 802-2014 8.2), octets in transmission order.
+/// A 48-bit MAC address (IEEE 802.11-2020 9.2.4.3, the address fields; the IEEE 802 MAC
+/// address of IEEE Std 802-2014 clause 8), octets in transmission order.
 ///
 /// Printed (`Display` and `Debug`) as lowercase colon-separated hex, `aa:bb:cc:dd:ee:ff`;
 /// parsed (`FromStr`) from `aa:bb:cc:dd:ee:ff`, `aa-bb-cc-dd-ee-ff` (either case) or 12
@@ -40,7 +40,7 @@ impl MacAddr {
     }
 
     /// A group (multicast or broadcast) address: the Individual/Group bit, b0 of the
-    /// first octet, is 1 (IEEE Std 802-2014 8.2.2).
+    /// first octet, is 1 (IEEE Std 802-2014 clause 8).
     pub const fn is_group(self) -> bool {
         self.0[0] & 1 != 0
     }
