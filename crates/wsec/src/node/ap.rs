@@ -699,7 +699,7 @@ impl AccessPoint {
             let mut p = Self::new_peer(now, PeerState::Challenged);
             p.challenge = Some(c);
             self.peers.insert(*sta, p);
-            let f = frames::auth(sta, &bssid, &bssid, seq, AuthRepr { challenge: Some(&c), ..AuthRepr::new(alg, 2, StatusCode::SUCCESS) });
+            let f = frames::auth(sta, &bssid, &bssid, seq, AuthRepr::new(alg, 2, StatusCode::SUCCESS).with_challenge(&c));
             return self.tx_mgmt(f, out);
         }
         self.peers.insert(*sta, Self::new_peer(now, PeerState::Authenticated));

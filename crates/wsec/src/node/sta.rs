@@ -472,7 +472,7 @@ impl Station {
                             &self.cfg.addr,
                             &bssid,
                             s,
-                            AuthRepr { challenge: Some(c), ..AuthRepr::new(AuthAlgorithm::SHARED_KEY, 3, StatusCode::SUCCESS) },
+                            AuthRepr::new(AuthAlgorithm::SHARED_KEY, 3, StatusCode::SUCCESS).with_challenge(c),
                         );
                         match self.engine.wep_auth_seal(&f3) {
                             Ok(p) => self.tx(now, p, out),

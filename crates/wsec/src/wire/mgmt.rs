@@ -355,6 +355,11 @@ impl<'a> AuthRepr<'a> {
         AuthRepr { algorithm, transaction, status, challenge: None }
     }
 
+    /// The same with the Challenge Text `challenge` (shared key frames 2 and 3).
+    pub fn with_challenge(self, challenge: &'a [u8]) -> AuthRepr<'a> {
+        AuthRepr { challenge: Some(challenge), ..self }
+    }
+
     /// Parses the body. For shared key the elements must be well formed up to the
     /// Challenge Text element (Error::Truncated otherwise).
     pub fn parse(body: &'a [u8]) -> Result<AuthRepr<'a>> {
