@@ -9,16 +9,17 @@ use wsec::cipher::CipherSuite;
 use wsec::link::sa::{KeyType, Role};
 use wsec::node::engine::{Engine, Offload};
 use wsec::node::frames::{self, Dir};
+use wsec::wire::{EtherType, MacAddr};
 
-const AP: [u8; 6] = [2, 0, 0, 0, 0, 1];
+const AP: MacAddr = MacAddr([2, 0, 0, 0, 0, 1]);
 
 enum Step {
     Frame(Vec<u8>),
     Rekey(usize, [u8; 16]),
 }
 
-fn sta(i: usize) -> [u8; 6] {
-    [2, 0, 0, 0, 1, i as u8]
+fn sta(i: usize) -> MacAddr {
+    MacAddr([2, 0, 0, 0, 1, i as u8])
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -45,7 +46,7 @@ fuzz_target!(|data: &[u8]| {
             0..=2 => {
                 seq = seq.wrapping_add(1);
                 let payload = vec![b; (a as usize) * 7];
-                let m = frames::data(Dir::ToAp, &AP, &AP, &sta(i), seq, 0x0800, &payload);
+                let m = frames::data(Dir::ToAp, &AP, &AP, &sta(i), seq, EtherType::IPV4, &payload);
                 let f = tx[i].protect(1, Some(&AP), &m).expect("protect").0;
                 sent.push(f.clone());
                 script.push(Step::Frame(f));
@@ -70,13 +71,7 @@ fuzz_target!(|data: &[u8]| {
             _ => script.push(Step::Frame(vec![a, b, op])),
         }
     }
-    let ta = |f: &[u8]| -> [u8; 6] {
-        if f.len() >= 16 {
-            f[10..16].try_into().expect("6")
-        } else {
-            [0; 6]
-        }
-    };
+    let ta = |f: &[u8]| -> MacAddr { f.get(10..16).map(|a| MacAddr::from_bytes(a).expect("6")).unwrap_or_default() };
     let show = |r: wsec::Result<(Option<Vec<u8>>, u64)>| r.map(|(m, _)| m).map_err(|e| e.to_string());
     let mut want = Vec::new();
     for s in &script {

@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let mut total = 0;
-    for e in ie::elements(data) {
+    for e in wsec::wire::element::elements(data) {
         match e {
             Ok(e) => {
                 assert_eq!(e.bytes.len(), 2 + e.body.len());

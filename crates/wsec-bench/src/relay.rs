@@ -12,10 +12,11 @@ use std::time::Instant;
 use wsec::cipher::CipherSuite;
 use wsec::link::sa::{KeyType, Role};
 use wsec::node::engine::{Engine, Offload, TxJob};
+use wsec::wire::MacAddr;
 
-const AP: [u8; 6] = [0x02, 0, 0, 0, 0, 0x01];
-const STA1: [u8; 6] = [0x02, 0, 0, 0, 0, 0x11];
-const STA2: [u8; 6] = [0x02, 0, 0, 0, 0, 0x22];
+const AP: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x01]);
+const STA1: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x11]);
+const STA2: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x22]);
 
 pub struct Options {
     pub msdu: usize,
@@ -45,9 +46,9 @@ fn uplink(n: usize, msdu: usize) -> Vec<Vec<u8>> {
     (0..n)
         .map(|i| {
             let mut f = vec![0x08, 0x01, 0, 0];
-            f.extend(AP);
-            f.extend(STA1);
-            f.extend(STA2);
+            f.extend(AP.0);
+            f.extend(STA1.0);
+            f.extend(STA2.0);
             f.extend((((i & 0xfff) as u16) << 4).to_le_bytes());
             f.extend([0xaa, 0xaa, 3, 0, 0, 0, 0x08, 0x00]);
             f.extend((0..msdu.saturating_sub(8)).map(|j| (i + j) as u8));
@@ -61,7 +62,7 @@ fn to_from_ds(mut f: Vec<u8>) -> Vec<u8> {
     let (sa, da) = (f[10..16].to_vec(), f[16..22].to_vec());
     f[1] = (f[1] & !0x03) | 0x02;
     f[4..10].copy_from_slice(&da);
-    f[10..16].copy_from_slice(&AP);
+    f[10..16].copy_from_slice(AP.as_bytes());
     f[16..22].copy_from_slice(&sa);
     f
 }

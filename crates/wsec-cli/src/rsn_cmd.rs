@@ -9,6 +9,7 @@ use std::io::{BufRead, Write};
 use wsec::cipher::CipherSuite;
 use wsec::rsn::akm::Akm;
 use wsec::rsn::{kdf, pbkdf2};
+use wsec::wire::MacAddr;
 
 #[derive(Args)]
 pub struct PassphraseArgs {
@@ -25,11 +26,11 @@ pub struct PtkArgs {
     #[arg(long)]
     pub pmk: String,
     /// Authenticator address (aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff or 12 hex digits)
-    #[arg(long, value_parser = parse_mac)]
-    pub aa: [u8; 6],
+    #[arg(long)]
+    pub aa: MacAddr,
     /// Supplicant address (aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff or 12 hex digits)
-    #[arg(long, value_parser = parse_mac)]
-    pub spa: [u8; 6],
+    #[arg(long)]
+    pub spa: MacAddr,
     /// ANonce, 32 octets in hex
     #[arg(long, value_parser = parse_nonce)]
     pub anonce: [u8; 32],
@@ -50,15 +51,6 @@ pub struct PtkArgs {
 
 fn hex_clean(s: &str) -> String {
     s.chars().filter(|c| !(c.is_whitespace() || *c == ':' || *c == '-')).collect()
-}
-
-fn parse_mac(s: &str) -> Result<[u8; 6], String> {
-    let clean = hex_clean(s);
-    let ok_form = s.len() == 12 || (s.len() == 17 && s.chars().enumerate().all(|(i, c)| (i % 3 == 2) == (c == ':' || c == '-')));
-    match hex::decode(&clean) {
-        Ok(v) if ok_form && v.len() == 6 => Ok([v[0], v[1], v[2], v[3], v[4], v[5]]),
-        _ => Err("a MAC address is aa:bb:cc:dd:ee:ff or 12 hex digits".into()),
-    }
 }
 
 fn parse_nonce(s: &str) -> Result<[u8; 32], String> {
@@ -125,10 +117,13 @@ pub fn passphrase(a: PassphraseArgs) -> Result<String, (u8, String)> {
 /// `wsec ptk ...`: lines `KCK <hex>`, `KEK <hex>`, `TK <hex>` and, with `--kdk-len`, `KDK <hex>`.
 pub fn ptk(a: PtkArgs) -> Result<String, (u8, String)> {
     let pmk = hex::decode(hex_clean(&a.pmk)).map_err(|e| (2, format!("--pmk is not valid hex: {e}")))?;
-    let ptk = kdf::derive_ptk(a.akm, &pmk, &a.aa, &a.spa, &a.anonce, &a.snonce, a.cipher, a.kdk_len).map_err(|e| match e {
-        wsec::Error::BadKeyLength => (2, format!("--pmk must be {} octets for {}, got {}", a.akm.pmk_len(), a.akm, pmk.len())),
-        e => (2, e.to_string()),
-    })?;
+    let ptk =
+        kdf::derive_ptk(a.akm, &pmk, a.aa.as_bytes(), a.spa.as_bytes(), &a.anonce, &a.snonce, a.cipher, a.kdk_len).map_err(
+            |e| match e {
+                wsec::Error::BadKeyLength => (2, format!("--pmk must be {} octets for {}, got {}", a.akm.pmk_len(), a.akm, pmk.len())),
+                e => (2, e.to_string()),
+            },
+        )?;
     let mut s = format!("KCK {}\nKEK {}\nTK {}", hex::encode(ptk.kck()), hex::encode(ptk.kek()), hex::encode(ptk.tk()));
     if a.kdk_len > 0 {
         s.push_str(&format!("\nKDK {}", hex::encode(ptk.kdk())));

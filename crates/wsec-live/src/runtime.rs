@@ -99,7 +99,7 @@ pub fn run_ap(f: ApFile, o: &NodeOptions) -> Result<()> {
     core.set_crypto_threads(threads);
     println!(
         "ap: bssid {} ssid \"{}\" on {spec}, wired side {}, crypto on {} thread(s)",
-        wsec::wire::mac::fmt_mac(&bssid),
+        bssid,
         String::from_utf8_lossy(&core.config().ssid),
         f.interface,
         core.engine_threads()
@@ -117,7 +117,7 @@ pub fn run_sta(f: StaFile, o: &NodeOptions) -> Result<()> {
     let threads = crypto_threads(f.sta.engine_threads)?;
     let mut core = Station::new(f.sta, 1, Box::new(OsRng)).map_err(|source| Error::Core { what: "sta", source })?;
     core.set_crypto_threads(threads);
-    println!("sta: {} on {spec}, interface {}", wsec::wire::mac::fmt_mac(&addr), f.interface);
+    println!("sta: {addr} on {spec}, interface {}", f.interface);
     run(Core::Sta(Box::new(core)), medium, tap, start, "sta", o.counters)
 }
 
@@ -193,12 +193,7 @@ impl Core {
                 for (a, sc) in c.stations() {
                     s += &format!(
                         "\n  station {} rx {} ({} B) tx {} ({} B) dropped {}",
-                        wsec::wire::mac::fmt_mac(&a),
-                        sc.rx_data,
-                        sc.rx_bytes,
-                        sc.tx_data,
-                        sc.tx_bytes,
-                        sc.rx_dropped
+                        a, sc.rx_data, sc.rx_bytes, sc.tx_data, sc.tx_bytes, sc.rx_dropped
                     );
                 }
                 let e = c.engine_stats();

@@ -8,11 +8,12 @@ use wsec::link::sa::{KeyType, Role};
 use wsec::node::engine::Engine;
 use wsec::node::frames::{self, Dir};
 use wsec::node::Offload;
+use wsec::wire::{EtherType, MacAddr};
 
-const BSSID: [u8; 6] = [0x02, 0, 0, 0, 0, 0xaa];
+const BSSID: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0xaa]);
 
-fn sta(i: u8) -> [u8; 6] {
-    [0x02, 0, 0, 0, 1, i]
+fn sta(i: u8) -> MacAddr {
+    MacAddr([0x02, 0, 0, 0, 1, i])
 }
 
 fn key(rng: &mut impl Rng, n: usize) -> Vec<u8> {
@@ -20,15 +21,15 @@ fn key(rng: &mut impl Rng, n: usize) -> Vec<u8> {
 }
 
 enum Step {
-    Frame(Option<[u8; 6]>, Vec<u8>),
+    Frame(Option<MacAddr>, Vec<u8>),
     /// A new pairwise key for a station (a PTK rekey) in the middle of the traffic.
-    Rekey([u8; 6], u8, CipherSuite, Vec<u8>),
+    Rekey(MacAddr, u8, CipherSuite, Vec<u8>),
     /// A new GTK and the switch to it.
     Gtk(u8, Vec<u8>),
 }
 
 /// Each station: its address, pairwise suite and TK.
-type Peers = Vec<([u8; 6], CipherSuite, Vec<u8>)>;
+type Peers = Vec<(MacAddr, CipherSuite, Vec<u8>)>;
 
 fn engines(rng: &mut impl Rng, suites: &[CipherSuite]) -> (Engine, Engine, Peers, Vec<u8>) {
     let mut a = Engine::new(Role::Authenticator, Offload::Host);
@@ -75,10 +76,10 @@ fn batches_equal_one_frame_at_a_time_byte_for_byte() {
                         1 => Some(sta(200)), // no pairwise key: the group key protects it
                         _ => Some(peers[rng.gen_range(0..peers.len())].0),
                     };
-                    let da = peer.unwrap_or([0xff; 6]);
+                    let da = peer.unwrap_or(MacAddr::BROADCAST);
                     let len = if rng.gen_bool(0.3) { rng.gen_range(0..64) } else { rng.gen_range(0..2304 - 40) };
                     let payload: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
-                    script.push(Step::Frame(peer, frames::data(Dir::FromAp, &BSSID, &da, &BSSID, seq, 0x0800, &payload)));
+                    script.push(Step::Frame(peer, frames::data(Dir::FromAp, &BSSID, &da, &BSSID, seq, EtherType::IPV4, &payload)));
                 }
             }
         }
@@ -140,7 +141,7 @@ fn a_batch_verifies_at_the_receivers_and_replays_fail() {
     for seq in 0..64u16 {
         let i = rng.gen_range(0..peers.len());
         let payload: Vec<u8> = (0..rng.gen_range(0..1500)).map(|_| rng.gen()).collect();
-        let m = frames::data(Dir::FromAp, &peers[i].0, &peers[i].0, &BSSID, seq, 0x0800, &payload);
+        let m = frames::data(Dir::FromAp, &peers[i].0, &peers[i].0, &BSSID, seq, EtherType::IPV4, &payload);
         ap.queue(1, Some(peers[i].0), m.clone());
         sent.push((i, m));
     }
@@ -177,7 +178,7 @@ fn a_batch_verifies_at_the_receivers_and_replays_fail() {
 fn received_batches_opened_ahead_equal_one_frame_at_a_time() {
     enum Rx {
         Frame(Vec<u8>),
-        Rekey([u8; 6], Vec<u8>),
+        Rekey(MacAddr, Vec<u8>),
     }
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x0be7);
     for round in 0..12 {
@@ -185,7 +186,7 @@ fn received_batches_opened_ahead_equal_one_frame_at_a_time() {
         let mut one = Engine::new(Role::Authenticator, Offload::Host);
         let mut many = Engine::new(Role::Authenticator, Offload::Host);
         many.set_parallel(wsec_live::runtime::crypto_threads([1, 2, 4][round % 3]).unwrap());
-        let mut tx: Vec<([u8; 6], Engine)> = Vec::new();
+        let mut tx: Vec<(MacAddr, Engine)> = Vec::new();
         for i in 0..n_sta {
             let k = key(&mut rng, 16);
             let p = sta(i);
@@ -223,14 +224,14 @@ fn received_batches_opened_ahead_equal_one_frame_at_a_time() {
                     // A station the AP has no key for.
                     let mut t = Engine::new(Role::Supplicant, Offload::Host);
                     t.install(Some(BSSID), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &key(&mut rng, 16), None).unwrap();
-                    let m = frames::data(Dir::ToAp, &BSSID, &BSSID, &sta(99), seq, 0x0800, &[7; 40]);
+                    let m = frames::data(Dir::ToAp, &BSSID, &BSSID, &sta(99), seq, EtherType::IPV4, &[7; 40]);
                     script.push(Rx::Frame(t.protect(1, Some(&BSSID), &m).unwrap().0));
                 }
                 _ => {
                     let len = rng.gen_range(0..1600);
                     let payload: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
                     let p = tx[i].0;
-                    let m = frames::data(Dir::ToAp, &BSSID, &BSSID, &p, seq, 0x0800, &payload);
+                    let m = frames::data(Dir::ToAp, &BSSID, &BSSID, &p, seq, EtherType::IPV4, &payload);
                     let f = tx[i].1.protect(1, Some(&BSSID), &m).unwrap().0;
                     sent.push(f.clone());
                     script.push(Rx::Frame(f));
@@ -238,13 +239,7 @@ fn received_batches_opened_ahead_equal_one_frame_at_a_time() {
             }
         }
         let show = |r: wsec::Result<(Option<Vec<u8>>, u64)>| r.map(|(m, _)| m).map_err(|e| e.to_string());
-        let ta = |f: &[u8]| -> [u8; 6] {
-            if f.len() >= 16 {
-                f[10..16].try_into().unwrap()
-            } else {
-                [0; 6]
-            }
-        };
+        let ta = |f: &[u8]| -> MacAddr { f.get(10..16).map(|a| MacAddr::from_bytes(a).unwrap()).unwrap_or_default() };
         let mut expect = Vec::new();
         for st in &script {
             match st {

@@ -14,7 +14,6 @@ use wsec::rsn::kde::{self, KeyDataItem};
 use wsec::rsn::kdf::derive_ptk;
 use wsec::rsn::{keywrap, pbkdf2};
 use wsec::wire::llc::Snap;
-use wsec::wire::mac::is_group;
 use wsec::wire::{Header, MacAddr};
 
 struct Key {
@@ -54,7 +53,7 @@ fn eapol_of(mpdu: &[u8]) -> Option<Key> {
     let h = Header::new_checked(mpdu).ok()?;
     let f = h.frame_control();
     let s = Snap::new_checked(h.payload()).ok()?;
-    if s.ethertype() != 0x888e {
+    if s.ethertype() != wsec::wire::EtherType::EAPOL {
         return None;
     }
     let body = s.payload();
@@ -81,7 +80,7 @@ fn read(name: &str) -> Vec<Item> {
             continue;
         }
         if f.protected() {
-            items.push(if is_group(&h.addr1()) { Item::Group(m.bytes.to_vec()) } else { Item::Unicast(m.bytes.to_vec()) });
+            items.push(if h.addr1().is_group() { Item::Group(m.bytes.to_vec()) } else { Item::Unicast(m.bytes.to_vec()) });
         } else if let Some(k) = eapol_of(m.bytes) {
             items.push(Item::Key(k));
         }
@@ -162,7 +161,7 @@ fn check(name: &str, ssid: &str, pass: &str, akm: Akm) -> Tally {
             let m1 = m1s.get(&(k.aa, k.spa, k.r.replay_counter)).copied();
             let from_m3 = m3_anonces.get(&id).cloned().unwrap_or_default();
             let ptk = m1.iter().chain(from_m3.iter()).find_map(|an| {
-                let p = derive_ptk(akm, &pmk, &k.aa, &k.spa, an, &k.r.key_nonce, cipher, 0).unwrap();
+                let p = derive_ptk(akm, &pmk, k.aa.as_bytes(), k.spa.as_bytes(), an, &k.r.key_nonce, cipher, 0).unwrap();
                 view.verify_mic(kdv, akm, p.kck()).is_ok().then_some((p, Some(an) == m1.as_ref()))
             });
             let Some((ptk, with_m1)) = ptk else {
@@ -331,7 +330,7 @@ fn m1m2m3() {
 #[test]
 fn pmkid_captures() {
     for (name, ssid, pass, bssid) in [
-        ("aircrack/test1.pcap", "ogogo", "15211521", Some([0x28, 0x10, 0x7b, 0x94, 0xbb, 0x29])),
+        ("aircrack/test1.pcap", "ogogo", "15211521", Some(MacAddr([0x28, 0x10, 0x7b, 0x94, 0xbb, 0x29]))),
         ("aircrack/test-pmkid.pcap", "WLAN-771698", "SP-91862D361", None),
     ] {
         let pmk = pbkdf2::psk_from_passphrase(pass.as_bytes(), ssid.as_bytes()).unwrap();
@@ -347,8 +346,8 @@ fn pmkid_captures() {
             }
             for it in kde::parse(&k.r.key_data).unwrap_or_default() {
                 if let KeyDataItem::Pmkid(p) = it {
-                    assert_eq!(wsec::rsn::kdf::pmkid(Akm::Psk, &pmk, &k.aa, &k.spa), p, "{name}");
-                    assert_ne!(wsec::rsn::kdf::pmkid(Akm::Psk, &wrong, &k.aa, &k.spa), p, "{name}");
+                    assert_eq!(wsec::rsn::kdf::pmkid(Akm::Psk, &pmk, k.aa.as_bytes(), k.spa.as_bytes()), p, "{name}");
+                    assert_ne!(wsec::rsn::kdf::pmkid(Akm::Psk, &wrong, k.aa.as_bytes(), k.spa.as_bytes()), p, "{name}");
                     checked += 1;
                 }
             }

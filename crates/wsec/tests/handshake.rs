@@ -8,10 +8,11 @@ use wsec::link::sa::{KeyType, Role, RxOutcome, SecurityAssociation};
 use wsec::rsn::akm::Akm;
 use wsec::rsn::handshake::authenticator::GroupKeys;
 use wsec::rsn::handshake::{Authenticator, Config, Event, Output, Supplicant, Timers};
+use wsec::wire::MacAddr;
 use zeroize::Zeroizing;
 
-const AA: [u8; 6] = [0x02, 0x11, 0x22, 0x33, 0x44, 0x55];
-const SPA: [u8; 6] = [0x02, 0x66, 0x77, 0x88, 0x99, 0xaa];
+const AA: MacAddr = MacAddr([0x02, 0x11, 0x22, 0x33, 0x44, 0x55]);
+const SPA: MacAddr = MacAddr([0x02, 0x66, 0x77, 0x88, 0x99, 0xaa]);
 
 /// An RSN element written out by hand (9.4.2.24): version 1, group cipher, one pairwise
 /// cipher, one AKM, RSN Capabilities (MFPC|MFPR when `mfp`), group management cipher.
@@ -254,9 +255,9 @@ fn krack_retransmitted_m3_reinstalls_nothing() {
         link.install(KeyType::Pairwise, 0, pw, &p.s.ptk_installs[0], AadOptions::default(), None).unwrap();
         let data = |seq: u16| {
             let mut f = vec![0x08, 0x01, 0, 0];
-            f.extend(AA);
-            f.extend(SPA);
-            f.extend(AA);
+            f.extend(AA.0);
+            f.extend(SPA.0);
+            f.extend(AA.0);
             f.extend((seq << 4).to_le_bytes());
             f.extend(b"\xaa\xaa\x03\x00\x00\x00\x08\x00payload");
             f

@@ -4,6 +4,7 @@
 use wsec::cipher::CipherSuite;
 use wsec::node::conf::{parse_ap, parse_sta};
 use wsec::node::{Offload, Security};
+use wsec::wire::MacAddr;
 
 const AP: &str = "interface=wap0
 ssid=wsec-live
@@ -26,7 +27,7 @@ fn ap_keys_reach_the_core() {
     let f = parse_ap(AP).unwrap();
     assert_eq!(f.interface, "wap0");
     assert_eq!(f.ap.ssid, b"wsec-live");
-    assert_eq!(f.ap.bssid, [2, 0, 0, 0, 0, 1]);
+    assert_eq!(f.ap.bssid, MacAddr([2, 0, 0, 0, 0, 1]));
     assert_eq!(f.ap.channel, 11);
     assert_eq!(f.ap.group_rekey_s, 600);
     assert_eq!(f.ap.ptk_rekey_s, 30);

@@ -12,11 +12,13 @@ use wsec::node::sta::StaConfig;
 use wsec::node::{AuthAlgs, Phase, Security, SEC};
 use wsec::rsn::akm::Akm;
 use wsec::wire::mac::{Header, MacAddr};
+use wsec::wire::mgmt::{AuthAlgorithm, AuthRepr, ReasonCode, StatusCode};
+use wsec::wire::EtherType;
 use zeroize::Zeroizing;
 
-const BSSID: MacAddr = [0x02, 0, 0, 0, 0, 0x01];
-const STA1: MacAddr = [0x02, 0, 0, 0, 0, 0x11];
-const STA2: MacAddr = [0x02, 0, 0, 0, 0, 0x12];
+const BSSID: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x01]);
+const STA1: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x11]);
+const STA2: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x12]);
 
 fn pmk(pass: &str, ssid: &str) -> Zeroizing<Vec<u8>> {
     Zeroizing::new(wsec::rsn::pbkdf2::psk_from_passphrase(pass.as_bytes(), ssid.as_bytes()).unwrap().to_vec())
@@ -73,7 +75,7 @@ fn exercise(sim: &mut Sim, protected: bool) {
     sim.sta_send(1, STA1, b"two to one");
     sim.sta_send(0, WIRED, b"one to wired");
     sim.ap_send(STA2, b"wired to two");
-    sim.ap_send([0xff; 6], b"wired broadcast");
+    sim.ap_send(MacAddr::BROADCAST, b"wired broadcast");
     sim.run(5);
     assert_eq!(sorted(&sim.sta_host[1]), set(&[b"one to two", b"wired to two", b"wired broadcast"]));
     assert_eq!(sorted(&sim.sta_host[0]), set(&[b"two to one", b"wired broadcast"]));
@@ -194,7 +196,7 @@ fn replayed_and_forged_frames_are_counted_and_dropped() {
     sim.inject.push(forged);
     // Forged group frame to a station (AP's address, GTK key id) and an unprotected data
     // frame claiming to come from the AP.
-    let mut fake = frames::data(frames::Dir::FromAp, &BSSID, &STA1, &WIRED, 1, 0x0800, b"inject me");
+    let mut fake = frames::data(frames::Dir::FromAp, &BSSID, &STA1, &WIRED, 1, EtherType::IPV4, b"inject me");
     sim.inject.push(fake.clone());
     fake[1] |= 0x40; // Protected bit on a frame without a security header
     sim.inject.push(fake);
@@ -236,8 +238,8 @@ fn garbage_and_truncated_frames_never_panic() {
             let mut g: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
             // Half of them aimed at the AP / a station so they get past the address filter.
             if n >= 24 && rng.gen_bool(0.5) {
-                g[4..10].copy_from_slice(if rng.gen_bool(0.5) { &BSSID } else { &STA1 });
-                g[10..16].copy_from_slice(if rng.gen_bool(0.5) { &STA2 } else { &BSSID });
+                g[4..10].copy_from_slice(if rng.gen_bool(0.5) { BSSID.as_bytes() } else { STA1.as_bytes() });
+                g[10..16].copy_from_slice(if rng.gen_bool(0.5) { STA2.as_bytes() } else { BSSID.as_bytes() });
             }
             sim.inject.push(g);
             if n % 10 == 0 {
@@ -272,12 +274,18 @@ fn a_flood_of_strangers_stays_within_the_station_table() {
     let start = sim.air.len();
     let mut rng = rand::rngs::StdRng::seed_from_u64(21);
     for k in 0..5_000u32 {
-        let mut who: MacAddr = rng.gen();
-        who[0] = (who[0] | 0x02) & 0xfe; // locally administered, unicast
+        let mut who = MacAddr(rng.gen());
+        who.0[0] = (who.0[0] | 0x02) & 0xfe; // locally administered, unicast
         if k % 2 == 0 {
-            sim.inject.push(frames::auth(&BSSID, &who, &BSSID, k as u16 & 0x0fff, frames::AUTH_OPEN, 1, 0, None));
+            sim.inject.push(frames::auth(
+                &BSSID,
+                &who,
+                &BSSID,
+                k as u16 & 0x0fff,
+                AuthRepr::new(AuthAlgorithm::OPEN_SYSTEM, 1, StatusCode::SUCCESS),
+            ));
         } else {
-            sim.inject.push(frames::data(frames::Dir::ToAp, &BSSID, &who, &WIRED, k as u16 & 0x0fff, 0x0800, b"let me in"));
+            sim.inject.push(frames::data(frames::Dir::ToAp, &BSSID, &who, &WIRED, k as u16 & 0x0fff, EtherType::IPV4, b"let me in"));
         }
         if k % 50 == 0 {
             sim.step();
@@ -293,7 +301,7 @@ fn a_flood_of_strangers_stays_within_the_station_table() {
     assert_eq!(sim.ap().peer_count(), 16);
     let full = sim.air[start..]
         .iter()
-        .filter(|f| f.len() >= 30 && f[0] == 0xb0 && u16::from_le_bytes([f[28], f[29]]) == frames::status::AP_FULL)
+        .filter(|f| f.len() >= 30 && f[0] == 0xb0 && u16::from_le_bytes([f[28], f[29]]) == StatusCode::AP_FULL.0)
         .count();
     assert!(full > 2_000, "only {full} Authentications refused with AP full");
     assert!(sim.ap_host.iter().all(|f| &f[14..] == b"still here"));
@@ -333,7 +341,7 @@ fn rekeys_keep_traffic_flowing() {
     let mut sent = 0;
     for _ in 0..70 {
         sim.sta_send(0, STA2, b"through rekeys");
-        sim.ap_send([0xff; 6], b"broadcast through rekeys");
+        sim.ap_send(MacAddr::BROADCAST, b"broadcast through rekeys");
         sent += 1;
         sim.run(100);
     }
@@ -382,7 +390,7 @@ fn inactive_station_is_deauthenticated_and_shutdown_says_goodbye() {
     assert_eq!(sim.ap.as_ref().unwrap().stations().len(), 1);
     sim.stas[0] = None;
     sim.run(4_000);
-    assert!(sim.phases(0).contains(&Phase::Deauthenticated { reason: frames::reason::INACTIVITY, by_peer: false }));
+    assert!(sim.phases(0).contains(&Phase::Deauthenticated { reason: ReasonCode::INACTIVITY, by_peer: false }));
     assert!(sim.ap.as_ref().unwrap().stations().is_empty());
     // Orderly shutdown: the STA's Deauthentication reaches the AP.
     let mut sim =
@@ -391,7 +399,7 @@ fn inactive_station_is_deauthenticated_and_shutdown_says_goodbye() {
     sim.with_sta(0, |s, now, out| s.shutdown(now, out));
     sim.stas[0] = None;
     sim.step();
-    assert!(sim.phases(0).contains(&Phase::Deauthenticated { reason: frames::reason::DEAUTH_LEAVING, by_peer: true }));
+    assert!(sim.phases(0).contains(&Phase::Deauthenticated { reason: ReasonCode::DEAUTH_LEAVING, by_peer: true }));
     let _ = SEC;
 }
 

@@ -5,11 +5,12 @@ use rand::{rngs::StdRng, Rng, RngCore, SeedableRng};
 use wsec::cipher::CipherSuite;
 use wsec::link::sa::{KeyType, Role};
 use wsec::node::engine::{Engine, Offload, TxJob};
+use wsec::wire::MacAddr;
 
-const AP: [u8; 6] = [0x02, 0, 0, 0, 0, 1];
+const AP: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 1]);
 
-fn peer(i: u8) -> [u8; 6] {
-    [0x02, 0, 0, 0, 1, i]
+fn peer(i: u8) -> MacAddr {
+    MacAddr([0x02, 0, 0, 0, 1, i])
 }
 
 fn engine(keys: &[(u8, CipherSuite, Vec<u8>)], gtk: &[u8]) -> Engine {
@@ -22,11 +23,11 @@ fn engine(keys: &[(u8, CipherSuite, Vec<u8>)], gtk: &[u8]) -> Engine {
     e
 }
 
-fn frame(rng: &mut StdRng, da: [u8; 6], len: usize) -> Vec<u8> {
+fn frame(rng: &mut StdRng, da: MacAddr, len: usize) -> Vec<u8> {
     let mut f = vec![0x08, 0x02, 0, 0];
-    f.extend(da);
-    f.extend(AP);
-    f.extend(AP);
+    f.extend(da.0);
+    f.extend(AP.0);
+    f.extend(AP.0);
     f.extend([0x10, 0x00]);
     f.extend([0xaa, 0xaa, 3, 0, 0, 0, 0x08, 0x00]);
     let mut b = vec![0u8; len];
@@ -58,7 +59,7 @@ fn batch_equals_one_frame_at_a_time() {
             .map(|_| {
                 let r = rng.gen_range(0..10);
                 let (p, da) = if r == 0 {
-                    (None, [0xff; 6])
+                    (None, MacAddr::BROADCAST)
                 } else if r == 1 {
                     (Some(peer(9)), peer(9))
                 } else {

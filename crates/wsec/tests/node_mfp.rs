@@ -10,18 +10,19 @@ use nodesim::{Feed, Sim, MS};
 use wsec::cipher::CipherSuite;
 use wsec::node::ap::{AccessPoint, ApConfig};
 use wsec::node::conf::{parse_ap, parse_sta};
-use wsec::node::frames::{self, status, Mgmt};
+use wsec::node::frames::{self, Mgmt};
 use wsec::node::mfp::Mfp;
 use wsec::node::sta::StaConfig;
 use wsec::node::{Output, Phase, Security};
 use wsec::rsn::akm::Akm;
 use wsec::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite};
 use wsec::wire::mac::{mgmt_subtype, Header, MacAddr};
+use wsec::wire::mgmt::{AuthAlgorithm, AuthRepr, Capability, ReasonCode, StatusCode};
 use zeroize::Zeroizing;
 
-const BSSID: MacAddr = [0x02, 0, 0, 0, 0, 0x01];
-const STA1: MacAddr = [0x02, 0, 0, 0, 0, 0x11];
-const STA2: MacAddr = [0x02, 0, 0, 0, 0, 0x12];
+const BSSID: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x01]);
+const STA1: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x11]);
+const STA2: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x12]);
 const SSID: &[u8] = b"wsec-mfp";
 
 fn rsn_akm(akm: Akm, pairwise: Vec<CipherSuite>) -> Security {
@@ -75,7 +76,7 @@ fn beacon_rsne(sim: &Sim) -> RsnElementRepr {
 }
 
 /// A Deauthentication as an attacker sends it: unprotected, with a spoofed transmitter.
-fn forged_deauth(da: &MacAddr, sa: &MacAddr, reason: u16) -> Vec<u8> {
+fn forged_deauth(da: &MacAddr, sa: &MacAddr, reason: ReasonCode) -> Vec<u8> {
     frames::deauth(da, sa, &BSSID, 7, reason, true)
 }
 
@@ -94,10 +95,10 @@ fn mfp_handshake_installs_igtk_and_bip_broadcast_deauth_verifies() {
     assert!(traffic_flows(&mut sim, b"data under mfp"));
     // One group-addressed Deauthentication under BIP: both stations verify its MME with
     // the IGTK they got in message 3, so their IGTK is the AP's.
-    let fs = sim.with_ap(|ap, _, out| ap.deauth_broadcast(3, out));
+    let fs = sim.with_ap(|ap, _, out| ap.deauth_broadcast(ReasonCode::DEAUTH_LEAVING, out));
     let bip = fs.iter().find(|f| subtype(f).is_some_and(|s| s.0 == mgmt_subtype::DEAUTH)).expect("broadcast deauth").clone();
     let (_, protected, a1) = subtype(&bip).unwrap();
-    assert_eq!(a1, [0xff; 6]);
+    assert_eq!(a1, MacAddr::BROADCAST);
     assert!(!protected, "BIP does not encrypt: Protected stays 0");
     // Body: Reason (2) + MME (ID 76, length 16, Key ID 4, IPN 1, MIC 8).
     assert_eq!(bip.len(), 24 + 2 + 18);
@@ -105,7 +106,7 @@ fn mfp_handshake_installs_igtk_and_bip_broadcast_deauth_verifies() {
     assert_eq!(&bip[30..36], &[1, 0, 0, 0, 0, 0]);
     sim.run(2);
     for who in 1..=2 {
-        assert!(sim.phases(who).contains(&Phase::Deauthenticated { reason: 3, by_peer: true }), "{:?}", sim.phases(who));
+        assert!(sim.phases(who).contains(&Phase::Deauthenticated { reason: ReasonCode(3), by_peer: true }), "{:?}", sim.phases(who));
     }
     // They join again (the IGTK KDE now carries IPN 1); a replay of that deauthentication
     // is refused by both.
@@ -145,7 +146,7 @@ fn bip_gmac_256_and_psk_sha256() {
     assert_eq!(e.group_mgmt_cipher, Some(Suite::from_cipher(CipherSuite::BipGmac256)));
     assert_eq!(e.akms, vec![Suite::rsn(6)], "WPA-PSK-SHA256 is 00-0F-AC:6");
     assert!(traffic_flows(&mut sim, b"gcmp-256 + bip-gmac-256"));
-    let fs = sim.with_ap(|ap, _, out| ap.deauth_broadcast(3, out));
+    let fs = sim.with_ap(|ap, _, out| ap.deauth_broadcast(ReasonCode::DEAUTH_LEAVING, out));
     // BIP-GMAC-256: a 16-octet MIC, MME length 24.
     assert_eq!(&fs[0][26..28], &[76, 24]);
     sim.ap = None; // so that the stations cannot join again at once
@@ -159,9 +160,9 @@ fn protected_deauth_accepted_forged_deauth_ignored() {
     let mut sim = mfp_net(Mfp::Optional, Mfp::Optional);
     assert!(sim.run_until(3_000, |s| s.all_established()), "{:?}", sim.events);
     // Forged, unprotected: to STA1 "from the AP", and to the AP "from STA1".
-    sim.inject.push(forged_deauth(&STA1, &BSSID, 3));
-    sim.inject.push(forged_deauth(&BSSID, &STA1, 3));
-    sim.inject.push(frames::deauth(&STA1, &BSSID, &BSSID, 8, 8, false)); // disassociation
+    sim.inject.push(forged_deauth(&STA1, &BSSID, ReasonCode::DEAUTH_LEAVING));
+    sim.inject.push(forged_deauth(&BSSID, &STA1, ReasonCode::DEAUTH_LEAVING));
+    sim.inject.push(frames::deauth(&STA1, &BSSID, &BSSID, 8, ReasonCode::ASSOC_LEAVING, false)); // disassociation
     sim.run(3);
     assert!(sim.all_established(), "{:?}", sim.events);
     assert_eq!(sim.sta(0).counters.dropped("unprotected robust management frame"), 2);
@@ -169,7 +170,7 @@ fn protected_deauth_accepted_forged_deauth_ignored() {
     assert!(traffic_flows(&mut sim, b"still associated"));
     // Reason 7 ("class 3 frame from a non-associated STA") might be genuine: STA1 asks
     // the AP with a protected SA Query; the AP answers and STA1 stays.
-    sim.inject.push(forged_deauth(&STA1, &BSSID, 7));
+    sim.inject.push(forged_deauth(&STA1, &BSSID, ReasonCode::CLASS3_FROM_NONASSOC));
     sim.run(1);
     assert!(sim.sta(0).sa_query_running() || sim.sta(0).is_established());
     sim.run(5);
@@ -179,19 +180,19 @@ fn protected_deauth_accepted_forged_deauth_ignored() {
     assert_eq!(queries.len(), 2, "SA Query Request and Response");
     assert!(queries.iter().all(|f| subtype(f).unwrap().1), "SA Query frames are protected");
     // A real (protected) deauthentication from the AP is obeyed.
-    let fs = sim.with_ap(|ap, _, out| ap.deauth(&STA1, 1, out));
+    let fs = sim.with_ap(|ap, _, out| ap.deauth(&STA1, ReasonCode::UNSPECIFIED, out));
     let (st, protected, a1) = subtype(&fs[0]).unwrap();
     assert_eq!((st, protected, a1), (mgmt_subtype::DEAUTH, true, STA1));
     // CCMP: header 24 + CCMP header 8 + reason 2 + MIC 8; the reason is not readable.
     assert_eq!(fs[0].len(), 24 + 8 + 2 + 8);
     sim.run(2);
-    assert!(sim.phases(1).contains(&Phase::Deauthenticated { reason: 1, by_peer: true }), "{:?}", sim.phases(1));
+    assert!(sim.phases(1).contains(&Phase::Deauthenticated { reason: ReasonCode(1), by_peer: true }), "{:?}", sim.phases(1));
     // And a station's protected goodbye is obeyed by the AP.
     let fs = sim.with_sta(1, |s, now, out| s.shutdown(now, out));
     assert!(subtype(&fs[0]).unwrap().1, "station's deauthentication is protected");
     sim.stas[1] = None; // gone for good
     sim.run(2);
-    assert!(sim.phases(0).contains(&Phase::Deauthenticated { reason: 3, by_peer: true }), "{:?}", sim.phases(0));
+    assert!(sim.phases(0).contains(&Phase::Deauthenticated { reason: ReasonCode(3), by_peer: true }), "{:?}", sim.phases(0));
     assert_eq!(sim.ap().station_mfp(&STA2), None);
 }
 
@@ -201,7 +202,7 @@ fn without_mfp_a_forged_deauth_disconnects() {
     let mut sim = mfp_net(Mfp::Disabled, Mfp::Optional);
     assert!(sim.run_until(3_000, |s| s.all_established()));
     assert!(!sim.sta(0).mfp_active());
-    sim.inject.push(forged_deauth(&STA1, &BSSID, 3));
+    sim.inject.push(forged_deauth(&STA1, &BSSID, ReasonCode::DEAUTH_LEAVING));
     sim.run(1);
     assert!(!sim.sta(0).is_established());
 }
@@ -238,13 +239,13 @@ fn ieee80211w_negotiation_matrix() {
 
 /// Open authentication and an Association Request with `rsne` from `sta`, straight to
 /// the AP core; the status of its Association Response.
-fn assoc_status(ap: &mut AccessPoint, sta: &MacAddr, rsne: &RsnElementRepr) -> u16 {
+fn assoc_status(ap: &mut AccessPoint, sta: &MacAddr, rsne: &RsnElementRepr) -> StatusCode {
     let now = 2_000 * MS;
     let mut out = Output::default();
-    ap.handle_air(now, &frames::auth(&BSSID, sta, &BSSID, 1, frames::AUTH_OPEN, 1, 0, None), &mut out);
+    ap.handle_air(now, &frames::auth(&BSSID, sta, &BSSID, 1, AuthRepr::new(AuthAlgorithm::OPEN_SYSTEM, 1, StatusCode::SUCCESS)), &mut out);
     out.air.clear();
     let r = rsne.to_bytes().unwrap();
-    ap.handle_air(now, &frames::assoc_req(sta, &BSSID, 2, 0x0031, SSID, Some(&r)), &mut out);
+    ap.handle_air(now, &frames::assoc_req(sta, &BSSID, 2, Capability(0x0031), SSID, Some(&r)), &mut out);
     let resp = out.air.iter().find(|f| subtype(f).is_some_and(|s| s.0 == mgmt_subtype::ASSOC_RESP)).expect("a response");
     match frames::parse_mgmt(resp) {
         Ok(Mgmt::AssocResp { status, .. }) => status,
@@ -270,20 +271,20 @@ fn ap_refuses_with_the_status_codes_of_12_6_3() {
     const MFPR: u16 = RsnCapabilities::MFPR;
     let ccmp = CipherSuite::Ccmp128;
     let mut req = nodesim::ap_core(ap_cfg(rsn(), Mfp::Required), 0);
-    assert_eq!(assoc_status(&mut req, &STA1, &sta_rsne(ccmp, 0, None)), status::ROBUST_MGMT_POLICY_VIOLATION);
-    assert_eq!(assoc_status(&mut req, &STA1, &sta_rsne(ccmp, MFPC, None)), status::SUCCESS);
+    assert_eq!(assoc_status(&mut req, &STA1, &sta_rsne(ccmp, 0, None)), StatusCode::ROBUST_MGMT_POLICY_VIOLATION);
+    assert_eq!(assoc_status(&mut req, &STA1, &sta_rsne(ccmp, MFPC, None)), StatusCode::SUCCESS);
     let mut off = nodesim::ap_core(ap_cfg(rsn(), Mfp::Disabled), 0);
-    assert_eq!(assoc_status(&mut off, &STA1, &sta_rsne(ccmp, MFPC | MFPR, None)), status::ROBUST_MGMT_POLICY_VIOLATION);
-    assert_eq!(assoc_status(&mut off, &STA2, &sta_rsne(ccmp, MFPC, None)), status::SUCCESS);
+    assert_eq!(assoc_status(&mut off, &STA1, &sta_rsne(ccmp, MFPC | MFPR, None)), StatusCode::ROBUST_MGMT_POLICY_VIOLATION);
+    assert_eq!(assoc_status(&mut off, &STA2, &sta_rsne(ccmp, MFPC, None)), StatusCode::SUCCESS);
     let mut opt = nodesim::ap_core(ap_cfg(rsn(), Mfp::Optional), 0);
     let wrong = Some(CipherSuite::BipGmac256);
-    assert_eq!(assoc_status(&mut opt, &STA1, &sta_rsne(ccmp, MFPC, wrong)), status::CIPHER_REJECTED_PER_POLICY);
-    assert_eq!(assoc_status(&mut opt, &STA1, &sta_rsne(ccmp, MFPR, None)), status::INVALID_RSNE_CAPABILITIES);
+    assert_eq!(assoc_status(&mut opt, &STA1, &sta_rsne(ccmp, MFPC, wrong)), StatusCode::CIPHER_REJECTED_PER_POLICY);
+    assert_eq!(assoc_status(&mut opt, &STA1, &sta_rsne(ccmp, MFPR, None)), StatusCode::INVALID_RSNE_CAPABILITIES);
     // MFP over TKIP is refused (12.6.3); the same TKIP station without MFPC is fine.
     let tk = rsn_akm(Akm::Psk, vec![ccmp, CipherSuite::Tkip]);
     let mut mixed = nodesim::ap_core(ap_cfg(tk, Mfp::Optional), 0);
-    assert_eq!(assoc_status(&mut mixed, &STA1, &sta_rsne(CipherSuite::Tkip, MFPC, None)), status::ROBUST_MGMT_POLICY_VIOLATION);
-    assert_eq!(assoc_status(&mut mixed, &STA2, &sta_rsne(CipherSuite::Tkip, 0, None)), status::SUCCESS);
+    assert_eq!(assoc_status(&mut mixed, &STA1, &sta_rsne(CipherSuite::Tkip, MFPC, None)), StatusCode::ROBUST_MGMT_POLICY_VIOLATION);
+    assert_eq!(assoc_status(&mut mixed, &STA2, &sta_rsne(CipherSuite::Tkip, 0, None)), StatusCode::SUCCESS);
     // An AP cannot offer MFP over TKIP alone, nor without an RSNA.
     assert!(nodesim::try_ap_core(ap_cfg(rsn_akm(Akm::Psk, vec![CipherSuite::Tkip]), Mfp::Optional), 0).is_err());
     assert!(nodesim::try_ap_core(ap_cfg(Security::Open, Mfp::Optional), 0).is_err());
@@ -306,7 +307,7 @@ fn restarted_station_gets_association_comeback_then_sa_query_timeout_lets_it_in(
     let resp30 = sim
         .air
         .iter()
-        .find(|f| matches!(frames::parse_mgmt(f), Ok(Mgmt::AssocResp { status: 30, .. })))
+        .find(|f| matches!(frames::parse_mgmt(f), Ok(Mgmt::AssocResp { status: StatusCode::REFUSED_TEMPORARILY, .. })))
         .expect("an association response with status 30");
     let tu = frames::assoc_comeback_tu(resp30).expect("Timeout Interval element, type 3");
     assert!((1..=1000).contains(&tu), "comeback {tu} TU");
@@ -320,10 +321,10 @@ fn spoofed_association_request_does_not_kick_a_live_station() {
     assert!(sim.run_until(3_000, |s| s.all_established()), "{:?}", sim.events);
     // An attacker replays STA1's (re)association: authentication + association request.
     let r = sta_rsne(CipherSuite::Ccmp128, RsnCapabilities::MFPC | RsnCapabilities::MFPR, None).to_bytes().unwrap();
-    sim.inject.push(frames::auth(&BSSID, &STA1, &BSSID, 1, frames::AUTH_OPEN, 1, 0, None));
-    sim.inject.push(frames::assoc_req(&STA1, &BSSID, 2, 0x0031, SSID, Some(&r)));
+    sim.inject.push(frames::auth(&BSSID, &STA1, &BSSID, 1, AuthRepr::new(AuthAlgorithm::OPEN_SYSTEM, 1, StatusCode::SUCCESS)));
+    sim.inject.push(frames::assoc_req(&STA1, &BSSID, 2, Capability(0x0031), SSID, Some(&r)));
     sim.run(1);
-    assert!(sim.air.iter().any(|f| matches!(frames::parse_mgmt(f), Ok(Mgmt::AssocResp { status: 30, .. }))));
+    assert!(sim.air.iter().any(|f| matches!(frames::parse_mgmt(f), Ok(Mgmt::AssocResp { status: StatusCode::REFUSED_TEMPORARILY, .. }))));
     // The real STA1 answers the SA Query: nothing changes.
     sim.run(1_500);
     assert!(!sim.ap().sa_query_running(&STA1));
@@ -359,11 +360,11 @@ fn igtk_is_renewed_with_the_gtk() {
     sim.run(2_500);
     assert!(sim.phases(0).contains(&Phase::GroupKey { key_id: 2 }), "{:?}", sim.phases(0));
     assert!(sim.all_established());
-    let fs = sim.with_ap(|ap, _, out| ap.deauth_broadcast(3, out));
+    let fs = sim.with_ap(|ap, _, out| ap.deauth_broadcast(ReasonCode::DEAUTH_LEAVING, out));
     assert_eq!(&fs[0][26..30], &[76, 16, 5, 0], "the new IGTK has Key ID 5");
     sim.run(2);
-    assert!(sim.phases(1).contains(&Phase::Deauthenticated { reason: 3, by_peer: true }), "{:?}", sim.phases(1));
-    assert!(sim.phases(2).contains(&Phase::Deauthenticated { reason: 3, by_peer: true }));
+    assert!(sim.phases(1).contains(&Phase::Deauthenticated { reason: ReasonCode(3), by_peer: true }), "{:?}", sim.phases(1));
+    assert!(sim.phases(2).contains(&Phase::Deauthenticated { reason: ReasonCode(3), by_peer: true }));
     assert_eq!(sim.sta(0).counters.total_drops(), 0, "{}", sim.sta(0).counters);
 }
 
@@ -426,9 +427,9 @@ fn tshark_mgmt(pcap: &std::path::Path, conf: &std::path::Path, passphrase: &str)
 fn tshark_decrypts_the_protected_management_frames() {
     let mut sim = mfp_net(Mfp::Required, Mfp::Required);
     assert!(sim.run_until(3_000, |s| s.all_established()), "{:?}", sim.events);
-    sim.inject.push(forged_deauth(&STA1, &BSSID, 7)); // SA Query Request and Response
+    sim.inject.push(forged_deauth(&STA1, &BSSID, ReasonCode::CLASS3_FROM_NONASSOC)); // SA Query Request and Response
     sim.run(5);
-    sim.with_ap(|ap, _, out| ap.deauth(&STA1, 4, out));
+    sim.with_ap(|ap, _, out| ap.deauth(&STA1, ReasonCode::INACTIVITY, out));
     sim.run(1);
     let dir = std::env::temp_dir().join(format!("wsec-mfp-tshark-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -566,10 +566,10 @@ fn find_elements_in_a_beacon_body() {
     body.extend(h("030106"));
     body.extend(h(RSNE_FULL));
     body.extend(h(WPA_TKIP_PSK));
-    let ies = &body[ie::BEACON_FIXED_LEN..];
+    let ies = &body[wsec::wire::mgmt::BeaconRepr::FIXED_LEN..];
     assert_eq!(hx(ie::find_rsn_element(ies).unwrap().unwrap()), hx(&h(RSNE_FULL)));
     assert_eq!(hx(ie::find_wpa_element(ies).unwrap().unwrap()), WPA_TKIP_PSK);
-    let ids: Vec<u8> = ie::elements(ies).map(|e| e.unwrap().id).collect();
+    let ids: Vec<u8> = wsec::wire::element::elements(ies).map(|e| e.unwrap().id).collect();
     assert_eq!(ids, [0, 1, 3, 48, 221]);
     // none present
     assert_eq!(ie::find_rsn_element(&h("000477736563")).unwrap(), None);
@@ -727,7 +727,7 @@ fn msg3_items<'a>(rsne: &'a [u8], gtk: &'a [u8], igtk: &'a [u8], vendor: &'a [u8
         KeyDataItem::Igtk(IgtkKde { key_id: 4, ipn: 0x0000_0000_0201, key: igtk }),
         KeyDataItem::Bigtk(IgtkKde { key_id: 6, ipn: 0xffff_ffff_ffff, key: igtk }),
         KeyDataItem::KeyId(1),
-        KeyDataItem::MacAddress([0, 0x13, 0x46, 0xfe, 0x32, 0x0c]),
+        KeyDataItem::MacAddress(wsec::wire::MacAddr([0, 0x13, 0x46, 0xfe, 0x32, 0x0c])),
         KeyDataItem::Pmkid([0xab; 16]),
         KeyDataItem::Kde { data_type: kde::data_type::OCI, data: &[0x51, 0x24, 0x00] },
         KeyDataItem::Element(vendor),
@@ -885,7 +885,7 @@ fn check_stable(data: &[u8]) {
         assert_eq!(WpaElementRepr::parse(&b).unwrap(), w);
         let _ = negotiate_wpa(&w, &Prefs::default());
     }
-    let _ = ie::elements(data).count();
+    let _ = wsec::wire::element::elements(data).count();
     let _ = ie::find_rsn_element(data);
     let _ = ie::find_wpa_element(data);
 }

@@ -6,6 +6,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
+use wsec::wire::mac::MacAddr;
 
 const TUNSETIFF: libc::c_ulong = 0x4004_54ca;
 
@@ -43,8 +44,8 @@ impl Tap {
     }
 
     /// Sets the MAC address and brings the device up (with iproute2's `ip`).
-    pub fn configure(&self, mac: &[u8; 6], mtu: u32) -> io::Result<()> {
-        let m = wsec::wire::mac::fmt_mac(mac);
+    pub fn configure(&self, mac: &MacAddr, mtu: u32) -> io::Result<()> {
+        let m = mac.to_string();
         let st = std::process::Command::new("ip")
             .args(["link", "set", "dev", &self.name, "address", &m, "mtu", &mtu.to_string(), "up"])
             .status()?;

@@ -244,8 +244,8 @@ pub fn to_ethernet(mpdu: &[u8]) -> Result<Vec<u8>> {
         return Err(Error::Truncated);
     }
     let mut out = Vec::with_capacity(14 + body.len());
-    out.extend_from_slice(&da);
-    out.extend_from_slice(&sa);
+    out.extend_from_slice(da.as_bytes());
+    out.extend_from_slice(sa.as_bytes());
     if snap && (body[3..6] == OUI_RFC1042 || body[3..6] == OUI_BRIDGE_TUNNEL) {
         out.extend_from_slice(&body[6..]);
     } else {

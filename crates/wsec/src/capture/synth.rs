@@ -15,6 +15,9 @@ use crate::rsn::akm::Akm;
 use crate::rsn::handshake::authenticator::GroupKeys;
 use crate::rsn::handshake::{Authenticator, Config, Event, Supplicant, Timers};
 use crate::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite};
+use crate::wire::element;
+use crate::wire::mac::{MacAddr, SeqControl};
+use crate::wire::mgmt::{BeaconRepr, BodyRepr, Capability, MgmtRepr};
 use std::collections::VecDeque;
 use zeroize::Zeroizing;
 
@@ -26,8 +29,8 @@ pub struct SynthConfig {
     pub akm: Akm,
     pub pairwise: CipherSuite,
     pub group: CipherSuite,
-    pub bssid: [u8; 6],
-    pub sta: [u8; 6],
+    pub bssid: MacAddr,
+    pub sta: MacAddr,
     /// MSDU payload octets of each data frame (after LLC/SNAP).
     pub payload_len: usize,
     /// Send QoS data frames carrying two-subframe A-MSDUs.
@@ -52,8 +55,8 @@ impl SynthConfig {
             akm: Akm::Psk,
             pairwise: CipherSuite::Ccmp128,
             group: CipherSuite::Ccmp128,
-            bssid: [0x02, 0, 0, 0, 0, 0x01],
-            sta: [0x02, 0, 0, 0, 0, 0x02],
+            bssid: MacAddr([0x02, 0, 0, 0, 0, 0x01]),
+            sta: MacAddr([0x02, 0, 0, 0, 0, 0x02]),
             payload_len: 1000,
             amsdu: false,
             fragment: None,
@@ -134,7 +137,7 @@ impl Synth {
             now: 0,
             rekeyed: false,
         };
-        let b = s.beacon();
+        let b = s.beacon()?;
         s.queue.push_back(b);
         let out = s.ap.start(0);
         s.exchange(out.tx, out.events, true)?;
@@ -152,27 +155,22 @@ impl Synth {
     }
 
     /// Beacon (9.3.3.2) with SSID, Supported Rates and the RSN element.
-    fn beacon(&mut self) -> Vec<u8> {
-        let mut f = vec![0x80, 0x00, 0, 0];
-        f.extend([0xff; 6]);
-        f.extend(self.cfg.bssid);
-        f.extend(self.cfg.bssid);
-        f.extend(self.next_seq());
-        f.extend([0u8; 8]); // timestamp
-        f.extend(100u16.to_le_bytes());
-        f.extend(0x0011u16.to_le_bytes()); // ESS | Privacy
-        f.push(0);
-        f.push(self.cfg.ssid.len() as u8);
-        f.extend(&self.cfg.ssid);
-        f.extend([1, 8, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24]);
-        f.extend(&self.ap_rsne);
-        f
+    fn beacon(&mut self) -> Result<Vec<u8>> {
+        let mut ies = Vec::new();
+        element::push(&mut ies, element::id::SSID, &self.cfg.ssid)?;
+        element::push(&mut ies, element::id::SUPPORTED_RATES, &[0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24])?;
+        ies.extend_from_slice(&self.ap_rsne);
+        self.seq = (self.seq + 1) & 0x0fff;
+        let capability = Capability(Capability::ESS | Capability::PRIVACY);
+        let body = BodyRepr::Beacon(BeaconRepr { timestamp: 0, beacon_interval: 100, capability, elements: &ies });
+        let cfg = &self.cfg;
+        MgmtRepr { da: MacAddr::BROADCAST, sa: cfg.bssid, bssid: cfg.bssid, seq_control: SeqControl::new(self.seq, 0), body }.to_vec()
     }
 
     /// A data frame header: AP -> STA (FromDS) or STA -> AP (ToDS); QoS with TID 0 and the
     /// A-MSDU Present bit when asked.
-    fn header(&mut self, from_ap: bool, da: [u8; 6], qos: Option<bool>) -> Vec<u8> {
-        let (bssid, sta) = (self.cfg.bssid, self.cfg.sta);
+    fn header(&mut self, from_ap: bool, da: MacAddr, qos: Option<bool>) -> Vec<u8> {
+        let (bssid, sta, da) = (self.cfg.bssid.0, self.cfg.sta.0, da.0);
         let mut f = vec![if qos.is_some() { 0x88 } else { 0x08 }, if from_ap { 0x02 } else { 0x01 }, 0, 0];
         if from_ap {
             f.extend(da);
@@ -276,7 +274,7 @@ impl Synth {
         let group = self.cfg.group_every > 0 && n % self.cfg.group_every == 0;
         let from_ap = group || n % 2 == 1;
         let da = if group {
-            [0xff; 6]
+            MacAddr::BROADCAST
         } else if from_ap {
             self.cfg.sta
         } else {
@@ -288,8 +286,8 @@ impl Synth {
             // Two A-MSDU subframes (9.3.2.2.2): DA, SA, length, MSDU, padding to 4 octets.
             for k in 0..2u64 {
                 let msdu = self.payload(n * 2 + k);
-                f.extend(da);
-                f.extend(if from_ap { self.cfg.bssid } else { self.cfg.sta });
+                f.extend(da.0);
+                f.extend(if from_ap { self.cfg.bssid.0 } else { self.cfg.sta.0 });
                 f.extend((msdu.len() as u16).to_be_bytes());
                 f.extend(&msdu);
                 if k == 0 {

@@ -151,7 +151,7 @@ pub fn ccm_nonce<T: AsRef<[u8]>>(hdr: &Header<T>, pn: Pn) -> Result<[u8; 13]> {
     let a2 = hdr.addr2().ok_or(Error::Unsupported("frame without Address 2"))?;
     let mut n = [0u8; 13];
     n[0] = nonce_flags(hdr);
-    n[1..7].copy_from_slice(&a2);
+    n[1..7].copy_from_slice(a2.as_bytes());
     n[7..13].copy_from_slice(&CcmpHeaderRepr::pn_be(pn));
     Ok(n)
 }
@@ -160,7 +160,7 @@ pub fn ccm_nonce<T: AsRef<[u8]>>(hdr: &Header<T>, pn: Pn) -> Result<[u8; 13]> {
 pub fn gcm_nonce<T: AsRef<[u8]>>(hdr: &Header<T>, pn: Pn) -> Result<[u8; 12]> {
     let a2 = hdr.addr2().ok_or(Error::Unsupported("frame without Address 2"))?;
     let mut n = [0u8; 12];
-    n[0..6].copy_from_slice(&a2);
+    n[0..6].copy_from_slice(a2.as_bytes());
     n[6..12].copy_from_slice(&CcmpHeaderRepr::pn_be(pn));
     Ok(n)
 }

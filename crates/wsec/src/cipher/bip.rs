@@ -81,7 +81,7 @@ impl Bip {
         let mut input = Vec::with_capacity(AAD_LEN + body.len());
         input.extend_from_slice(&Self::aad(hdr));
         input.extend_from_slice(body);
-        self.mac(&a2, ipn, &input)
+        self.mac(a2.as_bytes(), ipn, &input)
     }
 
     /// The BIP MAC of `input` (AAD || body): AES-CMAC, or GMAC with nonce `addr` || IPN.
@@ -256,7 +256,7 @@ impl Bip {
         let mut body = s.body().to_vec();
         body.extend_from_slice(&elem);
         let input = self.s1g_input(&s, &body, bce.then_some(ipn));
-        let mic = self.mac(&s.sa(), ipn, &input)?;
+        let mic = self.mac(s.sa().as_bytes(), ipn, &input)?;
         out.extend_from_slice(frame);
         out.extend_from_slice(&elem[..elem.len() - mic_len]);
         out.extend_from_slice(&mic[..mic_len]);
@@ -305,7 +305,7 @@ impl Bip {
         let l = body_zeroed.len();
         body_zeroed[l - mic_len..].fill(0);
         let input = self.s1g_input(&s, &body_zeroed, bce_ipn);
-        let mic = self.mac(&s.sa(), ipn, &input)?;
+        let mic = self.mac(s.sa().as_bytes(), ipn, &input)?;
         if !bool::from(mic[..mic_len].ct_eq(&frame[frame.len() - mic_len..])) {
             return Err(Error::MicFailure);
         }

@@ -202,7 +202,7 @@ fn michael_fields(hdr: &Header<&[u8]>) -> Result<([u8; 6], [u8; 6], u8)> {
     let da = hdr.da().ok_or(Error::Malformed("no DA"))?;
     let sa = hdr.sa().ok_or(Error::Malformed("no SA"))?;
     let prio = hdr.qos_control().map(|q| q.tid()).unwrap_or(0);
-    Ok((da, sa, prio))
+    Ok((da.0, sa.0, prio))
 }
 
 impl TkipKey {
@@ -318,7 +318,7 @@ impl TkipKey {
         out.extend_from_slice(&mpdu[..hl]);
         out[1] &= !((fc::PROTECTED >> 8) as u8);
         out.extend_from_slice(enc);
-        let seed = self.per_packet_key(&ta, sec.tsc);
+        let seed = self.per_packet_key(ta.as_bytes(), sec.tsc);
         match wep_open(&seed[..], &mut out[hl..]) {
             Ok(n) => {
                 out.truncate(hl + n);
@@ -350,7 +350,7 @@ impl TkipKey {
         let (da, sa, prio) = michael_fields(&hdr)?;
         let ta = hdr.ta().ok_or(Error::Malformed("no TA"))?;
         let mic = self.msdu_mic(&da, &sa, prio, body, dir);
-        self.seal_into(&mpdu[..hl], &ta, pn, key_id, &[body, &mic], out)
+        self.seal_into(&mpdu[..hl], ta.as_bytes(), pn, key_id, &[body, &mic], out)
     }
 
     /// [`Protection::decapsulate`] with an explicit Michael direction. Checks the ICV
@@ -464,7 +464,7 @@ impl TkipKey {
                 h.set_frame_control(f.with(fc::MORE_FRAGMENTS, i + 1 < nfrag));
             }
             let mut out = Vec::new();
-            self.seal_into(&header, &ta, first_tsc + i as Pn, key_id, &[from_msdu, from_mic], &mut out)?;
+            self.seal_into(&header, ta.as_bytes(), first_tsc + i as Pn, key_id, &[from_msdu, from_mic], &mut out)?;
             frames.push(out);
             off = end;
         }

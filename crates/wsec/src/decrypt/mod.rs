@@ -12,12 +12,17 @@ use crate::cipher::wep::WepKey;
 use crate::cipher::{CipherSuite, KeyOptions, Protection, SuiteKey};
 use crate::rsn::akm::Akm;
 use crate::rsn::eapol::{self, DescriptorType, EapolKey, EapolKeyRepr};
+use crate::rsn::handshake::Msg;
 use crate::rsn::ie::{self, RsnElementRepr, WpaElementRepr};
 use crate::rsn::kde::{self, KeyDataItem};
 use crate::rsn::kdf::{derive_ptk, Ptk};
 use crate::rsn::{keywrap, pbkdf2};
+use crate::wire::element;
+use crate::wire::ethernet::EtherType;
 use crate::wire::llc::Snap;
-use crate::wire::mac::{is_group, mgmt_subtype, Header, MacAddr};
+use crate::wire::mac::{mgmt_subtype, Header, MacAddr};
+use crate::wire::mgmt::{AssocRequestRepr, BeaconRepr};
+use crate::wire::sechdr::KeyIdOctet;
 use keys::UserKey;
 use std::collections::HashMap;
 use zeroize::Zeroizing;
@@ -338,7 +343,7 @@ impl Decryptor {
                     if r.is_none() && j.epoch != self.epoch {
                         // Keys arrived (inside an earlier frame of the batch) after this frame
                         // was planned: plan it again; its reason stays the planned one.
-                        match Header::new_checked(*m).map(|h| self.plan_crypto(&h, m)) {
+                        match Header::new_checked(*m).map(|h| self.plan_crypto(&h)) {
                             Ok(Step::Crypto(j2)) => {
                                 let r2 = j2.run(&self.wep, m);
                                 self.commit(&j, r2)
@@ -378,7 +383,7 @@ impl Decryptor {
             return Step::Done(Outcome::Clear);
         }
         self.stats.protected += 1;
-        self.plan_crypto(&h, mpdu)
+        self.plan_crypto(&h)
     }
 
     /// Counts an outcome and learns from a decrypted frame (a group key handshake, or a
@@ -404,15 +409,15 @@ impl Decryptor {
     }
 
     fn on_mgmt(&mut self, h: &Header<&[u8]>) {
-        let f = h.frame_control();
         let body = h.payload();
-        let (fixed, is_beacon) = match f.subtype() {
-            mgmt_subtype::BEACON | mgmt_subtype::PROBE_RESP => (ie::BEACON_FIXED_LEN, true),
-            mgmt_subtype::ASSOC_REQ => (4, false),
-            mgmt_subtype::REASSOC_REQ => (10, false),
+        let parsed = match h.frame_control().subtype() {
+            mgmt_subtype::BEACON | mgmt_subtype::PROBE_RESP => BeaconRepr::parse(body).map(|b| (b.elements, true)),
+            s @ (mgmt_subtype::ASSOC_REQ | mgmt_subtype::REASSOC_REQ) => {
+                AssocRequestRepr::parse(body, s == mgmt_subtype::REASSOC_REQ).map(|r| (r.elements, false))
+            }
             _ => return,
         };
-        let Some(ies) = body.get(fixed..) else { return };
+        let Ok((ies, is_beacon)) = parsed else { return };
         let Some(a3) = h.addr3() else { return };
         if self.bss.len() >= MAX_TRACKED && !self.bss.contains_key(&a3) {
             return;
@@ -420,12 +425,12 @@ impl Decryptor {
         let mut ssid = None;
         let mut rsn = None;
         let mut wpa = None;
-        for e in ie::elements(ies) {
+        for e in element::elements(ies) {
             let Ok(e) = e else { break };
             match e.id {
-                0 => ssid = Some(e.body.to_vec()),
-                48 => rsn = RsnElementRepr::parse(e.bytes).ok(),
-                221 if ie::is_wpa_element(e.bytes) => wpa = WpaElementRepr::parse(e.bytes).ok(),
+                element::id::SSID => ssid = Some(e.body.to_vec()),
+                element::id::RSN => rsn = RsnElementRepr::parse(e.bytes).ok(),
+                element::id::VENDOR_SPECIFIC if ie::is_wpa_element(e.bytes) => wpa = WpaElementRepr::parse(e.bytes).ok(),
                 _ => {}
             }
         }
@@ -485,6 +490,9 @@ impl Decryptor {
         let (frame, r) = k;
         let Some((a1, a2)) = addr_pair(h) else { return };
         let ki = r.key_info;
+        // The handshake cores' classification: Request/Error frames and unknown flag
+        // combinations teach nothing.
+        let Some(msg) = Msg::classify(ki, r.key_data.len()) else { return };
         // The Authenticator sends the frames with Key Ack set.
         let (aa, spa) = if ki.key_ack() { (a2, a1) } else { (a1, a2) };
         let kdv = ki.descriptor_version();
@@ -499,7 +507,7 @@ impl Decryptor {
             return;
         }
         let pairwise = self.pairwise_of(&aa, kdv);
-        if ki.is_pairwise() && ki.key_ack() && !ki.key_mic() {
+        if msg == Msg::M1 {
             let l = self.links.entry((aa, spa)).or_default();
             l.m1.push((r.replay_counter, r.key_nonce));
             if l.m1.len() > 16 {
@@ -507,11 +515,8 @@ impl Decryptor {
             }
             return;
         }
-        if !ki.key_mic() {
-            return;
-        }
         let Ok(view) = EapolKey::new_checked(&frame[..], mic_len) else { return };
-        if ki.is_pairwise() && !ki.key_ack() && !r.key_data.is_empty() {
+        if msg == Msg::M2 {
             // Message 2: try the ANonce of its message 1 with every candidate PMK.
             let an = self.links.get(&(aa, spa)).and_then(|l| l.m1.iter().rev().find(|(rc, _)| *rc == r.replay_counter).map(|(_, a)| *a));
             match an {
@@ -532,7 +537,7 @@ impl Decryptor {
         }
         // Messages 3, 4 and group 1: the PTK of this link that verifies the MIC.
         let mut found = self.find_ptk(&aa, &spa, &view, kdv_e, akm);
-        if found.is_none() && ki.is_pairwise() && ki.install() {
+        if found.is_none() && msg == Msg::M3 {
             // Message 1 was missed: match pending messages 2 with this message 3's ANonce.
             let pend = self.links.get(&(aa, spa)).map(|l| l.pending_m2.clone()).unwrap_or_default();
             for (sn, m2, _, _) in pend.iter().rev() {
@@ -548,7 +553,7 @@ impl Decryptor {
             return;
         };
         // Key Data to read: encrypted (RSN M3 and group M1), or WPA1's group M1.
-        let wpa_group = r.descriptor_type == DescriptorType::Wpa && !ki.is_pairwise();
+        let wpa_group = r.descriptor_type == DescriptorType::Wpa && matches!(msg, Msg::G1 | Msg::G2);
         if !ki.encrypted_key_data() && !wpa_group {
             return;
         }
@@ -566,7 +571,7 @@ impl Decryptor {
             }
         };
         let mut gtks = Vec::new();
-        if r.descriptor_type == DescriptorType::Wpa && !ki.is_pairwise() {
+        if wpa_group {
             // WPA1 group message 1: the raw GTK, Key Index in Key Information b4-b5.
             if let Some(g) = kd.get(..r.key_length as usize) {
                 gtks.push((ki.key_index(), g.to_vec()));
@@ -621,7 +626,7 @@ impl Decryptor {
             if pmk.len() != akm.pmk_len() {
                 continue;
             }
-            let Ok(ptk) = derive_ptk(akm, &pmk, &aa, &spa, anonce, snonce, pairwise, 0) else { continue };
+            let Ok(ptk) = derive_ptk(akm, &pmk, aa.as_bytes(), spa.as_bytes(), anonce, snonce, pairwise, 0) else { continue };
             if m2.verify_mic(kdv, akm, ptk.kck()).is_ok() {
                 let at = self.pos;
                 let l = self.links.entry((aa, spa)).or_default();
@@ -641,23 +646,19 @@ impl Decryptor {
     }
 
     /// The keys that may open a protected frame, in the order to try them.
-    fn plan_crypto(&self, h: &Header<&[u8]>, mpdu: &[u8]) -> Step {
+    fn plan_crypto(&self, h: &Header<&[u8]>) -> Step {
         let f = h.frame_control();
         let Some(ta) = h.addr2() else { return Step::Done(Outcome::Failed(FailReason::Malformed)) };
         let ra = h.addr1();
         let Some(sc) = h.seq_control() else { return Step::Done(Outcome::Failed(FailReason::Malformed)) };
         let tid = if f.is_mgmt() { 16 } else { h.qos_control().map(|q| q.tid()).unwrap_or(0) };
-        let body = h.payload();
-        if body.len() < 4 || mpdu.len() < 4 {
-            return Step::Done(Outcome::Failed(FailReason::Malformed));
-        }
-        let ext_iv = body[3] & 0x20 != 0;
-        let key_id = body[3] >> 6;
+        let Ok(k) = KeyIdOctet::parse(h.payload()) else { return Step::Done(Outcome::Failed(FailReason::Malformed)) };
+        let (ext_iv, key_id) = (k.ext_iv(), k.key_id());
         let mut cands = Vec::new();
         let fail = if !ext_iv {
             cands.extend((0..self.wep.len()).map(Cand::Wep));
             FailReason::NoWepKey
-        } else if is_group(&ra) {
+        } else if ra.is_group() {
             let bssid = ta; // group data frames come From DS, TA = BSSID
             if let Some(b) = self.bss.get(&bssid) {
                 if let Some(v) = b.gtks.get(&key_id) {
@@ -779,14 +780,15 @@ fn decrypt_with(tk: &[u8], cipher: CipherSuite, mpdu: &[u8]) -> Option<(Vec<u8>,
 /// The EAPOL-Key frame carried by a plaintext data MPDU (LLC/SNAP, EtherType 0x888E).
 fn eapol_key_of(h: &Header<&[u8]>) -> Option<(Vec<u8>, EapolKeyRepr)> {
     let s = Snap::new_checked(h.payload()).ok()?;
-    if s.ethertype() != 0x888e {
+    if s.ethertype() != EtherType::EAPOL {
         return None;
     }
     let body = s.payload();
-    if body.len() < 5 || body[1] != 3 {
+    if body.len() <= eapol::field::DESCRIPTOR_TYPE || body[eapol::field::PACKET_TYPE] != eapol::PACKET_TYPE_EAPOL_KEY {
         return None;
     }
-    let len = (4 + u16::from_be_bytes([body[2], body[3]]) as usize).min(body.len());
+    let l = &body[eapol::field::PACKET_BODY_LENGTH];
+    let len = (eapol::EAPOL_HEADER_LEN + u16::from_be_bytes([l[0], l[1]]) as usize).min(body.len());
     // The MIC length depends on the AKM: try 16, then 24 (SHA-384 AKMs).
     let r = EapolKeyRepr::parse(&body[..len], 16).or_else(|_| EapolKeyRepr::parse(&body[..len], 24)).ok()?;
     Some((body[..len].to_vec(), r))

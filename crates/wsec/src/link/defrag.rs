@@ -177,9 +177,9 @@ mod tests {
         let repr = HeaderRepr {
             frame_control: FrameControl::new(FrameType::Data, 0).with(fc::MORE_FRAGMENTS, more),
             duration_id: 0,
-            addr1: [1; 6],
-            addr2: Some([2; 6]),
-            addr3: Some([3; 6]),
+            addr1: MacAddr([1; 6]),
+            addr2: Some(MacAddr([2; 6])),
+            addr3: Some(MacAddr([3; 6])),
             seq_control: Some(SeqControl::new(seq, n)),
             addr4: None,
             qos_control: None,

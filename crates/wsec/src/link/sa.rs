@@ -20,7 +20,9 @@ use crate::cipher::tkip::{MichaelDirection, TkipKey};
 use crate::cipher::SuiteKey as Key;
 use crate::cipher::{mpdu, AadOptions, CipherSuite, Pn, RxInfo};
 use crate::error::{Error, Result};
-use crate::wire::mac::{is_group, Header, SeqControl};
+use crate::wire::mac::{fc, Header, SeqControl};
+use crate::wire::mme::MmeRepr;
+use crate::wire::sechdr::KeyIdOctet;
 
 /// The STA's role in the 4-way handshake that made the PTK: it picks TKIP's Michael key
 /// for each direction (12.7.2: the Authenticator transmits with PTK octets 16-23).
@@ -191,7 +193,7 @@ impl SecurityAssociation {
     fn tx_slot(&mut self, mpdu: &[u8]) -> Result<(KeyType, u8)> {
         let hdr = Header::new_checked(mpdu)?;
         let f = hdr.frame_control();
-        let group = is_group(&hdr.addr1());
+        let group = hdr.addr1().is_group();
         Ok(if f.is_mgmt() && group {
             (KeyType::ManagementGroup, self.tx_mgmt_group)
         } else if group {
@@ -315,11 +317,12 @@ impl SecurityAssociation {
         let first = slot.tx.next_run(chunks.len() as u64)?;
         let seq = hdr.seq_control().ok_or(Error::Unsupported("no Sequence Control"))?.sequence();
         let mut out = Vec::with_capacity(chunks.len());
+        let fc = hdr.frame_control();
         for (i, c) in chunks.iter().enumerate() {
             let mut m = mpdu[..hl].to_vec();
-            let more = i + 1 < chunks.len();
-            m[1] = if more { m[1] | 0x04 } else { m[1] & !0x04 };
-            m[22..24].copy_from_slice(&SeqControl::new(seq, i as u8).0.to_le_bytes());
+            let mut h = Header::new_unchecked(&mut m[..]);
+            h.set_frame_control(fc.with(fc::MORE_FRAGMENTS, i + 1 < chunks.len()));
+            h.set_seq_control(SeqControl::new(seq, i as u8));
             m.extend_from_slice(c);
             let mut p = Vec::new();
             slot.key.as_protection().encapsulate(&m, first + i as u64, id, &mut p)?;
@@ -332,17 +335,15 @@ impl SecurityAssociation {
     fn rx_slot(&self, mpdu: &[u8]) -> Result<(KeyType, u8)> {
         let hdr = Header::new_checked(mpdu)?;
         let f = hdr.frame_control();
-        let group = is_group(&hdr.addr1());
+        let group = hdr.addr1().is_group();
         if f.is_mgmt() && group && !f.protected() {
             // BIP: the MME is the last element; its Key ID says which IGTK/BIGTK.
             for (i, s) in self.mgmt_group.iter().enumerate() {
                 if let Some(Slot { key: Key::Bip(b), .. }) = s {
-                    let l = 10 + b.mic_len();
-                    if mpdu.len() >= hdr.header_len() + l {
-                        let m = &mpdu[mpdu.len() - l..];
-                        if m[0] == crate::wire::mme::ELEMENT_ID && m[2] as usize == i + 4 && m[3] == 0 {
-                            return Ok((KeyType::ManagementGroup, i as u8 + 4));
-                        }
+                    let l = MmeRepr::HEADER_LEN + MmeRepr::FIXED_LEN + b.mic_len();
+                    let Some(m) = hdr.payload().len().checked_sub(l).map(|at| &hdr.payload()[at..]) else { continue };
+                    if MmeRepr::parse(m).is_ok_and(|(r, _)| r.key_id as usize == i + 4 && r.mic_len == b.mic_len()) {
+                        return Ok((KeyType::ManagementGroup, i as u8 + 4));
                     }
                 }
             }
@@ -351,11 +352,7 @@ impl SecurityAssociation {
         if !f.protected() {
             return Err(Error::NotProtected);
         }
-        let rest = hdr.payload();
-        if rest.len() < 4 {
-            return Err(Error::Truncated);
-        }
-        let id = rest[3] >> 6;
+        let id = KeyIdOctet::parse(hdr.payload())?.key_id();
         if !group && id < 2 && self.pairwise[id as usize].is_some() {
             return Ok((KeyType::Pairwise, id));
         }
@@ -417,7 +414,7 @@ impl SecurityAssociation {
                     let hl = h.header_len();
                     let slot = self.table(kt, id)?.as_ref().ok_or(Error::UnknownKeyId(id))?;
                     let Key::Tkip(k) = &slot.key else { unreachable!("is_tkip") };
-                    match k.verify_msdu_mic(&da, &sa, prio, &m[hl..], dir) {
+                    match k.verify_msdu_mic(da.as_bytes(), sa.as_bytes(), prio, &m[hl..], dir) {
                         Ok(n) => m.truncate(hl + n),
                         Err(Error::MicFailure) => return Err(self.tkip_mic_failure(now_ns)),
                         Err(e) => return Err(e),

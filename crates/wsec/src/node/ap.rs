@@ -4,7 +4,7 @@
 //! receiver's: seed 002's two encryptions of the wireless-to-wireless case), the bridge
 //! to the wired side (the host's TAP) and inactivity.
 use super::engine::{self, Delayed, Engine, Offload};
-use super::frames::{self, cap, reason, status, Dir, Mgmt, SeqNum, BROADCAST, ETHERTYPE_EAPOL};
+use super::frames::{self, Dir, Mgmt, SeqNum};
 use super::mfp::{self, Mfp, SaQuery};
 use super::{rx_error_reason, AuthAlgs, Counters, NodeEvent, Output, Phase, Security, SEC, TU};
 use crate::cipher::CipherSuite;
@@ -13,7 +13,9 @@ use crate::rsn::akm::Akm;
 use crate::rsn::handshake::authenticator::GroupKeys;
 use crate::rsn::handshake::{self, Authenticator, Timers};
 use crate::rsn::ie::{RsnElementRepr, Suite};
+use crate::wire::ethernet::EtherType;
 use crate::wire::mac::{FrameType, Header, MacAddr};
+use crate::wire::mgmt::{self, AuthAlgorithm, AuthRepr, Capability, ReasonCode, StatusCode};
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
@@ -284,8 +286,8 @@ impl AccessPoint {
         }
     }
 
-    fn capability(&self) -> u16 {
-        cap::ESS | cap::SHORT_PREAMBLE | if self.cfg.security.is_open() { 0 } else { cap::PRIVACY }
+    fn capability(&self) -> Capability {
+        Capability(Capability::ESS | Capability::SHORT_PREAMBLE).with(Capability::PRIVACY, !self.cfg.security.is_open())
     }
 
     fn bss_info(&self) -> frames::BssInfo {
@@ -366,7 +368,7 @@ impl AccessPoint {
             let limit = self.cfg.max_inactivity_s * SEC;
             let idle: Vec<MacAddr> = self.peers.iter().filter(|(_, p)| now.saturating_sub(p.last_rx) > limit).map(|(a, _)| *a).collect();
             for a in idle {
-                self.deauth(&a, reason::INACTIVITY, out);
+                self.deauth(&a, ReasonCode::INACTIVITY, out);
             }
         }
     }
@@ -442,7 +444,7 @@ impl AccessPoint {
     }
 
     /// Sends a Deauthentication (protected for an MFP station) and forgets the station.
-    pub fn deauth(&mut self, sta: &MacAddr, why: u16, out: &mut Output) {
+    pub fn deauth(&mut self, sta: &MacAddr, why: ReasonCode, out: &mut Output) {
         let seq = self.seq.take();
         let f = frames::deauth(sta, &self.cfg.bssid, &self.cfg.bssid, seq, why, true);
         self.send_mgmt(self.clock, sta, f, out);
@@ -463,11 +465,11 @@ impl AccessPoint {
     /// Deauthentication under BIP (as hostapd), else one per station.
     pub fn shutdown(&mut self, out: &mut Output) {
         if self.group.as_ref().is_some_and(|g| g.igtk.is_some()) {
-            self.deauth_broadcast(reason::DEAUTH_LEAVING, out);
+            self.deauth_broadcast(ReasonCode::DEAUTH_LEAVING, out);
         } else {
             let all: Vec<MacAddr> = self.peers.keys().copied().collect();
             for a in all {
-                self.deauth(&a, reason::DEAUTH_LEAVING, out);
+                self.deauth(&a, ReasonCode::DEAUTH_LEAVING, out);
             }
         }
         // The goodbyes may sit in the card model's queue (protected under MFP): the
@@ -477,9 +479,9 @@ impl AccessPoint {
 
     /// Sends one group-addressed Deauthentication, BIP-protected (an MME with the IGTK's
     /// Key ID and IPN, 12.5.4) when MFP is on, and forgets every station.
-    pub fn deauth_broadcast(&mut self, why: u16, out: &mut Output) {
+    pub fn deauth_broadcast(&mut self, why: ReasonCode, out: &mut Output) {
         let seq = self.seq.take();
-        let f = frames::deauth(&BROADCAST, &self.cfg.bssid, &self.cfg.bssid, seq, why, true);
+        let f = frames::deauth(&MacAddr::BROADCAST, &self.cfg.bssid, &self.cfg.bssid, seq, why, true);
         if self.group.as_ref().is_some_and(|g| g.igtk.is_some()) {
             self.send_protected(self.clock, None, f, out);
         } else {
@@ -530,8 +532,10 @@ impl AccessPoint {
             p.auth = None;
             p.hs_deadline = None;
             p.ptk_rekey_at = None;
-            out.events
-                .push(NodeEvent::Phase { peer: *sta, phase: Phase::Disassociated { reason: reason::PREV_AUTH_NOT_VALID, by_peer: false } });
+            out.events.push(NodeEvent::Phase {
+                peer: *sta,
+                phase: Phase::Disassociated { reason: ReasonCode::PREV_AUTH_NOT_VALID, by_peer: false },
+            });
         }
     }
 
@@ -546,7 +550,7 @@ impl AccessPoint {
         let a1 = h.addr1();
         match fc.frame_type() {
             FrameType::Management => {
-                if a1 != self.cfg.bssid && a1 != BROADCAST {
+                if a1 != self.cfg.bssid && !a1.is_broadcast() {
                     return; // not for us: a medium carries everyone's frames
                 }
                 self.handle_mgmt(now, mpdu, out)
@@ -565,10 +569,10 @@ impl AccessPoint {
     }
 
     fn handle_mgmt(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
-        let Ok((_, sa, bssid)) = frames::mgmt_addrs(mpdu) else {
+        let Ok(f) = mgmt::Frame::new_checked(mpdu) else {
             return self.counters.drop("malformed");
         };
-        let protected = Header::new_checked(mpdu).map(|h| h.frame_control().protected()).unwrap_or(false);
+        let (sa, bssid, protected) = (f.sa(), f.bssid(), f.frame_control().protected());
         if protected {
             if self.peer_mfp(&sa) {
                 return self.protected_mgmt(now, &sa, mpdu, out);
@@ -662,41 +666,41 @@ impl AccessPoint {
         }
     }
 
-    fn auth_request(&mut self, now: u64, sta: &MacAddr, alg: u16, out: &mut Output) {
+    fn auth_request(&mut self, now: u64, sta: &MacAddr, alg: AuthAlgorithm, out: &mut Output) {
         let bssid = self.cfg.bssid;
         let algs = match &self.cfg.security {
             Security::Wep { auth_algs, .. } => *auth_algs,
             _ => AuthAlgs::OPEN,
         };
-        let allowed = (alg == frames::AUTH_OPEN && algs.open()) || (alg == frames::AUTH_SHARED_KEY && algs.shared());
+        let allowed = (alg == AuthAlgorithm::OPEN_SYSTEM && algs.open()) || (alg == AuthAlgorithm::SHARED_KEY && algs.shared());
         let seq = self.seq.take();
         if !allowed {
-            let f = frames::auth(sta, &bssid, &bssid, seq, alg, 2, status::NOT_SUPPORTED_AUTH_ALG, None);
+            let f = frames::auth(sta, &bssid, &bssid, seq, AuthRepr::new(alg, 2, StatusCode::NOT_SUPPORTED_AUTH_ALG));
             return self.tx_mgmt(f, out);
         }
         if !self.peers.contains_key(sta) && self.peers.len() >= self.cfg.max_stations {
-            let f = frames::auth(sta, &bssid, &bssid, seq, alg, 2, status::AP_FULL, None);
+            let f = frames::auth(sta, &bssid, &bssid, seq, AuthRepr::new(alg, 2, StatusCode::AP_FULL));
             return self.tx_mgmt(f, out);
         }
         if self.peer_mfp(sta) {
             // An unprotected Authentication does not end an MFP association (11.13): the
             // (Re)Association Request that follows gets an SA Query first.
-            let f = frames::auth(sta, &bssid, &bssid, seq, alg, 2, status::SUCCESS, None);
+            let f = frames::auth(sta, &bssid, &bssid, seq, AuthRepr::new(alg, 2, StatusCode::SUCCESS));
             return self.tx_mgmt(f, out);
         }
         // A new authentication replaces whatever state and keys the station had (a STA
         // that restarted).
         self.forget_keys(sta);
-        if alg == frames::AUTH_SHARED_KEY {
+        if alg == AuthAlgorithm::SHARED_KEY {
             let c: [u8; 128] = crate::rng::array(&mut *self.rng);
             let mut p = Self::new_peer(now, PeerState::Challenged);
             p.challenge = Some(c);
             self.peers.insert(*sta, p);
-            let f = frames::auth(sta, &bssid, &bssid, seq, alg, 2, status::SUCCESS, Some(&c));
+            let f = frames::auth(sta, &bssid, &bssid, seq, AuthRepr::new(alg, 2, StatusCode::SUCCESS).with_challenge(&c));
             return self.tx_mgmt(f, out);
         }
         self.peers.insert(*sta, Self::new_peer(now, PeerState::Authenticated));
-        let f = frames::auth(sta, &bssid, &bssid, seq, alg, 2, status::SUCCESS, None);
+        let f = frames::auth(sta, &bssid, &bssid, seq, AuthRepr::new(alg, 2, StatusCode::SUCCESS));
         self.tx_mgmt(f, out);
         out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Authenticated { shared_key: false } });
     }
@@ -710,14 +714,14 @@ impl AccessPoint {
         };
         let ok = match self.engine.wep_auth_open(mpdu) {
             Ok(plain) => matches!(frames::parse_mgmt(&plain),
-                Ok(Mgmt::Auth { alg: frames::AUTH_SHARED_KEY, seq: 3, challenge: Some(c), .. })
+                Ok(Mgmt::Auth { alg: AuthAlgorithm::SHARED_KEY, seq: 3, challenge: Some(c), .. })
                     if c.len() == 128 && bool::from(c.ct_eq(&expected[..]))),
             Err(_) => false,
         };
         let bssid = self.cfg.bssid;
         let seq = self.seq.take();
-        let st = if ok { status::SUCCESS } else { status::CHALLENGE_FAIL };
-        let f = frames::auth(sta, &bssid, &bssid, seq, frames::AUTH_SHARED_KEY, 4, st, None);
+        let st = if ok { StatusCode::SUCCESS } else { StatusCode::CHALLENGE_FAIL };
+        let f = frames::auth(sta, &bssid, &bssid, seq, AuthRepr::new(AuthAlgorithm::SHARED_KEY, 4, st));
         self.tx_mgmt(f, out);
         if ok {
             if let Some(p) = self.peers.get_mut(sta) {
@@ -735,22 +739,22 @@ impl AccessPoint {
     /// Checks the STA's RSN element against what the AP offers (12.6.3): one pairwise
     /// cipher and one AKM the AP advertises, the AP's group cipher, and the MFP policy
     /// ([`mfp::ap_decide`]); the last item is the group management cipher if MFP is used.
-    fn check_sta_rsne(&self, rsne: &[u8]) -> Result<(Akm, CipherSuite, CipherSuite, Option<CipherSuite>), u16> {
+    fn check_sta_rsne(&self, rsne: &[u8]) -> Result<(Akm, CipherSuite, CipherSuite, Option<CipherSuite>), StatusCode> {
         let Security::Rsn { akms, pairwise, groups, .. } = &self.cfg.security else {
-            return Err(status::INVALID_ELEMENT);
+            return Err(StatusCode::INVALID_ELEMENT);
         };
-        let e = RsnElementRepr::parse(rsne).map_err(|_| status::INVALID_ELEMENT)?;
+        let e = RsnElementRepr::parse(rsne).map_err(|_| StatusCode::INVALID_ELEMENT)?;
         let g = e.group_cipher.and_then(|s| s.cipher());
         if g != Some(groups[0]) {
-            return Err(status::INVALID_GROUP_CIPHER);
+            return Err(StatusCode::INVALID_GROUP_CIPHER);
         }
         let pw = match e.pairwise.as_slice() {
-            [s] => s.cipher().filter(|c| pairwise.contains(c)).ok_or(status::INVALID_PAIRWISE_CIPHER)?,
-            _ => return Err(status::INVALID_PAIRWISE_CIPHER),
+            [s] => s.cipher().filter(|c| pairwise.contains(c)).ok_or(StatusCode::INVALID_PAIRWISE_CIPHER)?,
+            _ => return Err(StatusCode::INVALID_PAIRWISE_CIPHER),
         };
         let akm = match e.akms.as_slice() {
-            [s] => s.akm().filter(|a| akms.contains(a)).ok_or(status::INVALID_AKMP)?,
-            _ => return Err(status::INVALID_AKMP),
+            [s] => s.akm().filter(|a| akms.contains(a)).ok_or(StatusCode::INVALID_AKMP)?,
+            _ => return Err(StatusCode::INVALID_AKMP),
         };
         let mgmt = mfp::ap_decide(self.cfg.mfp, self.cfg.group_mgmt_cipher, &e, pw)?;
         Ok((akm, pw, groups[0], mgmt))
@@ -762,7 +766,7 @@ impl AccessPoint {
         if !authed {
             // Class 2 frame from an unauthenticated STA (11.3.3).
             let seq = self.seq.take();
-            let f = frames::deauth(sta, &bssid, &bssid, seq, reason::PREV_AUTH_NOT_VALID, true);
+            let f = frames::deauth(sta, &bssid, &bssid, seq, ReasonCode::PREV_AUTH_NOT_VALID, true);
             self.counters.drop("association before authentication");
             return self.tx_mgmt(f, out);
         }
@@ -787,7 +791,7 @@ impl AccessPoint {
             if let Some((q, first)) = q {
                 let seq = self.seq.take();
                 let aid = self.peers.get(sta).map(|p| p.aid).unwrap_or(0);
-                let mut f = frames::assoc_resp(sta, &bssid, seq, capability, status::REFUSED_TEMPORARILY, aid);
+                let mut f = frames::assoc_resp(sta, &bssid, seq, capability, StatusCode::REFUSED_TEMPORARILY, aid);
                 frames::add_comeback(&mut f, q.comeback_tu(now));
                 self.tx_mgmt(f, out);
                 self.counters.drop("association refused: sa query");
@@ -801,10 +805,10 @@ impl AccessPoint {
             }
         }
         let negotiated = match (&self.cfg.security, &rsne) {
-            (_, _) if !ssid_ok => Err(status::UNSPECIFIED),
+            (_, _) if !ssid_ok => Err(StatusCode::UNSPECIFIED),
             (Security::Rsn { .. }, Some(r)) => self.check_sta_rsne(r).map(Some),
-            (Security::Rsn { .. }, None) => Err(status::INVALID_ELEMENT),
-            (_, Some(_)) => Err(status::INVALID_ELEMENT),
+            (Security::Rsn { .. }, None) => Err(StatusCode::INVALID_ELEMENT),
+            (_, Some(_)) => Err(StatusCode::INVALID_ELEMENT),
             (_, None) => Ok(None),
         };
         let seq = self.seq.take();
@@ -815,12 +819,12 @@ impl AccessPoint {
         };
         let st = match negotiated {
             Err(st) => st,
-            Ok(_) if aid == 0 => status::AP_FULL,
-            Ok(_) => status::SUCCESS,
+            Ok(_) if aid == 0 => StatusCode::AP_FULL,
+            Ok(_) => StatusCode::SUCCESS,
         };
         let f = frames::assoc_resp(sta, &bssid, seq, capability, st, aid);
         self.tx_mgmt(f, out);
-        if st != status::SUCCESS {
+        if st != StatusCode::SUCCESS {
             self.counters.drop("association refused");
             return;
         }
@@ -879,7 +883,7 @@ impl AccessPoint {
         }
         for eapol in o.tx {
             let seq = self.seq.take();
-            let f = frames::data(Dir::FromAp, &bssid, sta, &bssid, seq, ETHERTYPE_EAPOL, &eapol);
+            let f = frames::data(Dir::FromAp, &bssid, sta, &bssid, seq, EtherType::EAPOL, &eapol);
             // Before the first PTK EAPOL goes in the clear; a rekey's under the PTK.
             if self.engine.has_pairwise(sta) {
                 self.send_protected(now, Some(*sta), f, out);
@@ -893,7 +897,7 @@ impl AccessPoint {
                 handshake::Event::InstallPtk { tk, cipher, key_id } => {
                     let rekey = self.engine.has_pairwise(sta);
                     if self.engine.install(Some(*sta), KeyType::Pairwise, key_id, cipher, &tk, None).is_err() {
-                        self.deauth(sta, reason::UNSPECIFIED, out);
+                        self.deauth(sta, ReasonCode::UNSPECIFIED, out);
                         return;
                     }
                     if rekey {
@@ -918,9 +922,9 @@ impl AccessPoint {
                 handshake::Event::Failed(why) => {
                     out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::HandshakeFailed(why) });
                     let r = if self.peers.get(sta).is_some_and(|p| p.state == PeerState::Established) {
-                        reason::GROUP_KEY_TIMEOUT
+                        ReasonCode::GROUP_KEY_TIMEOUT
                     } else {
-                        reason::FOURWAY_TIMEOUT
+                        ReasonCode::FOURWAY_TIMEOUT
                     };
                     self.deauth(sta, r, out);
                     self.maybe_finish_group_rekey(out);
@@ -974,7 +978,7 @@ impl AccessPoint {
             // which is how a STA learns that the AP restarted.
             self.counters.drop("class 3 frame from a non-associated station");
             let seq = self.seq.take();
-            let f = frames::deauth(&sa, &self.cfg.bssid, &self.cfg.bssid, seq, reason::CLASS3_FROM_NONASSOC, true);
+            let f = frames::deauth(&sa, &self.cfg.bssid, &self.cfg.bssid, seq, ReasonCode::CLASS3_FROM_NONASSOC, true);
             return self.tx_mgmt(f, out);
         }
         if !fc.has_data_body() {
@@ -1006,7 +1010,7 @@ impl AccessPoint {
             std::borrow::Cow::Borrowed(mpdu)
         };
         let Ok(m) = frames::msdu(&plain) else { return self.counters.drop("malformed msdu") };
-        if !fc.protected() && !self.cfg.security.is_open() && m.ethertype != ETHERTYPE_EAPOL {
+        if !fc.protected() && !self.cfg.security.is_open() && m.ethertype != EtherType::EAPOL {
             return self.counters.drop("unprotected");
         }
         if m.sa != sa {
@@ -1014,7 +1018,7 @@ impl AccessPoint {
         }
         let Some(p) = self.peers.get_mut(&sa) else { return };
         p.last_rx = now;
-        if m.ethertype == ETHERTYPE_EAPOL && m.da == self.cfg.bssid {
+        if m.ethertype == EtherType::EAPOL && m.da == self.cfg.bssid {
             let eapol = m.payload.to_vec();
             let o = p.auth.as_mut().map(|a| a.handle_eapol(now, &eapol));
             match o {
@@ -1032,7 +1036,7 @@ impl AccessPoint {
         self.counters.rx_data_bytes += plain.len() as u64;
         let (da, ethertype, payload) = (m.da, m.ethertype, m.payload.to_vec());
         let bssid = self.cfg.bssid;
-        if frames::group(&da) {
+        if da.is_group() {
             // To the wired side and back out to every station under the GTK.
             self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, &payload), out);
             let seq = self.seq.take();
@@ -1098,7 +1102,7 @@ impl AccessPoint {
             return self.counters.drop("malformed ethernet frame");
         };
         let bssid = self.cfg.bssid;
-        if frames::group(&da) {
+        if da.is_group() {
             if self.peers.values().any(|p| p.state == PeerState::Established) {
                 let seq = self.seq.take();
                 let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);

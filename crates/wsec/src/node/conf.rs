@@ -56,22 +56,6 @@ pub struct StaFile {
     pub sta: StaConfig,
 }
 
-/// A MAC address `aa:bb:cc:dd:ee:ff`.
-pub fn parse_mac(s: &str) -> Option<MacAddr> {
-    let p: Vec<&str> = s.split(':').collect();
-    if p.len() != 6 {
-        return None;
-    }
-    let mut m = [0u8; 6];
-    for (i, x) in p.iter().enumerate() {
-        if x.len() != 2 {
-            return None;
-        }
-        m[i] = u8::from_str_radix(x, 16).ok()?;
-    }
-    Some(m)
-}
-
 fn unquote(v: &str) -> Option<&str> {
     v.strip_prefix('"').and_then(|s| s.strip_suffix('"'))
 }
@@ -434,7 +418,9 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
         match k {
             "interface" => interface = Some(v.to_string()),
             "medium" => medium = Some(v.to_string()),
-            "bssid" => bssid = Some(parse_mac(v).ok_or(ConfError { line: n, msg: "bssid must be aa:bb:cc:dd:ee:ff".into() })?),
+            "bssid" => {
+                bssid = Some(v.parse::<MacAddr>().map_err(|_| ConfError { line: n, msg: "bssid must be aa:bb:cc:dd:ee:ff".into() })?)
+            }
             "channel" => {
                 channel = num(n, k, v)?;
                 if !(1..=14).contains(&channel) {
@@ -469,7 +455,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     }
     let ssid = c.ssid.clone().ok_or(ConfError { line: 0, msg: "ssid is required".into() })?;
     let bssid = bssid.ok_or(ConfError { line: 0, msg: "bssid is required".into() })?;
-    if frames_group(&bssid) {
+    if bssid.is_group() {
         return err(0, "bssid must be an individual address");
     }
     let security = c.security(&ssid, true)?;
@@ -490,10 +476,6 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     // crypto of a batch spread over the cores).
     ap.engine_threads = c.engine_threads.unwrap_or(0);
     Ok(ApFile { interface: interface.ok_or(ConfError { line: 0, msg: "interface is required".into() })?, medium, ap })
-}
-
-fn frames_group(a: &MacAddr) -> bool {
-    super::frames::group(a)
 }
 
 /// Parses a wpa_supplicant.conf-style STA configuration: global keys (`interface`,
@@ -540,7 +522,9 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                 continue;
             }
             match k {
-                "bssid" => bssid = Some(parse_mac(v).ok_or(ConfError { line: n, msg: "bssid must be aa:bb:cc:dd:ee:ff".into() })?),
+                "bssid" => {
+                    bssid = Some(v.parse::<MacAddr>().map_err(|_| ConfError { line: n, msg: "bssid must be aa:bb:cc:dd:ee:ff".into() })?)
+                }
                 "proto" => {
                     for w in v.split_whitespace() {
                         if !["RSN", "WPA2", "WPA"].contains(&w) {
@@ -558,8 +542,8 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                 "interface" => interface = Some(v.to_string()),
                 "medium" => medium = Some(v.to_string()),
                 "addr" | "mac_addr" => {
-                    let a = parse_mac(v).ok_or(ConfError { line: n, msg: "addr must be aa:bb:cc:dd:ee:ff".into() })?;
-                    if frames_group(&a) {
+                    let a = v.parse::<MacAddr>().map_err(|_| ConfError { line: n, msg: "addr must be aa:bb:cc:dd:ee:ff".into() })?;
+                    if a.is_group() {
                         return err(n, "addr must be an individual address");
                     }
                     addr = Some(a)

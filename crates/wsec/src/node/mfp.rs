@@ -8,9 +8,9 @@
 //! Protected bit set) and group-addressed ones under BIP with the IGTK (an MME last).
 //! A receiver drops unprotected robust frames from an MFP peer: a forged
 //! Deauthentication no longer disconnects anybody.
-use super::frames::status;
 use crate::cipher::CipherSuite;
 use crate::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite};
+use crate::wire::mgmt::StatusCode;
 
 /// The `ieee80211w` setting (hostapd and wpa_supplicant: 0 disabled, 1 optional, 2
 /// required): dot11RSNAProtectedManagementFramesActivated and dot11RSNAUnprotected
@@ -81,24 +81,29 @@ fn mfpr(e: &RsnElementRepr) -> bool {
 /// - MFP would run over a TKIP PTK: 31 (12.6.3: MFP needs CCMP/GCMP);
 /// - MFP negotiated but the STA names another group management cipher: 46 (cipher
 ///   suite rejected because of the security policy).
-pub fn ap_decide(ap: Mfp, ap_group_mgmt: CipherSuite, sta: &RsnElementRepr, pairwise: CipherSuite) -> Result<Option<CipherSuite>, u16> {
+pub fn ap_decide(
+    ap: Mfp,
+    ap_group_mgmt: CipherSuite,
+    sta: &RsnElementRepr,
+    pairwise: CipherSuite,
+) -> Result<Option<CipherSuite>, StatusCode> {
     if ap.required() && !mfpc(sta) {
-        return Err(status::ROBUST_MGMT_POLICY_VIOLATION);
+        return Err(StatusCode::ROBUST_MGMT_POLICY_VIOLATION);
     }
     if !ap.capable() && mfpr(sta) {
-        return Err(status::ROBUST_MGMT_POLICY_VIOLATION);
+        return Err(StatusCode::ROBUST_MGMT_POLICY_VIOLATION);
     }
     if mfpr(sta) && !mfpc(sta) {
-        return Err(status::INVALID_RSNE_CAPABILITIES);
+        return Err(StatusCode::INVALID_RSNE_CAPABILITIES);
     }
     if !(ap.capable() && mfpc(sta)) {
         return Ok(None);
     }
     if pairwise == CipherSuite::Tkip {
-        return Err(status::ROBUST_MGMT_POLICY_VIOLATION);
+        return Err(StatusCode::ROBUST_MGMT_POLICY_VIOLATION);
     }
     if group_mgmt_of(sta) != Some(ap_group_mgmt) {
-        return Err(status::CIPHER_REJECTED_PER_POLICY);
+        return Err(StatusCode::CIPHER_REJECTED_PER_POLICY);
     }
     Ok(Some(ap_group_mgmt))
 }

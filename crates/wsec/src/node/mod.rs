@@ -30,7 +30,8 @@ pub mod sta;
 use crate::cipher::CipherSuite;
 use crate::error::Error;
 use crate::rsn::akm::Akm;
-use crate::wire::mac::{fmt_mac, MacAddr};
+use crate::wire::mac::MacAddr;
+use crate::wire::mgmt::ReasonCode;
 use std::collections::BTreeMap;
 use zeroize::Zeroizing;
 
@@ -134,11 +135,11 @@ pub enum Phase {
     /// The handshake failed; the peer is deauthenticated.
     HandshakeFailed(&'static str),
     Deauthenticated {
-        reason: u16,
+        reason: ReasonCode,
         by_peer: bool,
     },
     Disassociated {
-        reason: u16,
+        reason: ReasonCode,
         by_peer: bool,
     },
     /// The STA heard nothing from its AP for too long and scans again.
@@ -186,7 +187,7 @@ pub enum NodeEvent {
 impl core::fmt::Display for NodeEvent {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
-            NodeEvent::Phase { peer, phase } => write!(f, "{} {}", fmt_mac(peer), phase),
+            NodeEvent::Phase { peer, phase } => write!(f, "{peer} {phase}"),
         }
     }
 }

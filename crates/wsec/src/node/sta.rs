@@ -3,7 +3,7 @@
 //! [`Supplicant`] of the 4-way and group key handshakes, protected data in the host
 //! engine, keep-alives, and recovery (deauthentication by the AP, beacon loss).
 use super::engine::{self, Delayed, Engine, Offload};
-use super::frames::{self, cap, reason, status, BssInfo, Dir, Mgmt, SeqNum, ETHERTYPE_EAPOL};
+use super::frames::{self, BssInfo, Dir, Mgmt, SeqNum};
 use super::mfp::{self, Mfp, SaQuery};
 use super::{rx_error_reason, Counters, NodeEvent, Output, Phase, Security};
 use crate::cipher::CipherSuite;
@@ -11,7 +11,9 @@ use crate::link::sa::{KeyType, Role};
 use crate::rsn::akm::Akm;
 use crate::rsn::handshake::{self, Supplicant, Timers};
 use crate::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite};
+use crate::wire::ethernet::EtherType;
 use crate::wire::mac::{FrameType, Header, MacAddr};
+use crate::wire::mgmt::{AuthAlgorithm, AuthRepr, Capability, ReasonCode, StatusCode};
 use std::collections::VecDeque;
 
 /// What the STA is configured with (a wpa_supplicant `network={...}` block).
@@ -260,11 +262,11 @@ impl Station {
         if let Some(b) = self.bss.clone() {
             if !matches!(self.state, State::Scanning | State::Authenticating { .. }) {
                 let seq = self.seq.take();
-                let f = frames::deauth(&b.bssid, &self.cfg.addr, &b.bssid, seq, reason::DEAUTH_LEAVING, true);
+                let f = frames::deauth(&b.bssid, &self.cfg.addr, &b.bssid, seq, ReasonCode::DEAUTH_LEAVING, true);
                 self.send_mgmt(now, f, out);
                 out.events.push(NodeEvent::Phase {
                     peer: b.bssid,
-                    phase: Phase::Deauthenticated { reason: reason::DEAUTH_LEAVING, by_peer: false },
+                    phase: Phase::Deauthenticated { reason: ReasonCode::DEAUTH_LEAVING, by_peer: false },
                 });
             }
         }
@@ -276,9 +278,9 @@ impl Station {
     fn send_auth(&mut self, now: u64, out: &mut Output) {
         let Some(b) = self.bss.clone() else { return };
         let shared = matches!(self.state, State::Authenticating { shared: true });
-        let alg = if shared { frames::AUTH_SHARED_KEY } else { frames::AUTH_OPEN };
+        let alg = if shared { AuthAlgorithm::SHARED_KEY } else { AuthAlgorithm::OPEN_SYSTEM };
         let seq = self.seq.take();
-        let f = frames::auth(&b.bssid, &self.cfg.addr, &b.bssid, seq, alg, 1, 0, None);
+        let f = frames::auth(&b.bssid, &self.cfg.addr, &b.bssid, seq, AuthRepr::new(alg, 1, StatusCode::SUCCESS));
         self.tx(now, f, out);
         self.tries += 1;
         self.deadline = now + self.cfg.retry_ms * 1_000_000;
@@ -286,7 +288,7 @@ impl Station {
 
     fn send_assoc(&mut self, now: u64, out: &mut Output) {
         let Some(b) = self.bss.clone() else { return };
-        let capability = cap::ESS | cap::SHORT_PREAMBLE | if self.cfg.security.is_open() { 0 } else { cap::PRIVACY };
+        let capability = Capability(Capability::ESS | Capability::SHORT_PREAMBLE).with(Capability::PRIVACY, !self.cfg.security.is_open());
         let seq = self.seq.take();
         let rsne = self.neg.as_ref().map(|n| n.sta_rsne.clone());
         let f = frames::assoc_req(&self.cfg.addr, &b.bssid, seq, capability, &self.cfg.ssid, rsne.as_deref());
@@ -302,7 +304,7 @@ impl Station {
             if q.expired(now) {
                 // No protected answer: the AP really lost our association (11.13).
                 self.counters.drop("sa query timeout");
-                return self.leave(now, reason::PREV_AUTH_NOT_VALID, out);
+                return self.leave(now, ReasonCode::PREV_AUTH_NOT_VALID, out);
             }
             let id = q.next_id(now, &mut *self.rng);
             self.send_sa_query(now, true, id, out);
@@ -333,7 +335,7 @@ impl Station {
                     peer: self.bssid().unwrap_or_default(),
                     phase: Phase::HandshakeFailed("no 4-way handshake completed in time"),
                 });
-                self.leave(now, reason::FOURWAY_TIMEOUT, out);
+                self.leave(now, ReasonCode::FOURWAY_TIMEOUT, out);
             }
             State::Established => {
                 if now >= self.last_from_ap + self.cfg.beacon_loss_ms * 1_000_000 {
@@ -353,7 +355,7 @@ impl Station {
     }
 
     /// Deauthenticates from the AP and scans again.
-    fn leave(&mut self, now: u64, why: u16, out: &mut Output) {
+    fn leave(&mut self, now: u64, why: ReasonCode, out: &mut Output) {
         if let Some(b) = self.bssid() {
             let seq = self.seq.take();
             let f = frames::deauth(&b, &self.cfg.addr, &b, seq, why, true);
@@ -368,7 +370,7 @@ impl Station {
         self.counters.rx_air += 1;
         let Ok(h) = Header::new_checked(mpdu) else { return self.counters.drop("malformed") };
         let a1 = h.addr1();
-        if a1 != self.cfg.addr && !frames::group(&a1) {
+        if a1 != self.cfg.addr && !a1.is_group() {
             return;
         }
         let fc = h.frame_control();
@@ -399,7 +401,7 @@ impl Station {
     fn handle_mgmt(&mut self, now: u64, mpdu: &[u8], from_ap: bool, out: &mut Output) {
         let Ok(h) = Header::new_checked(mpdu) else { return self.counters.drop("malformed") };
         let fc = h.frame_control();
-        let group = frames::group(&h.addr1());
+        let group = h.addr1().is_group();
         if fc.protected() {
             if !(from_ap && self.mfp_on()) {
                 return self.counters.drop("unexpected protected management frame");
@@ -423,7 +425,7 @@ impl Station {
             }
             self.counters.drop("unprotected robust management frame");
             if let Ok(Mgmt::Deauth { reason: r } | Mgmt::Disassoc { reason: r }) = frames::parse_mgmt(mpdu) {
-                if (r == reason::CLASS2_FROM_NONAUTH || r == reason::CLASS3_FROM_NONASSOC) && self.sa_query.is_none() {
+                if (r == ReasonCode::CLASS2_FROM_NONAUTH || r == ReasonCode::CLASS3_FROM_NONASSOC) && self.sa_query.is_none() {
                     let (q, id) = SaQuery::start(now, &mut *self.rng);
                     self.sa_query = Some(q);
                     self.send_sa_query(now, true, id, out);
@@ -448,21 +450,27 @@ impl Station {
             Mgmt::Auth { alg, seq, status: st, challenge } if from_ap => {
                 let State::Authenticating { shared } = self.state else { return };
                 let bssid = self.bssid().unwrap_or_default();
-                if st != status::SUCCESS {
+                if st != StatusCode::SUCCESS {
                     self.counters.drop("authentication refused");
                     return self.reset(now, self.cfg.retry_ms * 5);
                 }
                 match (shared, alg, seq, challenge) {
-                    (false, frames::AUTH_OPEN, 2, _) | (true, frames::AUTH_SHARED_KEY, 4, _) => {
+                    (false, AuthAlgorithm::OPEN_SYSTEM, 2, _) | (true, AuthAlgorithm::SHARED_KEY, 4, _) => {
                         out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::Authenticated { shared_key: shared } });
                         self.state = State::Associating;
                         self.tries = 0;
                         self.send_assoc(now, out);
                     }
-                    (true, frames::AUTH_SHARED_KEY, 2, Some(c)) => {
+                    (true, AuthAlgorithm::SHARED_KEY, 2, Some(c)) => {
                         // Frame 3: the challenge text back, WEP-encrypted (12.3.3.3.3).
                         let s = self.seq.take();
-                        let f3 = frames::auth(&bssid, &self.cfg.addr, &bssid, s, frames::AUTH_SHARED_KEY, 3, 0, Some(c));
+                        let f3 = frames::auth(
+                            &bssid,
+                            &self.cfg.addr,
+                            &bssid,
+                            s,
+                            AuthRepr::new(AuthAlgorithm::SHARED_KEY, 3, StatusCode::SUCCESS).with_challenge(c),
+                        );
                         match self.engine.wep_auth_seal(&f3) {
                             Ok(p) => self.tx(now, p, out),
                             Err(_) => self.counters.drop("no wep key for shared key authentication"),
@@ -473,7 +481,7 @@ impl Station {
             }
             Mgmt::AssocResp { status: st, aid } if from_ap && self.state == State::Associating => {
                 let bssid = self.bssid().unwrap_or_default();
-                if st == status::REFUSED_TEMPORARILY {
+                if st == StatusCode::REFUSED_TEMPORARILY {
                     // 11.13: the AP checks our old association with an SA Query; come back
                     // after the time it names (Timeout Interval, type 3).
                     self.counters.drop("association refused temporarily");
@@ -481,7 +489,7 @@ impl Station {
                     self.deadline = now + tu as u64 * super::TU;
                     return;
                 }
-                if st != status::SUCCESS {
+                if st != StatusCode::SUCCESS {
                     self.counters.drop("association refused");
                     return self.reset(now, self.cfg.retry_ms * 5);
                 }
@@ -544,7 +552,7 @@ impl Station {
         if info.ssid != self.cfg.ssid || self.cfg.bssid.is_some_and(|b| b != info.bssid) {
             return;
         }
-        let privacy = info.capability & cap::PRIVACY != 0;
+        let privacy = info.capability.has(Capability::PRIVACY);
         let (neg, shared) = match &self.cfg.security {
             Security::Open if !privacy && info.rsne.is_none() => (None, false),
             Security::Wep { auth_algs, .. } if privacy && info.rsne.is_none() => (None, !auth_algs.open()),
@@ -597,10 +605,10 @@ impl Station {
             std::borrow::Cow::Borrowed(mpdu)
         };
         let Ok(m) = frames::msdu(&plain) else { return self.counters.drop("malformed msdu") };
-        if !fc.protected() && !self.cfg.security.is_open() && m.ethertype != ETHERTYPE_EAPOL {
+        if !fc.protected() && !self.cfg.security.is_open() && m.ethertype != EtherType::EAPOL {
             return self.counters.drop("unprotected");
         }
-        if m.ethertype == ETHERTYPE_EAPOL && m.da == self.cfg.addr {
+        if m.ethertype == EtherType::EAPOL && m.da == self.cfg.addr {
             let eapol = m.payload.to_vec();
             let o = self.supplicant.as_mut().map(|s| s.handle_eapol(now, &eapol));
             match o {
@@ -626,7 +634,7 @@ impl Station {
         let bssid = self.bssid().unwrap_or_default();
         for eapol in o.tx {
             let seq = self.seq.take();
-            let f = frames::data(Dir::ToAp, &bssid, &bssid, &self.cfg.addr, seq, ETHERTYPE_EAPOL, &eapol);
+            let f = frames::data(Dir::ToAp, &bssid, &bssid, &self.cfg.addr, seq, EtherType::EAPOL, &eapol);
             if self.engine.has_pairwise(&bssid) {
                 self.send_protected(now, f, out);
             } else {
@@ -638,7 +646,7 @@ impl Station {
                 handshake::Event::InstallPtk { tk, cipher, key_id } => {
                     let rekey = self.engine.has_pairwise(&bssid);
                     if self.engine.install(Some(bssid), KeyType::Pairwise, key_id, cipher, &tk, None).is_err() {
-                        return self.leave(now, reason::UNSPECIFIED, out);
+                        return self.leave(now, ReasonCode::UNSPECIFIED, out);
                     }
                     if rekey {
                         out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::PtkRekeyed });
@@ -646,13 +654,13 @@ impl Station {
                 }
                 handshake::Event::InstallGtk { gtk, cipher, key_id, rsc } => {
                     if self.engine.install(Some(bssid), KeyType::Group, key_id, cipher, &gtk, Some(rsc)).is_err() {
-                        return self.leave(now, reason::UNSPECIFIED, out);
+                        return self.leave(now, ReasonCode::UNSPECIFIED, out);
                     }
                 }
                 handshake::Event::InstallIgtk { igtk, cipher, key_id, ipn } => {
                     // BIP frames must carry an IPN above the KDE's (12.7.2, 12.5.4.4).
                     if self.engine.install(Some(bssid), KeyType::ManagementGroup, key_id, cipher, &igtk, Some(ipn)).is_err() {
-                        return self.leave(now, reason::UNSPECIFIED, out);
+                        return self.leave(now, ReasonCode::UNSPECIFIED, out);
                     }
                 }
                 handshake::Event::Established { pairwise, .. } => {
@@ -664,7 +672,7 @@ impl Station {
                 }
                 handshake::Event::Failed(why) => {
                     out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::HandshakeFailed(why) });
-                    return self.leave(now, reason::IE_DIFFERENT, out);
+                    return self.leave(now, ReasonCode::IE_DIFFERENT, out);
                 }
                 handshake::Event::Dropped(_) => self.counters.drop("eapol-key refused"),
             }

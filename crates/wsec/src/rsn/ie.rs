@@ -25,20 +25,18 @@ use crate::cipher::CipherSuite;
 use crate::error::{Error, Result};
 use crate::rsn::akm::{Akm, KeyDescriptorVersion};
 use crate::rsn::eapol::DescriptorType;
+use crate::wire::element;
 
 /// Element ID of the RSN element.
-pub const RSN_ELEMENT_ID: u8 = 48;
+pub const RSN_ELEMENT_ID: u8 = element::id::RSN;
 /// Element ID of vendor-specific elements (the WPA1 element is one).
-pub const VENDOR_ELEMENT_ID: u8 = 221;
+pub const VENDOR_ELEMENT_ID: u8 = element::id::VENDOR_SPECIFIC;
 /// OUI of the IEEE 802.11 cipher and AKM suites.
 pub const RSN_OUI: [u8; 3] = [0x00, 0x0f, 0xac];
 /// OUI of the WPA1 element and its suites.
 pub const WPA_OUI: [u8; 3] = [0x00, 0x50, 0xf2];
 /// OUI type of the WPA1 element.
 pub const WPA_OUI_TYPE: u8 = 1;
-/// Fixed fields of a Beacon or Probe Response body before its elements: Timestamp (8),
-/// Beacon Interval (2), Capability Information (2) (9.3.3.2).
-pub const BEACON_FIXED_LEN: usize = 12;
 
 /// A cipher or AKM suite selector: OUI and suite type (9.4.2.24.2, 9.4.2.24.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -568,80 +566,15 @@ impl WpaElementRepr {
     }
 }
 
-/// One element of a sequence of elements (9.4.2.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Element<'a> {
-    pub id: u8,
-    /// The Information field (after Element ID and Length).
-    pub body: &'a [u8],
-    /// The whole element, Element ID and Length included.
-    pub bytes: &'a [u8],
-}
-
-/// Iterator over a sequence of elements; an element cut short yields Error::Truncated once,
-/// then the iterator ends.
-#[derive(Debug, Clone)]
-pub struct Elements<'a> {
-    data: &'a [u8],
-    pos: usize,
-    done: bool,
-}
-
-/// Walks the elements of e.g. a Beacon body after its fixed fields
-/// (`&body[BEACON_FIXED_LEN..]`) or an Association Request's elements.
-pub fn elements(ies: &[u8]) -> Elements<'_> {
-    Elements { data: ies, pos: 0, done: false }
-}
-
-impl<'a> Iterator for Elements<'a> {
-    type Item = Result<Element<'a>>;
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let rest = self.data.get(self.pos..).unwrap_or_default();
-        if rest.is_empty() {
-            self.done = true;
-            return None;
-        }
-        let n = match rest.get(1) {
-            Some(&l) => 2 + l as usize,
-            None => usize::MAX,
-        };
-        match rest.get(..n) {
-            Some(bytes) => {
-                self.pos += n;
-                Some(Ok(Element { id: bytes[0], body: &bytes[2..], bytes }))
-            }
-            None => {
-                self.done = true;
-                Some(Err(Error::Truncated))
-            }
-        }
-    }
-}
-
-impl core::iter::FusedIterator for Elements<'_> {}
-
-fn find_element(ies: &[u8], pred: impl Fn(&Element<'_>) -> bool) -> Result<Option<&[u8]>> {
-    for e in elements(ies) {
-        let e = e?;
-        if pred(&e) {
-            return Ok(Some(e.bytes));
-        }
-    }
-    Ok(None)
-}
-
 /// The first RSN element (whole) among `ies`; Error::Truncated if an element before it
 /// (or the sequence, when there is none) is cut short.
 pub fn find_rsn_element(ies: &[u8]) -> Result<Option<&[u8]>> {
-    find_element(ies, |e| e.id == RSN_ELEMENT_ID)
+    Ok(element::find(ies, RSN_ELEMENT_ID)?.map(|e| e.bytes))
 }
 
 /// The first WPA1 vendor element (whole) among `ies`, like [`find_rsn_element`].
 pub fn find_wpa_element(ies: &[u8]) -> Result<Option<&[u8]>> {
-    find_element(ies, |e| is_wpa_element(e.bytes))
+    Ok(element::find_by(ies, |e| is_wpa_element(e.bytes))?.map(|e| e.bytes))
 }
 
 /// The STA's management frame protection policy (dot11RSNAProtectedManagementFramesActivated
@@ -927,6 +860,6 @@ mod tests {
         assert_eq!(find_rsn_element(&ies).unwrap(), Some(&[48u8, 2, 1, 0][..]));
         assert_eq!(find_wpa_element(&ies).unwrap(), Some(&ies[5..13]));
         assert_eq!(find_rsn_element(&ies[..15]), Err(Error::Truncated));
-        assert_eq!(elements(&ies).filter(|e| e.is_err()).count(), 1);
+        assert_eq!(element::elements(&ies).filter(|e| e.is_err()).count(), 1);
     }
 }

@@ -11,6 +11,7 @@
 //! [`iter`] walks Key Data yielding [`KeyDataItem`]s (borrowing from the buffer);
 //! [`KeyDataBuilder`] lays them out. Neither panics on any input.
 use crate::error::{Error, Result};
+use crate::wire::mac::MacAddr;
 use zeroize::Zeroize;
 
 /// Element ID of KDEs and vendor-specific elements.
@@ -65,7 +66,7 @@ pub enum KeyDataItem<'a> {
     /// GTK KDE (Data Type 1).
     Gtk(GtkKde<'a>),
     /// MAC address KDE (3).
-    MacAddress([u8; 6]),
+    MacAddress(MacAddr),
     /// PMKID KDE (4).
     Pmkid([u8; 16]),
     /// IGTK KDE (9).
@@ -129,7 +130,7 @@ impl<'a> KeyDataItem<'a> {
                 let flags = g.key_id | if g.tx { 0x04 } else { 0 };
                 kde(out, data_type::GTK, &[&[flags, 0], g.gtk])
             }
-            KeyDataItem::MacAddress(a) => kde(out, data_type::MAC_ADDRESS, &[a]),
+            KeyDataItem::MacAddress(a) => kde(out, data_type::MAC_ADDRESS, &[a.as_bytes()]),
             KeyDataItem::Pmkid(p) => kde(out, data_type::PMKID, &[p]),
             KeyDataItem::Igtk(k) | KeyDataItem::Bigtk(k) => {
                 if k.ipn >> 48 != 0 {
@@ -202,9 +203,7 @@ fn classify(e: &[u8]) -> Result<KeyDataItem<'_>> {
         }
         data_type::MAC_ADDRESS => {
             exact(6)?;
-            let mut a = [0u8; 6];
-            a.copy_from_slice(data);
-            KeyDataItem::MacAddress(a)
+            KeyDataItem::MacAddress(MacAddr::from_bytes(data)?)
         }
         data_type::PMKID => {
             exact(16)?;
@@ -353,7 +352,7 @@ impl KeyDataBuilder {
         self.push(&KeyDataItem::Bigtk(IgtkKde { key_id, ipn: bipn, key: bigtk }))
     }
 
-    pub fn mac_address(&mut self, addr: [u8; 6]) -> Result<&mut KeyDataBuilder> {
+    pub fn mac_address(&mut self, addr: MacAddr) -> Result<&mut KeyDataBuilder> {
         self.push(&KeyDataItem::MacAddress(addr))
     }
 

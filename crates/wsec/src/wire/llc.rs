@@ -1,6 +1,7 @@
 //! LLC/SNAP header of an MSDU carried in an 802.11 data frame (IEEE 802.2 with the
 //! RFC 1042 / 802.1H SNAP encapsulation; 802.11-2020 5.1.4 and Annex M).
 use crate::error::{Error, Result};
+use crate::wire::ethernet::EtherType;
 
 /// OUI of RFC 1042 encapsulation.
 pub const OUI_RFC1042: [u8; 3] = [0, 0, 0];
@@ -42,19 +43,26 @@ impl<T: AsRef<[u8]>> Snap<T> {
         let b = &self.buffer.as_ref()[field::OUI];
         [b[0], b[1], b[2]]
     }
-    pub fn ethertype(&self) -> u16 {
+    pub fn ethertype(&self) -> EtherType {
         let b = &self.buffer.as_ref()[field::ETHERTYPE];
-        u16::from_be_bytes([b[0], b[1]])
+        EtherType(u16::from_be_bytes([b[0], b[1]]))
     }
     pub fn payload(&self) -> &[u8] {
         &self.buffer.as_ref()[field::PAYLOAD]
     }
 }
 
+impl<'a> Snap<&'a [u8]> {
+    /// The payload, borrowed for as long as the buffer is.
+    pub fn into_payload(self) -> &'a [u8] {
+        &self.buffer[field::PAYLOAD]
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SnapRepr {
     pub oui: [u8; 3],
-    pub ethertype: u16,
+    pub ethertype: EtherType,
 }
 
 impl SnapRepr {
@@ -68,7 +76,7 @@ impl SnapRepr {
         }
         b[..3].copy_from_slice(&[0xaa, 0xaa, 0x03]);
         b[field::OUI].copy_from_slice(&self.oui);
-        b[field::ETHERTYPE].copy_from_slice(&self.ethertype.to_be_bytes());
+        b[field::ETHERTYPE].copy_from_slice(&self.ethertype.0.to_be_bytes());
         Ok(())
     }
 }
@@ -83,7 +91,7 @@ mod tests {
         let b = [0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00, 0x45, 0x00];
         let s = Snap::new_checked(&b[..]).unwrap();
         let r = SnapRepr::parse(&s);
-        assert_eq!(r, SnapRepr { oui: OUI_RFC1042, ethertype: 0x0800 });
+        assert_eq!(r, SnapRepr { oui: OUI_RFC1042, ethertype: EtherType::IPV4 });
         assert_eq!(s.payload(), &[0x45, 0x00]);
         let mut o = [0u8; 8];
         r.emit(&mut o).unwrap();

@@ -6,8 +6,119 @@
 //! field is present in QoS Data/QoS Null and in management frames when Order = 1).
 use crate::error::{Error, Result};
 
-/// A 48-bit MAC address in transmission order.
-pub type MacAddr = [u8; 6];
+/// A 48-bit MAC address (IEEE 802.11-2020 9.2.4.3, the address fields; the IEEE 802 MAC
+/// address of IEEE Std 802-2014 clause 8), octets in transmission order.
+///
+/// Printed (`Display` and `Debug`) as lowercase colon-separated hex, `aa:bb:cc:dd:ee:ff`;
+/// parsed (`FromStr`) from `aa:bb:cc:dd:ee:ff`, `aa-bb-cc-dd-ee-ff` (either case) or 12
+/// hex digits. Ordered and hashed as its octets, so it keys maps like the array it wraps.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct MacAddr(pub [u8; 6]);
+
+impl MacAddr {
+    /// Length of an address in octets.
+    pub const LEN: usize = 6;
+    /// The broadcast address ff:ff:ff:ff:ff:ff.
+    pub const BROADCAST: MacAddr = MacAddr([0xff; 6]);
+
+    pub const fn new(octets: [u8; 6]) -> MacAddr {
+        MacAddr(octets)
+    }
+
+    /// The address in `b`, which must be exactly six octets (Error::Truncated when
+    /// shorter, Error::Malformed when longer).
+    pub fn from_bytes(b: &[u8]) -> Result<MacAddr> {
+        match <[u8; 6]>::try_from(b) {
+            Ok(a) => Ok(MacAddr(a)),
+            Err(_) if b.len() < 6 => Err(Error::Truncated),
+            Err(_) => Err(Error::Malformed("a MAC address is 6 octets")),
+        }
+    }
+
+    pub const fn as_bytes(&self) -> &[u8; 6] {
+        &self.0
+    }
+
+    /// A group (multicast or broadcast) address: the Individual/Group bit, b0 of the
+    /// first octet, is 1 (IEEE Std 802-2014 clause 8).
+    pub const fn is_group(self) -> bool {
+        self.0[0] & 1 != 0
+    }
+
+    /// An individual (unicast) address: the Individual/Group bit is 0.
+    pub const fn is_individual(self) -> bool {
+        !self.is_group()
+    }
+
+    /// The broadcast address (all ones).
+    pub fn is_broadcast(self) -> bool {
+        self == MacAddr::BROADCAST
+    }
+}
+
+impl From<[u8; 6]> for MacAddr {
+    fn from(a: [u8; 6]) -> MacAddr {
+        MacAddr(a)
+    }
+}
+
+impl From<MacAddr> for [u8; 6] {
+    fn from(a: MacAddr) -> [u8; 6] {
+        a.0
+    }
+}
+
+impl AsRef<[u8]> for MacAddr {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl core::fmt::Display for MacAddr {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let a = &self.0;
+        write!(f, "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", a[0], a[1], a[2], a[3], a[4], a[5])
+    }
+}
+
+impl core::fmt::Debug for MacAddr {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Display::fmt(self, f)
+    }
+}
+
+/// Why a string is not a MAC address (see [`MacAddr`]'s `FromStr`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParseMacAddrError;
+
+impl core::fmt::Display for ParseMacAddrError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("a MAC address is aa:bb:cc:dd:ee:ff or 12 hex digits")
+    }
+}
+
+impl std::error::Error for ParseMacAddrError {}
+
+impl core::str::FromStr for MacAddr {
+    type Err = ParseMacAddrError;
+
+    /// Six pairs of hex digits separated by `:` or `-` (17 characters), or 12 hex
+    /// digits; upper or lower case. Nothing else: no signs, no spaces, no short groups.
+    fn from_str(s: &str) -> core::result::Result<MacAddr, ParseMacAddrError> {
+        let b = s.as_bytes();
+        let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8).ok_or(ParseMacAddrError);
+        let stride = match b.len() {
+            12 => 2,
+            17 if (0..5).all(|i| matches!(b[3 * i + 2], b':' | b'-')) => 3,
+            _ => return Err(ParseMacAddrError),
+        };
+        let mut a = [0u8; 6];
+        for (i, o) in a.iter_mut().enumerate() {
+            *o = (digit(b[stride * i])? << 4) | digit(b[stride * i + 1])?;
+        }
+        Ok(MacAddr(a))
+    }
+}
 
 /// Byte ranges of the fixed part of the header.
 pub mod field {
@@ -309,7 +420,7 @@ impl<T: AsRef<[u8]>> Header<T> {
     fn addr(&self, f: field::Field) -> MacAddr {
         let mut a = [0u8; 6];
         a.copy_from_slice(&self.buffer.as_ref()[f]);
-        a
+        MacAddr(a)
     }
 
     pub fn addr1(&self) -> MacAddr {
@@ -420,19 +531,19 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Header<T> {
         self.buffer.as_mut()[field::DURATION_ID].copy_from_slice(&v.to_le_bytes());
     }
     pub fn set_addr1(&mut self, a: MacAddr) {
-        self.buffer.as_mut()[field::ADDR1].copy_from_slice(&a);
+        self.buffer.as_mut()[field::ADDR1].copy_from_slice(&a.0);
     }
     pub fn set_addr2(&mut self, a: MacAddr) {
-        self.buffer.as_mut()[field::ADDR2].copy_from_slice(&a);
+        self.buffer.as_mut()[field::ADDR2].copy_from_slice(&a.0);
     }
     pub fn set_addr3(&mut self, a: MacAddr) {
-        self.buffer.as_mut()[field::ADDR3].copy_from_slice(&a);
+        self.buffer.as_mut()[field::ADDR3].copy_from_slice(&a.0);
     }
     pub fn set_seq_control(&mut self, sc: SeqControl) {
         self.buffer.as_mut()[field::SEQ_CTRL].copy_from_slice(&sc.0.to_le_bytes());
     }
     pub fn set_addr4(&mut self, a: MacAddr) {
-        self.buffer.as_mut()[field::ADDR4].copy_from_slice(&a);
+        self.buffer.as_mut()[field::ADDR4].copy_from_slice(&a.0);
     }
     pub fn set_qos_control(&mut self, q: QosControl) {
         let o = self.qos_offset();
@@ -559,16 +670,6 @@ impl HeaderRepr {
     }
 }
 
-/// Formats a MAC address as `aa:bb:cc:dd:ee:ff`.
-pub fn fmt_mac(a: &MacAddr) -> String {
-    a.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
-}
-
-/// True for a group (multicast/broadcast) address: I/G bit set.
-pub fn is_group(a: &MacAddr) -> bool {
-    a[0] & 1 != 0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -591,9 +692,9 @@ mod tests {
         assert!(fc.retry() && fc.protected() && !fc.to_ds() && !fc.from_ds());
         assert_eq!(hd.header_len(), 24);
         assert_eq!(hd.duration_id(), 0x2cc3);
-        assert_eq!(hd.addr1(), [0x0f, 0xd2, 0xe1, 0x28, 0xa5, 0x7c]);
-        assert_eq!(hd.addr2().unwrap(), [0x50, 0x30, 0xf1, 0x84, 0x44, 0x08]);
-        assert_eq!(hd.addr3().unwrap(), [0xab, 0xae, 0xa5, 0xb8, 0xfc, 0xba]);
+        assert_eq!(hd.addr1(), MacAddr([0x0f, 0xd2, 0xe1, 0x28, 0xa5, 0x7c]));
+        assert_eq!(hd.addr2().unwrap(), MacAddr([0x50, 0x30, 0xf1, 0x84, 0x44, 0x08]));
+        assert_eq!(hd.addr3().unwrap(), MacAddr([0xab, 0xae, 0xa5, 0xb8, 0xfc, 0xba]));
         assert_eq!(hd.seq_control().unwrap(), SeqControl(0x3380));
         assert_eq!(hd.seq_control().unwrap().sequence(), 0x338);
         assert_eq!(hd.seq_control().unwrap().fragment(), 0);
@@ -611,7 +712,7 @@ mod tests {
         // Turn it into a 4-address frame with HT Control and check the layout.
         let repr = HeaderRepr {
             frame_control: FrameControl(0x4b88 | fc::ORDER),
-            addr4: Some([1, 2, 3, 4, 5, 6]),
+            addr4: Some(MacAddr([1, 2, 3, 4, 5, 6])),
             ht_control: Some(0xdeadbeef),
             ..HeaderRepr::parse(&hd).unwrap()
         };
@@ -625,14 +726,14 @@ mod tests {
         let hv = Header::new_checked(&v[..]).unwrap();
         // To DS + From DS: DA = A3, SA = A4.
         assert_eq!(hv.da(), hv.addr3());
-        assert_eq!(hv.sa(), Some([1, 2, 3, 4, 5, 6]));
+        assert_eq!(hv.sa(), Some(MacAddr([1, 2, 3, 4, 5, 6])));
     }
 
     #[test]
     fn da_sa_per_ds_bits() {
-        let a1 = [1; 6];
-        let a2 = [2; 6];
-        let a3 = [3; 6];
+        let a1 = MacAddr([1; 6]);
+        let a2 = MacAddr([2; 6]);
+        let a3 = MacAddr([3; 6]);
         for (ds, da, sa) in [(0u16, a1, a2), (fc::TO_DS, a3, a2), (fc::FROM_DS, a1, a3)] {
             let repr = HeaderRepr {
                 frame_control: FrameControl(FrameControl::new(FrameType::Data, 0).0 | ds),
@@ -691,14 +792,61 @@ mod tests {
         let repr = HeaderRepr {
             frame_control: FrameControl::new(FrameType::Data, 8),
             duration_id: 0,
-            addr1: [0; 6],
-            addr2: Some([0; 6]),
-            addr3: Some([0; 6]),
+            addr1: MacAddr([0; 6]),
+            addr2: Some(MacAddr([0; 6])),
+            addr3: Some(MacAddr([0; 6])),
             seq_control: Some(SeqControl(0)),
             addr4: None,
             qos_control: None, // QoS subtype but no QoS Control
             ht_control: None,
         };
         assert!(matches!(repr.to_vec(), Err(Error::Malformed(_))));
+    }
+
+    #[test]
+    fn mac_addr_text_forms() {
+        // The AP of aircrack-ng's wep.shared.key.authentication.cap (tshark: 00:14:6c:7e:40:80).
+        let a = MacAddr([0x00, 0x14, 0x6c, 0x7e, 0x40, 0x80]);
+        assert_eq!(a.to_string(), "00:14:6c:7e:40:80");
+        assert_eq!(format!("{a:?}"), "00:14:6c:7e:40:80");
+        assert_eq!(format!("{:?}", Some(a)), "Some(00:14:6c:7e:40:80)");
+        for s in ["00:14:6c:7e:40:80", "00-14-6C-7E-40-80", "00146c7e4080", "00:14-6c:7e-40:80"] {
+            assert_eq!(s.parse::<MacAddr>(), Ok(a), "{s}");
+        }
+        for s in [
+            "",
+            "00:14:6c:7e:40",
+            "00:14:6c:7e:40:8",
+            "00:14:6c:7e:40:80:",
+            "00146c7e40800",
+            "zz146c7e4080",
+            "00:146c:7e:40:80",
+            "+0:14:6c:7e:40:80",
+            "00 14 6c 7e 40 80",
+            "00:14:6c:7e:40:8é",
+        ] {
+            assert_eq!(s.parse::<MacAddr>(), Err(ParseMacAddrError), "{s:?}");
+        }
+        assert_eq!(ParseMacAddrError.to_string(), "a MAC address is aa:bb:cc:dd:ee:ff or 12 hex digits");
+        assert_eq!(MacAddr::BROADCAST.to_string(), "ff:ff:ff:ff:ff:ff");
+        assert_eq!(MacAddr::default().to_string(), "00:00:00:00:00:00");
+    }
+
+    #[test]
+    fn mac_addr_bits_and_bytes() {
+        assert!(MacAddr::BROADCAST.is_group() && MacAddr::BROADCAST.is_broadcast());
+        // IPv6 all-nodes multicast 33:33:00:00:00:01: group, not broadcast.
+        let m = MacAddr([0x33, 0x33, 0, 0, 0, 1]);
+        assert!(m.is_group() && !m.is_broadcast() && !m.is_individual());
+        let u = MacAddr([0x02, 0, 0, 0, 0, 1]);
+        assert!(u.is_individual() && !u.is_group());
+        assert_eq!(MacAddr::from_bytes(&[2, 0, 0, 0, 0, 1]), Ok(u));
+        assert_eq!(MacAddr::from_bytes(&[2, 0, 0, 0, 0]), Err(Error::Truncated));
+        assert!(matches!(MacAddr::from_bytes(&[0; 7]), Err(Error::Malformed(_))));
+        assert_eq!(u.as_ref(), &[2, 0, 0, 0, 0, 1]);
+        assert_eq!(<[u8; 6]>::from(u), *u.as_bytes());
+        assert_eq!(MacAddr::from([2, 0, 0, 0, 0, 1]), u);
+        // Ordered as the octets: a BTreeMap of stations keeps the array order.
+        assert!(MacAddr([0, 0, 0, 0, 0, 2]) < MacAddr([0, 0, 0, 0, 1, 0]));
     }
 }

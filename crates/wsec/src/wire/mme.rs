@@ -4,7 +4,8 @@
 use crate::error::{Error, Result};
 use crate::wire::sechdr::{Pn, PN_MAX};
 
-pub const ELEMENT_ID: u8 = 76;
+/// Element ID of the MME ([`crate::wire::element::id::MANAGEMENT_MIC`]).
+pub const ELEMENT_ID: u8 = crate::wire::element::id::MANAGEMENT_MIC;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct MmeRepr {
@@ -15,9 +16,14 @@ pub struct MmeRepr {
 }
 
 impl MmeRepr {
+    /// Element ID and Length.
+    pub const HEADER_LEN: usize = 2;
+    /// Key ID and IPN, before the MIC.
+    pub const FIXED_LEN: usize = 8;
+
     /// Total element length (ID + Length + body).
     pub fn buffer_len(&self) -> usize {
-        2 + 2 + 6 + self.mic_len
+        Self::HEADER_LEN + Self::FIXED_LEN + self.mic_len
     }
 
     /// Parses an MME at the start of `b`; returns it and the MIC bytes.

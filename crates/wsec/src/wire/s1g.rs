@@ -59,7 +59,7 @@ impl<T: AsRef<[u8]>> S1gBeacon<T> {
     pub fn sa(&self) -> MacAddr {
         let mut a = [0u8; 6];
         a.copy_from_slice(&self.buffer.as_ref()[field::SA]);
-        a
+        MacAddr(a)
     }
 
     /// Octets of the optional fields after Change Sequence.
@@ -89,7 +89,7 @@ mod tests {
         let a = hex("1c4000000200000000000000000000d5088000000012345678");
         let s = S1gBeacon::new_checked(&a[..]).unwrap();
         assert_eq!(s.header_len(), 15);
-        assert_eq!(s.sa(), [2, 0, 0, 0, 0, 0]);
+        assert_eq!(s.sa(), MacAddr([2, 0, 0, 0, 0, 0]));
         assert_eq!(s.body()[0], ELEMENT_S1G_BEACON_COMPAT);
         let b = hex("1c47000002000000000000000000000000000000000000");
         let s = S1gBeacon::new_checked(&b[..]).unwrap();

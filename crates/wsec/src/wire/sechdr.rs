@@ -4,6 +4,29 @@ use crate::error::{Error, Result};
 /// Key ID octet: Key ID in b6-b7, Ext IV in b5 (12.5.2.2, 12.5.3.2).
 pub const EXT_IV: u8 = 0x20;
 
+/// The Key ID octet, the fourth octet of every security header (WEP 12.5.1.2 Figure 12-1,
+/// TKIP 12.5.2.2 Figure 12-5, CCMP 12.5.3.2 Figure 12-16, GCMP 12.5.5.2): Ext IV in b5, Key
+/// ID in b6-b7. A receiver reads it before it knows the cipher, to pick the key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeyIdOctet(pub u8);
+
+impl KeyIdOctet {
+    /// Offset of the octet from the start of the security header.
+    pub const OFFSET: usize = 3;
+
+    /// Reads the octet of the security header at the start of `b` (the MPDU's payload).
+    pub fn parse(b: &[u8]) -> Result<KeyIdOctet> {
+        b.get(Self::OFFSET).map(|&o| KeyIdOctet(o)).ok_or(Error::Truncated)
+    }
+    pub fn key_id(self) -> u8 {
+        self.0 >> 6
+    }
+    /// Ext IV set: a TKIP, CCMP or GCMP header (8 octets); clear: WEP (4 octets).
+    pub fn ext_iv(self) -> bool {
+        self.0 & EXT_IV != 0
+    }
+}
+
 /// A 48-bit packet number (CCMP/GCMP PN, TKIP TSC, BIP IPN) held in the low bits of a u64.
 pub type Pn = u64;
 /// Largest 48-bit PN.
@@ -172,6 +195,17 @@ mod tests {
         assert_eq!(TkipHeaderRepr::parse(&o).unwrap(), r);
         assert_eq!(TkipHeaderRepr::iv16(r.tsc), 0xff01);
         assert_eq!(TkipHeaderRepr::iv32(r.tsc), 0x0504_0302);
+    }
+
+    #[test]
+    fn key_id_octet() {
+        // The CCMP header of IEEE 802.11-2012 M.6.4 MPDU 2 (key 2) and the WEP IV of
+        // P802.11i/D7.0 I.7.2 (key 2, no Ext IV).
+        let k = KeyIdOctet::parse(&[0xea, 0x97, 0x00, 0xa0, 0xba, 0xcb, 0xf3, 0x31]).unwrap();
+        assert_eq!((k.key_id(), k.ext_iv()), (2, true));
+        let k = KeyIdOctet::parse(&[0xfb, 0x02, 0x9e, 0x80]).unwrap();
+        assert_eq!((k.key_id(), k.ext_iv()), (2, false));
+        assert_eq!(KeyIdOctet::parse(&[0xfb, 0x02, 0x9e]), Err(Error::Truncated));
     }
 
     #[test]

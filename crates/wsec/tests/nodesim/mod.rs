@@ -11,6 +11,7 @@ use wsec::node::frames;
 use wsec::node::sta::{StaConfig, Station};
 use wsec::node::{NodeEvent, Output, Phase};
 use wsec::wire::mac::MacAddr;
+use wsec::wire::EtherType;
 
 pub const MS: u64 = 1_000_000;
 
@@ -71,7 +72,7 @@ pub fn sta_core(cfg: StaConfig, now: u64) -> Station {
     sta
 }
 /// The wired host behind the AP (source of [`Sim::ap_send`]).
-pub const WIRED: MacAddr = [0x02, 0, 0, 0, 0, 0x99];
+pub const WIRED: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x99]);
 
 /// How the cores get their frames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -267,7 +268,7 @@ impl Sim {
 
     /// An Ethernet frame from a station's host (TAP) into its core.
     pub fn sta_send(&mut self, i: usize, da: MacAddr, payload: &[u8]) {
-        let eth = frames::ethernet(&da, &self.sta(i).addr(), 0x0800, payload);
+        let eth = frames::ethernet(&da, &self.sta(i).addr(), EtherType::IPV4, payload);
         let batched = self.feed == Feed::Batched;
         self.with_sta(
             i,
@@ -277,7 +278,7 @@ impl Sim {
 
     /// An Ethernet frame from the wired host into the AP.
     pub fn ap_send(&mut self, da: MacAddr, payload: &[u8]) {
-        let eth = frames::ethernet(&da, &WIRED, 0x0800, payload);
+        let eth = frames::ethernet(&da, &WIRED, EtherType::IPV4, payload);
         let batched = self.feed == Feed::Batched;
         self.with_ap(|a, now, out| if batched { a.handle_host_batch(now, [eth.as_slice()], out) } else { a.handle_host(now, &eth, out) });
     }

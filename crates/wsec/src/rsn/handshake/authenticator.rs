@@ -261,7 +261,7 @@ impl Authenticator {
             return Err(Error::Replay);
         }
         let c = &self.cfg;
-        let ptk = derive_ptk(c.akm, &c.pmk, &c.aa, &c.spa, anonce, &r.key_nonce, c.pairwise, 0)?;
+        let ptk = derive_ptk(c.akm, &c.pmk, c.aa.as_bytes(), c.spa.as_bytes(), anonce, &r.key_nonce, c.pairwise, 0)?;
         msg::verify(c, frame, ptk.kck())?;
         // 12.7.6.3: the RSNE in message 2 must be the one of the (Re)Association Request.
         let sta_rsne = kde::parse(&r.key_data)?.into_iter().find_map(|i| match i {

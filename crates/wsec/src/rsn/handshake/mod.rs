@@ -20,6 +20,7 @@ mod msg;
 pub mod supplicant;
 
 pub use authenticator::Authenticator;
+pub use msg::Msg;
 pub use supplicant::Supplicant;
 
 use crate::cipher::{CipherSuite, Pn};

@@ -8,9 +8,11 @@ use crate::rsn::eapol::{self, DescriptorType, EapolKey, EapolKeyRepr, KeyInfo};
 use crate::rsn::{kde, keywrap};
 use zeroize::Zeroizing;
 
-/// The six messages, by their Key Information flags.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Msg {
+/// The six EAPOL-Key messages of the 4-way handshake (12.7.6.2-12.7.6.5) and the group
+/// key handshake (12.7.7.2-12.7.7.3). [`Msg::classify`] is how every receiver in wsec (the
+/// handshake cores, the capture decryptor) tells them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Msg {
     M1,
     M2,
     M3,
@@ -33,22 +35,23 @@ impl Msg {
         }
     }
 
-    /// Classifies a received frame by its Key Information (Request/Error frames and
-    /// unknown combinations are `None`).
-    pub(crate) fn of(ki: KeyInfo) -> Option<Msg> {
+    /// Classifies a received EAPOL-Key frame (RSN or WPA1 descriptor) by its Key
+    /// Information and the length of its Key Data; `None` for Request, Error and SMK
+    /// frames and for flag combinations no message has.
+    ///
+    /// Key Type, Key Ack, Key MIC and Install decide the message; Secure and Encrypted Key
+    /// Data do not (WPA1's message 3 has neither). Messages 2 and 4 have the same four
+    /// flags, and Secure does not tell them apart either (a PTK rekey's message 2 sets it,
+    /// WPA1's message 4 does not): message 2 carries the STA's RSNE (or WPA element) as
+    /// Key Data (12.7.6.3), message 4 none (12.7.6.5). hostapd's `wpa_receive` decides the
+    /// same way.
+    pub fn classify(ki: KeyInfo, key_data_len: usize) -> Option<Msg> {
         if ki.request() || ki.error() || ki.smk_message() {
             return None;
         }
-        let f = ki.0 & !(KeyInfo::DESCRIPTOR_VERSION_MASK | KeyInfo::KEY_INDEX_MASK);
-        // Classify on the flags that decide the message (WPA1 sets no Encrypted Key Data
-        // bit in M3; Secure tells M4 from M2, and `parse` rechecks by the Key Data).
-        let pairwise = f & KeyInfo::KEY_TYPE != 0;
-        let ack = f & KeyInfo::KEY_ACK != 0;
-        let mic = f & KeyInfo::KEY_MIC != 0;
-        let install = f & KeyInfo::INSTALL != 0;
-        Some(match (pairwise, ack, mic, install) {
+        Some(match (ki.is_pairwise(), ki.key_ack(), ki.key_mic(), ki.install()) {
             (true, true, false, false) => Msg::M1,
-            (true, false, true, false) if f & KeyInfo::SECURE == 0 => Msg::M2,
+            (true, false, true, false) if key_data_len > 0 => Msg::M2,
             (true, true, true, true) => Msg::M3,
             (true, false, true, false) => Msg::M4,
             (false, true, true, false) => Msg::G1,
@@ -143,11 +146,7 @@ pub(crate) fn parse(cfg: &Config, frame: &[u8]) -> Result<(EapolKeyRepr, Msg)> {
     if r.key_info.descriptor_version() != kdv(cfg).number() {
         return Err(Error::Malformed("Key Descriptor Version does not match the negotiated AKM and cipher"));
     }
-    let mut m = Msg::of(r.key_info).ok_or(Error::Malformed("EAPOL-Key message of no known kind"))?;
-    // M2 and M4 differ only in Secure and Key Data: an M2 always carries the RSNE.
-    if m == Msg::M4 && !r.key_data.is_empty() {
-        m = Msg::M2;
-    }
+    let m = Msg::classify(r.key_info, r.key_data.len()).ok_or(Error::Malformed("EAPOL-Key message of no known kind"))?;
     Ok((r, m))
 }
 
@@ -170,5 +169,49 @@ pub(crate) fn decrypt_key_data(cfg: &Config, r: &EapolKeyRepr, kek: &[u8]) -> Re
             Ok(data)
         }
         _ => keywrap::aes_key_unwrap(kek, &r.key_data),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Key Information and Key Data Length of real handshakes, as tshark dissects them
+    /// (`wlan_rsna_eapol.keydes.key_info`, `.data_len`, `.msgnr`).
+    #[test]
+    fn classify_captured_messages() {
+        let cases: [(&str, u16, usize, Msg); 15] = [
+            // aircrack-ng wpa-psk-linksys.cap (WPA1, descriptor 254), frames 18, 19, 22, 23, 25, 211.
+            ("wpa1 m1", 0x0089, 0, Msg::M1),
+            ("wpa1 m2", 0x0109, 26, Msg::M2),
+            ("wpa1 m3: no Secure, no Encrypted Key Data", 0x01c9, 24, Msg::M3),
+            ("wpa1 m4: no Secure, no Key Data", 0x0109, 0, Msg::M4),
+            ("wpa1 group 1/2, Key Index 1", 0x0391, 32, Msg::G1),
+            ("wpa1 group 2/2", 0x0301, 0, Msg::G2),
+            // aircrack-ng wpa2-psk-linksys.cap, frames 50, 51, 53, 54 and 90.
+            ("rsn m1", 0x008a, 22, Msg::M1),
+            ("rsn m2", 0x010a, 22, Msg::M2),
+            ("rsn m3", 0x13ca, 56, Msg::M3),
+            ("rsn m4", 0x030a, 0, Msg::M4),
+            ("rsn m2 of a rekey: Secure set, as in m4", 0x030a, 22, Msg::M2),
+            // aircrack-ng n-02.cap (PSK-SHA256, descriptor version 3), frames 126-134.
+            ("v3 m1", 0x008b, 0, Msg::M1),
+            ("v3 m2", 0x010b, 22, Msg::M2),
+            ("v3 m3", 0x13cb, 88, Msg::M3),
+            ("v3 m4", 0x030b, 0, Msg::M4),
+        ];
+        for (what, ki, kd, m) in cases {
+            assert_eq!(Msg::classify(KeyInfo(ki), kd), Some(m), "{what}");
+        }
+        // What build() sends classifies as itself (with Key Data where the message has it).
+        for m in [Msg::M1, Msg::M2, Msg::M3, Msg::M4, Msg::G1, Msg::G2] {
+            let kd = if matches!(m, Msg::M2 | Msg::M3 | Msg::G1) { 22 } else { 0 };
+            assert_eq!(Msg::classify(KeyInfo(m.flags() | 2), kd), Some(m), "{m:?}");
+        }
+        // Request and Error frames (12.7.8 EAPOL-Key requests, MIC failure reports), SMK
+        // messages and flag sets no message has are none of the six.
+        for ki in [0x0b0a, 0x0f0a, 0x0902, 0x210a, 0x0082, 0x00ca, 0x014a, 0x018a, 0x004a, 0x0002] {
+            assert_eq!(Msg::classify(KeyInfo(ki), 22), None, "{ki:#06x}");
+        }
     }
 }

@@ -115,7 +115,7 @@ impl Supplicant {
             self.anonce = Some(r.key_nonce);
         }
         let c = &self.cfg;
-        let tptk = derive_ptk(c.akm, &c.pmk, &c.aa, &c.spa, &r.key_nonce, &self.snonce, c.pairwise, 0)?;
+        let tptk = derive_ptk(c.akm, &c.pmk, c.aa.as_bytes(), c.spa.as_bytes(), &r.key_nonce, &self.snonce, c.pairwise, 0)?;
         let m2 = msg::build(
             c,
             Msg::M2,
