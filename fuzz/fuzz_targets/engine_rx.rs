@@ -7,7 +7,7 @@
 use libfuzzer_sys::fuzz_target;
 use wsec::cipher::CipherSuite;
 use wsec::link::sa::{KeyType, Role};
-use wsec::node::engine::{Engine, Offload};
+use wsec::node::engine::Engine;
 use wsec::node::frames::{self, Dir};
 
 const AP: [u8; 6] = [2, 0, 0, 0, 0, 1];
@@ -22,15 +22,15 @@ fn sta(i: usize) -> [u8; 6] {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let mut one = Engine::new(Role::Authenticator, Offload::Host);
-    let mut many = Engine::new(Role::Authenticator, Offload::Host);
+    let mut one = Engine::new(Role::Authenticator);
+    let mut many = Engine::new(Role::Authenticator);
     many.set_parallel(wsec_live::runtime::crypto_threads(2).expect("threads"));
     let mut tx: Vec<Engine> = Vec::new();
     for i in 0..3 {
         let k = [i as u8 + 1; 16];
         one.install(Some(sta(i)), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &k, None).expect("key");
         many.install(Some(sta(i)), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &k, None).expect("key");
-        let mut t = Engine::new(Role::Supplicant, Offload::Host);
+        let mut t = Engine::new(Role::Supplicant);
         t.install(Some(AP), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &k, None).expect("key");
         tx.push(t);
     }
@@ -46,7 +46,7 @@ fuzz_target!(|data: &[u8]| {
                 seq = seq.wrapping_add(1);
                 let payload = vec![b; (a as usize) * 7];
                 let m = frames::data(Dir::ToAp, &AP, &AP, &sta(i), seq, 0x0800, &payload);
-                let f = tx[i].protect(1, Some(&AP), &m).expect("protect").0;
+                let f = tx[i].protect(Some(&AP), &m).expect("protect");
                 sent.push(f.clone());
                 script.push(Step::Frame(f));
             }
@@ -77,7 +77,7 @@ fuzz_target!(|data: &[u8]| {
             [0; 6]
         }
     };
-    let show = |r: wsec::Result<(Option<Vec<u8>>, u64)>| r.map(|(m, _)| m).map_err(|e| e.to_string());
+    let show = |r: wsec::Result<Option<Vec<u8>>>| r.map_err(|e| e.to_string());
     let mut want = Vec::new();
     for s in &script {
         match s {
