@@ -1,5 +1,5 @@
 //! The host engine's batched receive (`Engine::open_ahead_air` on two threads, then
-//! `expect` + `unprotect` in order) against one frame at a time, on scripts the input
+//! `unprotect_opened` in order, each frame with its own result) against one frame at a time, on scripts the input
 //! drives: valid CCMP frames from three stations, replays of earlier frames, bit flips,
 //! truncations, raw bytes and PTK rekeys in the middle of a batch. No panic, and the same
 //! outcome (plaintext or error) for every frame.
@@ -98,8 +98,7 @@ fuzz_target!(|data: &[u8]| {
         for s in batch {
             match s {
                 Step::Frame(f) => {
-                    many.expect(ahead.next().flatten());
-                    got.push(show(many.unprotect(0, &ta(f), f)));
+                    got.push(show(many.unprotect_opened(0, &ta(f), f, ahead.next().flatten())));
                 }
                 Step::Rekey(i, k) => many.install(Some(sta(*i)), KeyType::Pairwise, 0, CipherSuite::Ccmp128, k, None).expect("key"),
             }

@@ -2,8 +2,8 @@
 //! wireless-to-wireless case): each frame from station 1 is decrypted with its key, its
 //! header turned from To DS into From DS, and encrypted with station 2's key, in the AP's
 //! host engine (`node::engine`). Measured on one core, one frame at a time and in batches
-//! through the multi-buffer paths the live AP uses (`Engine::open_ahead_air` on receive,
-//! `Engine::protect_batch` on transmit); then the live AP's own configuration, one engine
+//! through the multi-buffer paths the live AP uses (`Engine::open_ahead_air` and
+//! `unprotect_opened` on receive, `Engine::protect_batch` on transmit); then the live AP's own configuration, one engine
 //! whose batch crypto runs on every core (`engine_threads=0`); then one engine per core
 //! (per-station key tables sharded across cores), every core at once.
 use crate::cpu::cpu_model;
@@ -76,8 +76,7 @@ fn relay(frames: &[Vec<u8>], batch: usize, threads: usize) -> f64 {
         let refs: Vec<&[u8]> = chunk.iter().map(|f| &f[..]).collect();
         let mut ahead = if batch > 1 { ap.open_ahead_air(&refs) } else { Vec::new() }.into_iter();
         for f in chunk {
-            ap.expect(ahead.next().flatten());
-            let p = ap.unprotect(0, &STA1, f).expect("uplink frame verifies");
+            let p = ap.unprotect_opened(0, &STA1, f, ahead.next().flatten()).expect("uplink frame verifies");
             let p = p.expect("not a fragment");
             jobs.push(TxJob { peer: Some(STA2), mpdu: to_from_ds(p), result: Ok(()) });
         }

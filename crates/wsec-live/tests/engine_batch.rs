@@ -177,8 +177,8 @@ fn a_batch_verifies_at_the_receivers_and_replays_fail() {
 }
 
 /// The receive side of batches: frames opened ahead on a pool of threads
-/// (`Engine::open_ahead_air`) and then handled in order (`Engine::expect` +
-/// `Engine::unprotect`) give exactly the outcomes of one frame at a time: the same
+/// (`Engine::open_ahead_air`) and then handled in order, each with its own result
+/// (`Engine::unprotect_opened`), give exactly the outcomes of one frame at a time: the same
 /// plaintexts, and the same errors for replays (inside a batch and across batches),
 /// forged MICs, truncated frames, unknown Key IDs and unknown stations, also when a
 /// station's key changes in the middle of a batch whose frames were already opened.
@@ -271,8 +271,7 @@ fn received_batches_opened_ahead_equal_one_frame_at_a_time() {
             for st in batch {
                 match st {
                     Rx::Frame(f) => {
-                        many.expect(ahead.next().unwrap());
-                        got.push(show(many.unprotect(2, &ta(f), f)));
+                        got.push(show(many.unprotect_opened(2, &ta(f), f, ahead.next().unwrap())));
                     }
                     Rx::Rekey(p, k) => many.install(Some(*p), KeyType::Pairwise, 0, CipherSuite::Ccmp128, k, None).unwrap(),
                 }

@@ -4,7 +4,7 @@
 //! receiver's: seed 002's two encryptions of the wireless-to-wireless case), the bridge
 //! to the wired side (the host's TAP) and inactivity.
 use super::card::Offload;
-use super::datapath::{self, Datapath};
+use super::datapath::{self, Datapath, RxFrame};
 use super::engine::{self, Engine};
 use super::frames::{self, cap, reason, status, Dir, Mgmt, SeqNum, BROADCAST, ETHERTYPE_EAPOL};
 use super::mfp::{self, Mfp, SaQuery};
@@ -534,18 +534,18 @@ impl AccessPoint {
     /// One MPDU (no FCS) from the medium.
     pub fn handle_air(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
         self.clock = now;
-        self.counters.rx_air += 1;
-        let Ok(h) = Header::new_checked(mpdu) else {
-            return self.counters.drop("malformed");
-        };
-        let fc = h.frame_control();
-        let a1 = h.addr1();
+        datapath::air(self, now, mpdu, out, Self::handle_rx);
+    }
+
+    /// One MPDU from the medium, its MAC header parsed ([`datapath::air`]).
+    fn handle_rx(&mut self, now: u64, rx: RxFrame<'_>, out: &mut Output) {
+        let (fc, a1) = (rx.fc, rx.ra);
         match fc.frame_type() {
             FrameType::Management => {
                 if a1 != self.cfg.bssid && a1 != BROADCAST {
                     return; // not for us: a medium carries everyone's frames
                 }
-                self.handle_mgmt(now, mpdu, out)
+                self.handle_mgmt(now, rx.mpdu, out)
             }
             FrameType::Data => {
                 if a1 != self.cfg.bssid {
@@ -554,7 +554,7 @@ impl AccessPoint {
                 if !fc.to_ds() || fc.from_ds() {
                     return self.counters.drop("data frame direction");
                 }
-                self.handle_data(now, mpdu, out)
+                self.handle_data(now, rx, out)
             }
             _ => {}
         }
@@ -948,10 +948,9 @@ impl AccessPoint {
         }
     }
 
-    fn handle_data(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
-        let Ok(h) = Header::new_checked(mpdu) else { return self.counters.drop("malformed") };
-        let Some(sa) = h.addr2() else { return self.counters.drop("malformed") };
-        let fc = h.frame_control();
+    fn handle_data(&mut self, now: u64, rx: RxFrame<'_>, out: &mut Output) {
+        let RxFrame { mpdu, fc, ta, opened, .. } = rx;
+        let Some(sa) = ta else { return self.counters.drop("malformed") };
         let state = self.peers.get(&sa).map(|p| p.state);
         if !matches!(state, Some(PeerState::Associated | PeerState::Established)) {
             // Class 3 frame from a STA that is not associated (11.3.3): deauthenticate it,
@@ -970,7 +969,7 @@ impl AccessPoint {
         let plain: std::borrow::Cow<'_, [u8]> = if fc.protected() {
             // With the card model, relay and bridging below wait for the card's
             // receive-side service time.
-            match self.dp.unprotect_data(now, &sa, mpdu) {
+            match self.dp.unprotect_data(now, &sa, mpdu, opened) {
                 Ok(Some(p)) => std::borrow::Cow::Owned(p),
                 Ok(None) => return,
                 Err(e) => {
@@ -1008,23 +1007,23 @@ impl AccessPoint {
         p.counters.rx_bytes += plain.len() as u64;
         self.counters.rx_data += 1;
         self.counters.rx_data_bytes += plain.len() as u64;
-        let (da, ethertype, payload) = (m.da, m.ethertype, m.payload.to_vec());
+        let (da, ethertype, payload) = (m.da, m.ethertype, m.payload);
         let bssid = self.cfg.bssid;
         if frames::group(&da) {
             // To the wired side and back out to every station under the GTK.
-            self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, &payload), out);
+            self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, payload), out);
             let seq = self.seq.take();
-            let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, &payload);
+            let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);
             self.send_data(now, None, f, out);
         } else if self.peers.get(&da).is_some_and(|p| p.state == PeerState::Established) {
             // Wireless to wireless: decrypted with the sender's key above, encrypted with
             // the receiver's here.
             self.counters.relayed += 1;
             let seq = self.seq.take();
-            let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, &payload);
+            let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);
             self.send_data(now, Some(da), f, out);
         } else {
-            self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, &payload), out);
+            self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, payload), out);
         }
     }
 
@@ -1036,7 +1035,8 @@ impl AccessPoint {
     /// frames they make the AP protect (relayed, bridged, group) go through the engine as
     /// one batch (multi-buffer CCMP) and reach `out` at the end.
     pub fn handle_air_batch<'a>(&mut self, now: u64, mpdus: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
-        datapath::air_batch(self, now, mpdus, out, Self::handle_air);
+        self.clock = now;
+        datapath::air_batch(self, now, mpdus, out, Self::handle_rx);
     }
 
     /// Ethernet frames from the wired side, as [`AccessPoint::handle_host`] one by one,

@@ -14,21 +14,22 @@
 //! - the card model ([`CardModel`]) and the queue of frames waiting for it: a frame goes
 //!   to `Output` when the card is done with it ([`Datapath::release`]), in order; a
 //!   received frame's service time holds back what the core produces after it;
-//! - the receive batch: the CCMP data frames are opened ahead on the engine's threads
-//!   ([`Engine::open_ahead_air`]) before the core handles them one by one.
+//! - the receive batch: every MPDU's MAC header is parsed once ([`RxFrame`]), the CCMP
+//!   data frames are opened ahead on the engine's threads, and each frame carries its
+//!   opened result to [`Datapath::unprotect_data`].
 //!
 //! It records what it does in the core's [`Counters`] (`tx_air`, `tx_host`, and the drops
 //! `card queue full` and `protect failed`), which stay the core's: they count every input
 //! of the node, management frames included.
 //!
-//! The cores implement [`Core`] (access to their data path) and call [`air_batch`] and
-//! [`host_batch`] with their handling of one frame: the one implementation of a batch for
-//! both.
+//! The cores implement [`Core`] (access to their data path) and call [`air`],
+//! [`air_batch`] and [`host_batch`] with their handling of one frame: the one
+//! implementation of the receive prologue and of a batch for both.
 use super::card::{self, CardModel, Offload};
-use super::engine::{Engine, EngineStats, Parallel, TxJob};
+use super::engine::{Engine, EngineStats, Opened, Parallel, TxJob};
 use super::{Counters, Output};
 use crate::error::Result;
-use crate::wire::mac::MacAddr;
+use crate::wire::mac::{FrameControl, Header, MacAddr};
 use std::collections::VecDeque;
 
 /// Where a delayed frame goes when the card is done with it.
@@ -63,6 +64,27 @@ fn emit(delayed: &mut VecDeque<Delayed>, now: u64, at: u64, what: Release, out: 
         what.push(out);
     } else {
         delayed.push_back(Delayed { at, what });
+    }
+}
+
+/// One MPDU from the medium with its MAC header parsed and checked once; the cores take
+/// what they need from here instead of parsing the header again.
+pub(crate) struct RxFrame<'a> {
+    pub mpdu: &'a [u8],
+    pub fc: FrameControl,
+    /// Address 1 (the receiver).
+    pub ra: MacAddr,
+    /// Address 2 (the transmitter; present in management and data frames).
+    pub ta: Option<MacAddr>,
+    /// The engine's result for this frame if the batch opened it ahead.
+    pub opened: Option<Opened>,
+}
+
+impl<'a> RxFrame<'a> {
+    /// `None` when the MPDU is shorter than the header its Frame Control announces.
+    fn parse(mpdu: &'a [u8]) -> Option<RxFrame<'a>> {
+        let h = Header::new_checked(mpdu).ok()?;
+        Some(RxFrame { mpdu, fc: h.frame_control(), ra: h.addr1(), ta: h.addr2(), opened: None })
     }
 }
 
@@ -205,10 +227,11 @@ impl Datapath {
     }
 
     /// Checks and removes the protection of a received data MPDU from `peer`
-    /// ([`Engine::unprotect`]). With the card model, what the core produces after it waits
-    /// for the card's service time. `None`: a fragment, held until its MSDU is whole.
-    pub fn unprotect_data(&mut self, now: u64, peer: &MacAddr, mpdu: &[u8]) -> Result<Option<Vec<u8>>> {
-        let plain = self.engine.unprotect(now, peer, mpdu)?;
+    /// ([`Engine::unprotect_opened`], with the result of opening it ahead if the batch
+    /// did). With the card model, what the core produces after it waits for the card's
+    /// service time. `None`: a fragment, held until its MSDU is whole.
+    pub fn unprotect_data(&mut self, now: u64, peer: &MacAddr, mpdu: &[u8], opened: Option<Opened>) -> Result<Option<Vec<u8>>> {
+        let plain = self.engine.unprotect_opened(now, peer, mpdu, opened)?;
         let at = self.card.serve(now, mpdu.len());
         if plain.is_some() && at > now {
             self.delayed.push_back(Delayed { at, what: Release::Hold });
@@ -242,35 +265,82 @@ impl Datapath {
     pub fn next_release(&self) -> Option<u64> {
         self.delayed.front().map(|d| d.at)
     }
+
+    /// Opens the protected data frames of a received batch ahead of their turn (each
+    /// under its transmitter's key), and puts each result on its frame.
+    fn open_ahead(&self, frames: &mut [Option<RxFrame<'_>>]) {
+        let mut idx = Vec::new();
+        let mut todo = Vec::new();
+        for (i, f) in frames.iter().enumerate() {
+            if let Some(RxFrame { mpdu, fc, ta: Some(ta), .. }) = f {
+                if fc.is_data() && fc.protected() {
+                    idx.push(i);
+                    todo.push((*ta, *mpdu));
+                }
+            }
+        }
+        if todo.is_empty() {
+            return;
+        }
+        for (i, o) in idx.into_iter().zip(self.engine.open_ahead(&todo)) {
+            if let Some(f) = &mut frames[i] {
+                f.opened = o;
+            }
+        }
+    }
 }
 
-/// A core (access point or station) as the batch loops see it: its data path and the
-/// counters that path records into. What the core does with one frame is handed
+/// A core (access point or station) as the receive and batch loops see it: its data path
+/// and the counters that path records into. What the core does with one frame is handed
 /// to the loops as a function (`on_air`, `on_host`).
 pub(crate) trait Core {
     fn datapath_mut(&mut self) -> (&mut Datapath, &mut Counters);
 }
 
-/// MPDUs from the medium, handed to `on_air` one by one, except that the protected data
-/// frames are opened ahead together and what the core protects goes through the engine as
-/// one batch, reaching `out` at the end.
+fn air_parsed<C: Core>(
+    core: &mut C,
+    now: u64,
+    rx: Option<RxFrame<'_>>,
+    out: &mut Output,
+    on_air: &mut impl FnMut(&mut C, u64, RxFrame<'_>, &mut Output),
+) {
+    core.datapath_mut().1.rx_air += 1;
+    match rx {
+        Some(rx) => on_air(core, now, rx, out),
+        None => core.datapath_mut().1.drop("malformed"),
+    }
+}
+
+/// One MPDU (no FCS) from the medium: counted, its MAC header parsed, handed to `on_air`
+/// (a frame shorter than its header is counted as malformed and dropped).
+pub(crate) fn air<C: Core>(
+    core: &mut C,
+    now: u64,
+    mpdu: &[u8],
+    out: &mut Output,
+    mut on_air: impl FnMut(&mut C, u64, RxFrame<'_>, &mut Output),
+) {
+    air_parsed(core, now, RxFrame::parse(mpdu), out, &mut on_air);
+}
+
+/// MPDUs from the medium, as [`air`] one by one, except that the protected data frames
+/// are opened ahead together and what the core protects goes through the engine as one
+/// batch, reaching `out` at the end.
 pub(crate) fn air_batch<'a, C: Core>(
     core: &mut C,
     now: u64,
     mpdus: impl IntoIterator<Item = &'a [u8]>,
     out: &mut Output,
-    mut on_air: impl FnMut(&mut C, u64, &[u8], &mut Output),
+    mut on_air: impl FnMut(&mut C, u64, RxFrame<'_>, &mut Output),
 ) {
-    let mpdus: Vec<&[u8]> = mpdus.into_iter().collect();
+    let mut frames: Vec<Option<RxFrame<'a>>> = mpdus.into_iter().map(RxFrame::parse).collect();
     let (dp, _) = core.datapath_mut();
-    let ahead = dp.engine.open_ahead_air(&mpdus);
+    dp.open_ahead(&mut frames);
     dp.begin_batch();
-    for (m, o) in mpdus.into_iter().zip(ahead) {
-        core.datapath_mut().0.engine.expect(o);
-        on_air(core, now, m, out);
+    for rx in frames {
+        air_parsed(core, now, rx, out, &mut on_air);
     }
     let (dp, counters) = core.datapath_mut();
-    dp.engine.expect(None);
     dp.end_batch(now, counters, out);
 }
 

@@ -8,8 +8,9 @@
 //!
 //! Batches: [`Engine::protect_batch`] protects a batch of frames together (multi-buffer
 //! CCMP: eight frames' CBC-MAC chains and CTR interleaved, whatever their peers);
-//! [`Engine::open_ahead`] opens the CCMP frames of a received batch ahead of their turn
-//! for [`Engine::unprotect`].
+//! [`Engine::open_ahead`] opens the CCMP frames of a received batch ahead of their turn,
+//! each result belonging to the frame at the same position, for
+//! [`Engine::unprotect_opened`].
 //!
 //! Cores: with [`Engine::set_parallel`] (`engine_threads=`, all cores by default in the
 //! programs) the crypto of a batch runs on a pool of threads. The per-station key tables
@@ -55,17 +56,14 @@ pub struct Engine {
     scratch: Vec<u8>,
     /// The crypto threads (None: the calling thread only).
     pool: Option<Box<dyn Parallel>>,
-    /// A frame of the current receive batch opened ahead ([`Engine::open_ahead`]), for
-    /// the next [`Engine::unprotect`] of exactly that frame.
-    ahead: Option<Opened>,
 }
 
-/// A received CCMP frame opened ahead of its turn ([`Engine::open_ahead`]).
+/// A received CCMP frame opened ahead of its turn ([`Engine::open_ahead`]): it belongs to
+/// the frame at its position in the batch, and goes with that frame to
+/// [`Engine::unprotect_opened`].
 pub struct Opened {
+    /// The transmitter whose key opened it.
     peer: MacAddr,
-    /// Identity of the received buffer (address, length): `unprotect` uses the result only
-    /// for the very frame that was opened.
-    at: (usize, usize),
     slot: RxSlot,
     result: Result<RxInfo>,
     out: Vec<u8>,
@@ -97,7 +95,6 @@ impl Engine {
             stats: EngineStats::default(),
             scratch: Vec::new(),
             pool: None,
-            ahead: None,
         }
     }
 
@@ -312,12 +309,20 @@ impl Engine {
     /// table (WEP). A replayed, forged or malformed frame is an error and changes nothing.
     /// `None`: a fragment, held until its MSDU is whole. `now` is the reassembly clock.
     pub fn unprotect(&mut self, now: u64, peer: &MacAddr, mpdu: &[u8]) -> Result<Option<Vec<u8>>> {
-        let ahead = self.ahead.take().filter(|o| o.peer == *peer && o.at == (mpdu.as_ptr() as usize, mpdu.len()));
+        self.unprotect_opened(now, peer, mpdu, None)
+    }
+
+    /// [`Engine::unprotect`] of a frame that [`Engine::open_ahead`] may have opened
+    /// (`opened`: the result at this frame's position in that batch). Then only the replay
+    /// check and counter update are left to do, in order; when the frame's key changed
+    /// since it was opened (a rekey inside the batch), or it was opened under another
+    /// peer's key, it takes the normal path.
+    pub fn unprotect_opened(&mut self, now: u64, peer: &MacAddr, mpdu: &[u8], opened: Option<Opened>) -> Result<Option<Vec<u8>>> {
         let sa = match self.peers.get_mut(peer) {
             Some(sa) => sa,
             None => &mut self.group,
         };
-        let done = ahead.and_then(|o| sa.unprotect_opened(mpdu, o.slot, o.result, o.out));
+        let done = opened.filter(|o| o.peer == *peer).and_then(|o| sa.unprotect_opened(mpdu, o.slot, o.result, o.out));
         let r = match done {
             Some(r) => r?,
             None => sa.unprotect(now, mpdu)?,
@@ -332,10 +337,9 @@ impl Engine {
 
     /// Opens the CCMP frames of a received batch ahead of their turn, on the engine's
     /// threads, each with its transmitter's key (`frames`: transmitter address and MPDU,
-    /// in arrival order). Nothing is accepted here: hand each result to
-    /// [`Engine::expect`] just before the frame's normal handling, whose
-    /// [`Engine::unprotect`] then does only the replay check and counter update, in order.
-    /// Frames that are not whole CCMP MPDUs under a known key get `None`.
+    /// in arrival order). Nothing is accepted here: result `i` belongs to `frames[i]`, and
+    /// goes with that frame to [`Engine::unprotect_opened`] in its turn. Frames that are
+    /// not whole CCMP MPDUs under a known key get `None`.
     pub fn open_ahead(&self, frames: &[(MacAddr, &[u8])]) -> Vec<Option<Opened>> {
         use crate::cipher::ccmp::{decapsulate_batch, RxItem};
         let mut items: Vec<RxItem> = Vec::with_capacity(frames.len());
@@ -354,16 +358,17 @@ impl Engine {
         let mut items: Vec<Option<RxItem>> = items.into_iter().map(Some).collect();
         plan.into_iter()
             .zip(frames)
-            .map(|(p, (peer, m))| {
+            .map(|(p, (peer, _))| {
                 let (i, slot) = p?;
                 let it = items[i].take()?;
-                Some(Opened { peer: *peer, at: (m.as_ptr() as usize, m.len()), slot, result: it.result, out: it.out })
+                Some(Opened { peer: *peer, slot, result: it.result, out: it.out })
             })
             .collect()
     }
 
     /// [`Engine::open_ahead`] for frames from the medium: the protected data frames, each
-    /// with its transmitter (Address 2); `None` for everything else.
+    /// with its transmitter (Address 2); `None` for everything else. Result `i` belongs to
+    /// `mpdus[i]`.
     pub fn open_ahead_air(&self, mpdus: &[&[u8]]) -> Vec<Option<Opened>> {
         let mut idx = Vec::with_capacity(mpdus.len());
         let mut frames = Vec::with_capacity(mpdus.len());
@@ -383,12 +388,6 @@ impl Engine {
             res[i] = o;
         }
         res
-    }
-
-    /// The frame opened ahead that the next [`Engine::unprotect`] may use (if it is that
-    /// frame, from that peer); anything left from the previous frame is dropped.
-    pub fn expect(&mut self, opened: Option<Opened>) {
-        self.ahead = opened;
     }
 
     /// WEP-encrypts the body of Authentication frame 3 of shared-key authentication

@@ -19,7 +19,7 @@
 //! - [`frames`]: the management and data frames the cores exchange.
 //! - [`engine`]: the host crypto engine (security associations, batch crypto).
 //! - [`datapath`]: the data path both cores share: batches through the engine, the
-//!   queue of frames waiting for the card, their release.
+//!   queue of frames waiting for the card, their release, the parsed receive header.
 //! - [`card`]: the wireless card's timing model (`crypto_offload=host|card`).
 //! - [`ap`], [`sta`]: the two cores.
 //! - [`conf`]: hostapd.conf / wpa_supplicant.conf style configuration.

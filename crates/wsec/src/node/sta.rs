@@ -3,7 +3,7 @@
 //! [`Supplicant`] of the 4-way and group key handshakes, protected data in the host
 //! engine, keep-alives, and recovery (deauthentication by the AP, beacon loss).
 use super::card::Offload;
-use super::datapath::{self, Datapath};
+use super::datapath::{self, Datapath, RxFrame};
 use super::engine::{self, Engine};
 use super::frames::{self, cap, reason, status, BssInfo, Dir, Mgmt, SeqNum, ETHERTYPE_EAPOL};
 use super::mfp::{self, Mfp, SaQuery};
@@ -365,20 +365,23 @@ impl Station {
 
     /// One MPDU (no FCS) from the medium.
     pub fn handle_air(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
-        self.counters.rx_air += 1;
-        let Ok(h) = Header::new_checked(mpdu) else { return self.counters.drop("malformed") };
-        let a1 = h.addr1();
+        datapath::air(self, now, mpdu, out, Self::handle_rx);
+    }
+
+    /// One MPDU from the medium, its MAC header parsed ([`datapath::air`]).
+    fn handle_rx(&mut self, now: u64, rx: RxFrame<'_>, out: &mut Output) {
+        let a1 = rx.ra;
         if a1 != self.cfg.addr && !frames::group(&a1) {
             return;
         }
-        let fc = h.frame_control();
-        let from_ap = self.bssid().is_some() && h.addr2() == self.bssid();
+        let fc = rx.fc;
+        let from_ap = self.bssid().is_some() && rx.ta == self.bssid();
         if from_ap {
             self.last_from_ap = now;
         }
         match fc.frame_type() {
-            FrameType::Management => self.handle_mgmt(now, mpdu, from_ap, out),
-            FrameType::Data if from_ap && fc.from_ds() && !fc.to_ds() => self.handle_data(now, mpdu, out),
+            FrameType::Management => self.handle_mgmt(now, rx.mpdu, from_ap, out),
+            FrameType::Data if from_ap && fc.from_ds() && !fc.to_ds() => self.handle_data(now, rx, out),
             _ => {}
         }
     }
@@ -572,18 +575,17 @@ impl Station {
         self.send_auth(now, out);
     }
 
-    fn handle_data(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
+    fn handle_data(&mut self, now: u64, rx: RxFrame<'_>, out: &mut Output) {
         if matches!(self.state, State::Scanning | State::Authenticating { .. } | State::Associating) {
             return self.counters.drop("data before association");
         }
-        let Ok(h) = Header::new_checked(mpdu) else { return };
-        let fc = h.frame_control();
+        let RxFrame { mpdu, fc, opened, .. } = rx;
         if !fc.has_data_body() {
             return;
         }
         let bssid = self.bssid().unwrap_or_default();
         let plain: std::borrow::Cow<'_, [u8]> = if fc.protected() {
-            match self.dp.unprotect_data(now, &bssid, mpdu) {
+            match self.dp.unprotect_data(now, &bssid, mpdu, opened) {
                 Ok(Some(p)) => std::borrow::Cow::Owned(p),
                 Ok(None) => return,
                 Err(e) => return self.counters.drop(rx_error_reason(&e)),
@@ -675,7 +677,7 @@ impl Station {
     /// Frames from the medium, as [`Station::handle_air`] one by one; what they make the
     /// station protect goes through the engine as one batch, at the end.
     pub fn handle_air_batch<'a>(&mut self, now: u64, mpdus: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
-        datapath::air_batch(self, now, mpdus, out, Self::handle_air);
+        datapath::air_batch(self, now, mpdus, out, Self::handle_rx);
     }
 
     /// Ethernet frames from the host's TAP device, as [`Station::handle_host`] one by one,
