@@ -1,5 +1,5 @@
 //! The host engine's batched receive (`Engine::open_ahead_air` on two threads, then
-//! `expect` + `unprotect` in order) against one frame at a time, on scripts the input
+//! `unprotect_opened` in order, each frame with its own result) against one frame at a time, on scripts the input
 //! drives: valid CCMP frames from three stations, replays of earlier frames, bit flips,
 //! truncations, raw bytes and PTK rekeys in the middle of a batch. No panic, and the same
 //! outcome (plaintext or error) for every frame.
@@ -7,7 +7,7 @@
 use libfuzzer_sys::fuzz_target;
 use wsec::cipher::CipherSuite;
 use wsec::link::sa::{KeyType, Role};
-use wsec::node::engine::{Engine, Offload};
+use wsec::node::engine::Engine;
 use wsec::node::frames::{self, Dir};
 use wsec::wire::{EtherType, MacAddr};
 
@@ -23,15 +23,15 @@ fn sta(i: usize) -> MacAddr {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let mut one = Engine::new(Role::Authenticator, Offload::Host);
-    let mut many = Engine::new(Role::Authenticator, Offload::Host);
+    let mut one = Engine::new(Role::Authenticator);
+    let mut many = Engine::new(Role::Authenticator);
     many.set_parallel(wsec_live::runtime::crypto_threads(2).expect("threads"));
     let mut tx: Vec<Engine> = Vec::new();
     for i in 0..3 {
         let k = [i as u8 + 1; 16];
         one.install(Some(sta(i)), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &k, None).expect("key");
         many.install(Some(sta(i)), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &k, None).expect("key");
-        let mut t = Engine::new(Role::Supplicant, Offload::Host);
+        let mut t = Engine::new(Role::Supplicant);
         t.install(Some(AP), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &k, None).expect("key");
         tx.push(t);
     }
@@ -47,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
                 seq = seq.wrapping_add(1);
                 let payload = vec![b; (a as usize) * 7];
                 let m = frames::data(Dir::ToAp, &AP, &AP, &sta(i), seq, EtherType::IPV4, &payload);
-                let f = tx[i].protect(1, Some(&AP), &m).expect("protect").0;
+                let f = tx[i].protect(Some(&AP), &m).expect("protect");
                 sent.push(f.clone());
                 script.push(Step::Frame(f));
             }
@@ -72,7 +72,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let ta = |f: &[u8]| -> MacAddr { f.get(10..16).map(|a| MacAddr::from_bytes(a).expect("6")).unwrap_or_default() };
-    let show = |r: wsec::Result<(Option<Vec<u8>>, u64)>| r.map(|(m, _)| m).map_err(|e| e.to_string());
+    let show = |r: wsec::Result<Option<Vec<u8>>>| r.map_err(|e| e.to_string());
     let mut want = Vec::new();
     for s in &script {
         match s {
@@ -93,8 +93,7 @@ fuzz_target!(|data: &[u8]| {
         for s in batch {
             match s {
                 Step::Frame(f) => {
-                    many.expect(ahead.next().flatten());
-                    got.push(show(many.unprotect(0, &ta(f), f)));
+                    got.push(show(many.unprotect_opened(0, &ta(f), f, ahead.next().flatten())));
                 }
                 Step::Rekey(i, k) => many.install(Some(sta(*i)), KeyType::Pairwise, 0, CipherSuite::Ccmp128, k, None).expect("key"),
             }

@@ -2,8 +2,8 @@
 //! wireless-to-wireless case): each frame from station 1 is decrypted with its key, its
 //! header turned from To DS into From DS, and encrypted with station 2's key, in the AP's
 //! host engine (`node::engine`). Measured on one core, one frame at a time and in batches
-//! through the multi-buffer paths the live AP uses (`Engine::open_ahead_air` on receive,
-//! `Engine::protect_batch` on transmit); then the live AP's own configuration, one engine
+//! through the multi-buffer paths the live AP uses (`Engine::open_ahead_air` and
+//! `unprotect_opened` on receive, `Engine::protect_batch` on transmit); then the live AP's own configuration, one engine
 //! whose batch crypto runs on every core (`engine_threads=0`); then one engine per core
 //! (per-station key tables sharded across cores), every core at once.
 use crate::cpu::cpu_model;
@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use std::time::Instant;
 use wsec::cipher::CipherSuite;
 use wsec::link::sa::{KeyType, Role};
-use wsec::node::engine::{Engine, Offload, TxJob};
+use wsec::node::engine::{Engine, TxJob};
 use wsec::wire::MacAddr;
 
 const AP: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x01]);
@@ -31,7 +31,7 @@ fn keys() -> ([u8; 16], [u8; 16]) {
 
 fn ap_engine(threads: usize) -> Engine {
     let (k1, k2) = keys();
-    let mut e = Engine::new(Role::Authenticator, Offload::Host);
+    let mut e = Engine::new(Role::Authenticator);
     e.set_parallel(wsec_live::runtime::crypto_threads(threads).expect("crypto threads"));
     e.install(Some(STA1), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &k1, None).expect("key");
     e.install(Some(STA2), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &k2, None).expect("key");
@@ -41,7 +41,7 @@ fn ap_engine(threads: usize) -> Engine {
 /// `n` frames station 1 sends to station 2 through the AP (To DS), protected.
 fn uplink(n: usize, msdu: usize) -> Vec<Vec<u8>> {
     let (k1, _) = keys();
-    let mut sta = Engine::new(Role::Supplicant, Offload::Host);
+    let mut sta = Engine::new(Role::Supplicant);
     sta.install(Some(AP), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &k1, None).expect("key");
     (0..n)
         .map(|i| {
@@ -52,7 +52,7 @@ fn uplink(n: usize, msdu: usize) -> Vec<Vec<u8>> {
             f.extend((((i & 0xfff) as u16) << 4).to_le_bytes());
             f.extend([0xaa, 0xaa, 3, 0, 0, 0, 0x08, 0x00]);
             f.extend((0..msdu.saturating_sub(8)).map(|j| (i + j) as u8));
-            sta.protect(0, Some(&AP), &f).expect("protect").0
+            sta.protect(Some(&AP), &f).expect("protect")
         })
         .collect()
 }
@@ -78,16 +78,15 @@ fn relay(frames: &[Vec<u8>], batch: usize, threads: usize) -> f64 {
         let refs: Vec<&[u8]> = chunk.iter().map(|f| &f[..]).collect();
         let mut ahead = if batch > 1 { ap.open_ahead_air(&refs) } else { Vec::new() }.into_iter();
         for f in chunk {
-            ap.expect(ahead.next().flatten());
-            let (p, _) = ap.unprotect(0, &STA1, f).expect("uplink frame verifies");
+            let p = ap.unprotect_opened(0, &STA1, f, ahead.next().flatten()).expect("uplink frame verifies");
             let p = p.expect("not a fragment");
-            jobs.push(TxJob { peer: Some(STA2), mpdu: to_from_ds(p), result: Ok(()), ready_at: 0 });
+            jobs.push(TxJob { peer: Some(STA2), mpdu: to_from_ds(p), result: Ok(()) });
         }
         if batch > 1 {
-            ap.protect_batch(0, &mut jobs);
+            ap.protect_batch(&mut jobs);
         } else {
             for j in jobs.iter_mut() {
-                j.mpdu = ap.protect(0, j.peer.as_ref(), &j.mpdu).expect("protect").0;
+                j.mpdu = ap.protect(j.peer.as_ref(), &j.mpdu).expect("protect");
             }
         }
         std::hint::black_box(&jobs);
@@ -108,19 +107,18 @@ pub fn run(o: &Options, json: bool) -> Result<String> {
     // Check the relay once: station 2 must decrypt what the AP sends.
     {
         let (_, k2) = keys();
-        let mut sta2 = Engine::new(Role::Supplicant, Offload::Host);
+        let mut sta2 = Engine::new(Role::Supplicant);
         sta2.install(Some(AP), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &k2, None)?;
         let mut ap = ap_engine(1);
         let mut jobs: Vec<TxJob> = frames[..16.min(frames.len())]
             .iter()
             .map(|f| TxJob {
                 peer: Some(STA2),
-                mpdu: to_from_ds(ap.unprotect(0, &STA1, f).expect("verifies").0.expect("whole")),
+                mpdu: to_from_ds(ap.unprotect(0, &STA1, f).expect("verifies").expect("whole")),
                 result: Ok(()),
-                ready_at: 0,
             })
             .collect();
-        ap.protect_batch(0, &mut jobs);
+        ap.protect_batch(&mut jobs);
         for j in &jobs {
             sta2.unprotect(0, &AP, &j.mpdu).map_err(|e| Error::Verify(format!("station 2 refuses a relayed frame: {e}")))?;
         }

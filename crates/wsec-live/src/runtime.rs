@@ -102,7 +102,7 @@ pub fn run_ap(f: ApFile, o: &NodeOptions) -> Result<()> {
         bssid,
         String::from_utf8_lossy(&core.config().ssid),
         f.interface,
-        core.engine_threads()
+        core.datapath().threads()
     );
     run(Core::Ap(Box::new(core)), medium, tap, start, "ap", o.counters)
 }
@@ -196,18 +196,18 @@ impl Core {
                         a, sc.rx_data, sc.rx_bytes, sc.tx_data, sc.tx_bytes, sc.rx_dropped
                     );
                 }
-                let e = c.engine_stats();
+                let (e, card) = (c.datapath().engine_stats(), c.datapath().card().busy_ns());
                 s += &format!(
                     "\n  engine protected {} unprotected {} octets {} card busy {} ns",
-                    e.protected, e.unprotected, e.octets, e.card_busy_ns
+                    e.protected, e.unprotected, e.octets, card
                 );
                 s
             }
             Core::Sta(c) => {
-                let e = c.engine_stats();
+                let (e, card) = (c.datapath().engine_stats(), c.datapath().card().busy_ns());
                 format!(
                     "{}\n  engine protected {} unprotected {} octets {} card busy {} ns",
-                    c.counters, e.protected, e.unprotected, e.octets, e.card_busy_ns
+                    c.counters, e.protected, e.unprotected, e.octets, card
                 )
             }
         }

@@ -1,13 +1,15 @@
-//! The host engine's batch mode (`Engine::begin_batch` / `queue` / `end_batch`, the
-//! multi-buffer pass the live programs use) against one frame at a time
+//! The data path's batch mode (`Datapath::begin_batch` / `send_protected` / `end_batch`,
+//! the multi-buffer pass the live programs use) against one frame at a time
 //! (`Engine::protect`): byte for byte the same MPDUs, in the same order, also when keys
-//! change in the middle of a batch; and what a receiver's engine accepts.
+//! change in the middle of a batch; and what a receiver's engine accepts. And the receive
+//! side: frames opened ahead against one at a time.
 use rand::{Rng, SeedableRng};
 use wsec::cipher::CipherSuite;
 use wsec::link::sa::{KeyType, Role};
+use wsec::node::datapath::Datapath;
 use wsec::node::engine::Engine;
 use wsec::node::frames::{self, Dir};
-use wsec::node::Offload;
+use wsec::node::{Counters, Offload, Output};
 use wsec::wire::{EtherType, MacAddr};
 
 const BSSID: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0xaa]);
@@ -32,8 +34,8 @@ enum Step {
 type Peers = Vec<(MacAddr, CipherSuite, Vec<u8>)>;
 
 fn engines(rng: &mut impl Rng, suites: &[CipherSuite]) -> (Engine, Engine, Peers, Vec<u8>) {
-    let mut a = Engine::new(Role::Authenticator, Offload::Host);
-    let mut b = Engine::new(Role::Authenticator, Offload::Host);
+    let mut a = Engine::new(Role::Authenticator);
+    let mut b = Engine::new(Role::Authenticator);
     let gtk = key(rng, 16);
     a.install(None, KeyType::Group, 1, CipherSuite::Ccmp128, &gtk, None).unwrap();
     b.install(None, KeyType::Group, 1, CipherSuite::Ccmp128, &gtk, None).unwrap();
@@ -54,7 +56,9 @@ fn batches_equal_one_frame_at_a_time_byte_for_byte() {
     let suites =
         [CipherSuite::Ccmp128, CipherSuite::Ccmp256, CipherSuite::Gcmp128, CipherSuite::Tkip, CipherSuite::Ccmp128, CipherSuite::Ccmp128];
     for round in 0..40 {
-        let (mut one, mut many, peers, _) = engines(&mut rng, &suites);
+        let (mut one, many, peers, _) = engines(&mut rng, &suites);
+        let mut many = Datapath::new(many, Offload::Host);
+        let (mut counters, mut out) = (Counters::default(), Output::default());
         // Odd rounds spread the crypto over a pool of threads (long batches, so the
         // batches are big enough to be split).
         let threads = [1, 3][round % 2];
@@ -84,39 +88,42 @@ fn batches_equal_one_frame_at_a_time_byte_for_byte() {
             }
         }
         let mut expect = Vec::new();
-        let mut got = Vec::new();
         many.begin_batch();
         for st in &script {
             match st {
                 Step::Frame(peer, m) => {
-                    expect.push(one.protect(5, peer.as_ref(), m).map(|(f, _)| f).map_err(|e| e.to_string()));
-                    many.queue(5, *peer, m.clone());
+                    expect.push(one.protect(peer.as_ref(), m).ok());
+                    assert!(many.send_protected(5, *peer, m.clone(), &mut counters, &mut out));
                     // Close and reopen batches at random points, as the live loops do.
                     if rng.gen_bool(close) {
-                        got.extend(many.end_batch());
+                        many.end_batch(5, &mut counters, &mut out);
                         many.begin_batch();
                     }
                 }
                 Step::Rekey(p, id, s, k) => {
                     one.install(Some(*p), KeyType::Pairwise, *id, *s, k, None).unwrap();
-                    many.install(Some(*p), KeyType::Pairwise, *id, *s, k, None).unwrap();
+                    many.keys().install(Some(*p), KeyType::Pairwise, *id, *s, k, None).unwrap();
                 }
                 Step::Gtk(id, k) => {
-                    for e in [&mut one, &mut many] {
+                    for e in [&mut one, many.keys()] {
                         e.install(None, KeyType::Group, *id, CipherSuite::Ccmp128, k, None).unwrap();
                         e.set_group_tx(*id).unwrap();
                     }
                 }
             }
         }
-        got.extend(many.end_batch());
+        many.end_batch(5, &mut counters, &mut out);
         assert!(!many.batching());
-        let got: Vec<_> = got.into_iter().map(|j| j.result.map(|()| j.mpdu).map_err(|e| e.to_string())).collect();
-        assert_eq!(got.len(), expect.len(), "round {round}");
-        for (i, (g, e)) in got.iter().zip(&expect).enumerate() {
+        // What could not be protected is counted and dropped; the rest goes out in order.
+        let failed = expect.iter().filter(|e| e.is_none()).count() as u64;
+        let expect: Vec<Vec<u8>> = expect.into_iter().flatten().collect();
+        assert_eq!(counters.dropped("protect failed"), failed, "round {round}");
+        assert_eq!(counters.tx_air, expect.len() as u64, "round {round}");
+        assert_eq!(out.air.len(), expect.len(), "round {round}");
+        for (i, (g, e)) in out.air.iter().zip(&expect).enumerate() {
             assert!(g == e, "round {round}, frame {i}: batch and single-frame protection differ");
         }
-        assert_eq!(one.stats.protected, many.stats.protected);
+        assert_eq!(one.stats.protected, many.engine_stats().protected);
     }
 }
 
@@ -126,11 +133,13 @@ fn batches_equal_one_frame_at_a_time_byte_for_byte() {
 fn a_batch_verifies_at_the_receivers_and_replays_fail() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
     let suites = [CipherSuite::Ccmp128; 4];
-    let (mut ap, _, peers, gtk) = engines(&mut rng, &suites);
+    let (ap, _, peers, gtk) = engines(&mut rng, &suites);
+    let mut ap = Datapath::new(ap, Offload::Host);
+    let (mut counters, mut out) = (Counters::default(), Output::default());
     let mut rx: Vec<Engine> = peers
         .iter()
         .map(|(_, s, k)| {
-            let mut e = Engine::new(Role::Supplicant, Offload::Host);
+            let mut e = Engine::new(Role::Supplicant);
             e.install(Some(BSSID), KeyType::Pairwise, 0, *s, k, None).unwrap();
             e.install(Some(BSSID), KeyType::Group, 1, CipherSuite::Ccmp128, &gtk, Some(0)).unwrap();
             e
@@ -142,35 +151,35 @@ fn a_batch_verifies_at_the_receivers_and_replays_fail() {
         let i = rng.gen_range(0..peers.len());
         let payload: Vec<u8> = (0..rng.gen_range(0..1500)).map(|_| rng.gen()).collect();
         let m = frames::data(Dir::FromAp, &peers[i].0, &peers[i].0, &BSSID, seq, EtherType::IPV4, &payload);
-        ap.queue(1, Some(peers[i].0), m.clone());
+        ap.send_protected(1, Some(peers[i].0), m.clone(), &mut counters, &mut out);
         sent.push((i, m));
     }
-    let out = ap.end_batch();
-    assert_eq!(out.len(), sent.len());
+    assert!(out.air.is_empty(), "a batch goes out at its end");
+    ap.end_batch(1, &mut counters, &mut out);
+    assert_eq!(out.air.len(), sent.len());
+    assert_eq!(counters.total_drops(), 0);
     let tampered = 17;
-    for (n, (j, (i, plain))) in out.iter().zip(&sent).enumerate() {
-        assert!(j.result.is_ok());
-        let mut f = j.mpdu.clone();
+    for (n, (j, (i, plain))) in out.air.iter().zip(&sent).enumerate() {
+        let mut f = j.clone();
         if n == tampered {
             let last = f.len() - 1;
             f[last] ^= 1;
             assert!(rx[*i].unprotect(2, &BSSID, &f).is_err(), "a flipped MIC bit must fail");
             continue;
         }
-        let (p, _) = rx[*i].unprotect(2, &BSSID, &f).unwrap();
-        let p = p.unwrap();
+        let p = rx[*i].unprotect(2, &BSSID, &f).unwrap().unwrap();
         // The decrypted MPDU carries the plaintext body (the Protected bit and the CCMP
         // header removed).
         assert_eq!(&p[p.len() - (plain.len() - 24)..], &plain[24..]);
     }
-    for (j, (i, _)) in out.iter().zip(&sent) {
-        assert!(rx[*i].unprotect(3, &BSSID, &j.mpdu).is_err(), "a replayed frame must fail");
+    for (j, (i, _)) in out.air.iter().zip(&sent) {
+        assert!(rx[*i].unprotect(3, &BSSID, j).is_err(), "a replayed frame must fail");
     }
 }
 
 /// The receive side of batches: frames opened ahead on a pool of threads
-/// (`Engine::open_ahead_air`) and then handled in order (`Engine::expect` +
-/// `Engine::unprotect`) give exactly the outcomes of one frame at a time: the same
+/// (`Engine::open_ahead_air`) and then handled in order, each with its own result
+/// (`Engine::unprotect_opened`), give exactly the outcomes of one frame at a time: the same
 /// plaintexts, and the same errors for replays (inside a batch and across batches),
 /// forged MICs, truncated frames, unknown Key IDs and unknown stations, also when a
 /// station's key changes in the middle of a batch whose frames were already opened.
@@ -183,8 +192,8 @@ fn received_batches_opened_ahead_equal_one_frame_at_a_time() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x0be7);
     for round in 0..12 {
         let n_sta = 5;
-        let mut one = Engine::new(Role::Authenticator, Offload::Host);
-        let mut many = Engine::new(Role::Authenticator, Offload::Host);
+        let mut one = Engine::new(Role::Authenticator);
+        let mut many = Engine::new(Role::Authenticator);
         many.set_parallel(wsec_live::runtime::crypto_threads([1, 2, 4][round % 3]).unwrap());
         let mut tx: Vec<(MacAddr, Engine)> = Vec::new();
         for i in 0..n_sta {
@@ -193,7 +202,7 @@ fn received_batches_opened_ahead_equal_one_frame_at_a_time() {
             for e in [&mut one, &mut many] {
                 e.install(Some(p), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &k, None).unwrap();
             }
-            let mut t = Engine::new(Role::Supplicant, Offload::Host);
+            let mut t = Engine::new(Role::Supplicant);
             t.install(Some(BSSID), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &k, None).unwrap();
             tx.push((p, t));
         }
@@ -222,23 +231,23 @@ fn received_batches_opened_ahead_equal_one_frame_at_a_time() {
                 }
                 15 => {
                     // A station the AP has no key for.
-                    let mut t = Engine::new(Role::Supplicant, Offload::Host);
+                    let mut t = Engine::new(Role::Supplicant);
                     t.install(Some(BSSID), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &key(&mut rng, 16), None).unwrap();
                     let m = frames::data(Dir::ToAp, &BSSID, &BSSID, &sta(99), seq, EtherType::IPV4, &[7; 40]);
-                    script.push(Rx::Frame(t.protect(1, Some(&BSSID), &m).unwrap().0));
+                    script.push(Rx::Frame(t.protect(Some(&BSSID), &m).unwrap()));
                 }
                 _ => {
                     let len = rng.gen_range(0..1600);
                     let payload: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
                     let p = tx[i].0;
                     let m = frames::data(Dir::ToAp, &BSSID, &BSSID, &p, seq, EtherType::IPV4, &payload);
-                    let f = tx[i].1.protect(1, Some(&BSSID), &m).unwrap().0;
+                    let f = tx[i].1.protect(Some(&BSSID), &m).unwrap();
                     sent.push(f.clone());
                     script.push(Rx::Frame(f));
                 }
             }
         }
-        let show = |r: wsec::Result<(Option<Vec<u8>>, u64)>| r.map(|(m, _)| m).map_err(|e| e.to_string());
+        let show = |r: wsec::Result<Option<Vec<u8>>>| r.map_err(|e| e.to_string());
         let ta = |f: &[u8]| -> MacAddr { f.get(10..16).map(|a| MacAddr::from_bytes(a).unwrap()).unwrap_or_default() };
         let mut expect = Vec::new();
         for st in &script {
@@ -257,8 +266,7 @@ fn received_batches_opened_ahead_equal_one_frame_at_a_time() {
             for st in batch {
                 match st {
                     Rx::Frame(f) => {
-                        many.expect(ahead.next().unwrap());
-                        got.push(show(many.unprotect(2, &ta(f), f)));
+                        got.push(show(many.unprotect_opened(2, &ta(f), f, ahead.next().unwrap())));
                     }
                     Rx::Rekey(p, k) => many.install(Some(*p), KeyType::Pairwise, 0, CipherSuite::Ccmp128, k, None).unwrap(),
                 }

@@ -56,7 +56,7 @@ fn new_sim(ap: ApConfig, stas: Vec<StaConfig>, loss: f64, seed: u64) -> Sim {
     let feed = if batched() { Feed::Batched } else { Feed::PerFrame };
     let sim = Sim::new(threaded(ap), stas.into_iter().map(threaded_sta).collect(), loss, seed, feed);
     // The threaded variant really runs the AP's batch crypto on several threads.
-    assert_eq!(sim.ap.as_ref().map(|a| a.engine_threads()), Some(engine_threads()));
+    assert_eq!(sim.ap.as_ref().map(|a| a.datapath().threads()), Some(engine_threads()));
     sim
 }
 
@@ -414,7 +414,7 @@ fn card_offload_delays_but_delivers() {
     assert!(sim.sta_host[1].is_empty(), "the AP's card holds the frame (decrypt 2 ms + encrypt 2 ms)");
     sim.run(5);
     assert_eq!(payloads(&sim.sta_host[1]), vec![b"slow card".to_vec()]);
-    assert!(sim.ap.as_ref().unwrap().engine_stats().card_busy_ns >= 4 * MS);
+    assert!(sim.ap.as_ref().unwrap().datapath().card().busy_ns() >= 4 * MS);
 }
 
 thread_local! {

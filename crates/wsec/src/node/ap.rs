@@ -3,7 +3,9 @@
 //! rekey, the relay between stations (decrypted with the sender's key, encrypted with the
 //! receiver's: seed 002's two encryptions of the wireless-to-wireless case), the bridge
 //! to the wired side (the host's TAP) and inactivity.
-use super::engine::{self, Delayed, Engine, Offload};
+use super::card::Offload;
+use super::datapath::{self, Datapath, RxFrame};
+use super::engine::{self, Engine};
 use super::frames::{self, Dir, Mgmt, SeqNum};
 use super::mfp::{self, Mfp, SaQuery};
 use super::{rx_error_reason, AuthAlgs, Counters, NodeEvent, Output, Phase, Security, SEC, TU};
@@ -14,9 +16,9 @@ use crate::rsn::handshake::authenticator::GroupKeys;
 use crate::rsn::handshake::{self, Authenticator, Timers};
 use crate::rsn::ie::{RsnElementRepr, Suite};
 use crate::wire::ethernet::EtherType;
-use crate::wire::mac::{FrameType, Header, MacAddr};
+use crate::wire::mac::{FrameType, MacAddr};
 use crate::wire::mgmt::{self, AuthAlgorithm, AuthRepr, Capability, ReasonCode, StatusCode};
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashSet};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
@@ -108,7 +110,7 @@ pub struct AccessPoint {
     cfg: ApConfig,
     /// The RSN element advertised in Beacons and Probe Responses (whole element).
     rsne: Option<Vec<u8>>,
-    engine: Engine,
+    dp: Datapath,
     peers: BTreeMap<MacAddr, Peer>,
     seq: SeqNum,
     start: u64,
@@ -118,7 +120,6 @@ pub struct AccessPoint {
     /// A GTK rekey in progress: the new keys and the stations that still have to answer.
     pending_group: Option<(GroupKeys, HashSet<MacAddr>)>,
     next_group_rekey: Option<u64>,
-    delayed: VecDeque<Delayed>,
     /// The time of the last call in (for frames sent from calls without a clock).
     clock: u64,
     pub counters: Counters,
@@ -176,7 +177,7 @@ impl AccessPoint {
     /// Its randomness (nonces, group keys, challenges, SA Query identifiers) comes from
     /// `rng`: the OS CSPRNG in the live system, a seeded one for a reproducible run.
     pub fn new(cfg: ApConfig, now: u64, mut rng: crate::rng::BoxRng) -> crate::Result<AccessPoint> {
-        let mut engine = Engine::new(Role::Authenticator, cfg.offload);
+        let mut engine = Engine::new(Role::Authenticator);
         let mut rsne = None;
         let mut group = None;
         if cfg.mfp.capable() && !matches!(cfg.security, Security::Rsn { .. }) {
@@ -214,7 +215,7 @@ impl AccessPoint {
         let next_group_rekey = (group.is_some() && cfg.group_rekey_s > 0).then(|| now + cfg.group_rekey_s * SEC);
         Ok(AccessPoint {
             rsne,
-            engine,
+            dp: Datapath::new(engine, cfg.offload),
             peers: BTreeMap::new(),
             seq: SeqNum::default(),
             start: now,
@@ -223,17 +224,11 @@ impl AccessPoint {
             group,
             pending_group: None,
             next_group_rekey,
-            delayed: VecDeque::new(),
             clock: now,
             counters: Counters::default(),
             rng,
             cfg,
         })
-    }
-
-    /// Threads the host engine spreads a batch's crypto over.
-    pub fn engine_threads(&self) -> usize {
-        self.engine.threads()
     }
 
     pub fn config(&self) -> &ApConfig {
@@ -242,11 +237,12 @@ impl AccessPoint {
 
     /// Runs the host engine's batch crypto on these threads (None: the calling thread).
     pub fn set_crypto_threads(&mut self, p: Option<Box<dyn engine::Parallel>>) {
-        self.engine.set_parallel(p);
+        self.dp.set_parallel(p);
     }
 
-    pub fn engine_stats(&self) -> engine::EngineStats {
-        self.engine.stats
+    /// The data path: the host engine's counters and threads, the card model.
+    pub fn datapath(&self) -> &Datapath {
+        &self.dp
     }
 
     /// Stations with data open, with their counters.
@@ -273,7 +269,7 @@ impl AccessPoint {
     /// MFP negotiated and the PTK in place: robust management frames to and from this
     /// station are protected (12.6.3).
     fn peer_mfp(&mut self, sta: &MacAddr) -> bool {
-        self.peers.get(sta).is_some_and(|p| p.mfp) && self.engine.has_pairwise(sta)
+        self.peers.get(sta).is_some_and(|p| p.mfp) && self.dp.has_pairwise(sta)
     }
 
     /// Sends a management frame to `sta`, under its pairwise key when it is a robust
@@ -312,8 +308,8 @@ impl AccessPoint {
         if let Some(g) = self.next_group_rekey {
             t = t.min(g);
         }
-        if let Some(d) = self.delayed.front() {
-            t = t.min(d.at);
+        if let Some(at) = self.dp.next_release() {
+            t = t.min(at);
         }
         for p in self.peers.values() {
             if let Some(d) = p.hs_deadline {
@@ -332,7 +328,7 @@ impl AccessPoint {
     /// Beacons, EAPOL retransmissions, rekeys, inactivity, and the card model's queue.
     pub fn handle_timeout(&mut self, now: u64, out: &mut Output) {
         self.clock = now;
-        engine::release(now, &mut self.delayed, out);
+        self.dp.release(now, out);
         self.sa_query_timeouts(now, out);
         if now >= self.next_beacon {
             let tsf = (now - self.start) / 1000;
@@ -384,17 +380,17 @@ impl AccessPoint {
         let mgmt = cur.igtk.as_ref().map(|(_, id, _)| (self.cfg.group_mgmt_cipher, if *id == 4 { 5 } else { 4 }));
         let old_igtk = cur.igtk.as_ref().map(|(_, id, _)| *id);
         let new = random_gtk(groups[0], if cur.gtk_key_id == 1 { 2 } else { 1 }, mgmt, &mut *self.rng);
-        if self.engine.install(None, KeyType::Group, new.gtk_key_id, groups[0], &new.gtk, None).is_err() {
+        if self.dp.keys().install(None, KeyType::Group, new.gtk_key_id, groups[0], &new.gtk, None).is_err() {
             return;
         }
         if let (Some((k, id, _)), Some(old)) = (&new.igtk, old_igtk) {
-            if self.engine.install(None, KeyType::ManagementGroup, *id, self.cfg.group_mgmt_cipher, k, None).is_err() {
+            if self.dp.keys().install(None, KeyType::ManagementGroup, *id, self.cfg.group_mgmt_cipher, k, None).is_err() {
                 return;
             }
-            let _ = self.engine.set_mgmt_group_tx(old);
+            let _ = self.dp.keys().set_mgmt_group_tx(old);
         }
         // The old GTK stays the transmit key until every station has the new one.
-        let _ = self.engine.set_group_tx(cur.gtk_key_id);
+        let _ = self.dp.keys().set_group_tx(cur.gtk_key_id);
         let waiting: HashSet<MacAddr> = self.peers.iter().filter(|(_, p)| p.state == PeerState::Established).map(|(a, _)| *a).collect();
         self.pending_group = Some((new.clone(), waiting.clone()));
         for a in waiting {
@@ -416,14 +412,14 @@ impl AccessPoint {
         }
         let (new, _) = self.pending_group.take().expect("checked");
         if let Some(old) = &self.group {
-            self.engine.remove_group(old.gtk_key_id);
+            self.dp.keys().remove_group(old.gtk_key_id);
             if let Some((_, id, _)) = &old.igtk {
-                self.engine.remove_mgmt_group(*id);
+                self.dp.keys().remove_mgmt_group(*id);
             }
         }
-        let _ = self.engine.set_group_tx(new.gtk_key_id);
+        let _ = self.dp.keys().set_group_tx(new.gtk_key_id);
         if let Some((_, id, _)) = &new.igtk {
-            let _ = self.engine.set_mgmt_group_tx(*id);
+            let _ = self.dp.keys().set_mgmt_group_tx(*id);
         }
         out.events.push(NodeEvent::Phase { peer: self.cfg.bssid, phase: Phase::GroupKey { key_id: new.gtk_key_id } });
         self.group = Some(new);
@@ -432,8 +428,8 @@ impl AccessPoint {
     /// The GTK (and, with MFP, the IGTK) a station joining now receives (the new ones
     /// while a rekey runs), with the RSC and IPN of their last use.
     fn group_for_new_station(&mut self, mfp: bool) -> Option<GroupKeys> {
-        let rsc = self.engine.group_tx_pn().saturating_sub(1);
-        let ipn = self.engine.mgmt_group_tx_pn().saturating_sub(1);
+        let rsc = self.dp.keys().group_tx_pn().saturating_sub(1);
+        let ipn = self.dp.keys().mgmt_group_tx_pn().saturating_sub(1);
         if let Some((n, _)) = &self.pending_group {
             return Some(for_peer(n, mfp));
         }
@@ -455,7 +451,7 @@ impl AccessPoint {
     }
 
     fn forget_keys(&mut self, sta: &MacAddr) {
-        self.engine.remove_peer(sta);
+        self.dp.keys().remove_peer(sta);
         if let Some((_, w)) = &mut self.pending_group {
             w.remove(sta);
         }
@@ -474,7 +470,7 @@ impl AccessPoint {
         }
         // The goodbyes may sit in the card model's queue (protected under MFP): the
         // program waits for the card before it exits.
-        engine::release(u64::MAX, &mut self.delayed, out);
+        self.dp.flush(out);
     }
 
     /// Sends one group-addressed Deauthentication, BIP-protected (an MME with the IGTK's
@@ -542,18 +538,18 @@ impl AccessPoint {
     /// One MPDU (no FCS) from the medium.
     pub fn handle_air(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
         self.clock = now;
-        self.counters.rx_air += 1;
-        let Ok(h) = Header::new_checked(mpdu) else {
-            return self.counters.drop("malformed");
-        };
-        let fc = h.frame_control();
-        let a1 = h.addr1();
+        datapath::air(self, now, mpdu, out, Self::handle_rx);
+    }
+
+    /// One MPDU from the medium, its MAC header parsed ([`datapath::air`]).
+    fn handle_rx(&mut self, now: u64, rx: RxFrame<'_>, out: &mut Output) {
+        let (fc, a1) = (rx.fc, rx.ra);
         match fc.frame_type() {
             FrameType::Management => {
                 if a1 != self.cfg.bssid && !a1.is_broadcast() {
                     return; // not for us: a medium carries everyone's frames
                 }
-                self.handle_mgmt(now, mpdu, out)
+                self.handle_mgmt(now, rx.mpdu, out)
             }
             FrameType::Data => {
                 if a1 != self.cfg.bssid {
@@ -562,7 +558,7 @@ impl AccessPoint {
                 if !fc.to_ds() || fc.from_ds() {
                     return self.counters.drop("data frame direction");
                 }
-                self.handle_data(now, mpdu, out)
+                self.handle_data(now, rx, out)
             }
             _ => {}
         }
@@ -625,9 +621,9 @@ impl AccessPoint {
     /// A protected management frame from an MFP station: decrypted under its pairwise
     /// key (replayed or forged ones are counted and dropped), then acted on.
     fn protected_mgmt(&mut self, now: u64, sta: &MacAddr, mpdu: &[u8], out: &mut Output) {
-        let plain = match self.engine.unprotect(now, sta, mpdu) {
-            Ok((Some(p), _)) => p,
-            Ok((None, _)) => return,
+        let plain = match self.dp.unprotect(now, sta, mpdu) {
+            Ok(Some(p)) => p,
+            Ok(None) => return,
             Err(e) => return self.counters.drop(rx_error_reason(&e)),
         };
         if let Some(p) = self.peers.get_mut(sta) {
@@ -712,7 +708,7 @@ impl AccessPoint {
             Some(Peer { state: PeerState::Challenged, challenge: Some(c), .. }) => *c,
             _ => return self.counters.drop("unexpected protected management frame"),
         };
-        let ok = match self.engine.wep_auth_open(mpdu) {
+        let ok = match self.dp.keys().wep_auth_open(mpdu) {
             Ok(plain) => matches!(frames::parse_mgmt(&plain),
                 Ok(Mgmt::Auth { alg: AuthAlgorithm::SHARED_KEY, seq: 3, challenge: Some(c), .. })
                     if c.len() == 128 && bool::from(c.ct_eq(&expected[..]))),
@@ -885,7 +881,7 @@ impl AccessPoint {
             let seq = self.seq.take();
             let f = frames::data(Dir::FromAp, &bssid, sta, &bssid, seq, EtherType::EAPOL, &eapol);
             // Before the first PTK EAPOL goes in the clear; a rekey's under the PTK.
-            if self.engine.has_pairwise(sta) {
+            if self.dp.has_pairwise(sta) {
                 self.send_protected(now, Some(*sta), f, out);
             } else {
                 self.counters.tx_air += 1;
@@ -895,8 +891,8 @@ impl AccessPoint {
         for e in o.events {
             match e {
                 handshake::Event::InstallPtk { tk, cipher, key_id } => {
-                    let rekey = self.engine.has_pairwise(sta);
-                    if self.engine.install(Some(*sta), KeyType::Pairwise, key_id, cipher, &tk, None).is_err() {
+                    let rekey = self.dp.has_pairwise(sta);
+                    if self.dp.keys().install(Some(*sta), KeyType::Pairwise, key_id, cipher, &tk, None).is_err() {
                         self.deauth(sta, ReasonCode::UNSPECIFIED, out);
                         return;
                     }
@@ -938,19 +934,7 @@ impl AccessPoint {
 
     /// Protects a plaintext MPDU in the host engine and queues it for the medium.
     fn send_protected(&mut self, now: u64, peer: Option<MacAddr>, f: Vec<u8>, out: &mut Output) {
-        if self.delayed.len() + self.engine.queued_len() >= engine::CARD_QUEUE_MAX {
-            return self.counters.drop("card queue full");
-        }
-        if self.engine.batching() {
-            return self.engine.queue(now, peer, f);
-        }
-        match self.engine.protect(now, peer.as_ref(), &f) {
-            Ok((p, at)) => {
-                self.counters.tx_air += 1;
-                engine::emit(now, at, true, p, &mut self.delayed, out);
-            }
-            Err(_) => self.counters.drop("protect failed"),
-        }
+        self.dp.send_protected(now, peer, f, &mut self.counters, out);
     }
 
     fn send_data(&mut self, now: u64, peer: Option<MacAddr>, f: Vec<u8>, out: &mut Output) {
@@ -968,10 +952,9 @@ impl AccessPoint {
         }
     }
 
-    fn handle_data(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
-        let Ok(h) = Header::new_checked(mpdu) else { return self.counters.drop("malformed") };
-        let Some(sa) = h.addr2() else { return self.counters.drop("malformed") };
-        let fc = h.frame_control();
+    fn handle_data(&mut self, now: u64, rx: RxFrame<'_>, out: &mut Output) {
+        let RxFrame { mpdu, fc, ta, opened, .. } = rx;
+        let Some(sa) = ta else { return self.counters.drop("malformed") };
         let state = self.peers.get(&sa).map(|p| p.state);
         if !matches!(state, Some(PeerState::Associated | PeerState::Established)) {
             // Class 3 frame from a STA that is not associated (11.3.3): deauthenticate it,
@@ -988,17 +971,11 @@ impl AccessPoint {
             return; // Null data: a keep-alive
         }
         let plain: std::borrow::Cow<'_, [u8]> = if fc.protected() {
-            match self.engine.unprotect(now, &sa, mpdu) {
-                Ok((Some(p), at)) => {
-                    if at > now {
-                        // The card model: receive-side service time holds the frame. Relay
-                        // and bridging follow once it is done; modelled by delaying the
-                        // host-bound/relayed output below.
-                        self.card_rx_hold(at);
-                    }
-                    std::borrow::Cow::Owned(p)
-                }
-                Ok((None, _)) => return,
+            // With the card model, relay and bridging below wait for the card's
+            // receive-side service time.
+            match self.dp.unprotect_data(now, &sa, mpdu, opened) {
+                Ok(Some(p)) => std::borrow::Cow::Owned(p),
+                Ok(None) => return,
                 Err(e) => {
                     if let Some(p) = self.peers.get_mut(&sa) {
                         p.counters.rx_dropped += 1;
@@ -1034,64 +1011,42 @@ impl AccessPoint {
         p.counters.rx_bytes += plain.len() as u64;
         self.counters.rx_data += 1;
         self.counters.rx_data_bytes += plain.len() as u64;
-        let (da, ethertype, payload) = (m.da, m.ethertype, m.payload.to_vec());
+        let (da, ethertype, payload) = (m.da, m.ethertype, m.payload);
         let bssid = self.cfg.bssid;
         if da.is_group() {
             // To the wired side and back out to every station under the GTK.
-            self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, &payload), out);
+            self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, payload), out);
             let seq = self.seq.take();
-            let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, &payload);
+            let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);
             self.send_data(now, None, f, out);
         } else if self.peers.get(&da).is_some_and(|p| p.state == PeerState::Established) {
             // Wireless to wireless: decrypted with the sender's key above, encrypted with
             // the receiver's here.
             self.counters.relayed += 1;
             let seq = self.seq.take();
-            let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, &payload);
+            let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);
             self.send_data(now, Some(da), f, out);
         } else {
-            self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, &payload), out);
+            self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, payload), out);
         }
     }
 
-    fn card_rx_hold(&mut self, at: u64) {
-        // Everything produced after a card-side decryption waits for the card: a queue
-        // entry with no frame keeps FIFO order without a second queue.
-        self.delayed.push_back(Delayed { at, to_air: false, frame: Vec::new() });
-    }
-
     fn deliver_host(&mut self, now: u64, eth: Vec<u8>, out: &mut Output) {
-        self.counters.tx_host += 1;
-        engine::emit(now, now, false, eth, &mut self.delayed, out);
+        self.dp.deliver_host(now, eth, &mut self.counters, out);
     }
 
     /// Frames from the medium, as [`AccessPoint::handle_air`] one by one, except that the
     /// frames they make the AP protect (relayed, bridged, group) go through the engine as
     /// one batch (multi-buffer CCMP) and reach `out` at the end.
     pub fn handle_air_batch<'a>(&mut self, now: u64, mpdus: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
-        let mpdus: Vec<&[u8]> = mpdus.into_iter().collect();
-        let ahead = self.engine.open_ahead_air(&mpdus);
-        self.engine.begin_batch();
-        for (m, o) in mpdus.into_iter().zip(ahead) {
-            self.engine.expect(o);
-            self.handle_air(now, m, out);
-        }
-        self.engine.expect(None);
-        self.finish_batch(now, out);
+        self.clock = now;
+        datapath::air_batch(self, now, mpdus, out, Self::handle_rx);
     }
 
     /// Ethernet frames from the wired side, as [`AccessPoint::handle_host`] one by one,
     /// protected as one batch.
     pub fn handle_host_batch<'a>(&mut self, now: u64, eths: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
-        self.engine.begin_batch();
-        for e in eths {
-            self.handle_host(now, e, out);
-        }
-        self.finish_batch(now, out);
-    }
-
-    fn finish_batch(&mut self, now: u64, out: &mut Output) {
-        engine::finish_batch(now, &mut self.engine, &mut self.delayed, &mut self.counters, out);
+        datapath::host_batch(self, now, eths, out, Self::handle_host);
     }
 
     /// One Ethernet frame from the wired side (the AP's TAP).
@@ -1115,5 +1070,11 @@ impl AccessPoint {
         } else {
             self.counters.drop("unknown destination");
         }
+    }
+}
+
+impl datapath::Core for AccessPoint {
+    fn datapath_mut(&mut self) -> (&mut Datapath, &mut Counters) {
+        (&mut self.dp, &mut self.counters)
     }
 }

@@ -4,7 +4,7 @@
 //! frame protection (`ieee80211w`, `group_mgmt_cipher`, the STA's global `pmf`). Every unknown key
 //! and every invalid value is an error naming its line; see `docs/live.md` for the keys.
 use super::ap::ApConfig;
-use super::engine::{Offload, CARD_NS_PER_BYTE, CARD_NS_PER_FRAME};
+use super::card::{Offload, CARD_NS_PER_BYTE, CARD_NS_PER_FRAME};
 use super::mfp::Mfp;
 use super::sta::StaConfig;
 use super::{AuthAlgs, Security};

@@ -2,23 +2,17 @@
 //! (seed 000 section IV-B: after the 4-way handshake the keys go to the host operating
 //! system, the card's own security is off, and the host protects every frame before the
 //! card sends it). It holds one [`SecurityAssociation`] per peer (the per-station key
-//! table of the AP) and one for the group keys, and models where the crypto runs:
+//! table of the AP) and one for the group keys, and does the crypto and nothing else:
+//! when a frame is ready (the card model) is [`super::card`]'s, and batching, the queue
+//! of frames waiting for the card and their release [`super::datapath`]'s.
 //!
-//! - [`Offload::Host`]: on the host CPU; a frame is ready when the call returns.
-//! - [`Offload::Card`]: behind a wireless card's processor, one frame at a time, each
-//!   taking `ns_per_frame + ns_per_byte x length` (a FIFO server). The frame is ready at
-//!   the returned time, which the core honours before the frame reaches the medium (or
-//!   the host). Defaults: [`CARD_NS_PER_FRAME`], [`CARD_NS_PER_BYTE`].
+//! Batches: [`Engine::protect_batch`] protects a batch of frames together (multi-buffer
+//! CCMP: eight frames' CBC-MAC chains and CTR interleaved, whatever their peers);
+//! [`Engine::open_ahead`] opens the CCMP frames of a received batch ahead of their turn,
+//! each result belonging to the frame at the same position, for
+//! [`Engine::unprotect_opened`].
 //!
-//! Batches: between [`Engine::begin_batch`] and [`Engine::end_batch`] the cores queue the
-//! frames they would protect ([`Engine::queue`]); `end_batch` protects them together
-//! through [`Engine::protect_batch`] (multi-buffer CCMP: eight frames' CBC-MAC chains and
-//! CTR interleaved, whatever their peers) and returns them in queue order. Every key
-//! change (install, removal, transmit-key switch) first protects what is queued, so a
-//! queued frame gets exactly the key and PN it would have had one frame at a time (an
-//! EAPOL-Key message 4 queued before its PTK is installed still goes under the old key).
-//!
-//! Cores: with [`Engine::set_threads`] (`engine_threads=`, all cores by default in the
+//! Cores: with [`Engine::set_parallel`] (`engine_threads=`, all cores by default in the
 //! programs) the crypto of a batch runs on a pool of threads. The per-station key tables
 //! stay here; what is order-dependent (PN allocation on transmit, the replay check and
 //! counter on receive) stays in order on the calling thread, and only the AEAD of the
@@ -33,42 +27,12 @@ use crate::wire::mac::MacAddr;
 use std::collections::HashMap;
 use zeroize::Zeroizing;
 
-/// Default per-frame service time of the card model: 20 us, the low end of seed 000's
-/// host-CPU figure for CCMP on a frame (abstract: "20-40 us on end-host CPUs") taken as
-/// the card's fixed per-MPDU cost (descriptor handling, key lookup, nonce/AAD setup).
-pub const CARD_NS_PER_FRAME: u64 = 20_000;
-/// Default per-octet service time of the card model: 100 ns/octet, AES-CCM in software
-/// on a ~200 MHz embedded MAC processor at ~20 cycles per octet (CTR + CBC-MAC, two AES
-/// blocks per 16 octets at ~160 cycles each): 1500 octets take 150 us, a ~80 Mb/s card.
-/// Seed 000 reports 10-50 ms per multimedia frame on the card; set `card_ns_per_byte`
-/// higher to reproduce that regime.
-pub const CARD_NS_PER_BYTE: u64 = 100;
-
-/// Where the link crypto runs (`crypto_offload=host|card`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Offload {
-    #[default]
-    Host,
-    Card {
-        ns_per_frame: u64,
-        ns_per_byte: u64,
-    },
-}
-
-impl Offload {
-    pub fn card_default() -> Offload {
-        Offload::Card { ns_per_frame: CARD_NS_PER_FRAME, ns_per_byte: CARD_NS_PER_BYTE }
-    }
-}
-
 /// Counters of the engine.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct EngineStats {
     pub protected: u64,
     pub unprotected: u64,
     pub octets: u64,
-    /// Modelled card busy time (ns), `Offload::Card` only.
-    pub card_busy_ns: u64,
 }
 
 /// One frame of a batch for [`Engine::protect_batch`].
@@ -78,14 +42,10 @@ pub struct TxJob {
     /// Plaintext MPDU in; protected MPDU out (on success).
     pub mpdu: Vec<u8>,
     pub result: Result<()>,
-    /// When the frame is ready (the card model); `now` on the host.
-    pub ready_at: u64,
 }
 
 pub struct Engine {
     role: Role,
-    offload: Offload,
-    card_free_at: u64,
     peers: HashMap<MacAddr, SecurityAssociation>,
     group: SecurityAssociation,
     /// WEP default keys, also used for shared-key authentication (12.3.3.3).
@@ -94,25 +54,16 @@ pub struct Engine {
     wep_iv: u32,
     pub stats: EngineStats,
     scratch: Vec<u8>,
-    /// Batch mode: frames queued for protection, and the ones already protected (by a
-    /// key change in the middle of the batch), in order.
-    batching: bool,
-    queued: Vec<TxJob>,
-    queued_now: u64,
-    settled: Vec<TxJob>,
     /// The crypto threads (None: the calling thread only).
     pool: Option<Box<dyn Parallel>>,
-    /// A frame of the current receive batch opened ahead ([`Engine::open_ahead`]), for
-    /// the next [`Engine::unprotect`] of exactly that frame.
-    ahead: Option<Opened>,
 }
 
-/// A received CCMP frame opened ahead of its turn ([`Engine::open_ahead`]).
+/// A received CCMP frame opened ahead of its turn ([`Engine::open_ahead`]): it belongs to
+/// the frame at its position in the batch, and goes with that frame to
+/// [`Engine::unprotect_opened`].
 pub struct Opened {
+    /// The transmitter whose key opened it.
     peer: MacAddr,
-    /// Identity of the received buffer (address, length): `unprotect` uses the result only
-    /// for the very frame that was opened.
-    at: (usize, usize),
     slot: RxSlot,
     result: Result<RxInfo>,
     out: Vec<u8>,
@@ -133,11 +84,9 @@ pub trait Parallel: Send {
 const MIN_PER_THREAD: usize = 8;
 
 impl Engine {
-    pub fn new(role: Role, offload: Offload) -> Engine {
+    pub fn new(role: Role) -> Engine {
         Engine {
             role,
-            offload,
-            card_free_at: 0,
             peers: HashMap::new(),
             group: SecurityAssociation::new(role),
             wep: Default::default(),
@@ -145,12 +94,7 @@ impl Engine {
             wep_iv: 0,
             stats: EngineStats::default(),
             scratch: Vec::new(),
-            batching: false,
-            queued: Vec::new(),
-            queued_now: 0,
-            settled: Vec::new(),
             pool: None,
-            ahead: None,
         }
     }
 
@@ -184,55 +128,8 @@ impl Engine {
         }
     }
 
-    /// Starts a batch: until [`Engine::end_batch`], the cores queue frames instead of
-    /// protecting them one by one.
-    pub fn begin_batch(&mut self) {
-        self.batching = true;
-    }
-
-    /// Whether a batch is open (frames go to [`Engine::queue`]).
-    pub fn batching(&self) -> bool {
-        self.batching
-    }
-
-    /// Queues a plaintext MPDU for protection at the end of the batch, for `peer` (or the
-    /// group key), as [`Engine::protect`] would protect it now.
-    pub fn queue(&mut self, now: u64, peer: Option<MacAddr>, mpdu: Vec<u8>) {
-        self.queued.push(TxJob { peer, mpdu, result: Ok(()), ready_at: now });
-        self.queued_now = self.queued_now.max(now);
-    }
-
-    /// Frames queued and not yet handed back.
-    pub fn queued_len(&self) -> usize {
-        self.queued.len() + self.settled.len()
-    }
-
-    /// Protects the queued frames now (one multi-buffer pass), keeping their results.
-    fn settle(&mut self) {
-        if self.queued.is_empty() {
-            return;
-        }
-        let mut jobs = std::mem::take(&mut self.queued);
-        let now = self.queued_now;
-        self.protect_batch(now, &mut jobs);
-        self.settled.append(&mut jobs);
-    }
-
-    /// Ends the batch: protects what is queued and returns every queued frame, in queue
-    /// order, with its result (the protected MPDU in `mpdu` on success) and ready time.
-    pub fn end_batch(&mut self) -> Vec<TxJob> {
-        self.settle();
-        self.batching = false;
-        std::mem::take(&mut self.settled)
-    }
-
-    pub fn offload(&self) -> Offload {
-        self.offload
-    }
-
     /// Installs the WEP default keys (Key ID 0-3) and selects `tx` for transmission.
     pub fn install_wep(&mut self, keys: &[Option<Zeroizing<Vec<u8>>>; 4], tx: u8, rng: &mut dyn rand_core::CryptoRngCore) -> Result<()> {
-        self.settle();
         for (i, k) in keys.iter().enumerate() {
             if let Some(k) = k {
                 let suite = match k.len() {
@@ -268,7 +165,6 @@ impl Engine {
         key: &[u8],
         rsc: Option<Pn>,
     ) -> Result<()> {
-        self.settle();
         let role = self.role;
         let sa = match peer {
             Some(p) => self.peers.entry(p).or_insert_with(|| SecurityAssociation::new(role)),
@@ -279,19 +175,16 @@ impl Engine {
 
     /// Selects the group transmit key (GTK rollover).
     pub fn set_group_tx(&mut self, key_id: u8) -> Result<()> {
-        self.settle();
         self.group.set_tx_key(KeyType::Group, key_id)
     }
 
     /// Removes a group key from the node's own table.
     pub fn remove_group(&mut self, key_id: u8) {
-        self.settle();
         let _ = self.group.remove(KeyType::Group, key_id);
     }
 
     /// The transmit PN the group key would use next (for the GTK's RSC).
     pub fn group_tx_pn(&mut self) -> Pn {
-        self.settle();
         self.group.tx_pn(KeyType::Group).unwrap_or(0)
     }
 
@@ -299,25 +192,21 @@ impl Engine {
 
     /// Selects the IGTK that protects group-addressed management frames (BIP, Key ID 4/5).
     pub fn set_mgmt_group_tx(&mut self, key_id: u8) -> Result<()> {
-        self.settle();
         self.group.set_tx_key(KeyType::ManagementGroup, key_id)
     }
 
     /// Removes an IGTK from the node's own table.
     pub fn remove_mgmt_group(&mut self, key_id: u8) {
-        self.settle();
         let _ = self.group.remove(KeyType::ManagementGroup, key_id);
     }
 
     /// The IPN the transmit IGTK would use next (for the IGTK KDE's IPN).
     pub fn mgmt_group_tx_pn(&mut self) -> Pn {
-        self.settle();
         self.group.tx_pn(KeyType::ManagementGroup).unwrap_or(0)
     }
 
     /// Forgets every key of a peer.
     pub fn remove_peer(&mut self, peer: &MacAddr) {
-        self.settle();
         self.peers.remove(peer);
     }
 
@@ -331,21 +220,9 @@ impl Engine {
         self.peers.len()
     }
 
-    fn service(&mut self, now: u64, len: usize) -> u64 {
-        match self.offload {
-            Offload::Host => now,
-            Offload::Card { ns_per_frame, ns_per_byte } => {
-                let t = ns_per_frame + ns_per_byte * len as u64;
-                self.stats.card_busy_ns += t;
-                self.card_free_at = self.card_free_at.max(now) + t;
-                self.card_free_at
-            }
-        }
-    }
-
     /// Protects one plaintext MPDU: with `peer`'s pairwise key when it has one, else with
-    /// the group (GTK or WEP default) key. Returns the protected MPDU and when it is ready.
-    pub fn protect(&mut self, now: u64, peer: Option<&MacAddr>, mpdu: &[u8]) -> Result<(Vec<u8>, u64)> {
+    /// the group (GTK or WEP default) key.
+    pub fn protect(&mut self, peer: Option<&MacAddr>, mpdu: &[u8]) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(mpdu.len() + 24);
         let use_peer = peer.is_some_and(|p| self.peers.get_mut(p).is_some_and(|sa| sa.tx_pn(KeyType::Pairwise).is_some()));
         let sa = match peer {
@@ -355,8 +232,7 @@ impl Engine {
         sa.protect(mpdu, &mut out)?;
         self.stats.protected += 1;
         self.stats.octets += mpdu.len() as u64;
-        let at = self.service(now, mpdu.len());
-        Ok((out, at))
+        Ok(out)
     }
 
     /// Protects a batch of frames. Each job's result is what [`Engine::protect`] would
@@ -364,7 +240,7 @@ impl Engine {
     /// multi-buffer kernel together ([`crate::cipher::ccmp::encapsulate_batch`]: eight
     /// frames' CBC-MAC chains interleaved, whatever their peers and keys); other ciphers
     /// one at a time.
-    pub fn protect_batch(&mut self, now: u64, jobs: &mut [TxJob]) {
+    pub fn protect_batch(&mut self, jobs: &mut [TxJob]) {
         use crate::cipher::ccmp::{encapsulate_batch, TxItem};
         // Phase 1, in order: PNs for the CCMP frames, the others protected at once.
         let mut planned: Vec<(usize, Option<MacAddr>, KeyType, u8, Pn)> = Vec::new();
@@ -377,10 +253,9 @@ impl Engine {
             };
             match sa.tx_ccmp_pn(&j.mpdu) {
                 Ok(Some((kt, id, pn))) => planned.push((i, owner, kt, id, pn)),
-                Ok(None) => match self.protect(now, j.peer.as_ref(), &j.mpdu) {
-                    Ok((m, at)) => {
+                Ok(None) => match self.protect(j.peer.as_ref(), &j.mpdu) {
+                    Ok(m) => {
                         j.mpdu = m;
-                        j.ready_at = at;
                         j.result = Ok(());
                     }
                     Err(e) => j.result = Err(e),
@@ -423,7 +298,6 @@ impl Engine {
                     jobs[i].result = Ok(());
                     self.stats.protected += 1;
                     self.stats.octets += len as u64;
-                    jobs[i].ready_at = self.service(now, len);
                 }
                 Err(e) => jobs[i].result = Err(e),
             }
@@ -433,32 +307,39 @@ impl Engine {
     /// Checks and removes the protection of a received MPDU from `peer` (its transmitter):
     /// with the peer's keys (pairwise, and for a STA its AP's GTK), else the node's group
     /// table (WEP). A replayed, forged or malformed frame is an error and changes nothing.
-    pub fn unprotect(&mut self, now: u64, peer: &MacAddr, mpdu: &[u8]) -> Result<(Option<Vec<u8>>, u64)> {
-        let ahead = self.ahead.take().filter(|o| o.peer == *peer && o.at == (mpdu.as_ptr() as usize, mpdu.len()));
+    /// `None`: a fragment, held until its MSDU is whole. `now` is the reassembly clock.
+    pub fn unprotect(&mut self, now: u64, peer: &MacAddr, mpdu: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.unprotect_opened(now, peer, mpdu, None)
+    }
+
+    /// [`Engine::unprotect`] of a frame that [`Engine::open_ahead`] may have opened
+    /// (`opened`: the result at this frame's position in that batch). Then only the replay
+    /// check and counter update are left to do, in order; when the frame's key changed
+    /// since it was opened (a rekey inside the batch), or it was opened under another
+    /// peer's key, it takes the normal path.
+    pub fn unprotect_opened(&mut self, now: u64, peer: &MacAddr, mpdu: &[u8], opened: Option<Opened>) -> Result<Option<Vec<u8>>> {
         let sa = match self.peers.get_mut(peer) {
             Some(sa) => sa,
             None => &mut self.group,
         };
-        let done = ahead.and_then(|o| sa.unprotect_opened(mpdu, o.slot, o.result, o.out));
+        let done = opened.filter(|o| o.peer == *peer).and_then(|o| sa.unprotect_opened(mpdu, o.slot, o.result, o.out));
         let r = match done {
             Some(r) => r?,
             None => sa.unprotect(now, mpdu)?,
         };
         self.stats.unprotected += 1;
         self.stats.octets += mpdu.len() as u64;
-        let at = self.service(now, mpdu.len());
         Ok(match r {
-            RxOutcome::Frame { mpdu, .. } => (Some(mpdu), at),
-            RxOutcome::FragmentHeld => (None, at),
+            RxOutcome::Frame { mpdu, .. } => Some(mpdu),
+            RxOutcome::FragmentHeld => None,
         })
     }
 
     /// Opens the CCMP frames of a received batch ahead of their turn, on the engine's
     /// threads, each with its transmitter's key (`frames`: transmitter address and MPDU,
-    /// in arrival order). Nothing is accepted here: hand each result to
-    /// [`Engine::expect`] just before the frame's normal handling, whose
-    /// [`Engine::unprotect`] then does only the replay check and counter update, in order.
-    /// Frames that are not whole CCMP MPDUs under a known key get `None`.
+    /// in arrival order). Nothing is accepted here: result `i` belongs to `frames[i]`, and
+    /// goes with that frame to [`Engine::unprotect_opened`] in its turn. Frames that are
+    /// not whole CCMP MPDUs under a known key get `None`.
     pub fn open_ahead(&self, frames: &[(MacAddr, &[u8])]) -> Vec<Option<Opened>> {
         use crate::cipher::ccmp::{decapsulate_batch, RxItem};
         let mut items: Vec<RxItem> = Vec::with_capacity(frames.len());
@@ -477,16 +358,17 @@ impl Engine {
         let mut items: Vec<Option<RxItem>> = items.into_iter().map(Some).collect();
         plan.into_iter()
             .zip(frames)
-            .map(|(p, (peer, m))| {
+            .map(|(p, (peer, _))| {
                 let (i, slot) = p?;
                 let it = items[i].take()?;
-                Some(Opened { peer: *peer, at: (m.as_ptr() as usize, m.len()), slot, result: it.result, out: it.out })
+                Some(Opened { peer: *peer, slot, result: it.result, out: it.out })
             })
             .collect()
     }
 
     /// [`Engine::open_ahead`] for frames from the medium: the protected data frames, each
-    /// with its transmitter (Address 2); `None` for everything else.
+    /// with its transmitter (Address 2); `None` for everything else. Result `i` belongs to
+    /// `mpdus[i]`.
     pub fn open_ahead_air(&self, mpdus: &[&[u8]]) -> Vec<Option<Opened>> {
         let mut idx = Vec::with_capacity(mpdus.len());
         let mut frames = Vec::with_capacity(mpdus.len());
@@ -506,12 +388,6 @@ impl Engine {
             res[i] = o;
         }
         res
-    }
-
-    /// The frame opened ahead that the next [`Engine::unprotect`] may use (if it is that
-    /// frame, from that peer); anything left from the previous frame is dropped.
-    pub fn expect(&mut self, opened: Option<Opened>) {
-        self.ahead = opened;
     }
 
     /// WEP-encrypts the body of Authentication frame 3 of shared-key authentication
@@ -534,72 +410,5 @@ impl Engine {
         self.scratch.clear();
         p.decapsulate(mpdu, &mut self.scratch)?;
         Ok(self.scratch.clone())
-    }
-}
-
-/// A frame waiting for the card model before it goes out (FIFO: the card is one server,
-/// so ready times never decrease).
-pub(crate) struct Delayed {
-    pub at: u64,
-    pub to_air: bool,
-    pub frame: Vec<u8>,
-}
-
-/// Pushes a frame to the medium or the host now, or queues it until the card is done.
-pub(crate) fn emit(
-    now: u64,
-    at: u64,
-    to_air: bool,
-    frame: Vec<u8>,
-    queue: &mut std::collections::VecDeque<Delayed>,
-    out: &mut super::Output,
-) {
-    if at <= now && queue.is_empty() {
-        if to_air {
-            out.air.push(frame);
-        } else {
-            out.host.push(frame);
-        }
-    } else {
-        queue.push_back(Delayed { at, to_air, frame });
-    }
-}
-
-/// Releases the queued frames whose time has come.
-pub(crate) fn release(now: u64, queue: &mut std::collections::VecDeque<Delayed>, out: &mut super::Output) {
-    while queue.front().is_some_and(|d| d.at <= now) {
-        let d = queue.pop_front().expect("checked");
-        if d.frame.is_empty() {
-            continue; // a hold marker of a receive-side service time
-        }
-        if d.to_air {
-            out.air.push(d.frame);
-        } else {
-            out.host.push(d.frame);
-        }
-    }
-}
-
-/// Bound on the frames the card model queues (a card's descriptor ring): beyond it a
-/// frame is dropped, as a full TX ring drops.
-pub(crate) const CARD_QUEUE_MAX: usize = 512;
-
-/// Hands the frames of a closed batch ([`Engine::end_batch`]) to the medium, or to the
-/// card queue, in order; a frame that could not be protected is counted and dropped.
-pub(crate) fn finish_batch(
-    now: u64,
-    engine: &mut Engine,
-    queue: &mut std::collections::VecDeque<Delayed>,
-    counters: &mut super::Counters,
-    out: &mut super::Output,
-) {
-    for j in engine.end_batch() {
-        match j.result {
-            Ok(()) => {
-                counters.tx_air += 1;
-                emit(now, j.ready_at, true, j.mpdu, queue, out);
-            }
-            Err(_) => counters.drop("protect failed"),
-        }
     }
 }

@@ -17,11 +17,16 @@
 //! else: the medium only ever sees protected frames (seed 000's modified phase 4).
 //!
 //! - [`frames`]: the management and data frames the cores exchange.
-//! - [`engine`]: the host crypto engine (security associations, the card model).
+//! - [`engine`]: the host crypto engine (security associations, batch crypto).
+//! - [`datapath`]: the data path both cores share: batches through the engine, the
+//!   queue of frames waiting for the card, their release, the parsed receive header.
+//! - [`card`]: the wireless card's timing model (`crypto_offload=host|card`).
 //! - [`ap`], [`sta`]: the two cores.
 //! - [`conf`]: hostapd.conf / wpa_supplicant.conf style configuration.
 pub mod ap;
+pub mod card;
 pub mod conf;
+pub mod datapath;
 pub mod engine;
 pub mod frames;
 pub mod mfp;
@@ -35,7 +40,7 @@ use crate::wire::mgmt::ReasonCode;
 use std::collections::BTreeMap;
 use zeroize::Zeroizing;
 
-pub use engine::Offload;
+pub use card::Offload;
 
 /// Link security of a BSS (AP) or a network block (STA).
 #[derive(Clone)]

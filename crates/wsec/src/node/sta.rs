@@ -2,7 +2,9 @@
 //! authentication, association with the RSN element it negotiated (12.6.3), the
 //! [`Supplicant`] of the 4-way and group key handshakes, protected data in the host
 //! engine, keep-alives, and recovery (deauthentication by the AP, beacon loss).
-use super::engine::{self, Delayed, Engine, Offload};
+use super::card::Offload;
+use super::datapath::{self, Datapath, RxFrame};
+use super::engine::{self, Engine};
 use super::frames::{self, BssInfo, Dir, Mgmt, SeqNum};
 use super::mfp::{self, Mfp, SaQuery};
 use super::{rx_error_reason, Counters, NodeEvent, Output, Phase, Security};
@@ -14,7 +16,6 @@ use crate::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite};
 use crate::wire::ethernet::EtherType;
 use crate::wire::mac::{FrameType, Header, MacAddr};
 use crate::wire::mgmt::{AuthAlgorithm, AuthRepr, Capability, ReasonCode, StatusCode};
-use std::collections::VecDeque;
 
 /// What the STA is configured with (a wpa_supplicant `network={...}` block).
 #[derive(Debug, Clone)]
@@ -82,7 +83,7 @@ enum State {
 
 pub struct Station {
     cfg: StaConfig,
-    engine: Engine,
+    dp: Datapath,
     state: State,
     bss: Option<BssInfo>,
     neg: Option<Negotiated>,
@@ -92,7 +93,6 @@ pub struct Station {
     deadline: u64,
     last_from_ap: u64,
     last_tx: u64,
-    delayed: VecDeque<Delayed>,
     /// An SA Query (11.13) to the AP after an unprotected Deauthentication or
     /// Disassociation that may be genuine (reason 6 or 7: the AP lost our association).
     sa_query: Option<SaQuery>,
@@ -144,7 +144,7 @@ impl Station {
     /// Its randomness (nonces, group keys, challenges, SA Query identifiers) comes from
     /// `rng`: the OS CSPRNG in the live system, a seeded one for a reproducible run.
     pub fn new(cfg: StaConfig, now: u64, mut rng: crate::rng::BoxRng) -> crate::Result<Station> {
-        let mut engine = Engine::new(Role::Supplicant, cfg.offload);
+        let mut engine = Engine::new(Role::Supplicant);
         if let Security::Wep { keys, tx_key, .. } = &cfg.security {
             engine.install_wep(keys, *tx_key, &mut *rng)?;
         }
@@ -154,8 +154,8 @@ impl Station {
             }
         }
         Ok(Station {
+            dp: Datapath::new(engine, cfg.offload),
             cfg,
-            engine,
             state: State::Scanning,
             bss: None,
             neg: None,
@@ -165,7 +165,6 @@ impl Station {
             deadline: now,
             last_from_ap: now,
             last_tx: now,
-            delayed: VecDeque::new(),
             sa_query: None,
             counters: Counters::default(),
             rng,
@@ -186,7 +185,7 @@ impl Station {
     /// MFP negotiated and the PTK in place: robust management frames are protected.
     fn mfp_on(&mut self) -> bool {
         let Some(b) = self.bssid() else { return false };
-        self.neg.as_ref().is_some_and(|n| n.group_mgmt.is_some()) && self.engine.has_pairwise(&b)
+        self.neg.as_ref().is_some_and(|n| n.group_mgmt.is_some()) && self.dp.has_pairwise(&b)
     }
 
     /// Sends a management frame to the AP: under the pairwise key when it is a robust
@@ -215,11 +214,12 @@ impl Station {
 
     /// Runs the host engine's batch crypto on these threads (None: the calling thread).
     pub fn set_crypto_threads(&mut self, p: Option<Box<dyn engine::Parallel>>) {
-        self.engine.set_parallel(p);
+        self.dp.set_parallel(p);
     }
 
-    pub fn engine_stats(&self) -> engine::EngineStats {
-        self.engine.stats
+    /// The data path: the host engine's counters and threads, the card model.
+    pub fn datapath(&self) -> &Datapath {
+        &self.dp
     }
 
     pub fn poll_timeout(&self) -> u64 {
@@ -229,8 +229,8 @@ impl Station {
                 (self.last_tx + self.cfg.keepalive_ms * 1_000_000).min(self.last_from_ap + self.cfg.beacon_loss_ms * 1_000_000)
             }
         };
-        if let Some(d) = self.delayed.front() {
-            t = t.min(d.at);
+        if let Some(at) = self.dp.next_release() {
+            t = t.min(at);
         }
         if let Some(q) = &self.sa_query {
             t = t.min(q.poll());
@@ -246,7 +246,7 @@ impl Station {
 
     fn reset(&mut self, now: u64, backoff_ms: u64) {
         if let Some(b) = &self.bss {
-            self.engine.remove_peer(&b.bssid);
+            self.dp.keys().remove_peer(&b.bssid);
         }
         self.state = State::Scanning;
         self.bss = None;
@@ -271,7 +271,7 @@ impl Station {
             }
         }
         // A protected goodbye may sit in the card model's queue: wait for the card.
-        engine::release(u64::MAX, &mut self.delayed, out);
+        self.dp.flush(out);
         self.reset(now, 0);
     }
 
@@ -298,7 +298,7 @@ impl Station {
     }
 
     pub fn handle_timeout(&mut self, now: u64, out: &mut Output) {
-        engine::release(now, &mut self.delayed, out);
+        self.dp.release(now, out);
         if self.sa_query.as_ref().is_some_and(|q| now >= q.poll()) {
             let q = self.sa_query.as_mut().expect("checked");
             if q.expired(now) {
@@ -367,20 +367,23 @@ impl Station {
 
     /// One MPDU (no FCS) from the medium.
     pub fn handle_air(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
-        self.counters.rx_air += 1;
-        let Ok(h) = Header::new_checked(mpdu) else { return self.counters.drop("malformed") };
-        let a1 = h.addr1();
+        datapath::air(self, now, mpdu, out, Self::handle_rx);
+    }
+
+    /// One MPDU from the medium, its MAC header parsed ([`datapath::air`]).
+    fn handle_rx(&mut self, now: u64, rx: RxFrame<'_>, out: &mut Output) {
+        let a1 = rx.ra;
         if a1 != self.cfg.addr && !a1.is_group() {
             return;
         }
-        let fc = h.frame_control();
-        let from_ap = self.bssid().is_some() && h.addr2() == self.bssid();
+        let fc = rx.fc;
+        let from_ap = self.bssid().is_some() && rx.ta == self.bssid();
         if from_ap {
             self.last_from_ap = now;
         }
         match fc.frame_type() {
-            FrameType::Management => self.handle_mgmt(now, mpdu, from_ap, out),
-            FrameType::Data if from_ap && fc.from_ds() && !fc.to_ds() => self.handle_data(now, mpdu, out),
+            FrameType::Management => self.handle_mgmt(now, rx.mpdu, from_ap, out),
+            FrameType::Data if from_ap && fc.from_ds() && !fc.to_ds() => self.handle_data(now, rx, out),
             _ => {}
         }
     }
@@ -407,18 +410,18 @@ impl Station {
                 return self.counters.drop("unexpected protected management frame");
             }
             let bssid = self.bssid().unwrap_or_default();
-            return match self.engine.unprotect(now, &bssid, mpdu) {
-                Ok((Some(plain), _)) => self.handle_mgmt_plain(now, &plain, true, true, out),
-                Ok((None, _)) => {}
+            return match self.dp.unprotect(now, &bssid, mpdu) {
+                Ok(Some(plain)) => self.handle_mgmt_plain(now, &plain, true, true, out),
+                Ok(None) => {}
                 Err(e) => self.counters.drop(rx_error_reason(&e)),
             };
         }
         if from_ap && frames::is_robust(mpdu) && self.mfp_on() {
             if group {
                 let bssid = self.bssid().unwrap_or_default();
-                return match self.engine.unprotect(now, &bssid, mpdu) {
-                    Ok((Some(plain), _)) => self.handle_mgmt_plain(now, &plain, true, true, out),
-                    Ok((None, _)) => {}
+                return match self.dp.unprotect(now, &bssid, mpdu) {
+                    Ok(Some(plain)) => self.handle_mgmt_plain(now, &plain, true, true, out),
+                    Ok(None) => {}
                     Err(crate::Error::MmeMissing) => self.counters.drop("unprotected robust management frame"),
                     Err(e) => self.counters.drop(rx_error_reason(&e)),
                 };
@@ -471,7 +474,7 @@ impl Station {
                             s,
                             AuthRepr::new(AuthAlgorithm::SHARED_KEY, 3, StatusCode::SUCCESS).with_challenge(c),
                         );
-                        match self.engine.wep_auth_seal(&f3) {
+                        match self.dp.keys().wep_auth_seal(&f3) {
                             Ok(p) => self.tx(now, p, out),
                             Err(_) => self.counters.drop("no wep key for shared key authentication"),
                         }
@@ -580,25 +583,19 @@ impl Station {
         self.send_auth(now, out);
     }
 
-    fn handle_data(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
+    fn handle_data(&mut self, now: u64, rx: RxFrame<'_>, out: &mut Output) {
         if matches!(self.state, State::Scanning | State::Authenticating { .. } | State::Associating) {
             return self.counters.drop("data before association");
         }
-        let Ok(h) = Header::new_checked(mpdu) else { return };
-        let fc = h.frame_control();
+        let RxFrame { mpdu, fc, opened, .. } = rx;
         if !fc.has_data_body() {
             return;
         }
         let bssid = self.bssid().unwrap_or_default();
         let plain: std::borrow::Cow<'_, [u8]> = if fc.protected() {
-            match self.engine.unprotect(now, &bssid, mpdu) {
-                Ok((Some(p), at)) => {
-                    if at > now {
-                        self.delayed.push_back(Delayed { at, to_air: false, frame: Vec::new() });
-                    }
-                    std::borrow::Cow::Owned(p)
-                }
-                Ok((None, _)) => return,
+            match self.dp.unprotect_data(now, &bssid, mpdu, opened) {
+                Ok(Some(p)) => std::borrow::Cow::Owned(p),
+                Ok(None) => return,
                 Err(e) => return self.counters.drop(rx_error_reason(&e)),
             }
         } else {
@@ -626,8 +623,7 @@ impl Station {
         self.counters.rx_data += 1;
         self.counters.rx_data_bytes += plain.len() as u64;
         let eth = frames::ethernet(&m.da, &m.sa, m.ethertype, m.payload);
-        self.counters.tx_host += 1;
-        engine::emit(now, now, false, eth, &mut self.delayed, out);
+        self.dp.deliver_host(now, eth, &mut self.counters, out);
     }
 
     fn after_handshake(&mut self, now: u64, o: handshake::Output, out: &mut Output) {
@@ -635,7 +631,7 @@ impl Station {
         for eapol in o.tx {
             let seq = self.seq.take();
             let f = frames::data(Dir::ToAp, &bssid, &bssid, &self.cfg.addr, seq, EtherType::EAPOL, &eapol);
-            if self.engine.has_pairwise(&bssid) {
+            if self.dp.has_pairwise(&bssid) {
                 self.send_protected(now, f, out);
             } else {
                 self.tx(now, f, out);
@@ -644,8 +640,8 @@ impl Station {
         for e in o.events {
             match e {
                 handshake::Event::InstallPtk { tk, cipher, key_id } => {
-                    let rekey = self.engine.has_pairwise(&bssid);
-                    if self.engine.install(Some(bssid), KeyType::Pairwise, key_id, cipher, &tk, None).is_err() {
+                    let rekey = self.dp.has_pairwise(&bssid);
+                    if self.dp.keys().install(Some(bssid), KeyType::Pairwise, key_id, cipher, &tk, None).is_err() {
                         return self.leave(now, ReasonCode::UNSPECIFIED, out);
                     }
                     if rekey {
@@ -653,13 +649,13 @@ impl Station {
                     }
                 }
                 handshake::Event::InstallGtk { gtk, cipher, key_id, rsc } => {
-                    if self.engine.install(Some(bssid), KeyType::Group, key_id, cipher, &gtk, Some(rsc)).is_err() {
+                    if self.dp.keys().install(Some(bssid), KeyType::Group, key_id, cipher, &gtk, Some(rsc)).is_err() {
                         return self.leave(now, ReasonCode::UNSPECIFIED, out);
                     }
                 }
                 handshake::Event::InstallIgtk { igtk, cipher, key_id, ipn } => {
                     // BIP frames must carry an IPN above the KDE's (12.7.2, 12.5.4.4).
-                    if self.engine.install(Some(bssid), KeyType::ManagementGroup, key_id, cipher, &igtk, Some(ipn)).is_err() {
+                    if self.dp.keys().install(Some(bssid), KeyType::ManagementGroup, key_id, cipher, &igtk, Some(ipn)).is_err() {
                         return self.leave(now, ReasonCode::UNSPECIFIED, out);
                     }
                 }
@@ -680,46 +676,22 @@ impl Station {
     }
 
     fn send_protected(&mut self, now: u64, f: Vec<u8>, out: &mut Output) {
-        if self.delayed.len() + self.engine.queued_len() >= engine::CARD_QUEUE_MAX {
-            return self.counters.drop("card queue full");
-        }
         let bssid = self.bssid().unwrap_or_default();
-        if self.engine.batching() {
+        if self.dp.send_protected(now, Some(bssid), f, &mut self.counters, out) {
             self.last_tx = now;
-            return self.engine.queue(now, Some(bssid), f);
-        }
-        match self.engine.protect(now, Some(&bssid), &f) {
-            Ok((p, at)) => {
-                self.counters.tx_air += 1;
-                self.last_tx = now;
-                engine::emit(now, at, true, p, &mut self.delayed, out);
-            }
-            Err(_) => self.counters.drop("protect failed"),
         }
     }
 
     /// Frames from the medium, as [`Station::handle_air`] one by one; what they make the
     /// station protect goes through the engine as one batch, at the end.
     pub fn handle_air_batch<'a>(&mut self, now: u64, mpdus: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
-        let mpdus: Vec<&[u8]> = mpdus.into_iter().collect();
-        let ahead = self.engine.open_ahead_air(&mpdus);
-        self.engine.begin_batch();
-        for (m, o) in mpdus.into_iter().zip(ahead) {
-            self.engine.expect(o);
-            self.handle_air(now, m, out);
-        }
-        self.engine.expect(None);
-        engine::finish_batch(now, &mut self.engine, &mut self.delayed, &mut self.counters, out);
+        datapath::air_batch(self, now, mpdus, out, Self::handle_rx);
     }
 
     /// Ethernet frames from the host's TAP device, as [`Station::handle_host`] one by one,
     /// protected as one batch (multi-buffer CCMP): the station's host engine of seed 000.
     pub fn handle_host_batch<'a>(&mut self, now: u64, eths: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
-        self.engine.begin_batch();
-        for e in eths {
-            self.handle_host(now, e, out);
-        }
-        engine::finish_batch(now, &mut self.engine, &mut self.delayed, &mut self.counters, out);
+        datapath::host_batch(self, now, eths, out, Self::handle_host);
     }
 
     /// One Ethernet frame from the host's TAP device.
@@ -744,5 +716,11 @@ impl Station {
         } else {
             self.send_protected(now, f, out);
         }
+    }
+}
+
+impl datapath::Core for Station {
+    fn datapath_mut(&mut self) -> (&mut Datapath, &mut Counters) {
+        (&mut self.dp, &mut self.counters)
     }
 }

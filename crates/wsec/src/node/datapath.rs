@@ -1,0 +1,362 @@
+//! The data path of a node, one type for the access point and the station: how a frame
+//! goes through the host engine ([`Engine`]) to the medium or the host, and when.
+//!
+//! [`Datapath`] owns
+//!
+//! - the engine (keys and crypto), reached for key changes only through
+//!   [`Datapath::keys`], which first protects what a batch has queued;
+//! - the batch protocol: between [`Datapath::begin_batch`] and [`Datapath::end_batch`]
+//!   the frames the core would protect are queued and protected together at the end
+//!   ([`Engine::protect_batch`], multi-buffer CCMP), in queue order. Every key change
+//!   first protects what is queued, so a queued frame gets exactly the key and PN it would
+//!   have had one frame at a time (an EAPOL-Key message 4 queued before its PTK is
+//!   installed still goes under the old key);
+//! - the card model ([`CardModel`]) and the queue of frames waiting for it: a frame goes
+//!   to `Output` when the card is done with it ([`Datapath::release`]), in order; a
+//!   received frame's service time holds back what the core produces after it;
+//! - the receive batch: every MPDU's MAC header is parsed once ([`RxFrame`]), the CCMP
+//!   data frames are opened ahead on the engine's threads, and each frame carries its
+//!   opened result to [`Datapath::unprotect_data`].
+//!
+//! It records what it does in the core's [`Counters`] (`tx_air`, `tx_host`, and the drops
+//! `card queue full` and `protect failed`), which stay the core's: they count every input
+//! of the node, management frames included.
+//!
+//! The cores implement [`Core`] (access to their data path) and call [`air`],
+//! [`air_batch`] and [`host_batch`] with their handling of one frame: the one
+//! implementation of the receive prologue and of a batch for both.
+use super::card::{self, CardModel, Offload};
+use super::engine::{Engine, EngineStats, Opened, Parallel, TxJob};
+use super::{Counters, Output};
+use crate::error::Result;
+use crate::wire::mac::{FrameControl, Header, MacAddr};
+use std::collections::VecDeque;
+
+/// Where a delayed frame goes when the card is done with it.
+enum Release {
+    Air(Vec<u8>),
+    Host(Vec<u8>),
+    /// Nothing: a received frame's service time, which holds back what follows.
+    Hold,
+}
+
+/// A frame waiting for the card model (FIFO: the card is one server, so ready times never
+/// decrease).
+struct Delayed {
+    at: u64,
+    what: Release,
+}
+
+impl Release {
+    fn push(self, out: &mut Output) {
+        match self {
+            Release::Air(f) => out.air.push(f),
+            Release::Host(f) => out.host.push(f),
+            Release::Hold => {}
+        }
+    }
+}
+
+/// Pushes a frame to `out` now, or queues it until the card is done (and after whatever
+/// waits already).
+fn emit(delayed: &mut VecDeque<Delayed>, now: u64, at: u64, what: Release, out: &mut Output) {
+    if at <= now && delayed.is_empty() {
+        what.push(out);
+    } else {
+        delayed.push_back(Delayed { at, what });
+    }
+}
+
+/// One MPDU from the medium with its MAC header parsed and checked once; the cores take
+/// what they need from here instead of parsing the header again.
+pub(crate) struct RxFrame<'a> {
+    pub mpdu: &'a [u8],
+    pub fc: FrameControl,
+    /// Address 1 (the receiver).
+    pub ra: MacAddr,
+    /// Address 2 (the transmitter; present in management and data frames).
+    pub ta: Option<MacAddr>,
+    /// The engine's result for this frame if the batch opened it ahead.
+    pub opened: Option<Opened>,
+}
+
+impl<'a> RxFrame<'a> {
+    /// `None` when the MPDU is shorter than the header its Frame Control announces.
+    fn parse(mpdu: &'a [u8]) -> Option<RxFrame<'a>> {
+        let h = Header::new_checked(mpdu).ok()?;
+        Some(RxFrame { mpdu, fc: h.frame_control(), ra: h.addr1(), ta: h.addr2(), opened: None })
+    }
+}
+
+/// The data path of a node (see the module documentation).
+pub struct Datapath {
+    engine: Engine,
+    card: CardModel,
+    batching: bool,
+    /// Frames queued in the open batch, not yet protected, with their lengths before
+    /// protection (the card's service time depends on them).
+    queued: Vec<TxJob>,
+    queued_lens: Vec<usize>,
+    /// When the frames were queued (the batch's time).
+    queued_now: u64,
+    /// Frames of the open batch already protected (by a key change in its middle), with
+    /// the time each is ready, in order.
+    settled: Vec<(TxJob, u64)>,
+    delayed: VecDeque<Delayed>,
+}
+
+impl Datapath {
+    /// The data path around `engine` (with its keys so far), its crypto where `offload`
+    /// says.
+    pub fn new(engine: Engine, offload: Offload) -> Datapath {
+        Datapath {
+            engine,
+            card: CardModel::new(offload),
+            batching: false,
+            queued: Vec::new(),
+            queued_lens: Vec::new(),
+            queued_now: 0,
+            settled: Vec::new(),
+            delayed: VecDeque::new(),
+        }
+    }
+
+    /// Runs the engine's batch crypto on these threads (None: the calling thread only).
+    pub fn set_parallel(&mut self, p: Option<Box<dyn Parallel>>) {
+        self.engine.set_parallel(p);
+    }
+
+    /// Threads the engine spreads a batch's crypto over.
+    pub fn threads(&self) -> usize {
+        self.engine.threads()
+    }
+
+    pub fn engine_stats(&self) -> EngineStats {
+        self.engine.stats
+    }
+
+    pub fn card(&self) -> &CardModel {
+        &self.card
+    }
+
+    /// The engine, to change keys (or anything else of its state): what the open batch
+    /// has queued is protected first, under the keys it was queued under.
+    pub fn keys(&mut self) -> &mut Engine {
+        self.settle();
+        &mut self.engine
+    }
+
+    /// Whether a pairwise key is installed for `peer`.
+    pub fn has_pairwise(&mut self, peer: &MacAddr) -> bool {
+        self.engine.has_pairwise(peer)
+    }
+
+    /// Starts a batch: until [`Datapath::end_batch`], frames to protect are queued.
+    pub fn begin_batch(&mut self) {
+        self.batching = true;
+    }
+
+    /// Whether a batch is open.
+    pub fn batching(&self) -> bool {
+        self.batching
+    }
+
+    /// Protects the queued frames now (one multi-buffer pass); the card serves them in
+    /// queue order.
+    fn settle(&mut self) {
+        if self.queued.is_empty() {
+            return;
+        }
+        self.engine.protect_batch(&mut self.queued);
+        let now = self.queued_now;
+        for (j, len) in self.queued.drain(..).zip(self.queued_lens.drain(..)) {
+            let at = if j.result.is_ok() { self.card.serve(now, len) } else { now };
+            self.settled.push((j, at));
+        }
+    }
+
+    /// Protects a plaintext MPDU for `peer` (its pairwise key, else the group key) and
+    /// sends it to the medium when the card is done; in a batch it is queued instead.
+    /// Returns whether it was taken (false: dropped and counted).
+    pub fn send_protected(&mut self, now: u64, peer: Option<MacAddr>, mpdu: Vec<u8>, counters: &mut Counters, out: &mut Output) -> bool {
+        if self.delayed.len() + self.queued.len() + self.settled.len() >= card::QUEUE_MAX {
+            counters.drop("card queue full");
+            return false;
+        }
+        if self.batching {
+            self.queued_lens.push(mpdu.len());
+            self.queued.push(TxJob { peer, mpdu, result: Ok(()) });
+            self.queued_now = self.queued_now.max(now);
+            return true;
+        }
+        match self.engine.protect(peer.as_ref(), &mpdu) {
+            Ok(p) => {
+                let at = self.card.serve(now, mpdu.len());
+                counters.tx_air += 1;
+                emit(&mut self.delayed, now, at, Release::Air(p), out);
+                true
+            }
+            Err(_) => {
+                counters.drop("protect failed");
+                false
+            }
+        }
+    }
+
+    /// Ends the batch: protects what is queued and hands every queued frame, in order, to
+    /// the medium (or to the card queue); a frame that could not be protected is counted
+    /// and dropped.
+    pub fn end_batch(&mut self, now: u64, counters: &mut Counters, out: &mut Output) {
+        self.settle();
+        self.batching = false;
+        for (j, at) in self.settled.drain(..) {
+            match j.result {
+                Ok(()) => {
+                    counters.tx_air += 1;
+                    emit(&mut self.delayed, now, at, Release::Air(j.mpdu), out);
+                }
+                Err(_) => counters.drop("protect failed"),
+            }
+        }
+    }
+
+    /// An Ethernet frame for the host, after whatever the card still holds.
+    pub fn deliver_host(&mut self, now: u64, eth: Vec<u8>, counters: &mut Counters, out: &mut Output) {
+        counters.tx_host += 1;
+        emit(&mut self.delayed, now, now, Release::Host(eth), out);
+    }
+
+    /// Checks and removes the protection of a received data MPDU from `peer`
+    /// ([`Engine::unprotect_opened`], with the result of opening it ahead if the batch
+    /// did). With the card model, what the core produces after it waits for the card's
+    /// service time. `None`: a fragment, held until its MSDU is whole.
+    pub fn unprotect_data(&mut self, now: u64, peer: &MacAddr, mpdu: &[u8], opened: Option<Opened>) -> Result<Option<Vec<u8>>> {
+        let plain = self.engine.unprotect_opened(now, peer, mpdu, opened)?;
+        let at = self.card.serve(now, mpdu.len());
+        if plain.is_some() && at > now {
+            self.delayed.push_back(Delayed { at, what: Release::Hold });
+        }
+        Ok(plain)
+    }
+
+    /// Checks and removes the protection of a received management MPDU from `peer` (the
+    /// card serves it; nothing waits for it).
+    pub fn unprotect(&mut self, now: u64, peer: &MacAddr, mpdu: &[u8]) -> Result<Option<Vec<u8>>> {
+        let plain = self.engine.unprotect(now, peer, mpdu)?;
+        self.card.serve(now, mpdu.len());
+        Ok(plain)
+    }
+
+    /// Releases the delayed frames whose time has come, in order.
+    pub fn release(&mut self, now: u64, out: &mut Output) {
+        while self.delayed.front().is_some_and(|d| d.at <= now) {
+            if let Some(d) = self.delayed.pop_front() {
+                d.what.push(out);
+            }
+        }
+    }
+
+    /// Releases every delayed frame (the program waits for the card before it exits).
+    pub fn flush(&mut self, out: &mut Output) {
+        self.release(u64::MAX, out);
+    }
+
+    /// When the next delayed frame is ready.
+    pub fn next_release(&self) -> Option<u64> {
+        self.delayed.front().map(|d| d.at)
+    }
+
+    /// Opens the protected data frames of a received batch ahead of their turn (each
+    /// under its transmitter's key), and puts each result on its frame.
+    fn open_ahead(&self, frames: &mut [Option<RxFrame<'_>>]) {
+        let mut idx = Vec::new();
+        let mut todo = Vec::new();
+        for (i, f) in frames.iter().enumerate() {
+            if let Some(RxFrame { mpdu, fc, ta: Some(ta), .. }) = f {
+                if fc.is_data() && fc.protected() {
+                    idx.push(i);
+                    todo.push((*ta, *mpdu));
+                }
+            }
+        }
+        if todo.is_empty() {
+            return;
+        }
+        for (i, o) in idx.into_iter().zip(self.engine.open_ahead(&todo)) {
+            if let Some(f) = &mut frames[i] {
+                f.opened = o;
+            }
+        }
+    }
+}
+
+/// A core (access point or station) as the receive and batch loops see it: its data path
+/// and the counters that path records into. What the core does with one frame is handed
+/// to the loops as a function (`on_air`, `on_host`).
+pub(crate) trait Core {
+    fn datapath_mut(&mut self) -> (&mut Datapath, &mut Counters);
+}
+
+fn air_parsed<C: Core>(
+    core: &mut C,
+    now: u64,
+    rx: Option<RxFrame<'_>>,
+    out: &mut Output,
+    on_air: &mut impl FnMut(&mut C, u64, RxFrame<'_>, &mut Output),
+) {
+    core.datapath_mut().1.rx_air += 1;
+    match rx {
+        Some(rx) => on_air(core, now, rx, out),
+        None => core.datapath_mut().1.drop("malformed"),
+    }
+}
+
+/// One MPDU (no FCS) from the medium: counted, its MAC header parsed, handed to `on_air`
+/// (a frame shorter than its header is counted as malformed and dropped).
+pub(crate) fn air<C: Core>(
+    core: &mut C,
+    now: u64,
+    mpdu: &[u8],
+    out: &mut Output,
+    mut on_air: impl FnMut(&mut C, u64, RxFrame<'_>, &mut Output),
+) {
+    air_parsed(core, now, RxFrame::parse(mpdu), out, &mut on_air);
+}
+
+/// MPDUs from the medium, as [`air`] one by one, except that the protected data frames
+/// are opened ahead together and what the core protects goes through the engine as one
+/// batch, reaching `out` at the end.
+pub(crate) fn air_batch<'a, C: Core>(
+    core: &mut C,
+    now: u64,
+    mpdus: impl IntoIterator<Item = &'a [u8]>,
+    out: &mut Output,
+    mut on_air: impl FnMut(&mut C, u64, RxFrame<'_>, &mut Output),
+) {
+    let mut frames: Vec<Option<RxFrame<'a>>> = mpdus.into_iter().map(RxFrame::parse).collect();
+    let (dp, _) = core.datapath_mut();
+    dp.open_ahead(&mut frames);
+    dp.begin_batch();
+    for rx in frames {
+        air_parsed(core, now, rx, out, &mut on_air);
+    }
+    let (dp, counters) = core.datapath_mut();
+    dp.end_batch(now, counters, out);
+}
+
+/// Ethernet frames from the host, handed to `on_host` one by one, what it protects
+/// protected as one batch.
+pub(crate) fn host_batch<'a, C: Core>(
+    core: &mut C,
+    now: u64,
+    eths: impl IntoIterator<Item = &'a [u8]>,
+    out: &mut Output,
+    mut on_host: impl FnMut(&mut C, u64, &[u8], &mut Output),
+) {
+    core.datapath_mut().0.begin_batch();
+    for e in eths {
+        on_host(core, now, e, out);
+    }
+    let (dp, counters) = core.datapath_mut();
+    dp.end_batch(now, counters, out);
+}
