@@ -18,7 +18,7 @@ use crate::rsn::ie::{RsnElementRepr, Suite};
 use crate::wire::ethernet::EtherType;
 use crate::wire::mac::{FrameType, MacAddr};
 use crate::wire::mgmt::{self, AuthAlgorithm, AuthRepr, Capability, ReasonCode, StatusCode};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
@@ -118,7 +118,7 @@ pub struct AccessPoint {
     next_housekeeping: u64,
     group: Option<GroupKeys>,
     /// A GTK rekey in progress: the new keys and the stations that still have to answer.
-    pending_group: Option<(GroupKeys, HashSet<MacAddr>)>,
+    pending_group: Option<(GroupKeys, BTreeSet<MacAddr>)>,
     next_group_rekey: Option<u64>,
     /// The time of the last call in (for frames sent from calls without a clock).
     clock: u64,
@@ -391,7 +391,8 @@ impl AccessPoint {
         }
         // The old GTK stays the transmit key until every station has the new one.
         let _ = self.dp.keys().set_group_tx(cur.gtk_key_id);
-        let waiting: HashSet<MacAddr> = self.peers.iter().filter(|(_, p)| p.state == PeerState::Established).map(|(a, _)| *a).collect();
+        // In address order (a BTreeSet): a seeded run sends the group messages in the same order.
+        let waiting: BTreeSet<MacAddr> = self.peers.iter().filter(|(_, p)| p.state == PeerState::Established).map(|(a, _)| *a).collect();
         self.pending_group = Some((new.clone(), waiting.clone()));
         for a in waiting {
             let o = self.peers.get_mut(&a).and_then(|p| {
