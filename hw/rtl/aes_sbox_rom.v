@@ -16,23 +16,11 @@ module aes_sbox_rom(
                     output wire [7 : 0] s2
                    );
 
+`include "aes_gf.vh"
 `include "aes_sbox_table.vh"
+`include "aes_sbox_rom_init.vh"
 
-  function [7 : 0] xtime;
-    input [7 : 0] b;
-    begin
-      xtime = {b[6 : 0], 1'b0} ^ (b[7] ? 8'h1b : 8'h00);
-    end
-  endfunction
-
-  reg [15 : 0] rom [0 : 255];
   reg [15 : 0] q_reg;
-  integer i;
-
-  initial begin
-    for (i = 0 ; i < 256 ; i = i + 1)
-      rom[i] = {aes_sbox_f(i[7 : 0]), xtime(aes_sbox_f(i[7 : 0]))};
-  end
 
   always @ (posedge clk)
     begin

@@ -1,7 +1,8 @@
-// AES S-box (FIPS-197 5.1.1, Figure 7) as a constant function, shared by the logic
-// S-box (aes_sbox) and the ROM initialisation (aes_sbox_rom). The values were computed
-// from the definition (multiplicative inverse in GF(2^8) mod x^8+x^4+x^3+x+1, then the
-// affine map with 0x63); tb_aes_sbox checks every entry against that definition again.
+// AES S-box (FIPS-197 5.1.1, Figure 7) as a constant function, for the ROM initialisation
+// (aes_sbox_rom_init.vh; the logic S-box aes_sbox computes S in a composite field). The
+// values were computed from the definition (multiplicative inverse in GF(2^8) mod
+// x^8+x^4+x^3+x+1, then the affine map with 0x63); tb_aes_sbox checks every entry against
+// that definition again.
 function [7:0] aes_sbox_f;
   input [7:0] sb_in;
   begin

@@ -17,12 +17,7 @@ module aes_subbytes_reg #(parameter ROM = 0)
                          output wire [127 : 0] s2
                         );
 
-  function [7 : 0] xtime;
-    input [7 : 0] b;
-    begin
-      xtime = {b[6 : 0], 1'b0} ^ (b[7] ? 8'h1b : 8'h00);
-    end
-  endfunction
+`include "aes_gf.vh"
 
   genvar i;
   generate

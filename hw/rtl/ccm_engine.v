@@ -101,40 +101,108 @@ module ccm_engine #(parameter MODE = 0,
   localparam ST_RUN   = 2'd2;
 
   //----------------------------------------------------------------
-  // Registers.
+  // Registers, each with its next value (_new) and write enable (_we),
+  // computed by the combinational blocks desc_logic, ctrl_logic and
+  // dp_logic; reg_update (control, reset) and dp_reg_update (datapath,
+  // not reset) only copy _new to _reg where _we is set.
   //----------------------------------------------------------------
-  reg [1 : 0]   st_reg;
+  // Descriptor (one shared write enable: taken together in ST_IDLE).
   reg [127 : 0] key_reg;
+  reg [127 : 0] key_new;
   /* verilator lint_off UNUSEDSIGNAL */
   reg [4 : 0]   kidx_reg;    // ROM = 3
   /* verilator lint_on UNUSEDSIGNAL */
+  reg [4 : 0]   kidx_new;
   /* verilator lint_off UNUSEDSIGNAL */
   reg [255 : 0] hdr_reg;
   reg [47 : 0]  pn_reg;
   /* verilator lint_on UNUSEDSIGNAL */
+  reg [255 : 0] hdr_new;
+  reg [47 : 0]  pn_new;
   reg [15 : 0]  len_reg;
+  reg [15 : 0]  len_new;
   /* verilator lint_off UNUSEDSIGNAL */
   reg           spp_reg;     // CCMP only
   /* verilator lint_on UNUSEDSIGNAL */
+  reg           spp_new;
+  reg           desc_we;
 
+  // Control.
+  reg [1 : 0]      st_reg;
+  reg [1 : 0]      st_new;
+  reg              st_we;
   reg [NW - 1 : 0] n_reg;       // blocks in the formatted stream
+  reg [NW - 1 : 0] n_new;
+  reg              n_we;
   reg [NW - 1 : 0] nm1_reg;     // n - 1, the last block (an equality, not a subtraction, on the path)
+  reg [NW - 1 : 0] nm1_new;
+  reg              nm1_we;
   reg [NW - 1 : 0] ns_reg;      // slots (the final boundary is slot ns)
-  reg [7 : 0]   rp_reg;      // K > 1: lanes 0 .. rp-1 start in slot 0
+  reg [NW - 1 : 0] ns_new;
+  reg              ns_we;
+  reg [7 : 0]      rp_reg;      // K > 1: lanes 0 .. rp-1 start in slot 0
+  reg [7 : 0]      rp_new;
+  reg              rp_we;
   reg [NW - 1 : 0] slot_reg;    // index of the next boundary
+  reg [NW - 1 : 0] slot_new;
+  reg              slot_we;
   reg [NW - 1 : 0] cnt1_reg;    // K = 1: CTR counter of the slot (0 in the last: A_0)
+  reg [NW - 1 : 0] cnt1_new;
+  reg              cnt1_we;
   reg [NW - 1 : 0] wend1_reg;   // X blocks needed before boundary slot
+  reg [NW - 1 : 0] wend1_new;
+  reg              wend1_we;
   reg [NW - 1 : 0] pj_reg;      // X blocks produced into the stage
+  reg [NW - 1 : 0] pj_new;
+  reg              pj_we;
   reg [NW - 1 : 0] ocap1_reg;   // X blocks whose ciphertext is captured
+  reg [NW - 1 : 0] ocap1_new;
+  reg              ocap1_we;
   reg [NW - 1 : 0] oj_reg;      // next X block to emit as ciphertext
-  reg [3 : 0]   cyc_reg;     // 0 = boundary cycle
-  /* verilator lint_off UNUSEDSIGNAL */
-  reg [63 : 0]  mic_reg;     // K > 1 (K = 1: the MIC goes through out_reg)
-  /* verilator lint_on UNUSEDSIGNAL */
-  reg           micv_reg;
+  reg [NW - 1 : 0] oj_new;
+  reg              oj_we;
+  reg [3 : 0]      cyc_reg;     // 0 = boundary cycle
+  reg [3 : 0]      cyc_new;
+  reg              cyc_we;
+  reg              micv_reg;    // the MIC beat is on m
+  reg              micv_new;
+  reg              micv_we;
+  reg              ok_reg;      // C > 1: cond of the cycle before (see go)
+  reg              ok_new;
+  reg              ok_we;
+  // K = 1 flags that replace NW-bit compares (see have_reg's use below).
+  reg              fin_reg;     // the next boundary is the final one
+  reg              fin_new;
+  reg              fin_we;
+  reg              have_reg;    // pj == wend1
+  reg              have_new;
+  reg              have_we;
+  reg              done_reg;    // pj == n
+  reg              done_new;
+  reg              done_we;
+  reg              outv_reg;    // oj < ocap1
+  reg              outv_new;
+  reg              outv_we;
+  reg              spay_reg;    // slot >= A + 1: the boundary captures a payload block
+  reg              spay_new;
+  reg              spay_we;
+  reg              pay_reg;     // pj >= A + 1: the producer takes payload
+  reg              pay_new;
+  reg              pay_we;
 
-  reg [127 : 0] stage_reg [0 : K - 1];
-  reg [127 : 0] out_reg   [0 : K - 1];
+  // Datapath: lane l's stage (the X block it takes at the next boundary)
+  // and output register in bits [128 l +: 128]; the K > 1 MIC.
+  reg [128 * K - 1 : 0] stage_reg;
+  reg [128 * K - 1 : 0] stage_new;
+  reg [K - 1 : 0]       stage_we;
+  reg [128 * K - 1 : 0] out_reg;
+  reg [128 * K - 1 : 0] out_new;
+  reg [K - 1 : 0]       out_we;
+  /* verilator lint_off UNUSEDSIGNAL */
+  reg [63 : 0]          mic_reg;     // K > 1 (K = 1: the MIC goes through out_reg)
+  /* verilator lint_on UNUSEDSIGNAL */
+  reg [63 : 0]          mic_new;
+  reg                   mic_we;
 
   //----------------------------------------------------------------
   // Formatters.
@@ -162,18 +230,13 @@ module ccm_engine #(parameter MODE = 0,
   wire clr      = (PRE != 0) && (st_reg == ST_SETUP);
   wire at_bnd   = (cyc_reg == 4'd0);
   // K = 1: the final boundary is slot n, flagged at the boundary of slot n - 1.
-  reg  fin_reg;
   wire final_b  = (K == 1) ? fin_reg : (slot_reg == ns_reg);
   wire [NW - 1 : 0] slot_p1 = slot_reg + N1;
   // K = 1: the producer is at most one block ahead of the boundaries (pj
   // is wend1 - 1 or wend1) and the output register holds one block, so
   // flags replace the NW-bit compares (carry chains) that K > 1 needs:
   // have = (pj == wend1), done = (pj == n), outv = (oj < ocap1), and
-  // fin, spay, pay below.
-  reg  have_reg;
-  reg  done_reg;
-  reg  outv_reg;
-  reg  spay_reg;   // slot >= A + 1: the boundary captures a payload block
+  // fin, spay, pay.
   wire stage_ok = final_b || ((K == 1) ? have_reg : (pj_reg >= wend1_reg));
 
   wire m_fire      = m_valid && m_ready;
@@ -189,7 +252,6 @@ module ccm_engine #(parameter MODE = 0,
   // moves one way until go), so this costs at most one cycle per frame, and
   // it takes the 16-bit compares and m_ready off the path to ce, which
   // enables every register and RAM of the datapath.
-  reg  ok_reg;
   wire go = running && at_bnd && ((C > 1) ? ok_reg : cond);
   wire ce = (running && !at_bnd) || go;
   // The next cycle is a boundary (the key schedule's RAM S-boxes, ROM = 2).
@@ -203,7 +265,6 @@ module ccm_engine #(parameter MODE = 0,
 
   // Producer: X_j into stage lane j mod K.
   // is_pay = (pj >= A + 1), as a flag set when X_A is produced.
-  reg           pay_reg;
   wire          is_pay  = pay_reg;
   wire          fill_ok = running &&
                           ((K == 1) ? (!done_reg && (!have_reg || go)) :
@@ -236,14 +297,13 @@ module ccm_engine #(parameter MODE = 0,
       else if (A > 1 && pj_reg == N2)
         xblk = x2;
       else if (PRE != 0)
-        xblk = s_data;     // tail: cleared in the stage register (below)
+        xblk = s_data;     // tail: cleared in the stage register (dp_logic)
       else
         xblk = s_data & ((pj_reg == nm1_reg) ? lastmask : {128{1'b1}});
     end
   /* verilator lint_off UNUSEDSIGNAL */
   wire ptail = (pj_reg == nm1_reg);   // K = 1
   /* verilator lint_on UNUSEDSIGNAL */
-  wire [127 : 0] stage1;   // K = 1: the stage
 
   //----------------------------------------------------------------
   // Datapath: key schedule, K CBC-MAC lanes, K CTR units.
@@ -281,7 +341,7 @@ module ccm_engine #(parameter MODE = 0,
       // so the 2:1 choice shares that LUT), and the stage carries X_1 on.
       wire [127 : 0] cbc_din = is_d ? {dflags, nonce, len_reg} :
                                (PRE != 0 && slot_reg == N0) ? {B0_FLAGS, nonce, len_reg} :
-                               (K == 1) ? stage1 : stage_reg[l];
+                               stage_reg[128 * l +: 128];
       wire           chain   = (PRE != 0) ? 1'b1 : (K == 1) ? (slot_reg != N0) : !is_d;
 
       aes_core #(.R(R), .ROM(ROM), .PRE(PRE)) cbc(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(chain), .clr(clr),
@@ -302,59 +362,6 @@ module ccm_engine #(parameter MODE = 0,
                                        .dout(ctr_dout[l]));
 
       assign tag_x[l + 1] = tag_x[l] ^ cbc_dout[l];
-
-      always @ (posedge clk)
-        begin
-          if (K > 1 && produce && pidx == l)
-            stage_reg[l] <= xblk;
-          if (K > 1 && go && !final_b)
-            out_reg[l] <= stage_reg[l] ^ ctr_dout[l];
-        end
-    end
-  endgenerate
-
-  // K = 1: the output register (out1) is loaded where the block is
-  // captured (X_{wend1-1}) with the tail mask applied as a synchronous clear
-  // of the octets past len (an FF's LSR, no LUT), and takes the MIC at the
-  // final boundary (drained by then), so m_data is the register itself.
-  wire [127 : 0] out1;
-  generate
-    if (K == 1) begin : g_out1
-      wire [127 : 0] ct  = stage1 ^ ctr_dout[0];
-      wire [63 : 0]  mic = tag_x[K][127 : 64] ^ ctr_dout[0][127 : 64];
-      wire [127 : 0] d   = {final_b ? mic : ct[127 : 64], ct[63 : 0]};
-      genvar b;
-      // The stage, octets past len of the last block cleared (LSR).
-      for (b = 0 ; b < 16 ; b = b + 1) begin : g_st
-        reg [7 : 0] s_reg;
-        always @ (posedge clk)
-          begin
-            // PRE only: on iCE40 the clear's path from produce (s_valid and the
-            // 16-bit compares) to the flip-flops' SR input set the clock
-            // (63.2 -> 52.4 MHz), so there the mask stays in the stage mux.
-            if (PRE != 0 && produce && ptail && (lastmask[127 - 8 * b] == 1'b0))
-              s_reg <= 8'h0;
-            else if (produce)
-              s_reg <= xblk[127 - 8 * b -: 8];
-          end
-        assign stage1[127 - 8 * b -: 8] = s_reg;
-      end
-      for (b = 0 ; b < 16 ; b = b + 1) begin : g_oct
-        reg  [7 : 0] o_reg;
-        wire         zero = final_b ? (b >= 8) : (lastcap && (lastmask[127 - 8 * b] == 1'b0));
-        always @ (posedge clk)
-          begin
-            if (go && zero)
-              o_reg <= 8'h0;
-            else if (go)
-              o_reg <= d[127 - 8 * b -: 8];
-          end
-        assign out1[127 - 8 * b -: 8] = o_reg;
-      end
-    end
-    else begin : g_outk
-      assign out1   = 128'h0;
-      assign stage1 = 128'h0;
     end
   endgenerate
 
@@ -370,23 +377,17 @@ module ccm_engine #(parameter MODE = 0,
   /* verilator lint_on UNUSEDSIGNAL */
   // ((n - 1) mod K) + 1.
   /* verilator lint_off UNUSEDSIGNAL */
-  wire [NW - 1 : 0] rp_new = ((n_reg - N1) & (KN - N1)) + N1;
+  wire [NW - 1 : 0] rp_first = ((n_reg - N1) & (KN - N1)) + N1;
   /* verilator lint_on UNUSEDSIGNAL */
 
+  //----------------------------------------------------------------
+  // reg_update: the control registers, asynchronously reset.
+  //----------------------------------------------------------------
   always @ (posedge clk or negedge reset_n)
-    begin
+    begin : reg_update
       if (!reset_n)
         begin
           st_reg    <= ST_IDLE;
-          ok_reg    <= 1'b0;
-          have_reg  <= 1'b0;
-          done_reg  <= 1'b0;
-          outv_reg  <= 1'b0;
-          pay_reg   <= 1'b0;
-          fin_reg   <= 1'b0;
-          spay_reg  <= 1'b0;
-          cyc_reg   <= 4'd0;
-          micv_reg  <= 1'b0;
           n_reg     <= N0;
           nm1_reg   <= N0;
           ns_reg    <= N0;
@@ -397,111 +398,330 @@ module ccm_engine #(parameter MODE = 0,
           pj_reg    <= N0;
           ocap1_reg <= N0;
           oj_reg    <= N0;
+          cyc_reg   <= 4'd0;
+          micv_reg  <= 1'b0;
+          ok_reg    <= 1'b0;
+          fin_reg   <= 1'b0;
+          have_reg  <= 1'b0;
+          done_reg  <= 1'b0;
+          outv_reg  <= 1'b0;
+          spay_reg  <= 1'b0;
+          pay_reg   <= 1'b0;
         end
       else
         begin
-          ok_reg <= running && cond && !go;
-          if (m_fire && micv_reg)
-            micv_reg <= 1'b0;
-          if (m_fire_data)
-            oj_reg <= oj_reg + N1;
-          // K = 1 flags (see have_reg): a boundary captures X_slot, a payload
-          // block from slot A + 1 on.
-          if (go && !final_b)
-            outv_reg <= spay_reg;
-          else if (m_fire_data)
-            outv_reg <= 1'b0;
-
-          case (st_reg)
-            ST_IDLE:
-              if (s_desc_valid)
-                begin
-                  st_reg <= ST_SETUP;
-                  n_reg   <= n_sum[NW + 3 : 4];
-                  nm1_reg <= m1_sum;
-                end
-
-            ST_SETUP:
-              begin
-                st_reg    <= ST_RUN;
-                slot_reg  <= N0;
-                cnt1_reg  <= (nm1_reg == N0) ? N0 : N1 - AN;
-                fin_reg   <= 1'b0;
-                spay_reg  <= 1'b0;
-                pj_reg    <= N0;
-                have_reg  <= 1'b0;
-                done_reg  <= 1'b0;
-                pay_reg   <= 1'b0;
-                oj_reg    <= A + 1;
-                ocap1_reg <= N0;
-                if (K == 1)
-                  begin
-                    ns_reg    <= n_reg;
-                    rp_reg    <= 8'd1;
-                    wend1_reg <= N1;
-                  end
-                else
-                  begin
-                    ns_reg    <= ((n_reg + KN - N1) >> LK) + N1;
-                    rp_reg    <= rp_new[7 : 0];
-                    wend1_reg <= N0;
-                  end
-              end
-
-            default: // ST_RUN
-              begin
-                if (produce)
-                  pj_reg <= pj_reg + N1;
-                if (produce && !go)
-                  have_reg <= 1'b1;
-                else if (go && !produce)
-                  have_reg <= 1'b0;
-                if (produce && ptail)
-                  done_reg <= 1'b1;
-                if (produce && pj_reg == AN)
-                  pay_reg <= 1'b1;
-                if (go)
-                  begin
-                    slot_reg  <= slot_p1;
-                    if (slot_reg == nm1_reg)
-                      fin_reg <= 1'b1;
-                    if (slot_reg == AN)
-                      spay_reg <= 1'b1;
-                    // K = 1 (ns = n): the next slot is the last (slot + 2 == ns).
-                    cnt1_reg  <= (slot_p1 == nm1_reg) ? N0 : cnt1_reg + N1;
-                    wend1_reg <= wend1_next;
-                    if (final_b)
-                      begin
-                        st_reg   <= ST_IDLE;
-                        micv_reg <= 1'b1;
-                      end
-                    else
-                      begin
-                        ocap1_reg <= wend1_reg;
-                        if (C > 1)
-                          cyc_reg <= 4'd1;
-                      end
-                  end
-                else if (!at_bnd)
-                  cyc_reg <= (cyc_reg == C[3 : 0] - 4'd1) ? 4'd0 : cyc_reg + 4'd1;
-              end
-          endcase
+          if (st_we)    st_reg    <= st_new;
+          if (n_we)     n_reg     <= n_new;
+          if (nm1_we)   nm1_reg   <= nm1_new;
+          if (ns_we)    ns_reg    <= ns_new;
+          if (rp_we)    rp_reg    <= rp_new;
+          if (slot_we)  slot_reg  <= slot_new;
+          if (cnt1_we)  cnt1_reg  <= cnt1_new;
+          if (wend1_we) wend1_reg <= wend1_new;
+          if (pj_we)    pj_reg    <= pj_new;
+          if (ocap1_we) ocap1_reg <= ocap1_new;
+          if (oj_we)    oj_reg    <= oj_new;
+          if (cyc_we)   cyc_reg   <= cyc_new;
+          if (micv_we)  micv_reg  <= micv_new;
+          if (ok_we)    ok_reg    <= ok_new;
+          if (fin_we)   fin_reg   <= fin_new;
+          if (have_we)  have_reg  <= have_new;
+          if (done_we)  done_reg  <= done_new;
+          if (outv_we)  outv_reg  <= outv_new;
+          if (spay_we)  spay_reg  <= spay_new;
+          if (pay_we)   pay_reg   <= pay_new;
         end
     end
 
+  //----------------------------------------------------------------
+  // dp_reg_update: the datapath registers, not reset (as before: nothing
+  // valid depends on them before they are first written). Kept out of
+  // reg_update on purpose: the K = 1 output register's (and with PRE
+  // the stage's) octet clears map onto the flip-flops' synchronous
+  // reset, which an iCE40 or ECP5 flip-flop cannot have beside an
+  // asynchronous one. Everything in reg_update, reset, cost 177 iCE40
+  // LUT4 on ccmp-k1-r1-logic (5034 instead of 4857). And registers
+  // without a reset must not share a block with reset ones: simulation
+  // would hold them during reset, where synthesis loads them.
+  //----------------------------------------------------------------
   always @ (posedge clk)
-    begin
-      if (st_reg == ST_IDLE && s_desc_valid)
+    begin : dp_reg_update
+      integer i;
+      if (desc_we)
         begin
-          key_reg <= s_desc_key;
-          kidx_reg <= s_desc_kidx;
-          hdr_reg <= s_desc_hdr;
-          pn_reg  <= s_desc_pn;
-          len_reg <= s_desc_len;
-          spp_reg <= s_desc_spp;
+          key_reg  <= key_new;
+          kidx_reg <= kidx_new;
+          hdr_reg  <= hdr_new;
+          pn_reg   <= pn_new;
+          len_reg  <= len_new;
+          spp_reg  <= spp_new;
         end
-      if (K > 1 && go && final_b)
-        mic_reg <= tag_x[K][127 : 64] ^ ctr_dout[0][127 : 64];
+      for (i = 0 ; i < K ; i = i + 1)
+        begin
+          if (stage_we[i])
+            stage_reg[128 * i +: 128] <= stage_new[128 * i +: 128];
+          if (out_we[i])
+            out_reg[128 * i +: 128] <= out_new[128 * i +: 128];
+        end
+      if (mic_we)
+        mic_reg <= mic_new;
+    end
+
+  //----------------------------------------------------------------
+  // desc_logic: a descriptor is taken in ST_IDLE.
+  //----------------------------------------------------------------
+  always @*
+    begin : desc_logic
+      key_new  = s_desc_key;
+      kidx_new = s_desc_kidx;
+      hdr_new  = s_desc_hdr;
+      pn_new   = s_desc_pn;
+      len_new  = s_desc_len;
+      spp_new  = s_desc_spp;
+      desc_we  = (st_reg == ST_IDLE) && s_desc_valid;
+    end
+
+  //----------------------------------------------------------------
+  // ctrl_logic: the frame's state machine, slot and block counters.
+  // A _new value is a don't-care (x) where its _we is not set: synthesis
+  // then takes the write conditions from _we alone instead of building
+  // them a second time into a mux tree for _new (with 0 defaults the
+  // engine's own logic grew from 699 to 755 iCE40 LUT4), and a 4-state
+  // simulator shows x if a _we is ever set without its _new.
+  //----------------------------------------------------------------
+  always @*
+    begin : ctrl_logic
+      // Registers with one source: their next value, written or not.
+      n_new     = n_sum[NW + 3 : 4];
+      nm1_new   = m1_sum;
+      ns_new    = (K == 1) ? n_reg : ((n_reg + KN - N1) >> LK) + N1;
+      rp_new    = (K == 1) ? 8'd1 : rp_first[7 : 0];
+      ok_new    = running && cond && !go;
+      ok_we     = 1'b1;
+
+      n_we      = 1'b0;
+      nm1_we    = 1'b0;
+      ns_we     = 1'b0;
+      rp_we     = 1'b0;
+      st_new    = 2'bxx;
+      st_we     = 1'b0;
+      slot_new  = {NW{1'bx}};
+      slot_we   = 1'b0;
+      cnt1_new  = {NW{1'bx}};
+      cnt1_we   = 1'b0;
+      wend1_new = {NW{1'bx}};
+      wend1_we  = 1'b0;
+      pj_new    = {NW{1'bx}};
+      pj_we     = 1'b0;
+      ocap1_new = {NW{1'bx}};
+      ocap1_we  = 1'b0;
+      oj_new    = {NW{1'bx}};
+      oj_we     = 1'b0;
+      cyc_new   = 4'bxxxx;
+      cyc_we    = 1'b0;
+      micv_new  = 1'bx;
+      micv_we   = 1'b0;
+      fin_new   = 1'bx;
+      fin_we    = 1'b0;
+      have_new  = 1'bx;
+      have_we   = 1'b0;
+      done_new  = 1'bx;
+      done_we   = 1'b0;
+      outv_new  = 1'bx;
+      outv_we   = 1'b0;
+      spay_new  = 1'bx;
+      spay_we   = 1'b0;
+      pay_new   = 1'bx;
+      pay_we    = 1'b0;
+
+      // The MIC beat is taken; the ciphertext beats count oj on.
+      if (m_fire && micv_reg)
+        begin
+          micv_new = 1'b0;
+          micv_we  = 1'b1;
+        end
+      if (m_fire_data)
+        begin
+          oj_new = oj_reg + N1;
+          oj_we  = 1'b1;
+        end
+      // K = 1 flags (see have_reg): a boundary captures X_slot, a payload
+      // block from slot A + 1 on.
+      if (go && !final_b)
+        begin
+          outv_new = spay_reg;
+          outv_we  = 1'b1;
+        end
+      else if (m_fire_data)
+        begin
+          outv_new = 1'b0;
+          outv_we  = 1'b1;
+        end
+
+      case (st_reg)
+        ST_IDLE:
+          if (s_desc_valid)
+            begin
+              st_new = ST_SETUP;
+              st_we  = 1'b1;
+              n_we   = 1'b1;
+              nm1_we = 1'b1;
+            end
+
+        ST_SETUP:
+          begin
+            st_new    = ST_RUN;
+            st_we     = 1'b1;
+            slot_new  = N0;
+            slot_we   = 1'b1;
+            cnt1_new  = (nm1_reg == N0) ? N0 : N1 - AN;
+            cnt1_we   = 1'b1;
+            fin_new   = 1'b0;
+            fin_we    = 1'b1;
+            spay_new  = 1'b0;
+            spay_we   = 1'b1;
+            pj_new    = N0;
+            pj_we     = 1'b1;
+            have_new  = 1'b0;
+            have_we   = 1'b1;
+            done_new  = 1'b0;
+            done_we   = 1'b1;
+            pay_new   = 1'b0;
+            pay_we    = 1'b1;
+            oj_new    = AN + N1;
+            oj_we     = 1'b1;
+            ocap1_new = N0;
+            ocap1_we  = 1'b1;
+            ns_we     = 1'b1;
+            rp_we     = 1'b1;
+            wend1_new = (K == 1) ? N1 : N0;
+            wend1_we  = 1'b1;
+          end
+
+        default: // ST_RUN
+          begin
+            if (produce)
+              begin
+                pj_new = pj_reg + N1;
+                pj_we  = 1'b1;
+              end
+            if (produce && !go)
+              begin
+                have_new = 1'b1;
+                have_we  = 1'b1;
+              end
+            else if (go && !produce)
+              begin
+                have_new = 1'b0;
+                have_we  = 1'b1;
+              end
+            if (produce && ptail)
+              begin
+                done_new = 1'b1;
+                done_we  = 1'b1;
+              end
+            if (produce && pj_reg == AN)
+              begin
+                pay_new = 1'b1;
+                pay_we  = 1'b1;
+              end
+            if (go)
+              begin
+                slot_new = slot_p1;
+                slot_we  = 1'b1;
+                if (slot_reg == nm1_reg)
+                  begin
+                    fin_new = 1'b1;
+                    fin_we  = 1'b1;
+                  end
+                if (slot_reg == AN)
+                  begin
+                    spay_new = 1'b1;
+                    spay_we  = 1'b1;
+                  end
+                // K = 1 (ns = n): the next slot is the last (slot + 2 == ns).
+                cnt1_new  = (slot_p1 == nm1_reg) ? N0 : cnt1_reg + N1;
+                cnt1_we   = 1'b1;
+                wend1_new = wend1_next;
+                wend1_we  = 1'b1;
+                if (final_b)
+                  begin
+                    st_new   = ST_IDLE;
+                    st_we    = 1'b1;
+                    micv_new = 1'b1;
+                    micv_we  = 1'b1;
+                  end
+                else
+                  begin
+                    ocap1_new = wend1_reg;
+                    ocap1_we  = 1'b1;
+                    if (C > 1)
+                      begin
+                        cyc_new = 4'd1;
+                        cyc_we  = 1'b1;
+                      end
+                  end
+              end
+            else if (!at_bnd)
+              begin
+                cyc_new = (cyc_reg == C[3 : 0] - 4'd1) ? 4'd0 : cyc_reg + 4'd1;
+                cyc_we  = 1'b1;
+              end
+          end
+      endcase
+    end
+
+  //----------------------------------------------------------------
+  // dp_logic: the stage and output registers of the lanes, the MIC.
+  // K = 1: the output register is loaded where the block is captured
+  // (X_{wend1-1}), its octets past len cleared, and takes the MIC at the
+  // final boundary (drained by then), so m_data is the register itself.
+  // The octet clears are written as a choice of zero, so that synthesis
+  // maps them onto the flip-flops' synchronous reset (no mask LUTs).
+  //----------------------------------------------------------------
+  always @*
+    begin : dp_logic
+      integer i;
+      integer b;
+      reg [127 : 0] ct;
+      reg [127 : 0] d;
+      reg           zero;
+      stage_new = {(128 * K){1'b0}};
+      stage_we  = {K{1'b0}};
+      out_new   = {(128 * K){1'b0}};
+      out_we    = {K{1'b0}};
+      for (i = 0 ; i < K ; i = i + 1)
+        begin
+          // Producer: X_j into stage lane j mod K. PRE only: the octets past
+          // len of the last block are cleared here (synchronous reset);
+          // elsewhere the mask stays in xblk, since on iCE40 the clear's
+          // path from produce (s_valid and the 16-bit compares) to the
+          // flip-flops' SR input set the clock (63.2 -> 52.4 MHz).
+          stage_we[i] = produce && (pidx == i[LK - 1 : 0]);
+          for (b = 0 ; b < 16 ; b = b + 1)
+            stage_new[128 * i + 127 - 8 * b -: 8] =
+              (PRE != 0 && ptail && (lastmask[127 - 8 * b] == 1'b0)) ? 8'h0 : xblk[127 - 8 * b -: 8];
+
+          ct = stage_reg[128 * i +: 128] ^ ctr_dout[i];
+          if (K == 1)
+            begin
+              out_we[i] = go;
+              d = {final_b ? (tag_x[K][127 : 64] ^ ctr_dout[0][127 : 64]) : ct[127 : 64], ct[63 : 0]};
+              for (b = 0 ; b < 16 ; b = b + 1)
+                begin
+                  zero = final_b ? (b >= 8) : (lastcap && (lastmask[127 - 8 * b] == 1'b0));
+                  out_new[128 * i + 127 - 8 * b -: 8] = zero ? 8'h0 : d[127 - 8 * b -: 8];
+                end
+            end
+          else
+            begin
+              out_we[i] = go && !final_b;
+              out_new[128 * i +: 128] = ct;
+            end
+        end
+
+      mic_new = tag_x[K][127 : 64] ^ ctr_dout[0][127 : 64];
+      mic_we  = (K > 1) && go && final_b;
     end
 
   //----------------------------------------------------------------
@@ -513,9 +733,9 @@ module ccm_engine #(parameter MODE = 0,
   assign s_ready      = fill_ok && is_pay;
   assign m_valid      = micv_reg || ((K == 1) ? outv_reg : (oj_reg < ocap1_reg));
   assign m_tag        = micv_reg;
-  assign m_data       = (K == 1) ? out1 :
+  assign m_data       = (K == 1) ? out_reg[127 : 0] :
                         micv_reg ? {mic_reg, 64'h0} :
-                        out_reg[oidx] & ((oj_reg == nm1_reg) ? lastmask : {128{1'b1}});
+                        out_reg[128 * oidx +: 128] & ((oj_reg == nm1_reg) ? lastmask : {128{1'b1}});
 
 endmodule // ccm_engine
 `default_nettype wire
