@@ -49,8 +49,9 @@ pub const MAX_RECORD: usize = 1 << 20;
 enum Format {
     /// Classic pcap (tcpdump): byte order, nanosecond timestamps, link type.
     Pcap { le: bool, nanos: bool, linktype: u32 },
-    /// pcapng: byte order of the current section, link type and tick of each interface.
-    PcapNg { le: bool, ifaces: Vec<(u32, TsResol)> },
+    /// pcapng: byte order of the current section, link type and tick of each interface,
+    /// and where the next block starts (its index in the file and its offset), for errors.
+    PcapNg { le: bool, ifaces: Vec<(u32, TsResol)>, block: u64, offset: u64 },
 }
 
 /// Streams the packets of a pcap or pcapng file, one record in memory at a time.
@@ -136,7 +137,7 @@ impl<R: Read> CaptureReader<R> {
                 }
                 let mut rest = vec![0u8; total - 12];
                 r.read_exact(&mut rest).map_err(|_| CaptureError::Format("truncated pcapng header".into()))?;
-                Format::PcapNg { le, ifaces: Vec::new() }
+                Format::PcapNg { le, ifaces: Vec::new(), block: 1, offset: total as u64 }
             }
             _ => {
                 r.read_exact(&mut head[4..]).map_err(|_| CaptureError::Format("truncated pcap header".into()))?;
@@ -206,6 +207,11 @@ impl<R: Read> Iterator for CaptureReader<R> {
                 Some(Ok(Packet { linktype, ts_ns, data }))
             }
             Format::PcapNg { le, .. } => loop {
+                // Every refusal below says which block and where (pcapng, IETF draft
+                // draft-ietf-opsawg-pcapng section 3.1: a block is type, total length, body,
+                // total length again).
+                let Format::PcapNg { block, offset, .. } = self.fmt else { unreachable!() };
+                let at = |what: String| format!("block {block} at offset {offset:#x}: {what}");
                 let mut h = [0u8; 8];
                 match self.read_record(&mut h) {
                     Ok(false) => {
@@ -213,49 +219,67 @@ impl<R: Read> Iterator for CaptureReader<R> {
                         return None;
                     }
                     Ok(true) => {}
-                    Err(e) => return self.fail(format!("pcapng block header: {e}")),
+                    Err(e) => return self.fail(at(format!("pcapng block header: {e}"))),
                 }
                 let (btype, total) = (u32_of(&h[0..4], le), u32_of(&h[4..8], le) as usize);
-                if total < 12 || total % 4 != 0 || total > MAX_RECORD {
-                    return self.fail(format!("pcapng block length {total}"));
+                if total < 12 || !total.is_multiple_of(4) || total > MAX_RECORD {
+                    return self.fail(at(format!("pcapng block length {total}")));
                 }
                 let mut b = vec![0u8; total - 8];
                 match self.read_record(&mut b) {
                     Ok(true) => {}
-                    Ok(false) | Err(_) => return self.fail("pcapng block: truncated".into()),
+                    Ok(false) | Err(_) => return self.fail(at("pcapng block: truncated".into())),
                 }
-                let Format::PcapNg { ifaces, .. } = &mut self.fmt else { unreachable!() };
+                let trailer = u32_of(&b[b.len() - 4..], le) as usize;
+                if trailer != total {
+                    return self.fail(at(format!("trailing block length {trailer} differs from {total}")));
+                }
+                // The minimum length of each block type the reader interprets.
+                let min = match btype {
+                    1 => Some((20, "interface description block")),
+                    6 => Some((32, "enhanced packet block")),
+                    3 => Some((16, "simple packet block")),
+                    _ => None,
+                };
+                if let Some((min, name)) = min.filter(|&(min, _)| total < min) {
+                    return self.fail(at(format!("{name} shorter than {min} octets")));
+                }
+                let Format::PcapNg { ifaces, block, offset, .. } = &mut self.fmt else { unreachable!() };
+                *block += 1;
+                *offset += total as u64;
+                // The body without its trailing length.
+                let body = &b[..b.len() - 4];
                 match btype {
                     // Interface Description: link type (2), reserved (2), snaplen (4), options;
                     // option 9, if_tsresol, gives the timestamp tick (default 10^-6 s).
-                    1 if b.len() >= 8 => {
-                        let lt = if le { u16::from_le_bytes([b[0], b[1]]) } else { u16::from_be_bytes([b[0], b[1]]) };
-                        ifaces.push((lt as u32, tsresol(&b[8..b.len() - 4], le)));
+                    1 => {
+                        let lt = if le { u16::from_le_bytes([body[0], body[1]]) } else { u16::from_be_bytes([body[0], body[1]]) };
+                        ifaces.push((lt as u32, tsresol(&body[8..], le)));
                     }
                     // Enhanced Packet: interface, ts high, ts low, captured len, orig len, data.
-                    6 if b.len() >= 20 => {
-                        let iface = u32_of(&b[0..4], le) as usize;
-                        let ts = ((u32_of(&b[4..8], le) as u64) << 32) | u32_of(&b[8..12], le) as u64;
-                        let cap = u32_of(&b[12..16], le) as usize;
+                    6 => {
+                        let iface = u32_of(&body[0..4], le) as usize;
+                        let ts = ((u32_of(&body[4..8], le) as u64) << 32) | u32_of(&body[8..12], le) as u64;
+                        let cap = u32_of(&body[12..16], le) as usize;
                         let Some(&(lt, tick)) = ifaces.get(iface) else {
-                            return self.fail("packet of an undeclared interface".into());
+                            return self.fail(at(format!("packet of an undeclared interface {iface}")));
                         };
-                        let Some(data) = b.get(20..20 + cap) else {
-                            return self.fail("pcapng packet longer than its block".into());
+                        let Some(data) = body.get(20..20 + cap) else {
+                            return self.fail(at(format!("captured length {cap} longer than the block")));
                         };
                         return Some(Ok(Packet { linktype: lt, ts_ns: tick.to_ns(ts), data: data.to_vec() }));
                     }
                     // Simple Packet: original length, data (up to the interface's snap length).
-                    3 if b.len() >= 4 => {
+                    3 => {
                         let Some(&(lt, _)) = ifaces.first() else {
-                            return self.fail("packet before any interface".into());
+                            return self.fail(at("simple packet before any interface".into()));
                         };
-                        let orig = u32_of(&b[0..4], le) as usize;
-                        let data = &b[4..(4 + orig).min(b.len() - 4)];
+                        let orig = u32_of(&body[0..4], le) as usize;
+                        let data = &body[4..(4 + orig).min(body.len())];
                         return Some(Ok(Packet { linktype: lt, ts_ns: 0, data: data.to_vec() }));
                     }
                     // A new section may change the byte order.
-                    0x0a0d0d0a => return self.fail("multi-section pcapng files are not supported".into()),
+                    0x0a0d0d0a => return self.fail(at("multi-section pcapng files are not supported".into())),
                     _ => continue,
                 }
             },
