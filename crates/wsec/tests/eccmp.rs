@@ -404,3 +404,34 @@ fn suite_selectors_and_negotiation() {
     let bad = RsnElementRepr { group_cipher: Some(Suite::from_cipher(CipherSuite::Eccmp4)), ..ap.clone() };
     assert!(negotiate(&bad, &sta).is_err());
 }
+
+/// Issue 19, defect 8: `lane_mac(1, ..)` with AAD over 46 octets panicked on the AES-NI
+/// backend and returned a value on the portable one. Every backend this CPU has gives the
+/// same answer, value or refusal, for every lane count and AAD length 0 to 100.
+#[test]
+fn lane_mac_is_the_same_on_every_backend_including_refusals() {
+    let key = [0x42u8; 16];
+    let portable = CcmKey::new_portable(&key).unwrap();
+    let detected = CcmKey::new(&key).unwrap();
+    // The check must compare two different backends where the CPU has AES-NI.
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("aes") {
+        assert_ne!(detected.backend_name(), portable.backend_name(), "AES-NI present: the detected key must not be portable");
+    }
+    let nonce = [7u8; 13];
+    let data: Vec<u8> = (0..100u8).collect();
+    let mut refused = 0;
+    for k in [1usize, 2, 4, 8] {
+        for alen in 0..=100usize {
+            let aad: Vec<u8> = (0..alen as u8).collect();
+            let a = portable.lane_mac(k, 8, &nonce, &aad, &data);
+            let b = detected.lane_mac(k, 8, &nonce, &aad, &data);
+            assert_eq!(a, b, "k = {k}, AAD {alen} octets");
+            if a.is_err() {
+                assert!(alen > 46, "k = {k}, AAD {alen} octets refused");
+                refused += 1;
+            }
+        }
+    }
+    assert_eq!(refused, 4 * 54, "AAD of 47 to 100 octets refused for every k");
+}
