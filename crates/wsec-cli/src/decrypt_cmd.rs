@@ -5,7 +5,7 @@ use clap::Args;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, IsTerminal};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use wsec::capture::rewrite::{replace_mpdu, to_ethernet};
 use wsec::capture::writer::CaptureWriter;
 use wsec::capture::{radio, CaptureReader, Packet};
@@ -147,7 +147,59 @@ fn summary(a: &DecryptArgs, s: &Stats, written: u64, read_errors: &[String]) -> 
 }
 
 /// Runs `wsec decrypt`; returns the summary to print, or (exit code, message).
+/// The output file, written under a temporary name in its directory and renamed into place
+/// only when the run succeeded: an interrupted or failed run never leaves a half-written
+/// file under the final name (and never touches an existing one).
+struct PendingOutput {
+    tmp: PathBuf,
+    dest: PathBuf,
+    done: bool,
+}
+
+impl PendingOutput {
+    fn create(dest: &Path) -> Result<(PendingOutput, File), (u8, String)> {
+        let dir = match dest.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = dest.file_name().ok_or_else(|| (2, format!("{}: not a file name", dest.display())))?;
+        let tmp = dir.join(format!(".{}.wsec-{}.tmp", name.to_string_lossy(), std::process::id()));
+        let f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(|e| (1, format!("{}: {e}", tmp.display())))?;
+        Ok((PendingOutput { tmp, dest: dest.to_path_buf(), done: false }, f))
+    }
+
+    /// Syncs the file and renames it to its final name.
+    fn commit(mut self, f: File) -> Result<(), (u8, String)> {
+        f.sync_all().map_err(|e| (1, format!("{}: {e}", self.tmp.display())))?;
+        drop(f);
+        std::fs::rename(&self.tmp, &self.dest).map_err(|e| (1, format!("{}: {e}", self.dest.display())))?;
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for PendingOutput {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Refuses an output that is the input capture itself (same device and inode: also through
+/// a symbolic or hard link), which would be truncated while it is still being read.
+fn check_not_input(input: &Path, output: &Path) -> Result<(), (u8, String)> {
+    use std::os::unix::fs::MetadataExt;
+    if let (Ok(i), Ok(o)) = (std::fs::metadata(input), std::fs::metadata(output)) {
+        if i.dev() == o.dev() && i.ino() == o.ino() {
+            return Err((2, format!("{}: the output is the input capture; choose another -o", output.display())));
+        }
+    }
+    Ok(())
+}
+
 pub fn run(a: DecryptArgs) -> Result<String, (u8, String)> {
+    check_not_input(&a.capture, &a.output)?;
     let keys = keys_of(&a).map_err(|e| (2, e))?;
     let mut d = Decryptor::new(keys);
     let open = || CaptureReader::open(&a.capture).map_err(|e| (1u8, format!("{}: {e}", a.capture.display())));
@@ -193,7 +245,7 @@ pub fn run(a: DecryptArgs) -> Result<String, (u8, String)> {
     }
     let mut reader = open()?;
     let first = reader.next();
-    let out = File::create(&a.output).map_err(|e| (1, format!("{}: {e}", a.output.display())))?;
+    let (pending, out) = PendingOutput::create(&a.output)?;
     let out = BufWriter::new(out);
     // The first four octets say pcapng (never read the whole file: it may be gigabytes).
     let mut magic = [0u8; 4];
@@ -242,7 +294,9 @@ pub fn run(a: DecryptArgs) -> Result<String, (u8, String)> {
             break;
         }
     }
-    w.finish().map_err(|e| (1, e.to_string()))?;
+    let out = w.finish().map_err(|e| (1, e.to_string()))?;
+    let out = out.into_inner().map_err(|e| (1, format!("{}: {}", a.output.display(), e.error())))?;
+    pending.commit(out)?;
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
