@@ -91,7 +91,7 @@ pub fn run_ap(f: ApFile, o: &NodeOptions) -> Result<()> {
     let spec = o.medium.clone().or(f.medium.clone()).unwrap_or_else(|| DEFAULT_MEDIUM.into());
     let channel = f.ap.channel;
     let bssid = f.ap.bssid;
-    let medium = medium::open(&spec, channel).map_err(|e| Error::io(format!("medium {spec}"), e))?;
+    let medium = medium::open(&spec, channel, bssid).map_err(|e| Error::io(format!("medium {spec}"), e))?;
     let tap = host_side(&f.interface, o.netns.as_deref(), &bssid, o.bridge.as_deref())?;
     let start = Instant::now();
     let threads = crypto_threads(f.ap.engine_threads)?;
@@ -104,21 +104,29 @@ pub fn run_ap(f: ApFile, o: &NodeOptions) -> Result<()> {
         f.interface,
         core.datapath().threads()
     );
-    run(Core::Ap(Box::new(core)), medium, tap, start, "ap", o.counters)
+    run(Core::Ap(Box::new(core)), medium, tap, start, "ap", o.counters, vec![channel])
 }
 
 /// Runs a station until [`STOP`].
 pub fn run_sta(f: StaFile, o: &NodeOptions) -> Result<()> {
     let spec = o.medium.clone().or(f.medium.clone()).unwrap_or_else(|| DEFAULT_MEDIUM.into());
     let addr = f.sta.addr;
-    let medium = medium::open(&spec, 6).map_err(|e| Error::io(format!("medium {spec}"), e))?;
+    // A radio looks for the network on the listed channels, or on every 2.4 GHz one.
+    let scan: Vec<u8> = if !f.scan_channels.is_empty() {
+        f.scan_channels.clone()
+    } else if spec.starts_with("radio:") {
+        (1..=13).collect()
+    } else {
+        vec![6]
+    };
+    let medium = medium::open(&spec, scan[0], addr).map_err(|e| Error::io(format!("medium {spec}"), e))?;
     let tap = host_side(&f.interface, o.netns.as_deref(), &addr, None)?;
     let start = Instant::now();
     let threads = crypto_threads(f.sta.engine_threads)?;
     let mut core = Station::new(f.sta, 1, Box::new(OsRng)).map_err(|source| Error::Core { what: "sta", source })?;
     core.set_crypto_threads(threads);
     println!("sta: {addr} on {spec}, interface {}", f.interface);
-    run(Core::Sta(Box::new(core)), medium, tap, start, "sta", o.counters)
+    run(Core::Sta(Box::new(core)), medium, tap, start, "sta", o.counters, scan)
 }
 
 /// Options of the `air` hub.
@@ -172,6 +180,13 @@ impl Core {
         match self {
             Core::Ap(c) => c.handle_timeout(now, o),
             Core::Sta(c) => c.handle_timeout(now, o),
+        }
+    }
+    /// A station that has not found its network yet (a radio keeps changing channel).
+    fn scanning(&self) -> bool {
+        match self {
+            Core::Ap(_) => false,
+            Core::Sta(c) => c.bssid().is_none(),
         }
     }
     fn poll_timeout(&self) -> u64 {
@@ -230,7 +245,19 @@ fn host_side(ifname: &str, netns: Option<&str>, mac: &MacAddr, bridge: Option<&s
     Ok(tap)
 }
 
-fn run(mut core: Core, mut medium: Box<dyn Medium>, mut tap: Tap, start: Instant, who: &str, counters: bool) -> Result<()> {
+/// How long a scanning station listens on one channel before it moves to the next (a
+/// beacon interval of 100 TU is 102.4 ms; two of them and a probe round trip).
+const SCAN_DWELL_NS: u64 = 300_000_000;
+
+fn run(
+    mut core: Core,
+    mut medium: Box<dyn Medium>,
+    mut tap: Tap,
+    start: Instant,
+    who: &str,
+    counters: bool,
+    channels: Vec<u8>,
+) -> Result<()> {
     install_signal_handlers();
     let now = || start.elapsed().as_nanos() as u64 + 1;
     let mut out = Output::default();
@@ -239,6 +266,7 @@ fn run(mut core: Core, mut medium: Box<dyn Medium>, mut tap: Tap, start: Instant
     let mut batch: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
     let mut last_tick = now();
     let mut last_counters = now();
+    let (mut ch_idx, mut on_channel_since) = (0usize, now());
     let stdout = std::io::stdout();
     let flush = |out: &mut Output, medium: &mut Box<dyn Medium>, tap: &mut Tap, t: u64| -> Result<()> {
         for f in out.air.drain(..) {
@@ -300,6 +328,15 @@ fn run(mut core: Core, mut medium: Box<dyn Medium>, mut tap: Tap, start: Instant
             core.timeout(t, &mut out);
             flush(&mut out, &mut medium, &mut tap, t)?;
         }
+        if channels.len() > 1 && core.scanning() {
+            if t - on_channel_since > SCAN_DWELL_NS {
+                ch_idx = (ch_idx + 1) % channels.len();
+                on_channel_since = t;
+                medium.set_channel(channels[ch_idx]).map_err(|e| Error::io("medium: channel", e))?;
+            }
+        } else {
+            on_channel_since = t;
+        }
         if t - last_tick > 1_000_000_000 {
             last_tick = t;
             medium.tick().map_err(|e| Error::io("medium", e))?;
@@ -310,5 +347,9 @@ fn run(mut core: Core, mut medium: Box<dyn Medium>, mut tap: Tap, start: Instant
         }
     }
     println!("{who} counters: {}; bad FCS {bad_fcs}", core.counters());
+    let m = medium.describe();
+    if !m.is_empty() {
+        println!("{who} medium: {m}");
+    }
     Ok(())
 }

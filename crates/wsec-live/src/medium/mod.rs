@@ -7,15 +7,19 @@
 //!
 //! - [`air`]: `wsec air`, a hub on loopback UDP that repeats every frame to every other
 //!   node (a broadcast medium), with an optional loss probability and pcap recording;
-//! - [`packet`]: a raw packet socket on a named interface (a monitor-mode Wi-Fi interface
-//!   in the field; a veth pair in the tests).
+//! - [`packet`]: a raw packet socket on a named interface (a monitor interface set up by
+//!   hand, or a veth pair in the tests), radiotap with FCS as on the hub;
+//! - [`radio`]: a Linux 802.11 radio, taken over through [`nl80211`] as an active monitor
+//!   on the node's address and channel (what runs next to real stations and APs).
 //!
 //! The medium never sees a key: it carries bytes the host engine already protected.
 //! [`tap`] and [`netns`] are the host side: the TAP device a node bridges to and the
 //! network namespace it lives in.
 pub mod air;
 pub mod netns;
+pub mod nl80211;
 pub mod packet;
+pub mod radio;
 pub mod tap;
 
 use std::io;
@@ -77,15 +81,27 @@ pub trait Medium {
     fn tick(&mut self) -> io::Result<()> {
         Ok(())
     }
+    /// Moves to another channel (a scanning station); false where the medium has none.
+    fn set_channel(&mut self, _channel: u8) -> io::Result<bool> {
+        Ok(false)
+    }
+    /// What the medium is and its own counters, for the exit report.
+    fn describe(&self) -> String {
+        String::new()
+    }
 }
 
-/// Opens a medium from its spec: `air:HOST:PORT` (the hub) or `packet:IFNAME`.
-pub fn open(spec: &str, channel: u8) -> io::Result<Box<dyn Medium>> {
+/// Opens a medium from its spec: `air:HOST:PORT` (the hub), `packet:IFNAME` or
+/// `radio:IFNAME`; `own` is the node's address (a radio acknowledges frames to it).
+pub fn open(spec: &str, channel: u8, own: wsec::wire::mac::MacAddr) -> io::Result<Box<dyn Medium>> {
+    if let Some(ifname) = spec.strip_prefix("radio:") {
+        return Ok(Box::new(radio::Radio::open(ifname, channel, own)?));
+    }
     if let Some(addr) = spec.strip_prefix("air:") {
         Ok(Box::new(air::AirClient::connect(addr, channel)?))
     } else if let Some(ifname) = spec.strip_prefix("packet:") {
         Ok(Box::new(packet::PacketSocket::open(ifname, channel)?))
     } else {
-        Err(io::Error::new(io::ErrorKind::InvalidInput, format!("medium must be air:HOST:PORT or packet:IFNAME, not {spec}")))
+        Err(io::Error::new(io::ErrorKind::InvalidInput, format!("medium must be air:HOST:PORT, packet:IFNAME or radio:IFNAME, not {spec}")))
     }
 }

@@ -64,9 +64,9 @@ impl PacketSocket {
     }
 }
 
-impl super::Medium for PacketSocket {
-    fn send(&mut self, mpdu: &[u8]) -> io::Result<()> {
-        let f = super::encap(mpdu, self.channel);
+impl PacketSocket {
+    /// Sends one frame as it is (link-layer header included).
+    pub fn send_raw(&mut self, f: &[u8]) -> io::Result<()> {
         // SAFETY: the buffer is valid for its length.
         let r = unsafe { libc::send(self.fd.as_raw_fd(), f.as_ptr() as *const libc::c_void, f.len(), 0) };
         if r < 0 {
@@ -80,7 +80,8 @@ impl super::Medium for PacketSocket {
         Ok(())
     }
 
-    fn recv(&mut self, buf: &mut Vec<u8>) -> io::Result<bool> {
+    /// The next frame received on the interface (not the ones this host sent), if any.
+    pub fn recv_raw(&mut self, buf: &mut Vec<u8>) -> io::Result<bool> {
         buf.resize(super::air::MAX_FRAME, 0);
         loop {
             // SAFETY: sockaddr_ll is plain data; zeroed is a valid value.
@@ -113,6 +114,17 @@ impl super::Medium for PacketSocket {
                 _ => return Err(e),
             }
         }
+    }
+}
+
+impl super::Medium for PacketSocket {
+    fn send(&mut self, mpdu: &[u8]) -> io::Result<()> {
+        let f = super::encap(mpdu, self.channel);
+        self.send_raw(&f)
+    }
+
+    fn recv(&mut self, buf: &mut Vec<u8>) -> io::Result<bool> {
+        self.recv_raw(buf)
     }
 
     fn fd(&self) -> RawFd {

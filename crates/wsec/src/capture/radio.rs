@@ -62,6 +62,79 @@ fn radiotap(b: &[u8]) -> Result<(usize, Option<bool>)> {
     Ok((len, fcs))
 }
 
+/// Radiotap Flags: the frame failed its FCS check.
+pub const RT_FLAG_BAD_FCS: u8 = 0x40;
+
+/// What a receiver wants from a radiotap header (radiotap.org, the defined fields 0 to 15).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RadiotapInfo {
+    /// it_len: the MPDU starts here.
+    pub len: usize,
+    /// Flags (field 1).
+    pub flags: Option<u8>,
+    /// Rate (field 2), in 500 kb/s.
+    pub rate: Option<u8>,
+    /// Channel (field 3): frequency in MHz.
+    pub freq: Option<u16>,
+    /// dBm antenna signal (field 5).
+    pub signal_dbm: Option<i8>,
+    /// TX flags (field 15) present: the driver's report of a frame this radio sent, not a
+    /// frame it received (mac80211 hands transmitted frames back to monitor interfaces).
+    pub tx_report: bool,
+}
+
+impl RadiotapInfo {
+    /// The frame carries an FCS at its end.
+    pub fn has_fcs(&self) -> bool {
+        self.flags.is_some_and(|f| f & RT_FLAG_FCS != 0)
+    }
+    /// The receiver marked the frame's FCS as bad.
+    pub fn bad_fcs(&self) -> bool {
+        self.flags.is_some_and(|f| f & RT_FLAG_BAD_FCS != 0)
+    }
+}
+
+/// Parses a radiotap header's fields 0 to 5 and the TX flags bit (radiotap.org: fields in
+/// bit order after every present word, each aligned to its natural size).
+pub fn radiotap_info(b: &[u8]) -> Result<RadiotapInfo> {
+    if b.len() < 8 || b[0] != 0 {
+        return Err(Error::Malformed("radiotap header"));
+    }
+    let len = le16(b, 2)?;
+    if len < 8 || len > b.len() {
+        return Err(Error::Truncated);
+    }
+    let hdr = &b[..len];
+    let first = u32::from_le_bytes([b[4], b[5], b[6], b[7]]);
+    let mut off = 4;
+    loop {
+        let w = hdr.get(off..off + 4).ok_or(Error::Malformed("radiotap present bitmap"))?;
+        off += 4;
+        if u32::from_le_bytes([w[0], w[1], w[2], w[3]]) & 0x8000_0000 == 0 {
+            break;
+        }
+    }
+    let mut info = RadiotapInfo { len, tx_report: first & (1 << 15) != 0, ..Default::default() };
+    // (alignment, size) of fields 0 (TSFT) to 5 (dBm antenna signal).
+    const FIELDS: [(usize, usize); 6] = [(8, 8), (1, 1), (1, 1), (2, 4), (2, 2), (1, 1)];
+    for (bit, &(align, size)) in FIELDS.iter().enumerate() {
+        if first & (1 << bit) == 0 {
+            continue;
+        }
+        off = (off + align - 1) & !(align - 1);
+        let f = hdr.get(off..off + size).ok_or(Error::Malformed("radiotap field past the header"))?;
+        match bit {
+            1 => info.flags = Some(f[0]),
+            2 => info.rate = Some(f[0]),
+            3 => info.freq = Some(u16::from_le_bytes([f[0], f[1]])),
+            5 => info.signal_dbm = Some(f[0] as i8),
+            _ => {}
+        }
+        off += size;
+    }
+    Ok(info)
+}
+
 /// True if the last four octets are the CRC-32 of the rest (IEEE 802.11 FCS, LE).
 pub fn ends_with_fcs(frame: &[u8]) -> bool {
     if frame.len() < 14 {
@@ -135,5 +208,35 @@ mod tests {
         assert!(m.had_fcs);
         assert_eq!(m.bytes, &frame);
         assert!(mpdu(1, &frame).is_err());
+    }
+
+    #[test]
+    fn radiotap_fields_as_mac80211_reports_them() {
+        // hwsim on Linux 6.1: present 0x0000482f (TSFT, Flags, Rate, Channel, dBm signal,
+        // RX flags), it_len 26; a transmit report instead has TX flags (bit 15).
+        let rx = [
+            0x00, 0x00, 0x1a, 0x00, 0x2f, 0x48, 0x00, 0x00, 0x4b, 0xbc, 0x3d, 0x3f, 0x23, 0x61, 0x06, 0x00, 0x00, 0x02, 0x85, 0x09, 0xa0,
+            0x00, 0xe2, 0x00, 0x00, 0x00,
+        ];
+        let i = radiotap_info(&rx).unwrap();
+        assert_eq!(i.len, 26);
+        assert_eq!(i.flags, Some(0));
+        assert_eq!(i.rate, Some(2));
+        assert_eq!(i.freq, Some(2437));
+        assert_eq!(i.signal_dbm, Some(-30));
+        assert!(!i.tx_report && !i.bad_fcs() && !i.has_fcs());
+        let mut tx = rx;
+        tx[5] |= 0x80; // TX flags present
+        tx[8] = 0x00; // (the TSFT value does not matter)
+        assert!(radiotap_info(&tx).unwrap().tx_report);
+        let mut bad = rx;
+        bad[16] = RT_FLAG_BAD_FCS;
+        assert!(radiotap_info(&bad).unwrap().bad_fcs());
+        for n in 0..rx.len() {
+            assert!(radiotap_info(&rx[..n]).is_err(), "{n}");
+        }
+        // A header that claims a field it does not hold is an error, not a panic.
+        let short = [0u8, 0, 8, 0, 0x02, 0, 0, 0];
+        assert!(radiotap_info(&short).is_err());
     }
 }

@@ -53,7 +53,20 @@ pub struct ApFile {
 pub struct StaFile {
     pub interface: String,
     pub medium: Option<String>,
+    /// The channels to look for the network on (`scan_freq=` / `frequency=` in MHz, as
+    /// wpa_supplicant spells them); empty: every 2.4 GHz channel in turn on a radio.
+    pub scan_channels: Vec<u8>,
     pub sta: StaConfig,
+}
+
+/// Channel number of a frequency (IEEE 802.11-2020 15.4.4.3, 17.3.8.4.2, 19.3.15.4).
+pub fn freq_channel(mhz: u32) -> Option<u8> {
+    match mhz {
+        2412..=2472 if (mhz - 2407) % 5 == 0 => Some(((mhz - 2407) / 5) as u8),
+        2484 => Some(14),
+        5160..=5885 if mhz % 5 == 0 => Some(((mhz - 5000) / 5) as u8),
+        _ => None,
+    }
 }
 
 fn unquote(v: &str) -> Option<&str> {
@@ -486,6 +499,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     let mut medium = None;
     let mut addr = None;
     let mut bssid = None;
+    let mut scan_channels: Vec<u8> = Vec::new();
     let mut in_net = false;
     let mut networks = 0;
     let mut pmf = (0, Mfp::Disabled);
@@ -535,6 +549,16 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                 "scan_ssid" | "priority" => {
                     let _: u32 = num(n, k, v)?;
                 }
+                "scan_freq" | "frequency" => {
+                    for w in v.split_whitespace() {
+                        let mhz: u32 = num(n, k, w)?;
+                        let ch = freq_channel(mhz)
+                            .ok_or_else(|| ConfError { line: n, msg: format!("{k}: {mhz} MHz is not a 2.4 or 5 GHz channel") })?;
+                        if !scan_channels.contains(&ch) {
+                            scan_channels.push(ch);
+                        }
+                    }
+                }
                 _ => return err(n, format!("unknown network key {k}")),
             }
         } else {
@@ -572,5 +596,5 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     sta.mfp = mfp;
     sta.offload = c.offload()?;
     sta.engine_threads = c.engine_threads.unwrap_or(1);
-    Ok(StaFile { interface: interface.ok_or(ConfError { line: 0, msg: "interface is required".into() })?, medium, sta })
+    Ok(StaFile { interface: interface.ok_or(ConfError { line: 0, msg: "interface is required".into() })?, medium, scan_channels, sta })
 }
