@@ -37,10 +37,12 @@ pub struct RadioStats {
     pub bad_fcs: u64,
     pub own_tx_reports: u64,
     pub malformed: u64,
+    pub tx_too_long: u64,
     pub last_signal_dbm: Option<i8>,
 }
 
 struct Restore {
+    mtu: i32,
     ifindex: u32,
     iftype: Nl80211InterfaceType,
     mac: [u8; 6],
@@ -107,6 +109,16 @@ fn set_up(name: &str, up: bool) -> io::Result<()> {
     ioctl(libc::SIOCSIFFLAGS, &mut r)
 }
 
+/// The largest MSDU a frame carries (IEEE 802.11-2020 9.2.4.7.1: 2304 octets), the MTU the
+/// monitor interface gets so that a protected 1500-octet packet fits with its headers.
+const MONITOR_MTU: i32 = 2304;
+
+fn set_mtu(name: &str, mtu: i32) -> io::Result<()> {
+    let mut r = ifreq(name)?;
+    r.ifr_ifru.ifru_mtu = mtu;
+    ioctl(libc::SIOCSIFMTU, &mut r)
+}
+
 fn get_mac(name: &str) -> io::Result<(u16, [u8; 6])> {
     let mut r = ifreq(name)?;
     ioctl(libc::SIOCGIFHWADDR, &mut r)?;
@@ -156,7 +168,11 @@ impl Radio {
         let info = nl.interface(ifindex).map_err(|e| io::Error::new(e.kind(), format!("{ifname}: {e}")))?;
         let was_up = get_flags(ifname)? & libc::IFF_UP as libc::c_short != 0;
         let (family, mac) = get_mac(ifname)?;
-        let restore = Restore { ifindex, iftype: info.iftype, mac, family, was_up };
+        let mut mr = ifreq(ifname)?;
+        ioctl(libc::SIOCGIFMTU, &mut mr)?;
+        // SAFETY: SIOCGIFMTU filled the mtu member of the union.
+        let mtu = unsafe { mr.ifr_ifru.ifru_mtu };
+        let restore = Restore { mtu, ifindex, iftype: info.iftype, mac, family, was_up };
         let mut radio_restore = Some(restore);
         let r = (|| -> io::Result<bool> {
             set_up(ifname, false)?;
@@ -169,6 +185,7 @@ impl Radio {
                 Err(e) => return Err(e),
             };
             set_mac(ifname, ARPHRD_IEEE80211_RADIOTAP, addr.0)?;
+            set_mtu(ifname, MONITOR_MTU)?;
             set_up(ifname, true)?;
             nl.set_freq(ifindex, freq as u32)
                 .map_err(|e| io::Error::new(e.kind(), format!("{ifname}: channel {channel} ({freq} MHz): {e}")))?;
@@ -222,6 +239,7 @@ fn give_back(ifname: &str, r: &Restore) {
     // The address family follows the type: Ethernet for managed, radiotap for monitor.
     let fam = get_mac(ifname).map(|(f, _)| f).unwrap_or(r.family);
     let _ = set_mac(ifname, fam, r.mac);
+    let _ = set_mtu(ifname, r.mtu);
     if r.was_up {
         let _ = set_up(ifname, true);
     }
@@ -238,7 +256,14 @@ impl Drop for Radio {
 impl super::Medium for Radio {
     fn send(&mut self, mpdu: &[u8]) -> io::Result<()> {
         let f = self.encap(mpdu);
-        self.sock.send_raw(&f)
+        match self.sock.send_raw(&f) {
+            // A frame the interface will not take is lost, as on a radio; counted.
+            Err(e) if e.raw_os_error() == Some(libc::EMSGSIZE) => {
+                self.stats.tx_too_long += 1;
+                Ok(())
+            }
+            r => r,
+        }
     }
 
     fn recv(&mut self, buf: &mut Vec<u8>) -> io::Result<bool> {
@@ -275,7 +300,7 @@ impl super::Medium for Radio {
 
     fn describe(&self) -> String {
         format!(
-            "radio {} at {} MHz ({}): rx {}, bad FCS {}, own transmit reports {}, malformed {}{}",
+            "radio {} at {} MHz ({}): rx {}, bad FCS {}, own transmit reports {}, malformed {}, too long to send {}{}",
             self.ifname,
             self.freq,
             if self.active { "active monitor" } else { "monitor, frames to us not acknowledged" },
@@ -283,6 +308,7 @@ impl super::Medium for Radio {
             self.stats.bad_fcs,
             self.stats.own_tx_reports,
             self.stats.malformed,
+            self.stats.tx_too_long,
             self.stats.last_signal_dbm.map(|s| format!(", last signal {s} dBm")).unwrap_or_default()
         )
     }

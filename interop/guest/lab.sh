@@ -1,0 +1,187 @@
+#!/bin/sh
+# The lab's guest side (busybox sh): runs the cases the host put under /lab/cases/*/,
+# one after the other, each on freshly created mac80211_hwsim radios:
+#   phy0/wlan0  the access point (hostapd, or wsec ap on radio:wlan0)
+#   phy1/wlan1  the station (wpa_supplicant in netns "sta", or wsec sta on radio:wlan1
+#               with its TAP in netns "sta")
+#   phy2/wlan2  a monitor recording the air (tcpdump -> air.pcap)
+# A case directory holds case.env (AP=hostapd|wsec STA=wpas|wsec EXPECT=connect|fail
+# MB=<transfer size> ...), ap.conf and sta.conf. Results go to /lab/out/<case>/result.env.
+export PATH=/lab/bin:/usr/sbin:/usr/bin:/sbin:/bin
+ip() { /usr/sbin/ip "$@"; }
+nsx() { /usr/sbin/ip netns exec sta "$@"; }
+AP_IP=10.9.0.1
+STA_IP=10.9.0.2
+now_ms() { awk '{printf "%d\n", $1 * 1000}' /proc/uptime; }
+log() { echo "lab: $*"; }
+
+modprobe tun
+for m in ccm gcm cmac ctr ghash-generic libarc4 michael_mic; do modprobe "$m" 2>/dev/null; done
+
+fresh_radios() {
+    killall -q hostapd wpa_supplicant wsec tcpdump httpd 2>/dev/null
+    sleep 0.3
+    ip netns del sta 2>/dev/null
+    rmmod mac80211_hwsim 2>/dev/null
+    modprobe mac80211_hwsim radios=3 || return 1
+    ip netns add sta
+    nsx ip link set lo up
+    # The monitor that records the air.
+    ip link set wlan2 down
+    iw dev wlan2 set type monitor
+    ip link set wlan2 up
+    iw dev wlan2 set channel "$CHANNEL"
+}
+
+start_ap() {
+    case $AP in
+    hostapd)
+        hostapd -t "$C/ap.conf" >"$O/ap.log" 2>&1 &
+        AP_PID=$!
+        for i in $(seq 1 100); do grep -q 'AP-ENABLED' "$O/ap.log" && break; sleep 0.1; done
+        ip addr add $AP_IP/24 dev wlan0
+        ;;
+    wsec)
+        wsec ap -c "$C/ap.conf" --counters >"$O/ap.log" 2>&1 &
+        AP_PID=$!
+        for i in $(seq 1 100); do ip link show wap0 >/dev/null 2>&1 && break; sleep 0.1; done
+        ip addr add $AP_IP/24 dev wap0
+        ip link set wap0 up
+        ;;
+    esac
+}
+
+start_sta() {
+    case $STA in
+    wpas)
+        iw phy "$(cat /sys/class/net/wlan1/phy80211/name)" set netns name sta
+        nsx wpa_supplicant -t -i wlan1 -D nl80211 -c "$C/sta.conf" >"$O/sta.log" 2>&1 &
+        STA_PID=$!
+        for i in $(seq 1 50); do nsx ip link show wlan1 >/dev/null 2>&1 && break; sleep 0.1; done
+        nsx ip addr add $STA_IP/24 dev wlan1
+        ;;
+    wsec)
+        wsec sta -c "$C/sta.conf" --netns sta --counters >>"$O/sta.log" 2>&1 &
+        STA_PID=$!
+        for i in $(seq 1 100); do nsx ip link show wsta0 >/dev/null 2>&1 && break; sleep 0.1; done
+        nsx ip addr add $STA_IP/24 dev wsta0 2>/dev/null
+        nsx ip link set wsta0 up
+        ;;
+    esac
+}
+
+# Connected = the station has its keys (wpa_supplicant COMPLETED; wsec sta: data open).
+sta_connected() {
+    case $STA in
+    wpas) nsx wpa_cli -p /run/wpa_supplicant -i wlan1 status 2>/dev/null | grep -q '^wpa_state=COMPLETED' ;;
+    wsec) [ "$(grep -c 'data open' "$O/sta.log")" -gt "${1:-0}" ] ;;
+    esac
+}
+
+wait_connected() { # $1 timeout s, $2 previous count of connections (wsec)
+    end=$(($(now_ms) + $1 * 1000))
+    while [ "$(now_ms)" -lt "$end" ]; do
+        sta_connected "$2" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# A transfer of $MB MB over TCP (busybox httpd + wget), SHA-256 checked; prints
+# "ok <ms>" or "fail <why>".
+transfer() { # $1 = up (station to AP) | down (AP to station)
+    dd if=/dev/urandom of=/tmp/www/f bs=1048576 count="$MB" 2>/dev/null
+    want=$(sha256sum /tmp/www/f | cut -d' ' -f1)
+    rm -f /tmp/rx
+    t0=$(now_ms)
+    if [ "$1" = down ]; then
+        httpd -f -p $AP_IP:8080 -h /tmp/www >/dev/null 2>&1 &
+        sleep 0.3
+        nsx timeout 300 wget -q -O /tmp/rx http://$AP_IP:8080/f
+    else
+        nsx httpd -f -p $STA_IP:8080 -h /tmp/www >/dev/null 2>&1 &
+        sleep 0.3
+        timeout 300 wget -q -O /tmp/rx http://$STA_IP:8080/f
+    fi
+    rc=$?
+    t1=$(now_ms)
+    killall -q httpd
+    got=$(sha256sum /tmp/rx 2>/dev/null | cut -d' ' -f1)
+    if [ $rc -eq 0 ] && [ "$got" = "$want" ]; then echo "ok $((t1 - t0 - 300))"; else echo "fail rc=$rc"; fi
+}
+
+run_case() {
+    C=$1
+    NAME=$(basename "$C")
+    O=/lab/out/$NAME
+    mkdir -p "$O" /tmp/www
+    CHANNEL=6
+    MB=10
+    EXPECT=connect
+    REKEY=0
+    RECONNECT=1
+    . "$C/case.env"
+    R="$O/result.env"
+    : >"$R"
+    put() { echo "$1=$2" >>"$R"; }
+    put name "$NAME"
+    log "case $NAME: $AP AP, $STA station, expect $EXPECT"
+    fresh_radios || { put result fail; put why "no hwsim radios"; return; }
+    tcpdump -i wlan2 -w "$O/air.pcap" -U >/dev/null 2>&1 &
+    start_ap
+    sleep 0.5
+    t0=$(now_ms)
+    start_sta
+    if [ "$EXPECT" = fail ]; then
+        if wait_connected 20 0; then
+            put result fail
+            put why "connected although it must not"
+        else
+            put result pass
+            put why "no connection, as expected"
+        fi
+        sleep 1
+    elif ! wait_connected 40 0; then
+        put result fail
+        put why "no connection in 40 s"
+    else
+        t1=$(now_ms)
+        put handshake_ms $((t1 - t0))
+        ok=1
+        if nsx ping -c 3 -W 3 $AP_IP >"$O/ping.txt" 2>&1; then put ping ok; else put ping fail; ok=0; fi
+        set -- $(transfer up)
+        put up "$1"; put up_ms "${2:-0}"; [ "$1" = ok ] || ok=0
+        set -- $(transfer down)
+        put down "$1"; put down_ms "${2:-0}"; [ "$1" = ok ] || ok=0
+        if [ "$RECONNECT" = 1 ]; then
+            case $STA in
+            wpas)
+                nsx wpa_cli -p /run/wpa_supplicant -i wlan1 disconnect >/dev/null
+                sleep 1
+                nsx wpa_cli -p /run/wpa_supplicant -i wlan1 reconnect >/dev/null
+                n=0
+                ;;
+            wsec)
+                n=$(grep -c 'data open' "$O/sta.log")
+                kill $STA_PID; wait $STA_PID 2>/dev/null
+                sleep 1
+                start_sta
+                ;;
+            esac
+            if wait_connected 40 "$n" && nsx ping -c 2 -W 3 $AP_IP >>"$O/ping.txt" 2>&1; then put reconnect ok; else put reconnect fail; ok=0; fi
+        fi
+        [ $ok = 1 ] && put result pass || put result fail
+    fi
+    kill $STA_PID $AP_PID 2>/dev/null
+    sleep 1
+    killall -q tcpdump
+    wait 2>/dev/null
+    log "case $NAME: $(grep '^result=' "$R")"
+}
+
+hostapd -v 2>&1 | head -1 >/lab/out/versions.txt
+wpa_supplicant -v 2>&1 | head -1 >>/lab/out/versions.txt
+uname -r >>/lab/out/versions.txt
+for c in /lab/cases/*/; do
+    run_case "${c%/}"
+done
