@@ -160,7 +160,7 @@ fn hex_and_mac_values_take_no_sign() {
     let psk = format!("wpa_psk=+{}", "f".repeat(63));
     let e = parse_ap(&ap_with(&psk, "wpa_passphrase=correct horse battery\n")).unwrap_err();
     assert!(e.msg.contains("64 hex digits"), "{e}");
-    let e = parse_ap(&format!("interface=wap0\nssid=x\nbssid=02:00:00:00:00:01\nwep_key0=+f+f+f+f+f\n")).unwrap_err();
+    let e = parse_ap("interface=wap0\nssid=x\nbssid=02:00:00:00:00:01\nwep_key0=+f+f+f+f+f\n").unwrap_err();
     assert_eq!(e.line, 4, "{e}");
     let e = parse_ap(&AP.replace("bssid=02:00:00:00:00:01", "bssid=+2:00:00:00:00:01")).unwrap_err();
     assert!(e.msg.contains("bssid"), "{e}");
