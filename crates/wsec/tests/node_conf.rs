@@ -119,7 +119,8 @@ fn numeric_keys_are_range_checked() {
         assert!(e.msg.contains(key) && e.msg.contains(want), "{line}: {e}");
     }
     // The top of each range is accepted.
-    let f = parse_ap(&ap_with("wpa_group_rekey=2147483647\nap_max_inactivity=2147483647\nmax_num_sta=2007", "wpa_group_rekey=600\n")).unwrap();
+    let f =
+        parse_ap(&ap_with("wpa_group_rekey=2147483647\nap_max_inactivity=2147483647\nmax_num_sta=2007", "wpa_group_rekey=600\n")).unwrap();
     assert_eq!((f.ap.group_rekey_s, f.ap.max_inactivity_s, f.ap.max_stations), (2_147_483_647, 2_147_483_647, 2007));
     for (line, want) in [("scan_ssid=2", "0 to 1"), ("priority=-1", "decimal"), ("scan_ssid=+1", "decimal")] {
         let e = parse_sta(&format!("{STA_HEAD}network={{\n ssid=\"x\"\n key_mgmt=NONE\n {line}\n}}\n")).expect_err(line);
