@@ -5,13 +5,18 @@
 use libfuzzer_sys::fuzz_target;
 use wsec::node::conf::{parse_ap, parse_sta, ConfError};
 
+/// The errors a line without '=' can give: fixed texts, which a line may happen to be part
+/// of (the campaign found "(a line w" inside the first one) without anything leaking.
+const FIXED: [&str; 4] =
+    ["expected key=value (a line without '=')", "nested network block", "} outside a network block", "only one network block is supported"];
+
 fn check_err(e: &ConfError, text: &str) {
     assert!(e.line <= text.lines().count(), "line {} of {}", e.line, text.lines().count());
     // A line without '=' is never repeated in the error (it may be a secret).
     if e.line > 0 {
         let l = text.lines().nth(e.line - 1).unwrap().trim();
         if !l.contains('=') && l.len() >= 8 {
-            assert!(!e.msg.contains(l), "{e}");
+            assert!(!e.msg.contains(l) || FIXED.contains(&e.msg.as_str()), "{e}");
         }
     }
 }
