@@ -19,22 +19,34 @@ pub struct DecryptArgs {
     /// Where to write the decrypted capture
     #[arg(short, long)]
     output: PathBuf,
-    /// SSID of a network whose passphrase follows (repeatable, pairs with --passphrase)
+    /// SSID of a network whose passphrase follows (repeatable, pairs in order with
+    /// --passphrase or with --passphrase-file)
     #[arg(long)]
     ssid: Vec<String>,
-    /// Passphrase of the preceding --ssid (repeatable)
-    #[arg(long)]
+    /// Passphrase of the matching --ssid (repeatable). Visible in the process list: prefer
+    /// --passphrase-file or --keys
+    #[arg(long, conflicts_with = "passphrase_file")]
     passphrase: Vec<String>,
-    /// A PMK/PSK in hex (PSK, PSK-SHA256, SAE, OWE, 802.1X...; repeatable)
+    /// Read the passphrase of the matching --ssid from this file (one line), or '-' for
+    /// standard input (repeatable)
+    #[arg(long)]
+    passphrase_file: Vec<PathBuf>,
+    /// A PMK/PSK in hex (PSK, PSK-SHA256, SAE, OWE, 802.1X...; repeatable). Visible in the
+    /// process list: prefer --pmk-file or --keys
     #[arg(long)]
     pmk: Vec<String>,
-    /// A WEP key in hex (repeatable)
+    /// Read a PMK in hex (one line) from this file, or '-' for standard input (repeatable)
+    #[arg(long)]
+    pmk_file: Vec<PathBuf>,
+    /// A WEP key in hex (repeatable; visible in the process list: prefer --keys)
     #[arg(long = "wep-key")]
     wep_key: Vec<String>,
-    /// A temporal key (TK or GTK) in hex, any cipher (repeatable)
+    /// A temporal key (TK or GTK) in hex, any cipher (repeatable; visible in the process
+    /// list: prefer --keys)
     #[arg(long)]
     tk: Vec<String>,
-    /// Keys in Wireshark's 80211_keys format ("wpa-pwd","pass:ssid" / "wpa-psk" / "wep" / "tk")
+    /// Keys in Wireshark's 80211_keys format ("wpa-pwd","pass:ssid" / "wpa-psk" / "wep" / "tk"),
+    /// a file of at most 4 MiB or '-' for standard input
     #[arg(long)]
     keys: Option<PathBuf>,
     /// Write Ethernet frames (DA, SA, EtherType, payload) like airdecap-ng
@@ -62,14 +74,26 @@ const BATCH_BYTES: usize = 8 << 20;
 
 fn keys_of(a: &DecryptArgs) -> Result<Vec<UserKey>, String> {
     let mut keys = Vec::new();
-    if a.ssid.len() != a.passphrase.len() {
-        return Err("each --passphrase needs its --ssid".into());
+    let stdin_users = a.passphrase_file.iter().chain(&a.pmk_file).chain(&a.keys).filter(|p| p.as_os_str() == "-").count();
+    if stdin_users > 1 {
+        return Err("standard input ('-') can feed only one option".into());
+    }
+    if a.ssid.len() != a.passphrase.len() + a.passphrase_file.len() {
+        return Err("each --passphrase or --passphrase-file needs its --ssid".into());
     }
     for (s, p) in a.ssid.iter().zip(&a.passphrase) {
         keys.push(UserKey::passphrase(s, p).map_err(|e| format!("--passphrase for {s:?}: {e}"))?);
     }
+    for (s, f) in a.ssid.iter().zip(&a.passphrase_file) {
+        let p = crate::read_secret(f, "--passphrase-file")?;
+        keys.push(UserKey::passphrase(s, &p).map_err(|e| format!("--passphrase-file for {s:?}: {e}"))?);
+    }
     for p in &a.pmk {
         keys.push(UserKey::pmk_hex(p).map_err(|e| format!("--pmk: {e}"))?);
+    }
+    for f in &a.pmk_file {
+        let p = crate::read_secret(f, "--pmk-file")?;
+        keys.push(UserKey::pmk_hex(&p).map_err(|e| format!("--pmk-file {}: {e}", f.display()))?);
     }
     for w in &a.wep_key {
         keys.push(UserKey::wep_hex(w).map_err(|e| format!("--wep-key: {e}"))?);
@@ -78,11 +102,19 @@ fn keys_of(a: &DecryptArgs) -> Result<Vec<UserKey>, String> {
         keys.push(UserKey::tk_hex(t).map_err(|e| format!("--tk: {e}"))?);
     }
     if let Some(f) = &a.keys {
-        let text = std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
-        keys.extend(UserKey::from_80211_keys(&text).map_err(|e| format!("{}: {e}", f.display()))?);
+        // Bounded (a keys file of /dev/zero grew until the OOM killer ended it) and wiped.
+        use wsec::input::{into_text, limits, read_limited, ReadError};
+        let shown = if f.as_os_str() == "-" { "standard input".to_string() } else { f.display().to_string() };
+        let bytes = if f.as_os_str() == "-" {
+            read_limited(std::io::stdin().lock(), limits::KEYS_FILE)
+        } else {
+            File::open(f).map_err(ReadError::Io).and_then(|f| read_limited(f, limits::KEYS_FILE))
+        };
+        let text = bytes.and_then(into_text).map_err(|e| format!("--keys {shown}: {e}"))?;
+        keys.extend(UserKey::from_80211_keys(&text).map_err(|e| format!("--keys {shown}: {e}"))?);
     }
     if keys.is_empty() {
-        return Err("no keys: give --ssid/--passphrase, --pmk, --wep-key, --tk or --keys".into());
+        return Err("no keys: give --ssid/--passphrase(-file), --pmk(-file), --wep-key, --tk or --keys".into());
     }
     Ok(keys)
 }
@@ -198,7 +230,10 @@ fn check_not_input(input: &Path, output: &Path) -> Result<(), (u8, String)> {
     Ok(())
 }
 
-pub fn run(a: DecryptArgs) -> Result<String, (u8, String)> {
+/// Runs `wsec decrypt`. A capture damaged part way (truncated, a corrupt record or block)
+/// still gives its output (what was read before the damage) and summary, with exit code
+/// [`crate::EXIT_PARTIAL`] and the error on standard error (docs/cli.md).
+pub fn run(a: DecryptArgs) -> Result<crate::Reply, (u8, String)> {
     check_not_input(&a.capture, &a.output)?;
     let keys = keys_of(&a).map_err(|e| (2, e))?;
     let mut d = Decryptor::new(keys);
@@ -300,7 +335,13 @@ pub fn run(a: DecryptArgs) -> Result<String, (u8, String)> {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    Ok(summary(&a, &d.stats, written, &read_errors))
+    let out = summary(&a, &d.stats, written, &read_errors);
+    let partial = read_errors.first().map(|e| {
+        let msg =
+            format!("{}: damaged capture: {e}; {} wrote the {written} frame(s) read before it", a.capture.display(), a.output.display());
+        (crate::EXIT_PARTIAL, msg)
+    });
+    Ok(crate::Reply { out, partial })
 }
 
 /// Decrypts one batch and writes what goes out, in capture order; returns frames written.
@@ -356,5 +397,5 @@ fn write_batch<W: std::io::Write>(
 
 /// Keys whose use depends on what the capture holds (handshakes, group keys).
 fn keys_need_learning(a: &DecryptArgs) -> bool {
-    !a.passphrase.is_empty() || !a.pmk.is_empty() || a.keys.is_some()
+    !a.passphrase.is_empty() || !a.passphrase_file.is_empty() || !a.pmk.is_empty() || !a.pmk_file.is_empty() || a.keys.is_some()
 }

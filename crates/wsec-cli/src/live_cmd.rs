@@ -61,14 +61,17 @@ pub fn air(a: AirArgs) -> Result<(), String> {
     runtime::run_air(&AirOptions { listen: a.listen, pcap: a.pcap, loss: a.loss, seed: a.seed }).map_err(|e| e.to_string())
 }
 
-pub fn ap(a: ApArgs) -> Result<(), String> {
-    let f = runtime::load_ap(&a.config).map_err(|e| e.to_string())?;
+/// Runs `wsec ap`: a configuration that cannot be read or parsed is a usage error (exit 2),
+/// a failure while running exit 1.
+pub fn ap(a: ApArgs) -> Result<(), (u8, String)> {
+    let f = runtime::load_ap(&a.config).map_err(|e| (2, e.to_string()))?;
     let o = NodeOptions { medium: a.medium, netns: a.netns, bridge: a.bridge, counters: a.counters };
-    runtime::run_ap(f, &o).map_err(|e| e.to_string())
+    runtime::run_ap(f, &o).map_err(|e| (1, e.to_string()))
 }
 
-pub fn sta(a: StaArgs) -> Result<(), String> {
-    let f = runtime::load_sta(&a.config).map_err(|e| e.to_string())?;
+/// Runs `wsec sta`; exit codes as [`ap`].
+pub fn sta(a: StaArgs) -> Result<(), (u8, String)> {
+    let f = runtime::load_sta(&a.config).map_err(|e| (2, e.to_string()))?;
     let o = NodeOptions { medium: a.medium, netns: a.netns, bridge: None, counters: a.counters };
-    runtime::run_sta(f, &o).map_err(|e| e.to_string())
+    runtime::run_sta(f, &o).map_err(|e| (1, e.to_string()))
 }

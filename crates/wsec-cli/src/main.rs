@@ -1,7 +1,6 @@
 //! `wsec`: the command-line face of the wsec library.
 use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::io::Read;
 use std::process::ExitCode;
 use std::sync::OnceLock;
 use wsec::cipher::{self, AadOptions, CipherSuite, OrderRule};
@@ -18,8 +17,19 @@ mod model_cmd;
 mod rsn_cmd;
 mod synth_cmd;
 
+/// Printed after `--help`: the exit codes and where keys are safe (docs/cli.md).
+const AFTER_HELP: &str = "\
+Exit codes: 0 success; 1 the operation failed (bad frame, authentication failure, I/O);
+2 usage error (bad argument, key, configuration or limit); 3 `decrypt` read a damaged
+capture and wrote what it could read. Errors go to standard error as one line; results
+to standard output. Inputs read whole have size limits (docs/cli.md).
+
+Keys on the command line (--key, --passphrase, --pmk, --tk, --wep-key) are visible to
+other users in the process list (ps, /proc/PID/cmdline): use --key-file, --passphrase-file,
+--pmk-file or --keys with a file or '-' for standard input instead.";
+
 #[derive(Parser)]
-#[command(name = "wsec", version, about = "IEEE 802.11 link security: WEP, TKIP, CCMP, GCMP, BIP")]
+#[command(name = "wsec", version, about = "IEEE 802.11 link security: WEP, TKIP, CCMP, GCMP, BIP", after_help = AFTER_HELP)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -107,9 +117,12 @@ struct KeyArgs {
     /// Cipher suite
     #[arg(long, value_enum)]
     cipher: CipherName,
-    /// Temporal key (TK, GTK, IGTK or WEP key) in hex
-    #[arg(long)]
-    key: String,
+    /// Temporal key (TK, GTK, IGTK or WEP key) in hex. Visible in the process list: prefer --key-file
+    #[arg(long, required_unless_present = "key_file")]
+    key: Option<String>,
+    /// Read the key (hex, one line) from this file, or '-' for standard input
+    #[arg(long, conflicts_with = "key")]
+    key_file: Option<std::path::PathBuf>,
     /// AAD rule for the Order bit of QoS Data frames (CCMP/GCMP)
     #[arg(long, value_enum, default_value = "current")]
     order_rule: OrderRuleArg,
@@ -155,12 +168,36 @@ fn parse_hex(what: &str, s: &str) -> Result<Vec<u8>, String> {
 
 fn read_mpdu(arg: &str) -> Result<Vec<u8>, String> {
     if arg == "-" {
-        let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).map_err(|e| format!("reading standard input: {e}"))?;
-        parse_hex("standard input", &s)
+        // Bounded: `wsec unprotect -` on an endless stream fails at the limit.
+        let s = wsec::input::read_limited(std::io::stdin().lock(), wsec::input::limits::MPDU_TEXT)
+            .map_err(|e| format!("standard input: {e}"))?;
+        parse_hex("standard input", &String::from_utf8_lossy(&s))
     } else {
         parse_hex("MPDU", arg)
     }
+}
+
+/// A secret (key, passphrase, PMK) from a file or, for `-`, standard input: one line of at
+/// most [`wsec::input::limits::SECRET`] octets, without its line end; wiped when dropped.
+/// `what` names the option in errors; the secret itself never appears in one.
+pub(crate) fn read_secret(path: &std::path::Path, what: &str) -> Result<zeroize::Zeroizing<String>, String> {
+    use wsec::input::{limits, read_limited};
+    let shown = if path.as_os_str() == "-" { "standard input".to_string() } else { path.display().to_string() };
+    let bytes = if path.as_os_str() == "-" {
+        read_limited(std::io::stdin().lock(), limits::SECRET)
+    } else {
+        std::fs::File::open(path).map_err(wsec::input::ReadError::Io).and_then(|f| read_limited(f, limits::SECRET))
+    }
+    .map_err(|e| format!("{what} {shown}: {e}"))?;
+    let text = wsec::input::into_text(bytes).map_err(|e| format!("{what} {shown}: {e}"))?;
+    let body = text.strip_suffix('\n').map(|t| t.strip_suffix('\r').unwrap_or(t)).unwrap_or(&text);
+    if body.contains(['\n', '\r']) {
+        return Err(format!("{what} {shown}: one line expected"));
+    }
+    if body.is_empty() {
+        return Err(format!("{what} {shown}: empty"));
+    }
+    Ok(zeroize::Zeroizing::new(body.to_string()))
 }
 
 fn suite_of(c: CipherName, key_len: usize) -> CipherSuite {
@@ -172,7 +209,11 @@ fn suite_of(c: CipherName, key_len: usize) -> CipherSuite {
 }
 
 fn protection(k: &KeyArgs) -> Result<Box<dyn cipher::Protection + Send + Sync>, String> {
-    let key = parse_hex("key", &k.key)?;
+    let key = zeroize::Zeroizing::new(match (&k.key, &k.key_file) {
+        (Some(h), _) => parse_hex("key", h)?,
+        (None, Some(f)) => parse_hex("--key-file", &read_secret(f, "--key-file")?)?,
+        (None, None) => return Err("give --key or --key-file".into()),
+    });
     let suite = suite_of(k.cipher, key.len());
     let opts = AadOptions {
         order_rule: match k.order_rule {
@@ -189,43 +230,77 @@ fn protection(k: &KeyArgs) -> Result<Box<dyn cipher::Protection + Send + Sync>, 
     })
 }
 
-fn run(cli: Cli) -> Result<String, (u8, String)> {
+/// What a command leaves: its output for standard output and, when the command did its work
+/// only in part (`wsec decrypt` on a damaged capture), the exit code and the one-line error
+/// for standard error.
+pub(crate) struct Reply {
+    pub out: String,
+    pub partial: Option<(u8, String)>,
+}
+
+impl From<String> for Reply {
+    fn from(out: String) -> Reply {
+        Reply { out, partial: None }
+    }
+}
+
+/// Exit code of `wsec decrypt` when the capture was damaged (truncated or corrupt) and the
+/// output holds what was read before the damage (docs/cli.md).
+pub(crate) const EXIT_PARTIAL: u8 = 3;
+
+fn stdin_once(args: &[Option<&std::path::Path>]) -> Result<(), (u8, String)> {
+    if args.iter().flatten().filter(|p| p.as_os_str() == "-").count() > 1 {
+        return Err((2, "standard input ('-') can feed only one option".into()));
+    }
+    Ok(())
+}
+
+fn run(cli: Cli) -> Result<Reply, (u8, String)> {
     let usage = |e: String| (2u8, e);
-    match cli.cmd {
+    let out = match cli.cmd {
         Cmd::Protect(a) => {
+            stdin_once(&[a.key.key_file.as_deref(), Some(std::path::Path::new(&a.mpdu))])?;
             let p = protection(&a.key).map_err(usage)?;
             let mpdu = read_mpdu(&a.mpdu).map_err(usage)?;
             let key_id = a.keyid.unwrap_or(if p.suite().is_bip() { 4 } else { 0 });
             let mut out = Vec::new();
             p.encapsulate(&mpdu, a.pn, key_id, &mut out).map_err(|e| (1, e.to_string()))?;
-            Ok(hex::encode(out))
+            hex::encode(out)
         }
         Cmd::Unprotect(a) => {
+            stdin_once(&[a.key.key_file.as_deref(), Some(std::path::Path::new(&a.mpdu))])?;
             let p = protection(&a.key).map_err(usage)?;
             let mpdu = read_mpdu(&a.mpdu).map_err(usage)?;
             let mut out = Vec::new();
             p.decapsulate(&mpdu, &mut out).map_err(|e| (1, e.to_string()))?;
-            Ok(hex::encode(out))
+            hex::encode(out)
         }
-        Cmd::Passphrase(a) => rsn_cmd::passphrase(a),
-        Cmd::Ptk(a) => rsn_cmd::ptk(a),
-        Cmd::Decrypt(a) => decrypt_cmd::run(a),
-        Cmd::Bench(b) => bench_cmd::run(b),
-        Cmd::Synth(a) => synth_cmd::run(a),
-        Cmd::Ap(a) => live_cmd::ap(a).map(|_| "ap: stopped".into()).map_err(|e| (1, e)),
-        Cmd::Sta(a) => live_cmd::sta(a).map(|_| "sta: stopped".into()).map_err(|e| (1, e)),
-        Cmd::Air(a) => live_cmd::air(a).map(|_| "air: stopped".into()).map_err(|e| (1, e)),
-        Cmd::Demo(a) => demo_cmd::run(a).map_err(|e| (1, e)),
-        Cmd::Model(a) => model_cmd::run(a),
-        Cmd::HwVectors(a) => hwvec_cmd::run(a),
-    }
+        Cmd::Passphrase(a) => rsn_cmd::passphrase(a)?,
+        Cmd::Ptk(a) => rsn_cmd::ptk(a)?,
+        Cmd::Decrypt(a) => return decrypt_cmd::run(a),
+        Cmd::Bench(b) => bench_cmd::run(b)?,
+        Cmd::Synth(a) => synth_cmd::run(a)?,
+        Cmd::Ap(a) => live_cmd::ap(a).map(|_| "ap: stopped".to_string())?,
+        Cmd::Sta(a) => live_cmd::sta(a).map(|_| "sta: stopped".to_string())?,
+        Cmd::Air(a) => live_cmd::air(a).map(|_| "air: stopped".to_string()).map_err(|e| (1, e))?,
+        Cmd::Demo(a) => demo_cmd::run(a).map_err(|e| (1, e))?,
+        Cmd::Model(a) => model_cmd::run(a)?,
+        Cmd::HwVectors(a) => hwvec_cmd::run(a)?,
+    };
+    Ok(out.into())
 }
 
 fn main() -> ExitCode {
     match run(Cli::parse()) {
-        Ok(line) => {
-            println!("{line}");
-            ExitCode::SUCCESS
+        Ok(Reply { out, partial }) => {
+            println!("{out}");
+            match partial {
+                None => ExitCode::SUCCESS,
+                Some((code, msg)) => {
+                    eprintln!("wsec: {msg}");
+                    ExitCode::from(code)
+                }
+            }
         }
         Err((code, msg)) => {
             eprintln!("wsec: {msg}");

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use wsec::cipher::CipherSuite;
 use wsec_bench::model_costs::{self, CostsConfig, CountKernel};
-use wsec_model::config::PhySpec;
+use wsec_model::config::{limits, PhySpec};
 use wsec_model::costs::Costs;
 use wsec_model::scenario::CaseResult;
 use wsec_model::stats::Estimate;
@@ -195,8 +195,23 @@ fn saturation(a: SatArgs) -> CmdResult {
         ..Default::default()
     };
     phy.build().map_err(|e| (2, e.to_string()))?;
-    if a.stations == 0 || a.duration <= 0.0 || a.payload == 0 || a.payload > 2304 - 36 {
+    if a.stations == 0 || a.duration.is_nan() || a.duration <= 0.0 || a.payload == 0 || a.payload > 2304 - 36 {
         return Err((2, "need --stations >= 1, --duration > 0 and 1 <= --payload <= 2268".into()));
+    }
+    // The resource limits (wsec_model::config::limits), checked before the stations' flows
+    // are built: --stations 100000000 was a 27 GB allocation.
+    let over = |what: &str, v: String, max: String| Err((2, format!("{what} {v} exceeds the limit of {max}")));
+    if a.stations > limits::STATIONS {
+        return over("--stations", a.stations.to_string(), format!("{} (AID 1-2007)", limits::STATIONS));
+    }
+    if a.duration > limits::DURATION_S {
+        return over("--duration", a.duration.to_string(), format!("{} simulated seconds", limits::DURATION_S));
+    }
+    if a.replications > limits::REPLICATIONS {
+        return over("--replications", a.replications.to_string(), limits::REPLICATIONS.to_string());
+    }
+    if a.ampdu > limits::AMPDU {
+        return over("--ampdu", a.ampdu.to_string(), limits::AMPDU.to_string());
     }
     let mut spec = saturation_spec(phy, a.stations, a.payload, a.rts, a.duration, a.seed);
     spec.mac.ampdu_max = a.ampdu.max(1);
@@ -260,6 +275,10 @@ fn parse_sweep(p: &str) -> Result<(String, Vec<String>), String> {
         if st <= 0.0 || b < a {
             return Err("range start:end:step needs end >= start and step > 0".into());
         }
+        let points = ((b - a) / st).floor() + 1.0;
+        if !(points.is_finite() && points <= limits::SWEEP_POINTS as f64) {
+            return Err(format!("--param: {points} values exceed the limit of {}", limits::SWEEP_POINTS));
+        }
         let int = [a, b, st].iter().all(|x| x.fract() == 0.0);
         let mut v = Vec::new();
         let mut x = a;
@@ -273,6 +292,9 @@ fn parse_sweep(p: &str) -> Result<(String, Vec<String>), String> {
     };
     if values.is_empty() {
         return Err("--param has no values".into());
+    }
+    if values.len() > limits::SWEEP_POINTS {
+        return Err(format!("--param: {} values exceed the limit of {}", values.len(), limits::SWEEP_POINTS));
     }
     Ok((path.to_string(), values))
 }

@@ -5,7 +5,7 @@
 //! exit 1 for a passphrase the standard refuses (as wpa_passphrase does), exit 2 for
 //! other usage errors.
 use clap::Args;
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use wsec::cipher::CipherSuite;
 use wsec::rsn::akm::Akm;
 use wsec::rsn::{kdf, pbkdf2};
@@ -16,15 +16,19 @@ pub struct PassphraseArgs {
     /// SSID (0..32 octets)
     pub ssid: String,
     /// Passphrase: 8..63 printable ASCII characters. When omitted, one line is read from
-    /// standard input (up to the first CR or LF)
+    /// standard input (up to the first CR or LF; at most 4 KiB), which keeps it out of the
+    /// process list
     pub passphrase: Option<String>,
 }
 
 #[derive(Args)]
 pub struct PtkArgs {
-    /// PMK in hex (32 octets; 48 for the SHA-384 AKMs)
-    #[arg(long)]
-    pub pmk: String,
+    /// PMK in hex (32 octets; 48 for the SHA-384 AKMs). Visible in the process list: prefer --pmk-file
+    #[arg(long, required_unless_present = "pmk_file")]
+    pub pmk: Option<String>,
+    /// Read the PMK (hex, one line) from this file, or '-' for standard input
+    #[arg(long, conflicts_with = "pmk")]
+    pub pmk_file: Option<std::path::PathBuf>,
     /// Authenticator address (aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff or 12 hex digits)
     #[arg(long)]
     pub aa: MacAddr,
@@ -88,15 +92,19 @@ pub fn passphrase(a: PassphraseArgs) -> Result<String, (u8, String)> {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "# reading passphrase from stdin");
             let _ = out.flush();
-            let mut line = Vec::new();
-            match std::io::stdin().lock().read_until(b'\n', &mut line) {
+            // At most one line of limits::SECRET octets: an endless stream without a line end
+            // (/dev/zero) fails at the limit instead of growing without bound.
+            let mut line = zeroize::Zeroizing::new(Vec::new());
+            let limit = wsec::input::limits::SECRET;
+            match std::io::stdin().lock().take(limit as u64 + 1).read_until(b'\n', &mut line) {
+                Ok(n) if n > limit => return Err((1, format!("Failed to read passphrase: longer than the limit of {limit} octets"))),
                 Ok(n) if n > 0 => {}
                 _ => return Err((1, "Failed to read passphrase".into())),
             }
             if let Some(end) = line.iter().position(|&c| c == b'\r' || c == b'\n') {
                 line.truncate(end);
             }
-            line
+            line.to_vec()
         }
     };
     if !(8..=63).contains(&pass.len()) {
@@ -116,7 +124,12 @@ pub fn passphrase(a: PassphraseArgs) -> Result<String, (u8, String)> {
 
 /// `wsec ptk ...`: lines `KCK <hex>`, `KEK <hex>`, `TK <hex>` and, with `--kdk-len`, `KDK <hex>`.
 pub fn ptk(a: PtkArgs) -> Result<String, (u8, String)> {
-    let pmk = hex::decode(hex_clean(&a.pmk)).map_err(|e| (2, format!("--pmk is not valid hex: {e}")))?;
+    let text = match (&a.pmk, &a.pmk_file) {
+        (Some(p), _) => zeroize::Zeroizing::new(p.clone()),
+        (None, Some(f)) => crate::read_secret(f, "--pmk-file").map_err(|e| (2, e))?,
+        (None, None) => return Err((2, "give --pmk or --pmk-file".into())),
+    };
+    let pmk = zeroize::Zeroizing::new(hex::decode(hex_clean(&text)).map_err(|e| (2, format!("--pmk is not valid hex: {e}")))?);
     let ptk =
         kdf::derive_ptk(a.akm, &pmk, a.aa.as_bytes(), a.spa.as_bytes(), &a.anonce, &a.snonce, a.cipher, a.kdk_len).map_err(
             |e| match e {

@@ -114,9 +114,7 @@ impl Lab {
         if !netns::is_root() {
             return Err(Error::Setup("the live lab needs root (network namespaces, TAP devices): run as root".into()));
         }
-        let dir = std::env::temp_dir().join(format!("wsec-lab-{tag}"));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).map_err(|e| Error::io(dir.display().to_string(), e))?;
+        let dir = private_dir(&std::env::temp_dir(), &format!("wsec-lab-{tag}-"))?;
         let mut lab = Lab {
             bin: bin.to_path_buf(),
             tag: tag.into(),
@@ -195,10 +193,9 @@ impl Lab {
     }
 
     pub fn write_confs(&self, mode: &Mode, extra_ap: &str) -> Result<()> {
-        let write = |name: String, text: String| {
-            let p = self.dir.join(name);
-            std::fs::write(&p, text).map_err(|e| Error::io(p.display().to_string(), e))
-        };
+        // The configurations hold the passphrase: mode 0600, created new in the private
+        // directory (never through a link someone placed there).
+        let write = |name: String, text: String| write_private(&self.dir.join(name), &zeroize::Zeroizing::new(text));
         let ap = format!("interface=wap0\nssid={}\nbssid=02:00:00:00:00:01\nchannel=6\nhw_mode=g\n{}{}", self.ssid, mode.ap, extra_ap);
         write("ap.conf".into(), ap)?;
         for i in 1..=2 {
@@ -419,11 +416,81 @@ impl Lab {
 impl Drop for Lab {
     fn drop(&mut self) {
         self.stop_all();
+        // The directory holds configurations with the passphrase; WSEC_KEEP_LAB=1 keeps it
+        // (and the programs' logs) for a look after a failure.
+        if std::env::var_os("WSEC_KEEP_LAB").is_none() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
         for n in &self.ns {
             let _ = sh(&["ip", "netns", "del", n]);
         }
         if let Some(v) = &self.veth {
             let _ = sh(&["ip", "link", "del", v]);
         }
+    }
+}
+
+/// Creates a new directory `prefix` + 16 random hex digits under `parent`, exclusively
+/// (`mkdir` fails if the name exists: a directory or link planted at a predictable name is
+/// never reused) and with mode 0700 (only the owner may list or enter it).
+pub fn private_dir(parent: &Path, prefix: &str) -> Result<PathBuf> {
+    use rand_core::RngCore;
+    use std::os::unix::fs::DirBuilderExt;
+    for _ in 0..16 {
+        let dir = parent.join(format!("{prefix}{:016x}", rand_core::OsRng.next_u64()));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => {
+                // The umask may have taken bits away, never added any; set 0700 exactly.
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
+                    .map_err(|e| Error::io(dir.display().to_string(), e))?;
+                return Ok(dir);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(Error::io(dir.display().to_string(), e)),
+        }
+    }
+    Err(Error::Setup(format!("{}: no free name for a private directory", parent.display())))
+}
+
+/// Writes `text` to a new file `p` with mode 0600 (`O_CREAT | O_EXCL`: an existing file or
+/// a link planted at the name is an error, never followed).
+pub fn write_private(p: &Path, text: &str) -> Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(p)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| Error::io(p.display().to_string(), e))
+}
+
+#[cfg(test)]
+mod private_tests {
+    use super::*;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+    /// Issue 19, defect 9: `wsec demo` wrote its configurations (with the passphrase) into a
+    /// predictable `wsec-lab-<tag>` directory, with default permissions. Now: a new directory
+    /// of a random name, mode 0700, and files 0600 that never follow a planted link.
+    #[test]
+    fn lab_directory_and_files_are_private() {
+        let parent = std::env::temp_dir();
+        let a = private_dir(&parent, "wsec-private-test-").unwrap();
+        let b = private_dir(&parent, "wsec-private-test-").unwrap();
+        assert_ne!(a, b);
+        assert_eq!(std::fs::metadata(&a).unwrap().permissions().mode() & 0o777, 0o700);
+        let conf = a.join("ap.conf");
+        write_private(&conf, "wpa_passphrase=secret passphrase\n").unwrap();
+        assert_eq!(std::fs::metadata(&conf).unwrap().mode() & 0o777, 0o600);
+        // A second write to the same name, or through a link planted there, is refused.
+        assert!(write_private(&conf, "x").is_err());
+        let link = b.join("sta1.conf");
+        std::os::unix::fs::symlink(&conf, &link).unwrap();
+        assert!(write_private(&link, "x").is_err());
+        assert_eq!(std::fs::read_to_string(&conf).unwrap(), "wpa_passphrase=secret passphrase\n");
+        std::fs::remove_dir_all(&a).unwrap();
+        std::fs::remove_dir_all(&b).unwrap();
     }
 }

@@ -42,15 +42,15 @@ pub const DEFAULT_MEDIUM: &str = "air:127.0.0.1:7411";
 /// bounding the latency a batch adds).
 pub const BATCH: usize = 64;
 
-/// Reads a configuration file (at most 1 MiB: a hostapd.conf is a few KiB).
-pub fn read_conf(p: &std::path::Path) -> Result<String> {
-    const MAX: u64 = 1 << 20;
-    let what = || format!("config {}", p.display());
-    let meta = std::fs::metadata(p).map_err(|e| Error::io(what(), e))?;
-    if meta.len() > MAX {
-        return Err(Error::Setup(format!("{}: larger than {MAX} octets", p.display())));
-    }
-    std::fs::read_to_string(p).map_err(|e| Error::io(what(), e))
+/// Reads a configuration file: at most [`wsec::input::limits::CONFIG`] octets (1 MiB; a
+/// hostapd.conf is a few KiB), counted while reading, so a FIFO or `/dev/zero` fails at the
+/// limit. The text (it holds the passphrase) is wiped when dropped.
+pub fn read_conf(p: &std::path::Path) -> Result<zeroize::Zeroizing<String>> {
+    use wsec::input::{read_text_file, ReadError};
+    read_text_file(p, wsec::input::limits::CONFIG).map_err(|e| match e {
+        ReadError::Io(e) => Error::io(format!("config {}", p.display()), e),
+        e @ ReadError::TooLarge { .. } => Error::Setup(format!("config {}: {e}", p.display())),
+    })
 }
 
 /// Parses an access point configuration file.

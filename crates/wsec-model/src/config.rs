@@ -340,6 +340,70 @@ pub struct ModelSpec {
     pub run: RunSpec,
 }
 
+/// Limits on what one simulation may ask for: each bounds the memory or time of a run,
+/// and a spec past one is an error naming it ([`ModelSpec::check_limits`]).
+pub mod limits {
+    /// Stations: an AP associates at most 2007 (AID 1-2007, IEEE 802.11-2020 9.4.1.8).
+    pub const STATIONS: usize = 2007;
+    /// Flows after `each_sta` is expanded.
+    pub const FLOWS: usize = 8192;
+    /// Simulated seconds of a run, its warm-up and its drain (the delay samples of every
+    /// packet are kept, so memory grows with the simulated time).
+    pub const DURATION_S: f64 = 3600.0;
+    /// Replications of one configuration.
+    pub const REPLICATIONS: usize = 1000;
+    /// Runs of one `wsec model run`/`sweep` (cases x sweep points x replications).
+    pub const JOBS: usize = 100_000;
+    /// Values of one `--param` sweep.
+    pub const SWEEP_POINTS: usize = 10_000;
+    /// MPDUs per A-MPDU (the 802.11n Block Ack window is 64).
+    pub const AMPDU: usize = 64;
+    /// Frames a queue (MAC, crypto stage, Ethernet) may hold.
+    pub const QUEUE: usize = 1_000_000;
+    /// Host CPU cores given to the crypto.
+    pub const HOST_CORES: usize = 1024;
+}
+
+impl ModelSpec {
+    /// Refuses a spec that asks for more than [`limits`] allows, naming the key and its limit.
+    /// Checked before anything is allocated for the stations or flows.
+    pub fn check_limits(&self) -> Result<()> {
+        let over = |key: &str, v: String, max: String| Err(Error::Spec(format!("{key} = {v} exceeds the limit of {max}")));
+        if self.topology.stations > limits::STATIONS {
+            return over("topology.stations", self.topology.stations.to_string(), limits::STATIONS.to_string());
+        }
+        let each_sta = self.flows.iter().filter(|f| f.src == "each_sta" || f.dst == "each_sta").count();
+        let flows = self.flows.len() - each_sta + each_sta * self.topology.stations;
+        if flows > limits::FLOWS {
+            return over("flows (after each_sta)", flows.to_string(), limits::FLOWS.to_string());
+        }
+        for (key, v) in [("run.duration_s", self.run.duration_s), ("run.warmup_s", self.run.warmup_s), ("run.drain_s", self.run.drain_s)] {
+            if !v.is_finite() || v > limits::DURATION_S {
+                return over(key, v.to_string(), format!("{} s", limits::DURATION_S));
+            }
+        }
+        if self.run.replications > limits::REPLICATIONS {
+            return over("run.replications", self.run.replications.to_string(), limits::REPLICATIONS.to_string());
+        }
+        if self.mac.ampdu_max > limits::AMPDU {
+            return over("mac.ampdu_max", self.mac.ampdu_max.to_string(), limits::AMPDU.to_string());
+        }
+        for (key, v) in [
+            ("mac.queue_limit", self.mac.queue_limit),
+            ("security.stage_queue_limit", self.security.stage_queue_limit),
+            ("topology.ethernet_queue_limit", self.topology.ethernet_queue_limit),
+        ] {
+            if v > limits::QUEUE {
+                return over(key, v.to_string(), limits::QUEUE.to_string());
+            }
+        }
+        if self.security.host_cores > limits::HOST_CORES {
+            return over("security.host_cores", self.security.host_cores.to_string(), limits::HOST_CORES.to_string());
+        }
+        Ok(())
+    }
+}
+
 pub(crate) fn secs(x: f64) -> Ns {
     (x * 1e9).round() as Ns
 }

@@ -192,7 +192,7 @@ impl Costs {
     }
 
     pub fn load(path: &Path) -> Result<Costs> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Read { path: path.to_path_buf(), source })?;
+        let text = read_model_file(path)?;
         Costs::from_json(&text).map_err(Error::in_file(path))
     }
 
@@ -224,7 +224,7 @@ impl Costs {
     /// Takes `ap_hw_engine` from a `hw/run report` file: the record named `config`, or the
     /// standard (1 lane) iterative configuration with the highest Fmax.
     pub fn apply_hw_report(&mut self, path: &Path, config: Option<&str>) -> Result<()> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Read { path: path.to_path_buf(), source })?;
+        let text = read_model_file(path)?;
         self.apply_hw_report_text(&text, &path.display().to_string(), config)
     }
 
@@ -329,4 +329,17 @@ fn hw_report_candidates() -> Vec<std::path::PathBuf> {
     }
     v.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(HW_REPORT));
     v
+}
+
+/// Reads a scenario, cost file or hardware report whole: at most
+/// [`wsec::input::limits::MODEL_FILE`] octets, counted while reading (a FIFO or
+/// `/dev/zero` fails at the limit).
+pub(crate) fn read_model_file(path: &Path) -> Result<String> {
+    use wsec::input::{read_text_file, ReadError};
+    let read_err = |source| Error::Read { path: path.to_path_buf(), source };
+    match read_text_file(path, wsec::input::limits::MODEL_FILE) {
+        Ok(t) => Ok(t.to_string()),
+        Err(ReadError::Io(e)) => Err(read_err(e)),
+        Err(e @ ReadError::TooLarge { .. }) => Err(read_err(std::io::Error::other(e.to_string()))),
+    }
 }

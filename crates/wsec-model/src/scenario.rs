@@ -7,7 +7,7 @@
 //! `paper` table with the paper's figures for that case, printed beside the model's.
 //! Replications of every case run in parallel on all cores (rayon); replication `r` uses
 //! seed `run.seed + r`.
-use super::config::{FlowSpec, ModelSpec, PhySpec, TopologyKind, TrafficKind};
+use super::config::{limits, FlowSpec, ModelSpec, PhySpec, TopologyKind, TrafficKind};
 use super::costs::Costs;
 use super::error::{Error, Result};
 use super::sim::{run_once, RunResult};
@@ -144,8 +144,9 @@ impl Scenario {
         Ok(sc)
     }
 
+    /// Reads and parses a scenario file (at most [`wsec::input::limits::MODEL_FILE`] octets).
     pub fn load(path: &std::path::Path) -> Result<Scenario> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Read { path: path.to_path_buf(), source })?;
+        let text = super::costs::read_model_file(path)?;
         Scenario::parse(&text).map_err(Error::in_file(path))
     }
 
@@ -157,6 +158,7 @@ impl Scenario {
             set_path(&mut t, p, v)?;
         }
         let spec: ModelSpec = toml::Value::Table(t).try_into()?;
+        spec.check_limits()?;
         spec.phy.build()?;
         spec.security.suite()?;
         Ok(spec)
@@ -184,6 +186,13 @@ impl Scenario {
                     }
                 }
             }
+        }
+        if let Some(r) = replications.filter(|&r| r > limits::REPLICATIONS) {
+            return Err(Error::Spec(format!("replications = {r} exceeds the limit of {}", limits::REPLICATIONS)));
+        }
+        let n_jobs: usize = points.iter().map(|(_, _, s)| replications.unwrap_or(s.run.replications).max(1)).sum();
+        if n_jobs > limits::JOBS {
+            return Err(Error::Spec(format!("{n_jobs} runs (cases x sweep points x replications) exceed the limit of {}", limits::JOBS)));
         }
         let jobs: Vec<(usize, u64)> = points
             .iter()
@@ -228,6 +237,10 @@ impl Scenario {
 
 /// Runs `replications` of `spec` in parallel (seeds `run.seed`, `run.seed + 1`, ...).
 pub fn replicate(spec: &ModelSpec, costs: &Costs, replications: usize) -> Result<Summary> {
+    if replications > limits::REPLICATIONS {
+        return Err(Error::Spec(format!("replications = {replications} exceeds the limit of {}", limits::REPLICATIONS)));
+    }
+    spec.check_limits()?;
     let runs: Result<Vec<RunResult>> =
         (0..replications.max(1) as u64).into_par_iter().map(|k| run_once(spec, costs, spec.run.seed + k)).collect();
     Ok(summarize(runs?))

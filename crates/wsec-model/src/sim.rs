@@ -275,6 +275,7 @@ pub struct Simulator<'a> {
 
 impl<'a> Simulator<'a> {
     pub fn new(spec: &'a ModelSpec, costs: &'a Costs, seed: u64) -> Result<Simulator<'a>> {
+        spec.check_limits()?;
         let phy = spec.phy.build()?;
         let suite = spec.security.suite()?;
         let topo = &spec.topology;

@@ -10,6 +10,7 @@
 //! - [`decrypt`]: the capture decryption engine behind `wsec decrypt`.
 //! - [`rsn`]: RSN key management: key hierarchy, EAPOL-Key, RSN element, handshakes.
 //! - [`node`]: the live system's AP and STA as sans-IO cores, the host crypto engine, config files.
+//! - [`input`]: whole-file reads with a size limit, strict hex text.
 //!
 //! This crate does no I/O of its own: no sockets, no clock, no threads (the engine's crypto
 //! threads are an [`node::engine::Parallel`] handed in), and randomness comes from an RNG
@@ -22,6 +23,7 @@ pub mod capture;
 pub mod cipher;
 pub mod decrypt;
 pub mod error;
+pub mod input;
 pub mod link;
 pub mod node;
 pub mod rng;

@@ -79,3 +79,207 @@ fn unknown_keys_and_bad_values_name_their_line() {
     let e = parse_sta("interface=wsta0\naddr=02:00:00:00:00:11\nnetwork={\n ssid=\"x\"\n key_mgmt=NONE\n bogus=1\n}\n").unwrap_err();
     assert_eq!(e.line, 6, "{e}");
 }
+
+/// `AP` with `line` inserted before `wpa=2` (as line 5) and `drop` removed.
+fn ap_with(line: &str, drop: &str) -> String {
+    AP.replacen(drop, "", 1).replacen("wpa=2\n", &format!("{line}\nwpa=2\n"), 1)
+}
+
+const STA_HEAD: &str = "interface=wsta0\naddr=02:00:00:00:00:11\n";
+
+/// Issue 19, defect 6: every numeric key is range-checked with hostapd's range where hostapd
+/// has one (`wpa_group_rekey=18446744074` wrapped to a 0.29 s rekey period when multiplied by
+/// 10^9); the error names the key and the range.
+#[test]
+fn numeric_keys_are_range_checked() {
+    let cases: &[(&str, &str)] = &[
+        ("wpa_group_rekey=18446744074", "2147483647"),
+        ("wpa_group_rekey=2147483648", "2147483647"),
+        ("wpa_ptk_rekey=18446744074", "2147483647"),
+        ("ap_max_inactivity=18446744074", "2147483647"),
+        ("ap_max_inactivity=0", "1 to 2147483647"),
+        ("max_num_sta=2008", "0 to 2007"),
+        ("beacon_int=14", "15 to 65535"),
+        ("beacon_int=65536", "15 to 65535"),
+        ("wpa=4", "0 to 3"),
+        ("card_ns_per_frame=1000000001", "1000000000"),
+        ("card_ns_per_byte=18446744073709551615", "1000000"),
+        ("ieee80211w=3", "0"),
+        ("wep_default_key=4", "0 to 3"),
+        ("engine_threads=257", "256"),
+        ("channel=+6", "decimal"),
+        ("channel=0", "1 to 14"),
+        ("wpa_group_rekey=-1", "decimal"),
+        ("wpa_group_rekey= 600", "decimal"),
+    ];
+    for (line, want) in cases {
+        let key = line.split('=').next().unwrap();
+        let e = parse_ap(&ap_with(line, "channel=11\n")).expect_err(line);
+        assert_eq!(e.line, 4, "{line}: {e}");
+        assert!(e.msg.contains(key) && e.msg.contains(want), "{line}: {e}");
+    }
+    // The top of each range is accepted.
+    let f =
+        parse_ap(&ap_with("wpa_group_rekey=2147483647\nap_max_inactivity=2147483647\nmax_num_sta=2007", "wpa_group_rekey=600\n")).unwrap();
+    assert_eq!((f.ap.group_rekey_s, f.ap.max_inactivity_s, f.ap.max_stations), (2_147_483_647, 2_147_483_647, 2007));
+    for (line, want) in [("scan_ssid=2", "0 to 1"), ("priority=-1", "decimal"), ("scan_ssid=+1", "decimal")] {
+        let e = parse_sta(&format!("{STA_HEAD}network={{\n ssid=\"x\"\n key_mgmt=NONE\n {line}\n}}\n")).expect_err(line);
+        assert_eq!(e.line, 6, "{line}: {e}");
+        assert!(e.msg.contains(want), "{line}: {e}");
+    }
+}
+
+/// Issue 19, defect 6: the core's time arithmetic saturates, so a period that does not fit
+/// the nanosecond clock means "never" rather than wrapping to a short one (and debug builds
+/// do not panic on the overflow).
+#[test]
+fn ap_periods_saturate_instead_of_wrapping() {
+    use wsec::node::ap::AccessPoint;
+    use wsec::node::Output;
+    use wsec::node::SEC;
+    let mut cfg = parse_ap(AP).unwrap().ap;
+    cfg.group_rekey_s = 18_446_744_074;
+    cfg.ptk_rekey_s = u64::MAX;
+    cfg.max_inactivity_s = u64::MAX;
+    let mut ap = AccessPoint::new(cfg, 1, wsec::rng::seeded(7)).unwrap();
+    let mut out = Output::default();
+    let mut now = 1;
+    // Ten simulated seconds: with the wrapped period the group key would be renewed every
+    // 0.29 s; the AP's next deadline stays a beacon or housekeeping, never earlier.
+    while now < 10 * SEC {
+        ap.handle_timeout(now, &mut out);
+        let next = ap.poll_timeout();
+        assert!(next > now && next <= now + SEC, "next deadline {next} at {now}");
+        now = next;
+    }
+    assert!(!out.air.is_empty(), "the AP beaconed");
+}
+
+/// Issue 19, defect 7: hex values (PSK, WEP keys) and MAC addresses take no sign.
+#[test]
+fn hex_and_mac_values_take_no_sign() {
+    let psk = format!("wpa_psk=+{}", "f".repeat(63));
+    let e = parse_ap(&ap_with(&psk, "wpa_passphrase=correct horse battery\n")).unwrap_err();
+    assert!(e.msg.contains("64 hex digits"), "{e}");
+    let e = parse_ap("interface=wap0\nssid=x\nbssid=02:00:00:00:00:01\nwep_key0=+f+f+f+f+f\n").unwrap_err();
+    assert_eq!(e.line, 4, "{e}");
+    let e = parse_ap(&AP.replace("bssid=02:00:00:00:00:01", "bssid=+2:00:00:00:00:01")).unwrap_err();
+    assert!(e.msg.contains("bssid"), "{e}");
+}
+
+/// Issue 19, defect 7: `wpa_key_mgmt=NONE` with `wpa=2` ran WPA-PSK; hostapd has no NONE
+/// (`hostapd_config_parse_key_mgmt`: invalid key_mgmt). An empty `auth_algs=` / `auth_alg=`
+/// names no algorithm (hostapd: "no authentication algorithms allowed").
+#[test]
+fn key_mgmt_none_and_empty_auth_algs_are_refused() {
+    let e = parse_ap(&AP.replace("wpa_key_mgmt=WPA-PSK", "wpa_key_mgmt=NONE")).unwrap_err();
+    assert_eq!(e.line, 6, "{e}");
+    assert!(e.msg.contains("NONE") && e.msg.contains("wpa=0"), "{e}");
+    let e = parse_ap(&ap_with("auth_algs=", "channel=11\n")).unwrap_err();
+    assert_eq!(e.line, 4, "{e}");
+    assert!(e.msg.contains("auth_algs"), "{e}");
+    let e = parse_ap(&ap_with("auth_algs=0", "channel=11\n")).unwrap_err();
+    assert!(e.msg.contains("1 to 3"), "{e}");
+    let e = parse_sta(&format!("{STA_HEAD}network={{\n ssid=\"x\"\n key_mgmt=NONE\n auth_alg=\n}}\n")).unwrap_err();
+    assert_eq!(e.line, 6, "{e}");
+    assert!(e.msg.contains("auth_alg"), "{e}");
+    // The station's key_mgmt=NONE stays what wpa_supplicant means by it.
+    let s = parse_sta(&format!("{STA_HEAD}network={{\n ssid=\"x\"\n key_mgmt=NONE\n}}\n")).unwrap();
+    assert!(matches!(s.sta.security, Security::Open));
+}
+
+fn pmk_of(sec: &Security) -> Vec<u8> {
+    match sec {
+        Security::Rsn { pmk, .. } => pmk.to_vec(),
+        s => panic!("expected an RSN, got {s:?}"),
+    }
+}
+
+/// Issue 19, defect 7: comments follow hostapd (AP: `#` only as a line's first character,
+/// so a trailing `# ...` is part of the value) and wpa_supplicant (STA: `#` outside the last
+/// quoted string starts a comment).
+#[test]
+fn comments_follow_hostapd_and_wpa_supplicant() {
+    use wsec::rsn::pbkdf2::psk_from_passphrase;
+    // hostapd: the passphrase is everything after '=', the '#' included.
+    let f = parse_ap(&AP.replace("wpa_passphrase=correct horse battery", "wpa_passphrase=correct horse battery # x")).unwrap();
+    assert_eq!(pmk_of(&f.ap.security), psk_from_passphrase(b"correct horse battery # x", b"wsec-live").unwrap().to_vec());
+    // A '#' line is a comment (even one holding '='); a numeric value with a trailing
+    // comment is an error that says why.
+    let f = parse_ap(&ap_with("#channel=3", "")).unwrap();
+    assert_eq!(f.ap.channel, 11);
+    let e = parse_ap(&AP.replace("channel=11", "channel=11   # the channel")).unwrap_err();
+    assert_eq!(e.line, 4, "{e}");
+    assert!(e.msg.contains("comment"), "{e}");
+    // wpa_supplicant: the '#' inside the quotes stays, the one after them goes.
+    let s = parse_sta(&format!(
+        "{STA_HEAD}network={{ # the one network\n ssid=\"a#b\" # comment\n key_mgmt=WPA-PSK#x\n psk=\"pass # word\" # the passphrase\n}}\n"
+    ))
+    .unwrap();
+    assert_eq!(s.sta.ssid, b"a#b");
+    assert_eq!(pmk_of(&s.sta.security), psk_from_passphrase(b"pass # word", b"a#b").unwrap().to_vec());
+}
+
+/// Issue 19, defect 9: a line without '=' (a passphrase pasted on a line of its own) and a
+/// key that is not a key's shape are not repeated in the error.
+#[test]
+fn errors_do_not_echo_secrets() {
+    let secret = "MySecretPassphrase123";
+    let e = parse_ap(&ap_with(secret, "")).unwrap_err();
+    assert_eq!(e.line, 5, "{e}");
+    assert!(!e.to_string().contains(secret), "{e}");
+    let e = parse_ap(&ap_with(&format!("{secret}=1"), "")).unwrap_err();
+    assert!(e.msg.contains("unknown key") && !e.to_string().contains(secret), "{e}");
+    let e = parse_sta(&format!("{STA_HEAD}network={{\n ssid=\"x\"\n {secret}\n}}\n")).unwrap_err();
+    assert_eq!(e.line, 5, "{e}");
+    assert!(!e.to_string().contains(secret), "{e}");
+    let e = parse_sta(&format!("{STA_HEAD}{secret}\nnetwork={{\n ssid=\"x\"\n}}\n")).unwrap_err();
+    assert_eq!(e.line, 3, "{e}");
+    assert!(!e.to_string().contains(secret), "{e}");
+}
+
+/// The configuration examples of docs/live.md parse as printed (the block after the line
+/// naming `ap.conf` with `parse_ap`, after `sta.conf` with `parse_sta`).
+#[test]
+fn docs_examples_parse() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/live.md");
+    let md = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = md.lines().collect();
+    let mut checked = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let which = if lines[i].starts_with("`ap.conf`") {
+            "ap"
+        } else if lines[i].starts_with("`sta.conf`") {
+            "sta"
+        } else {
+            i += 1;
+            continue;
+        };
+        let start = i + lines[i..].iter().position(|l| *l == "```").expect("a code block follows") + 1;
+        let end = start + lines[start..].iter().position(|l| *l == "```").expect("the block ends");
+        let text = lines[start..end].join("\n") + "\n";
+        match which {
+            "ap" => {
+                let f = parse_ap(&text).unwrap_or_else(|e| panic!("docs/live.md ap.conf: {e}"));
+                assert_eq!((f.interface.as_str(), f.ap.channel, f.ap.group_rekey_s), ("wap0", 6, 600));
+                assert_eq!(
+                    pmk_of(&f.ap.security),
+                    wsec::rsn::pbkdf2::psk_from_passphrase(b"correct horse battery", b"wsec-live").unwrap().to_vec()
+                );
+            }
+            _ => {
+                let f = parse_sta(&text).unwrap_or_else(|e| panic!("docs/live.md sta.conf: {e}"));
+                assert_eq!(f.interface, "wsta0");
+                assert_eq!(f.sta.offload, Offload::Host);
+                assert_eq!(
+                    pmk_of(&f.sta.security),
+                    wsec::rsn::pbkdf2::psk_from_passphrase(b"correct horse battery", b"wsec-live").unwrap().to_vec()
+                );
+            }
+        }
+        checked.push(which);
+        i = end + 1;
+    }
+    assert_eq!(checked, ["ap", "sta"], "docs/live.md has one ap.conf and one sta.conf example");
+}

@@ -81,7 +81,12 @@ fn wpa_family() {
         ("vanhoef/wnm_sleep_test-wpa2-psk_12345678.pcapng", "test-wnm-rsn", "12345678", None),
     ] {
         let (k, pk) = wpa(ssid, pass);
-        check(name, k, pk, bssid);
+        let (n, t, a) = check(name, k, pk, bssid);
+        // Issue 19, defect 10: the comparison is empty, and proves nothing, when neither peer
+        // decrypts a frame (a wrong passphrase, a peer that cannot read the file): each
+        // capture must give both wsec and at least one peer decrypted frames.
+        assert!(t + a > 0, "{name}: neither tshark nor airdecap-ng decrypted a frame: nothing was compared");
+        assert!(n > 0, "{name}: wsec decrypted nothing");
     }
 }
 

@@ -52,7 +52,9 @@ fn unhex(s: &str) -> Result<Vec<u8>> {
     if !s.len().is_multiple_of(2) {
         return Err(Error::Malformed("hex key of odd length"));
     }
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|_| Error::Malformed("key is not hex"))).collect()
+    // Hex digits only: `from_str_radix` would take a sign ("+f") and slicing by octet
+    // offsets would split a multi-octet character.
+    crate::input::hex_decode(&s).ok_or(Error::Malformed("key is not hex"))
 }
 
 /// Wireshark's percent-encoding in `wpa-pwd` entries (`%3a` for ':').
@@ -62,8 +64,9 @@ fn unpercent(s: &str) -> Result<Vec<u8>> {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' {
-            let h = s.get(i + 1..i + 3).ok_or(Error::Malformed("bad %-escape"))?;
-            out.push(u8::from_str_radix(h, 16).map_err(|_| Error::Malformed("bad %-escape"))?);
+            let h = b.get(i + 1..i + 3).ok_or(Error::Malformed("bad %-escape"))?;
+            let d = |c| crate::input::hex_digit(c).ok_or(Error::Malformed("bad %-escape"));
+            out.push(d(h[0])? << 4 | d(h[1])?);
             i += 3;
         } else {
             out.push(b[i]);
@@ -166,5 +169,20 @@ mod tests {
         assert_eq!(e.to_string(), "line 2: malformed: key is not hex");
         assert!(UserKey::from_80211_keys("\"wpa-pwd\",\"short:x\"").is_err());
         assert!(UserKey::from_80211_keys("\"foo\",\"00\"").is_err());
+    }
+
+    /// Issue 19, defect 7: a sign is not a hex digit ("+f" parsed as 0x0f), and a
+    /// multi-octet character in a hex key or %-escape is an error, not a panic (slicing
+    /// octet offsets split it).
+    #[test]
+    fn hex_keys_are_hex_digits_only() {
+        for bad in ["+f+f+f+f+f", "1f1f1f1f+f"] {
+            assert_eq!(UserKey::wep_hex(bad), Err(Error::Malformed("key is not hex")), "{bad}");
+        }
+        assert_eq!(UserKey::wep_hex("1f1f1f1\u{e9}f"), Err(Error::Malformed("key is not hex")));
+        let e = UserKey::from_80211_keys("\"wpa-pwd\",\"password%\u{e9}:net\"").unwrap_err();
+        assert_eq!(e.reason, Error::Malformed("bad %-escape"));
+        let e = UserKey::from_80211_keys("\"wpa-pwd\",\"password%+f:net\"").unwrap_err();
+        assert_eq!(e.reason, Error::Malformed("bad %-escape"));
     }
 }

@@ -212,7 +212,8 @@ impl AccessPoint {
                 group = Some(gk);
             }
         }
-        let next_group_rekey = (group.is_some() && cfg.group_rekey_s > 0).then(|| now + cfg.group_rekey_s * SEC);
+        let next_group_rekey =
+            (group.is_some() && cfg.group_rekey_s > 0).then(|| now.saturating_add(cfg.group_rekey_s.saturating_mul(SEC)));
         Ok(AccessPoint {
             rsne,
             dp: Datapath::new(engine, cfg.offload),
@@ -361,7 +362,7 @@ impl AccessPoint {
         }
         if now >= self.next_housekeeping {
             self.next_housekeeping = now + SEC;
-            let limit = self.cfg.max_inactivity_s * SEC;
+            let limit = self.cfg.max_inactivity_s.saturating_mul(SEC);
             let idle: Vec<MacAddr> = self.peers.iter().filter(|(_, p)| now.saturating_sub(p.last_rx) > limit).map(|(a, _)| *a).collect();
             for a in idle {
                 self.deauth(&a, ReasonCode::INACTIVITY, out);
@@ -370,7 +371,7 @@ impl AccessPoint {
     }
 
     fn start_group_rekey(&mut self, now: u64, out: &mut Output) {
-        self.next_group_rekey = (self.cfg.group_rekey_s > 0).then(|| now + self.cfg.group_rekey_s * SEC);
+        self.next_group_rekey = (self.cfg.group_rekey_s > 0).then(|| now.saturating_add(self.cfg.group_rekey_s.saturating_mul(SEC)));
         let Some(cur) = &self.group else { return };
         if self.pending_group.is_some() {
             return; // the previous rekey is still running
@@ -901,7 +902,7 @@ impl AccessPoint {
                         out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::PtkRekeyed });
                     }
                     if let Some(p) = self.peers.get_mut(sta) {
-                        p.ptk_rekey_at = (self.cfg.ptk_rekey_s > 0).then(|| now + self.cfg.ptk_rekey_s * SEC);
+                        p.ptk_rekey_at = (self.cfg.ptk_rekey_s > 0).then(|| now.saturating_add(self.cfg.ptk_rekey_s.saturating_mul(SEC)));
                     }
                 }
                 handshake::Event::Established { pairwise, .. } => {

@@ -77,9 +77,10 @@ impl CardModel {
         match self.offload {
             Offload::Host => now,
             Offload::Card { ns_per_frame, ns_per_byte } => {
-                let t = ns_per_frame + ns_per_byte * len as u64;
-                self.busy_ns += t;
-                self.free_at = self.free_at.max(now) + t;
+                // Saturating: the costs come from a configuration file.
+                let t = ns_per_frame.saturating_add(ns_per_byte.saturating_mul(len as u64));
+                self.busy_ns = self.busy_ns.saturating_add(t);
+                self.free_at = self.free_at.max(now).saturating_add(t);
                 self.free_at
             }
         }

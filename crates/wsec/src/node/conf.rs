@@ -3,6 +3,19 @@
 //! `eccmp_lanes`, `engine_threads`, `card_ns_per_frame`, `card_ns_per_byte`, `medium`), with management
 //! frame protection (`ieee80211w`, `group_mgmt_cipher`, the STA's global `pmf`). Every unknown key
 //! and every invalid value is an error naming its line; see `docs/live.md` for the keys.
+//!
+//! Lines and comments follow the program each file belongs to:
+//! - AP (hostapd, `hostapd/config_file.c`, `hostapd_config_read`): a line whose first
+//!   character is `#` is a comment; any other line is `key=value`, split at the first `=`,
+//!   and the value runs to the end of the line: a `#` later in the line is part of the value
+//!   (`wpa_passphrase=abc # x` is the passphrase `abc # x`, as hostapd reads it). wsec also
+//!   skips blank lines and ignores white space around the key; the value is taken verbatim.
+//! - STA (wpa_supplicant, `wpa_supplicant/config_file.c`, `wpa_config_get_line`): leading
+//!   white space is skipped, a line then starting with `#` is a comment, a `#` after the last
+//!   double-quoted string starts a comment, trailing white space is removed.
+//!
+//! Every number is decimal digits only and range-checked (hostapd's ranges where hostapd
+//! has them); an error names the line, never quotes a line that may hold a secret.
 use super::ap::ApConfig;
 use super::card::{Offload, CARD_NS_PER_BYTE, CARD_NS_PER_FRAME};
 use super::mfp::Mfp;
@@ -97,15 +110,61 @@ fn parse_wep(line: usize, v: &str) -> Result<Zeroizing<Vec<u8>>, ConfError> {
     Ok(Zeroizing::new(k))
 }
 
+/// Hex digits only: no sign (`u8::from_str_radix` takes "+f"), no separators.
 fn hex_decode(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok()).collect()
+    crate::input::hex_decode(s)
 }
 
-fn num<T: core::str::FromStr>(line: usize, key: &str, v: &str) -> Result<T, ConfError> {
-    v.parse().map_err(|_| ConfError { line, msg: format!("{key}: not a valid number: {v}") })
+/// A number in `lo..=hi`: decimal digits only (no sign, no white space), the error naming
+/// the key and the range.
+fn ranged(line: usize, key: &str, v: &str, lo: u64, hi: u64) -> Result<u64, ConfError> {
+    let hint = if v.contains('#') { " ('#' starts a comment only at the start of a line)" } else { "" };
+    if v.is_empty() || !v.bytes().all(|c| c.is_ascii_digit()) {
+        let shown = if v.len() <= 24 { format!(": {v:?}") } else { String::new() };
+        return err(line, format!("{key}: not a decimal number{shown}{hint}"));
+    }
+    match v.parse::<u64>() {
+        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
+        _ => err(line, format!("{key} must be {lo} to {hi}{hint}")),
+    }
+}
+
+/// [`ranged`] into a smaller integer type (the range fits it).
+fn num<T: TryFrom<u64>>(line: usize, key: &str, v: &str, lo: u64, hi: u64) -> Result<T, ConfError> {
+    let n = ranged(line, key, v, lo, hi)?;
+    T::try_from(n).map_err(|_| ConfError { line, msg: format!("{key} must be {lo} to {hi}") })
+}
+
+/// hostapd reads these with `atoi` into a C `int`: 0 to 2^31 - 1 (seconds).
+const HOSTAPD_INT_MAX: u64 = i32::MAX as u64;
+/// hostapd's `MAX_STA_COUNT` (`src/ap/ap_config.h`), the range of `max_num_sta`.
+const MAX_STA_COUNT: u64 = 2007;
+/// wsec's card model: at most 1 s per frame and 1 ms per octet.
+const CARD_NS_PER_FRAME_MAX: u64 = 1_000_000_000;
+const CARD_NS_PER_BYTE_MAX: u64 = 1_000_000;
+
+/// A key name as it may appear in an error: a configuration key's shape, or nothing (a
+/// line without `=` or with a strange key may be a secret pasted on the wrong line).
+fn shown_key(k: &str) -> String {
+    if !k.is_empty() && k.len() <= 32 && k.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_') {
+        format!(" {k}")
+    } else {
+        " (not shown)".into()
+    }
+}
+
+/// The TAP device's name (`interface`): 1 to 15 octets (IFNAMSIZ - 1), no white space,
+/// `/` or `:` (Linux `dev_valid_name`).
+fn parse_ifname(line: usize, v: &str) -> Result<String, ConfError> {
+    if v.is_empty()
+        || v.len() > 15
+        || v == "."
+        || v == ".."
+        || v.bytes().any(|c| c.is_ascii_whitespace() || c == b'/' || c == b':' || c == 0)
+    {
+        return err(line, "interface must be 1 to 15 characters without white space, '/' or ':'");
+    }
+    Ok(v.to_string())
 }
 
 fn ciphers(line: usize, v: &str) -> Result<Vec<CipherSuite>, ConfError> {
@@ -147,7 +206,7 @@ fn akms(line: usize, v: &str) -> Result<Vec<Akm>, ConfError> {
 
 /// `ieee80211w` / `pmf`: 0 (disabled), 1 (optional), 2 (required).
 fn parse_mfp(line: usize, k: &str, v: &str) -> Result<Mfp, ConfError> {
-    let w: u8 = num(line, k, v)?;
+    let w: u8 = num(line, k, v, 0, 2)?;
     Mfp::from_setting(w).ok_or(ConfError { line, msg: format!("{k} must be 0 (disabled), 1 (optional) or 2 (required)") })
 }
 
@@ -189,6 +248,12 @@ impl Common {
     fn set(&mut self, line: usize, k: &str, v: &str) -> Result<bool, ConfError> {
         match k {
             "ssid" => self.ssid = Some(parse_ssid(line, v)?),
+            // hostapd's wpa_key_mgmt has no NONE (hostapd_config_parse_key_mgmt: "invalid
+            // key_mgmt"): an open or WEP AP is wpa=0. wpa_supplicant's key_mgmt=NONE is a
+            // network without WPA.
+            "wpa_key_mgmt" if v.split_whitespace().any(|w| w == "NONE") => {
+                return err(line, "wpa_key_mgmt has no NONE (hostapd); for an open or WEP network set wpa=0");
+            }
             "wpa_key_mgmt" | "key_mgmt" => {
                 if v == "NONE" {
                     self.key_mgmt = Some(vec![]);
@@ -223,18 +288,12 @@ impl Common {
                 self.wep[i] = Some(parse_wep(line, v)?);
             }
             "wep_default_key" | "wep_tx_keyidx" => {
-                let i: u8 = num(line, k, v)?;
-                if i > 3 {
-                    return err(line, "wep_default_key must be 0 to 3");
-                }
-                self.wep_default = i;
+                self.wep_default = num(line, k, v, 0, 3)?;
             }
             "auth_algs" => {
-                let a: u8 = num(line, k, v)?;
-                if !(1..=3).contains(&a) {
-                    return err(line, "auth_algs must be 1 (open), 2 (shared key) or 3 (both)");
-                }
-                self.auth_algs = Some(AuthAlgs(a));
+                // hostapd refuses 0 ("no authentication algorithms allowed") and so an empty
+                // value; bits 0 (open) and 1 (shared key) are the ones wsec implements.
+                self.auth_algs = Some(AuthAlgs(num(line, "auth_algs (1 open, 2 shared key, 3 both)", v, 1, 3)?));
             }
             "auth_alg" => {
                 let mut a = 0;
@@ -245,6 +304,10 @@ impl Common {
                         _ => return err(line, format!("unsupported auth_alg {w} (OPEN, SHARED)")),
                     };
                 }
+                // wpa_supplicant: "no auth_alg values configured".
+                if a == 0 {
+                    return err(line, "auth_alg names no algorithm (OPEN, SHARED)");
+                }
                 self.auth_algs = Some(AuthAlgs(a));
             }
             "ieee80211w" => self.mfp = Some((line, parse_mfp(line, k, v)?)),
@@ -252,20 +315,17 @@ impl Common {
                 "host" | "card" => self.offload = Some(v.to_string()),
                 _ => return err(line, "crypto_offload must be host or card"),
             },
-            "card_ns_per_frame" => self.card_ns_per_frame = Some(num(line, k, v)?),
-            "card_ns_per_byte" => self.card_ns_per_byte = Some(num(line, k, v)?),
+            "card_ns_per_frame" => self.card_ns_per_frame = Some(ranged(line, k, v, 0, CARD_NS_PER_FRAME_MAX)?),
+            "card_ns_per_byte" => self.card_ns_per_byte = Some(ranged(line, k, v, 0, CARD_NS_PER_BYTE_MAX)?),
             "eccmp_lanes" => {
-                let l: u8 = num(line, k, v)?;
+                let l: u8 = num(line, k, v, 1, 8)?;
                 if ![1, 2, 4, 8].contains(&l) {
                     return err(line, "eccmp_lanes must be 1, 2, 4 or 8");
                 }
                 self.eccmp_lanes = l;
             }
             "engine_threads" => {
-                let t: usize = num(line, k, v)?;
-                if t > 256 {
-                    return err(line, "engine_threads must be 0 (one per core) to 256");
-                }
+                let t: usize = num(line, k, v, 0, 256).map_err(|e| ConfError { msg: format!("{} (0: one per core)", e.msg), ..e })?;
                 self.engine_threads = Some(t);
             }
             _ => return Ok(false),
@@ -394,16 +454,37 @@ impl Common {
     }
 }
 
-/// Splits `key=value`, skipping comments and blank lines.
-fn kv(line: &str) -> Option<(&str, &str)> {
-    let t = line.trim();
-    if t.is_empty() || t.starts_with('#') {
+/// One line of an AP file by hostapd's rules (`hostapd_config_read`): None for a comment
+/// (`#` as the line's first character) or a blank line; else `Some(Some((key, value)))`
+/// split at the first `=`, the value verbatim to the end of the line, or `Some(None)` for
+/// a line without `=`.
+fn ap_line(line: &str) -> Option<Option<(&str, &str)>> {
+    if line.starts_with('#') || line.trim().is_empty() {
         return None;
     }
-    Some(match t.split_once('=') {
-        Some((k, v)) => (k.trim(), v.trim()),
-        None => (t, ""),
-    })
+    Some(line.split_once('=').map(|(k, v)| (k.trim(), v)))
+}
+
+/// One line of a STA file by wpa_supplicant's rules (`wpa_config_get_line`): leading white
+/// space skipped, `#` then starts a comment line; otherwise a `#` after the last
+/// double-quoted string (or anywhere, without one) ends the line; trailing white space is
+/// removed. None for an empty result.
+fn sta_line(line: &str) -> Option<&str> {
+    let t = line.trim_start_matches([' ', '\t', '\r']);
+    if t.starts_with('#') {
+        return None;
+    }
+    // sstart: the last '"' after the first one, if any; '#' is searched from there.
+    let from = match t.find('"') {
+        Some(first) => t[first + 1..].rfind('"').map_or(0, |last| first + 1 + last),
+        None => 0,
+    };
+    let t = match t[from..].find('#') {
+        Some(h) => &t[..from + h],
+        None => t,
+    };
+    let t = t.trim_end_matches([' ', '\t', '\r', '\n']);
+    (!t.is_empty()).then_some(t)
 }
 
 /// Parses a hostapd.conf-style AP configuration.
@@ -417,53 +498,40 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     let mut group_rekey = 86_400u64;
     let mut ptk_rekey = 0u64;
     let mut inactivity = 300u64;
-    let mut max_sta = 2007usize;
+    let mut max_sta = MAX_STA_COUNT as usize;
     let mut group_mgmt = None;
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
-        let Some((k, v)) = kv(l) else { continue };
-        if !l.contains('=') {
-            return err(n, format!("expected key=value, got {k}"));
-        }
+        let Some(kv) = ap_line(l) else { continue };
+        // hostapd: "invalid line"; the line itself is not repeated (it may be a secret).
+        let Some((k, v)) = kv else { return err(n, "expected key=value (a line without '=')") };
         if c.set(n, k, v)? {
             continue;
         }
         match k {
-            "interface" => interface = Some(v.to_string()),
+            "interface" => interface = Some(parse_ifname(n, v)?),
             "medium" => medium = Some(v.to_string()),
             "bssid" => {
                 bssid = Some(v.parse::<MacAddr>().map_err(|_| ConfError { line: n, msg: "bssid must be aa:bb:cc:dd:ee:ff".into() })?)
             }
-            "channel" => {
-                channel = num(n, k, v)?;
-                if !(1..=14).contains(&channel) {
-                    return err(n, "channel must be 1 to 14 (2.4 GHz)");
-                }
-            }
+            "channel" => channel = num(n, "channel (2.4 GHz)", v, 1, 14)?,
             "hw_mode" => {
                 if !["b", "g"].contains(&v) {
                     return err(n, "hw_mode must be b or g");
                 }
             }
-            "beacon_int" => {
-                beacon_int = num(n, k, v)?;
-                if !(15..=65535).contains(&beacon_int) {
-                    return err(n, "beacon_int must be 15 to 65535 TU");
-                }
-            }
-            "wpa" => {
-                let w: u8 = num(n, k, v)?;
-                if w > 3 {
-                    return err(n, "wpa must be 0 to 3");
-                }
-                c.wpa = Some(w);
-            }
-            "wpa_group_rekey" => group_rekey = num(n, k, v)?,
-            "wpa_ptk_rekey" => ptk_rekey = num(n, k, v)?,
-            "ap_max_inactivity" => inactivity = num(n, k, v)?,
-            "max_num_sta" => max_sta = num(n, k, v)?,
+            // hostapd: "Invalid beacon_int %d (expected 15..65535)".
+            "beacon_int" => beacon_int = num(n, "beacon_int (TU)", v, 15, 65535)?,
+            // hostapd's wpa bit field: 1 WPA, 2 WPA2 (RSN).
+            "wpa" => c.wpa = Some(num(n, k, v, 0, 3)?),
+            "wpa_group_rekey" => group_rekey = ranged(n, "wpa_group_rekey (s)", v, 0, HOSTAPD_INT_MAX)?,
+            "wpa_ptk_rekey" => ptk_rekey = ranged(n, "wpa_ptk_rekey (s)", v, 0, HOSTAPD_INT_MAX)?,
+            // 0 would deauthenticate every station at the next housekeeping tick.
+            "ap_max_inactivity" => inactivity = ranged(n, "ap_max_inactivity (s)", v, 1, HOSTAPD_INT_MAX)?,
+            // hostapd: "Invalid max_num_sta=%d; allowed range 0..%d" (MAX_STA_COUNT).
+            "max_num_sta" => max_sta = num(n, k, v, 0, MAX_STA_COUNT)?,
             "group_mgmt_cipher" => group_mgmt = Some(parse_group_mgmt(n, v)?),
-            _ => return err(n, format!("unknown key {k}")),
+            _ => return err(n, format!("unknown key{}", shown_key(k))),
         }
     }
     let ssid = c.ssid.clone().ok_or(ConfError { line: 0, msg: "ssid is required".into() })?;
@@ -505,10 +573,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     let mut pmf = (0, Mfp::Disabled);
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
-        let t = l.trim();
-        if t.is_empty() || t.starts_with('#') {
-            continue;
-        }
+        let Some(t) = sta_line(l) else { continue };
         if t == "network={" {
             if in_net {
                 return err(n, "nested network block");
@@ -527,10 +592,10 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
             in_net = false;
             continue;
         }
-        let Some((k, v)) = kv(l) else { continue };
-        if !t.contains('=') {
-            return err(n, format!("expected key=value, got {k}"));
-        }
+        // wpa_supplicant: "Line %d: Invalid SSID line"; the line itself is not repeated.
+        let Some((k, v)) = t.split_once('=').map(|(k, v)| (k.trim(), v.trim())) else {
+            return err(n, "expected key=value (a line without '=')");
+        };
         if in_net {
             if c.set(n, k, v)? {
                 continue;
@@ -546,12 +611,13 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                         }
                     }
                 }
-                "scan_ssid" | "priority" => {
-                    let _: u32 = num(n, k, v)?;
+                // wpa_supplicant: INT_RANGE(scan_ssid, 0, 1), INT(priority).
+                "scan_ssid" => {
+                    let _: u8 = num(n, k, v, 0, 1)?;
                 }
                 "scan_freq" | "frequency" => {
                     for w in v.split_whitespace() {
-                        let mhz: u32 = num(n, k, w)?;
+                        let mhz: u32 = num(n, k, w, 2412, 5885)?;
                         let ch = freq_channel(mhz)
                             .ok_or_else(|| ConfError { line: n, msg: format!("{k}: {mhz} MHz is not a 2.4 or 5 GHz channel") })?;
                         if !scan_channels.contains(&ch) {
@@ -559,11 +625,14 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                         }
                     }
                 }
-                _ => return err(n, format!("unknown network key {k}")),
+                "priority" => {
+                    let _: u32 = num(n, k, v, 0, HOSTAPD_INT_MAX)?;
+                }
+                _ => return err(n, format!("unknown network key{}", shown_key(k))),
             }
         } else {
             match k {
-                "interface" => interface = Some(v.to_string()),
+                "interface" => interface = Some(parse_ifname(n, v)?),
                 "medium" => medium = Some(v.to_string()),
                 "addr" | "mac_addr" => {
                     let a = v.parse::<MacAddr>().map_err(|_| ConfError { line: n, msg: "addr must be aa:bb:cc:dd:ee:ff".into() })?;
@@ -577,7 +646,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                 }
                 "pmf" => pmf = (n, parse_mfp(n, k, v)?),
                 "ctrl_interface" | "update_config" | "ap_scan" => {}
-                _ => return err(n, format!("unknown key {k}")),
+                _ => return err(n, format!("unknown key{}", shown_key(k))),
             }
         }
     }
