@@ -87,12 +87,16 @@ pub fn crypto_threads(n: usize) -> Result<Option<Box<dyn wsec::node::engine::Par
 }
 
 /// Runs an access point until [`STOP`].
-pub fn run_ap(f: ApFile, o: &NodeOptions) -> Result<()> {
+pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
     let spec = o.medium.clone().or(f.medium.clone()).unwrap_or_else(|| DEFAULT_MEDIUM.into());
+    if f.address_from_radio {
+        f.ap.bssid = radio_address(&spec)?;
+    }
     let channel = f.ap.channel;
     let bssid = f.ap.bssid;
     let medium = medium::open(&spec, channel, bssid).map_err(|e| Error::io(format!("medium {spec}"), e))?;
-    let tap = host_side(&f.interface, o.netns.as_deref(), &bssid, o.bridge.as_deref())?;
+    let bridge = o.bridge.clone().or(f.bridge.clone());
+    let tap = host_side(&f.interface, o.netns.as_deref(), &bssid, bridge.as_deref())?;
     let start = Instant::now();
     let threads = crypto_threads(f.ap.engine_threads)?;
     let mut core = AccessPoint::new(f.ap, 1, Box::new(OsRng)).map_err(|source| Error::Core { what: "ap", source })?;
@@ -108,8 +112,11 @@ pub fn run_ap(f: ApFile, o: &NodeOptions) -> Result<()> {
 }
 
 /// Runs a station until [`STOP`].
-pub fn run_sta(f: StaFile, o: &NodeOptions) -> Result<()> {
+pub fn run_sta(mut f: StaFile, o: &NodeOptions) -> Result<()> {
     let spec = o.medium.clone().or(f.medium.clone()).unwrap_or_else(|| DEFAULT_MEDIUM.into());
+    if f.address_from_radio {
+        f.sta.addr = radio_address(&spec)?;
+    }
     let addr = f.sta.addr;
     // A radio looks for the network on the listed channels, or on every 2.4 GHz one.
     let scan: Vec<u8> = if !f.scan_channels.is_empty() {
@@ -127,6 +134,13 @@ pub fn run_sta(f: StaFile, o: &NodeOptions) -> Result<()> {
     core.set_crypto_threads(threads);
     println!("sta: {addr} on {spec}, interface {}", f.interface);
     run(Core::Sta(Box::new(core)), medium, tap, start, "sta", o.counters, scan)
+}
+
+/// The permanent address of the radio a `radio:IFNAME` medium names (the default BSSID
+/// or station address with `driver=nl80211`).
+fn radio_address(spec: &str) -> Result<MacAddr> {
+    let ifname = spec.strip_prefix("radio:").ok_or_else(|| Error::Setup(format!("no address given and {spec} is not a radio")))?;
+    medium::radio::address(ifname).map(MacAddr).map_err(|e| Error::io(format!("address of {ifname}"), e))
 }
 
 /// Options of the `air` hub.

@@ -283,3 +283,49 @@ fn docs_examples_parse() {
     }
     assert_eq!(checked, ["ap", "sta"], "docs/live.md has one ap.conf and one sta.conf example");
 }
+
+const RADIO_AP: &str =
+    "interface=wlan0\ndriver=nl80211\nssid=lab\nchannel=11\nwpa=2\nwpa_key_mgmt=WPA-PSK\nrsn_pairwise=CCMP\nwpa_passphrase=12345678\n";
+
+#[test]
+fn driver_nl80211_takes_the_radio_from_interface_as_hostapd_does() {
+    let f = parse_ap(RADIO_AP).unwrap();
+    assert_eq!(f.medium.as_deref(), Some("radio:wlan0"));
+    assert_eq!(f.interface, "wsec-wlan0");
+    assert_eq!(f.ap.channel, 11);
+    // No bssid=: hostapd takes the radio's own address; so does the runtime.
+    assert!(f.address_from_radio);
+    let f = parse_ap(&format!("{RADIO_AP}wired_interface=ap0\nbridge=br0\n")).unwrap();
+    assert_eq!((f.interface.as_str(), f.bridge.as_deref()), ("ap0", Some("br0")));
+    // A long radio name still gives a TAP name Linux accepts (15 characters).
+    let f = parse_ap(&RADIO_AP.replace("interface=wlan0", "interface=wlx001122334455")).unwrap();
+    assert_eq!(f.interface, "wsec-wlx0011223");
+    // The radio is the medium: a medium= beside it, a wired_interface= without it, an
+    // unknown driver and a TAP named like the radio are errors naming the line.
+    let e = parse_ap(&format!("{RADIO_AP}medium=air:127.0.0.1:7411\n")).unwrap_err();
+    assert!(e.line == 9 && e.msg.contains("driver=nl80211"), "{e}");
+    let plain = RADIO_AP.replace("driver=nl80211\n", "bssid=02:00:00:00:00:09\n");
+    assert!(!parse_ap(&plain).unwrap().address_from_radio);
+    // Without bssid= and without a radio there is no address to take.
+    assert!(parse_ap(&RADIO_AP.replace("driver=nl80211\n", "")).unwrap_err().msg.contains("bssid is required"));
+    assert!(parse_ap(&format!("{plain}wired_interface=ap0\n")).unwrap_err().msg.contains("needs driver=nl80211"));
+    assert_eq!(parse_ap(&format!("{}bssid=02:00:00:00:00:09\n", RADIO_AP.replace("nl80211", "madwifi"))).unwrap_err().line, 2);
+    assert!(parse_ap(&format!("{RADIO_AP}wired_interface=wlan0\n")).is_err());
+    // driver=wsec (the default) keeps interface= as the TAP and medium= as given.
+    let f = parse_ap(&format!("{}medium=packet:mon0\nbssid=02:00:00:00:00:09\n", RADIO_AP.replace("nl80211", "wsec"))).unwrap();
+    assert_eq!((f.interface.as_str(), f.medium.as_deref()), ("wlan0", Some("packet:mon0")));
+}
+
+#[test]
+fn station_scan_freq_lists_the_channels_to_search() {
+    let sta = "interface=wlan1\ndriver=nl80211\naddr=02:00:00:00:01:00\nnetwork={\n ssid=\"lab\"\n key_mgmt=WPA-PSK\n psk=\"12345678\"\n scan_freq=2462 2412 2462 5180\n}\n";
+    let f = parse_sta(sta).unwrap();
+    assert_eq!(f.scan_channels, vec![11, 1, 36]);
+    assert_eq!(f.medium.as_deref(), Some("radio:wlan1"));
+    assert_eq!(f.interface, "wsec-wlan1");
+    for bad in ["2413", "2400", "6000", "x", "-2412"] {
+        let e = parse_sta(&sta.replace("2462 2412 2462 5180", bad)).unwrap_err();
+        assert_eq!(e.line, 8, "{bad}: {e}");
+    }
+    assert!(parse_sta(&sta.replace("scan_freq=2462 2412 2462 5180", "frequency=2484")).unwrap().scan_channels == vec![14]);
+}

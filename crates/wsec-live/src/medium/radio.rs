@@ -131,6 +131,11 @@ fn get_mac(name: &str) -> io::Result<(u16, [u8; 6])> {
     Ok((sa.sa_family, m))
 }
 
+/// The interface's current hardware address.
+pub fn address(name: &str) -> io::Result<[u8; 6]> {
+    get_mac(name).map(|(_, m)| m)
+}
+
 fn set_mac(name: &str, family: u16, mac: [u8; 6]) -> io::Result<()> {
     let mut r = ifreq(name)?;
     // SAFETY: sockaddr is plain data; zeroed is a valid value.

@@ -53,9 +53,14 @@ fn err<T>(line: usize, msg: impl Into<String>) -> Result<T, ConfError> {
 /// What `wsec ap -c` reads.
 #[derive(Debug, Clone)]
 pub struct ApFile {
-    /// The wired-side TAP interface to create (hostapd `interface` names the radio;
-    /// here the radio is the medium, so it names the host side).
+    /// The wired-side TAP interface to create (with `driver=nl80211`, `interface=` names
+    /// the radio as in hostapd and this is `wired_interface=`).
     pub interface: String,
+    /// hostapd's `bridge=`: the bridge the wired side joins.
+    pub bridge: Option<String>,
+    /// No `bssid=` with `driver=nl80211`: the BSSID is the radio's own address, which the
+    /// runtime reads before it takes the radio over.
+    pub address_from_radio: bool,
     /// The medium: `air:HOST:PORT` or `packet:IFNAME` (wsec's own key).
     pub medium: Option<String>,
     pub ap: ApConfig,
@@ -69,6 +74,8 @@ pub struct StaFile {
     /// The channels to look for the network on (`scan_freq=` / `frequency=` in MHz, as
     /// wpa_supplicant spells them); empty: every 2.4 GHz channel in turn on a radio.
     pub scan_channels: Vec<u8>,
+    /// No `addr=` with `driver=nl80211`: the station's address is the radio's own.
+    pub address_from_radio: bool,
     pub sta: StaConfig,
 }
 
@@ -165,6 +172,42 @@ fn parse_ifname(line: usize, v: &str) -> Result<String, ConfError> {
         return err(line, "interface must be 1 to 15 characters without white space, '/' or ':'");
     }
     Ok(v.to_string())
+}
+
+/// `driver=`, `interface=`, `wired_interface=` and `medium=` resolved into the TAP's name
+/// and the medium. With `driver=nl80211` (as hostapd spells a Linux 802.11 radio),
+/// `interface=` names the radio, the medium is `radio:<interface>`, and the wired-side TAP
+/// is `wired_interface=` (default `wsec-<interface>`, cut to 15 characters). Otherwise
+/// (`driver=wsec`, the default) `interface=` names the TAP and `medium=` the medium.
+fn resolve_driver(
+    driver: Option<(usize, String)>,
+    interface: Option<String>,
+    wired: Option<(usize, String)>,
+    medium: Option<(usize, String)>,
+) -> Result<(String, Option<String>), ConfError> {
+    let iface = interface.ok_or(ConfError { line: 0, msg: "interface is required".into() })?;
+    match driver {
+        Some((n, d)) if d == "nl80211" => {
+            if let Some((m, _)) = medium {
+                return err(m, format!("medium: driver=nl80211 (line {n}) takes the radio from interface=; leave medium= out"));
+            }
+            let tap = match wired {
+                Some((_, w)) => w,
+                None => format!("wsec-{iface}").chars().take(15).collect(),
+            };
+            if tap == iface {
+                return err(0, "wired_interface must differ from the radio's interface");
+            }
+            Ok((tap, Some(format!("radio:{iface}"))))
+        }
+        Some((n, d)) if d != "wsec" => err(n, "driver must be nl80211 (a Linux 802.11 radio) or wsec (medium= names the medium)"),
+        _ => {
+            if let Some((n, _)) = wired {
+                return err(n, "wired_interface needs driver=nl80211");
+            }
+            Ok((iface, medium.map(|(_, m)| m)))
+        }
+    }
 }
 
 fn ciphers(line: usize, v: &str) -> Result<Vec<CipherSuite>, ConfError> {
@@ -491,8 +534,9 @@ fn sta_line(line: &str) -> Option<&str> {
 pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     let mut c = Common { eccmp_lanes: 1, ..Default::default() };
     let mut interface = None;
-    let mut medium = None;
+    let mut medium: Option<(usize, String)> = None;
     let mut bssid = None;
+    let (mut driver, mut wired, mut bridge) = (None, None, None);
     let mut channel = 6u8;
     let mut beacon_int = 100u16;
     let mut group_rekey = 86_400u64;
@@ -510,7 +554,10 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
         }
         match k {
             "interface" => interface = Some(parse_ifname(n, v)?),
-            "medium" => medium = Some(v.to_string()),
+            "medium" => medium = Some((n, v.to_string())),
+            "driver" => driver = Some((n, v.to_string())),
+            "wired_interface" => wired = Some((n, parse_ifname(n, v)?)),
+            "bridge" => bridge = Some(parse_ifname(n, v)?),
             "bssid" => {
                 bssid = Some(v.parse::<MacAddr>().map_err(|_| ConfError { line: n, msg: "bssid must be aa:bb:cc:dd:ee:ff".into() })?)
             }
@@ -535,7 +582,15 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
         }
     }
     let ssid = c.ssid.clone().ok_or(ConfError { line: 0, msg: "ssid is required".into() })?;
-    let bssid = bssid.ok_or(ConfError { line: 0, msg: "bssid is required".into() })?;
+    // On a radio (driver=nl80211) the BSSID defaults to the radio's address, as in hostapd;
+    // the runtime reads it (`address_from_radio`).
+    let radio = driver.as_ref().is_some_and(|(_, d)| d == "nl80211");
+    let address_from_radio = bssid.is_none() && radio;
+    let bssid = match bssid {
+        Some(b) => b,
+        None if radio => MacAddr([0x02, 0, 0, 0, 0, 0]),
+        None => return err(0, "bssid is required (or driver=nl80211: the radio's address)"),
+    };
     if bssid.is_group() {
         return err(0, "bssid must be an individual address");
     }
@@ -556,7 +611,8 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     // The AP's engine uses every core unless told otherwise (issue: per-station key tables,
     // crypto of a batch spread over the cores).
     ap.engine_threads = c.engine_threads.unwrap_or(0);
-    Ok(ApFile { interface: interface.ok_or(ConfError { line: 0, msg: "interface is required".into() })?, medium, ap })
+    let (interface, medium) = resolve_driver(driver, interface, wired, medium)?;
+    Ok(ApFile { interface, bridge, medium, address_from_radio, ap })
 }
 
 /// Parses a wpa_supplicant.conf-style STA configuration: global keys (`interface`,
@@ -564,9 +620,10 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
 pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     let mut c = Common { eccmp_lanes: 1, ..Default::default() };
     let mut interface = None;
-    let mut medium = None;
+    let mut medium: Option<(usize, String)> = None;
     let mut addr = None;
     let mut bssid = None;
+    let (mut driver, mut wired) = (None, None);
     let mut scan_channels: Vec<u8> = Vec::new();
     let mut in_net = false;
     let mut networks = 0;
@@ -633,7 +690,9 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
         } else {
             match k {
                 "interface" => interface = Some(parse_ifname(n, v)?),
-                "medium" => medium = Some(v.to_string()),
+                "medium" => medium = Some((n, v.to_string())),
+                "driver" => driver = Some((n, v.to_string())),
+                "wired_interface" => wired = Some((n, parse_ifname(n, v)?)),
                 "addr" | "mac_addr" => {
                     let a = v.parse::<MacAddr>().map_err(|_| ConfError { line: n, msg: "addr must be aa:bb:cc:dd:ee:ff".into() })?;
                     if a.is_group() {
@@ -659,11 +718,18 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     let ssid = c.ssid.clone().ok_or(ConfError { line: 0, msg: "ssid is required in the network block".into() })?;
     let security = c.security(&ssid, false)?;
     let mfp = c.mfp(&security, pmf, false)?;
-    let addr = addr.ok_or(ConfError { line: 0, msg: "addr (the station's MAC address) is required".into() })?;
+    let radio = driver.as_ref().is_some_and(|(_, d)| d == "nl80211");
+    let address_from_radio = addr.is_none() && radio;
+    let addr = match addr {
+        Some(a) => a,
+        None if radio => MacAddr([0x02, 0, 0, 0, 0, 0]),
+        None => return err(0, "addr (the station's MAC address) is required (or driver=nl80211: the radio's address)"),
+    };
     let mut sta = StaConfig::new(addr, &ssid, security);
     sta.bssid = bssid;
     sta.mfp = mfp;
     sta.offload = c.offload()?;
     sta.engine_threads = c.engine_threads.unwrap_or(1);
-    Ok(StaFile { interface: interface.ok_or(ConfError { line: 0, msg: "interface is required".into() })?, medium, scan_channels, sta })
+    let (interface, medium) = resolve_driver(driver, interface, wired, medium)?;
+    Ok(StaFile { interface, medium, scan_channels, address_from_radio, sta })
 }
