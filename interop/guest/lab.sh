@@ -5,6 +5,7 @@
 #   phy1/wlan1  the station (wpa_supplicant in netns "sta", or wsec sta on radio:wlan1
 #               with its TAP in netns "sta")
 #   phy2/wlan2  a monitor recording the air (tcpdump -> air.pcap)
+#   phy3/wlan3  an injector (wsec inject) for the replay cases
 # A case directory holds case.env (AP=hostapd|wsec STA=wpas|wsec EXPECT=connect|fail
 # MB=<transfer size> ...), ap.conf and sta.conf. Results go to /lab/out/<case>/result.env.
 export PATH=/lab/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -23,7 +24,7 @@ fresh_radios() {
     sleep 0.3
     ip netns del sta 2>/dev/null
     rmmod mac80211_hwsim 2>/dev/null
-    modprobe mac80211_hwsim radios=3 || return 1
+    modprobe mac80211_hwsim radios=4 || return 1
     ip netns add sta
     nsx ip link set lo up
     # The monitor that records the air.
@@ -55,7 +56,7 @@ start_sta() {
     case $STA in
     wpas)
         iw phy "$(cat /sys/class/net/wlan1/phy80211/name)" set netns name sta
-        nsx wpa_supplicant -t -i wlan1 -D nl80211 -c "$C/sta.conf" >"$O/sta.log" 2>&1 &
+        nsx wpa_supplicant -d -t -i wlan1 -D nl80211 -c "$C/sta.conf" >"$O/sta.log" 2>&1 &
         STA_PID=$!
         for i in $(seq 1 50); do nsx ip link show wlan1 >/dev/null 2>&1 && break; sleep 0.1; done
         nsx ip addr add $STA_IP/24 dev wlan1
@@ -119,7 +120,10 @@ run_case() {
     MB=10
     EXPECT=connect
     REKEY=0
+    REPLAY=0
     RECONNECT=1
+    AP_LOG_HAS=
+    STA_LOG_HAS=
     . "$C/case.env"
     R="$O/result.env"
     : >"$R"
@@ -153,6 +157,20 @@ run_case() {
         put up "$1"; put up_ms "${2:-0}"; [ "$1" = ok ] || ok=0
         set -- $(transfer down)
         put down "$1"; put down_ms "${2:-0}"; [ "$1" = ok ] || ok=0
+        if [ "$REPLAY" = 1 ]; then
+            # A replayed message 3 of the last 4-way handshake, from a third radio: the
+            # station must drop it (replay counter, 12.7.6.4 / KRACK) and keep its key.
+            installs=$(grep -c 'data open\|Key negotiation completed' "$O/sta.log")
+            pn_before_marker=$(now_ms)
+            put replay_inject "$(wsec inject --medium radio:wlan3 --channel "$CHANNEL" --select eapol-m3 --last 1 --repeat 3 "$O/air.pcap" 2>&1 | tail -1)"
+            sleep 2
+            nsx ping -c 3 -W 3 $AP_IP >>"$O/ping.txt" 2>&1 && put replay_ping ok || { put replay_ping fail; ok=0; }
+            after=$(grep -c 'data open\|Key negotiation completed' "$O/sta.log")
+            put replay_reinstalls $((after - installs))
+            [ "$after" = "$installs" ] || ok=0
+            put replay_dropped_wpas "$(grep -c 'Replay Counter did not increase' "$O/sta.log")"
+            put replay_at_ms "$pn_before_marker"
+        fi
         if [ "$RECONNECT" = 1 ]; then
             case $STA in
             wpas)
@@ -176,6 +194,14 @@ run_case() {
     sleep 1
     killall -q tcpdump
     wait 2>/dev/null
+    # What each side must have said (a negative case's status and reason codes); the
+    # nodes' exit counters are in their logs by now.
+    if [ -n "$AP_LOG_HAS" ] && ! grep -qF "$AP_LOG_HAS" "$O/ap.log"; then
+        sed -i 's/^result=.*/result=fail/' "$R"; put why "AP log lacks: $AP_LOG_HAS"
+    fi
+    if [ -n "$STA_LOG_HAS" ] && ! grep -qF "$STA_LOG_HAS" "$O/sta.log"; then
+        sed -i 's/^result=.*/result=fail/' "$R"; put why "station log lacks: $STA_LOG_HAS"
+    fi
     log "case $NAME: $(grep '^result=' "$R")"
 }
 

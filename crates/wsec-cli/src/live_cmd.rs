@@ -75,3 +75,95 @@ pub fn sta(a: StaArgs) -> Result<(), (u8, String)> {
     let o = NodeOptions { medium: a.medium, netns: a.netns, bridge: None, counters: a.counters };
     runtime::run_sta(f, &o).map_err(|e| (1, e.to_string()))
 }
+
+/// Which frames of a capture `wsec inject` puts on the air.
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
+pub enum InjectSelect {
+    /// Every frame
+    All,
+    /// EAPOL-Key message 1 of the 4-way handshake
+    EapolM1,
+    /// EAPOL-Key message 3 (a replayed M3 is the key reinstallation attack's trigger)
+    EapolM3,
+    /// EAPOL-Key group message 1
+    EapolG1,
+}
+
+#[derive(Args)]
+pub struct InjectArgs {
+    /// A capture (pcap/pcapng, any 802.11 link type) whose frames are sent again as they are
+    capture: PathBuf,
+    /// The medium: radio:IFNAME (taken over as a monitor), packet:IFNAME or air:HOST:PORT
+    #[arg(long)]
+    medium: String,
+    /// Channel of a radio medium
+    #[arg(long, default_value_t = 6)]
+    channel: u8,
+    /// Which frames to send
+    #[arg(long, value_enum, default_value = "all")]
+    select: InjectSelect,
+    /// Send only the last N selected frames (0: all of them)
+    #[arg(long, default_value_t = 0)]
+    last: usize,
+    /// Times each frame is sent
+    #[arg(long, default_value_t = 1)]
+    repeat: u32,
+}
+
+/// The EAPOL-Key message an unprotected data MPDU carries (802.1X-2010 11.3 with the
+/// LLC/SNAP header of IEEE 802.11-2020 5.1.5; key information per 12.7.2).
+fn eapol_msg(mpdu: &[u8]) -> Option<wsec::rsn::handshake::Msg> {
+    use wsec::wire::mac::FrameControl;
+    let fc = FrameControl(u16::from_le_bytes([*mpdu.first()?, *mpdu.get(1)?]));
+    if !fc.is_data() || fc.protected() {
+        return None;
+    }
+    let body = mpdu.get(fc.header_len().ok()?..)?;
+    if body.get(..8)? != [0xaa, 0xaa, 0x03, 0, 0, 0, 0x88, 0x8e] || *body.get(9)? != 3 {
+        return None;
+    }
+    let key = body.get(12..)?;
+    let ki = wsec::rsn::eapol::KeyInfo(u16::from_be_bytes([*key.get(1)?, *key.get(2)?]));
+    let kd_len = u16::from_be_bytes([*key.get(93)?, *key.get(94)?]) as usize;
+    wsec::rsn::handshake::Msg::classify(ki, kd_len)
+}
+
+/// Runs `wsec inject`: frames of a capture back onto a medium (a replay tool, as
+/// aireplay-ng's; the interop lab replays M3 with it).
+pub fn inject(a: InjectArgs) -> Result<String, (u8, String)> {
+    use wsec::capture::radio::mpdu;
+    use wsec::rsn::handshake::Msg;
+    let reader = wsec::capture::CaptureReader::open(&a.capture).map_err(|e| (2, format!("{}: {e}", a.capture.display())))?;
+    let mut frames = Vec::new();
+    for p in reader {
+        let p = p.map_err(|e| (3, format!("{}: {e}", a.capture.display())))?;
+        let Ok(m) = mpdu(p.linktype, &p.data) else { continue };
+        let want = match a.select {
+            InjectSelect::All => true,
+            InjectSelect::EapolM1 => eapol_msg(m.bytes) == Some(Msg::M1),
+            InjectSelect::EapolM3 => eapol_msg(m.bytes) == Some(Msg::M3),
+            InjectSelect::EapolG1 => eapol_msg(m.bytes) == Some(Msg::G1),
+        };
+        if want {
+            frames.push(m.bytes.to_vec());
+        }
+    }
+    if a.last > 0 && frames.len() > a.last {
+        frames.drain(..frames.len() - a.last);
+    }
+    if frames.is_empty() {
+        return Err((1, format!("{}: no frame selected", a.capture.display())));
+    }
+    // The injector's own address: locally administered, not any node's.
+    let own = wsec::wire::mac::MacAddr([0x02, 0x77, 0x73, 0x65, 0x63, 0x00]);
+    let mut m = wsec_live::medium::open(&a.medium, a.channel, own).map_err(|e| (1, format!("medium {}: {e}", a.medium)))?;
+    let mut sent = 0;
+    for f in &frames {
+        for _ in 0..a.repeat {
+            m.send(f).map_err(|e| (1, format!("medium {}: {e}", a.medium)))?;
+            sent += 1;
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+    Ok(format!("inject: {sent} frame(s) sent on {}", a.medium))
+}

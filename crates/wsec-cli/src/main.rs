@@ -59,6 +59,9 @@ enum Cmd {
     Sta(live_cmd::StaArgs),
     /// The embedded wireless medium: a loopback UDP hub carrying radiotap + 802.11.
     Air(live_cmd::AirArgs),
+    /// Send frames of a capture again on a medium (a radio, a packet socket or the hub):
+    /// replay tests such as a replayed EAPOL-Key message 3.
+    Inject(live_cmd::InjectArgs),
     /// Bring up AP, two stations and a wired host in network namespaces, measure, tear down.
     Demo(demo_cmd::DemoArgs),
     /// Measure the seed papers' experiments on this machine, with the peers in the same run
@@ -283,6 +286,7 @@ fn run(cli: Cli) -> Result<Reply, (u8, String)> {
         Cmd::Ap(a) => live_cmd::ap(a).map(|_| "ap: stopped".to_string())?,
         Cmd::Sta(a) => live_cmd::sta(a).map(|_| "sta: stopped".to_string())?,
         Cmd::Air(a) => live_cmd::air(a).map(|_| "air: stopped".to_string()).map_err(|e| (1, e))?,
+        Cmd::Inject(a) => live_cmd::inject(a)?,
         Cmd::Demo(a) => demo_cmd::run(a).map_err(|e| (1, e))?,
         Cmd::Model(a) => model_cmd::run(a)?,
         Cmd::HwVectors(a) => hwvec_cmd::run(a)?,
