@@ -219,7 +219,15 @@ impl Radio {
 
     /// radiotap (Flags, Rate) + MPDU, no FCS.
     pub fn encap(&self, mpdu: &[u8]) -> Vec<u8> {
-        let five = self.freq >= 5000;
+        encap(mpdu, self.freq)
+    }
+}
+
+/// A frame as it is handed to a monitor interface for transmission: radiotap with Flags
+/// (none: the hardware appends the FCS) and Rate, then the MPDU.
+pub fn encap(mpdu: &[u8], freq: u16) -> Vec<u8> {
+    {
+        let five = freq >= 5000;
         let group_or_mgmt = mpdu.len() < 10 || mpdu[0] & 0x0c != 0x08 || mpdu[4] & 1 != 0;
         let rate = match (five, group_or_mgmt) {
             (false, true) => 2, // 1 Mb/s
@@ -239,7 +247,7 @@ impl Radio {
 fn give_back(ifname: &str, r: &Restore) {
     let _ = set_up(ifname, false);
     if let Ok(mut nl) = Nl80211::open() {
-        let _ = nl.set_type(r.ifindex, r.iftype.clone());
+        let _ = nl.set_type(r.ifindex, r.iftype);
     }
     // The address family follows the type: Ethernet for managed, radiotap for monitor.
     let fam = get_mac(ifname).map(|(f, _)| f).unwrap_or(r.family);
@@ -316,5 +324,46 @@ impl super::Medium for Radio {
             self.stats.tx_too_long,
             self.stats.last_signal_dbm.map(|s| format!(", last signal {s} dBm")).unwrap_or_default()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wsec::capture::radio::{mpdu, radiotap_info, LINKTYPE_RADIOTAP};
+
+    #[test]
+    fn injected_frames_carry_no_fcs_and_a_rate_by_kind() {
+        // Unicast QoS data, a beacon, group-addressed data.
+        let data = [0x88u8, 0x02, 0, 0, 2, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0xaa];
+        let mut beacon = data;
+        beacon[0] = 0x80;
+        let mut group = data;
+        group[4] = 0xff;
+        for (f, freq, rate) in [(&data, 2437, 108), (&beacon, 2437, 2), (&group, 2437, 2), (&beacon, 5180, 12), (&data, 5180, 108)] {
+            let v = encap(f, freq);
+            let i = radiotap_info(&v).unwrap();
+            assert_eq!(i.rate, Some(rate));
+            // No FCS flag and no FCS: Linux trims eight octets of a frame marked FCS-at-end.
+            assert!(!i.has_fcs());
+            let m = mpdu(LINKTYPE_RADIOTAP, &v).unwrap();
+            assert_eq!(m.bytes, &f[..]);
+            assert!(!m.had_fcs);
+        }
+    }
+
+    #[test]
+    fn channels_map_to_their_frequencies() {
+        assert_eq!(channel_freq(1), Some(2412));
+        assert_eq!(channel_freq(6), Some(2437));
+        assert_eq!(channel_freq(14), Some(2484));
+        assert_eq!(channel_freq(36), Some(5180));
+        assert_eq!(channel_freq(0), None);
+        assert_eq!(channel_freq(15), None);
+        assert_eq!(channel_freq(200), None);
+        for ch in (1..=13).chain(36..=165) {
+            let f = channel_freq(ch).unwrap() as u32;
+            assert_eq!(wsec::node::conf::freq_channel(f), Some(ch), "{ch}");
+        }
     }
 }

@@ -82,9 +82,9 @@ pub struct StaFile {
 /// Channel number of a frequency (IEEE 802.11-2020 15.4.4.3, 17.3.8.4.2, 19.3.15.4).
 pub fn freq_channel(mhz: u32) -> Option<u8> {
     match mhz {
-        2412..=2472 if (mhz - 2407) % 5 == 0 => Some(((mhz - 2407) / 5) as u8),
+        2412..=2472 if (mhz - 2407).is_multiple_of(5) => Some(((mhz - 2407) / 5) as u8),
         2484 => Some(14),
-        5160..=5885 if mhz % 5 == 0 => Some(((mhz - 5000) / 5) as u8),
+        5160..=5885 if mhz.is_multiple_of(5) => Some(((mhz - 5000) / 5) as u8),
         _ => None,
     }
 }
