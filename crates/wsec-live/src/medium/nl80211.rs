@@ -122,7 +122,7 @@ impl Nl80211 {
         let r = self.request(Nl80211Command::GetInterface, vec![Nl80211Attr::IfIndex(ifindex)])?;
         let attrs = r.first().map(|m| m.attributes.as_slice()).unwrap_or(&[]);
         let wiphy = attrs.iter().find_map(|a| if let Nl80211Attr::Wiphy(w) = a { Some(*w) } else { None });
-        let iftype = attrs.iter().find_map(|a| if let Nl80211Attr::IfType(t) = a { Some(t.clone()) } else { None });
+        let iftype = attrs.iter().find_map(|a| if let Nl80211Attr::IfType(t) = a { Some(*t) } else { None });
         match (wiphy, iftype) {
             (Some(wiphy), Some(iftype)) => Ok(Interface { wiphy, iftype }),
             _ => Err(io::Error::new(io::ErrorKind::NotFound, "not an nl80211 (Wi-Fi) interface")),

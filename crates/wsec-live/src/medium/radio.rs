@@ -239,7 +239,7 @@ impl Radio {
 fn give_back(ifname: &str, r: &Restore) {
     let _ = set_up(ifname, false);
     if let Ok(mut nl) = Nl80211::open() {
-        let _ = nl.set_type(r.ifindex, r.iftype.clone());
+        let _ = nl.set_type(r.ifindex, r.iftype);
     }
     // The address family follows the type: Ethernet for managed, radiotap for monitor.
     let fam = get_mac(ifname).map(|(f, _)| f).unwrap_or(r.family);
