@@ -296,6 +296,7 @@ fn tshark_payloads(air: &[Vec<u8>], name: &str) -> Option<Vec<Vec<u8>>> {
 fn wpa1_network(pairwise: CipherSuite, group: CipherSuite, seed: u64) {
     let mut ap = wpa1_ap(&[pairwise], group);
     ap.group_rekey_s = 2;
+    ap.ptk_rekey_s = 3;
     let mut sim = sim(ap, vec![wpa1_sta(STA1), wpa1_sta(STA2)], seed);
     for i in 0..2 {
         let p = sim.phases(i + 1);
@@ -309,6 +310,10 @@ fn wpa1_network(pairwise: CipherSuite, group: CipherSuite, seed: u64) {
     let ap_phases = sim.phases(0);
     assert!(ap_phases.iter().filter(|p| matches!(p, Phase::GroupKey { .. })).count() >= 2, "{ap_phases:?}");
     assert!(sim.phases(1).iter().any(|p| matches!(p, Phase::GroupKey { key_id: 2 })));
+    // A PTK rekey (a new 4-way handshake, then group message 1 again with the GTK in
+    // force, which is not installed again).
+    assert!(ap_phases.contains(&Phase::PtkRekeyed), "{ap_phases:?}");
+    assert!(sim.phases(1).contains(&Phase::PtkRekeyed));
     traffic(&mut sim, "after rekey");
     assert_eq!(sim.ap().counters.total_drops(), 0, "{}", sim.ap().counters);
     for i in 0..2 {
@@ -442,4 +447,57 @@ fn conf_wpa_bits_and_proto() {
     assert!(s.proto_rsn && s.proto_wpa1);
     let s = parse_sta(&format!("{st}}}\n")).unwrap().sta;
     assert!(s.proto_rsn && s.proto_wpa1, "wpa_supplicant's default: WPA RSN");
+}
+
+/// Open authentication and an Association Request with `ie` from `sta`, straight to the
+/// AP core; the status of its Association Response.
+fn assoc_status(ap: &mut wsec::node::ap::AccessPoint, sta: &MacAddr, ie: &[u8]) -> wsec::wire::mgmt::StatusCode {
+    use wsec::wire::mgmt::{AuthAlgorithm, AuthRepr, Capability, StatusCode};
+    let now = 2_000 * nodesim::MS;
+    let mut out = wsec::node::Output::default();
+    let auth = frames::auth(&BSSID, sta, &BSSID, 1, AuthRepr::new(AuthAlgorithm::OPEN_SYSTEM, 1, StatusCode::SUCCESS));
+    ap.handle_air(now, &auth, &mut out);
+    out.air.clear();
+    ap.handle_air(now, &frames::assoc_req(sta, &BSSID, 2, Capability(0x0031), SSID.as_bytes(), Some(ie)), &mut out);
+    out.air
+        .iter()
+        .find_map(|f| match frames::parse_mgmt(f) {
+            Ok(Mgmt::AssocResp { status, .. }) => Some(status),
+            _ => None,
+        })
+        .expect("an Association Response")
+}
+
+/// The AP checks a station's WPA element against its own (hostapd `wpa_validate_wpa_ie`):
+/// group cipher, one offered pairwise cipher, WPA-PSK; an RSN-only AP refuses it.
+#[test]
+fn ap_checks_the_wpa_element_of_the_association_request() {
+    use wsec::rsn::ie::Suite;
+    use wsec::wire::mgmt::StatusCode;
+    let ie = |group: CipherSuite, pw: CipherSuite, akm: Akm| {
+        WpaElementRepr {
+            version: 1,
+            group_cipher: Suite::wpa_cipher(group),
+            pairwise: vec![Suite::wpa_cipher(pw).unwrap()],
+            akms: vec![Suite::wpa_akm(akm).unwrap()],
+            capabilities: None,
+        }
+        .to_bytes()
+        .unwrap()
+    };
+    let (t, c) = (CipherSuite::Tkip, CipherSuite::Ccmp128);
+    let mut ap = nodesim::ap_core(wpa1_ap(&[t], t), 0);
+    assert_eq!(assoc_status(&mut ap, &STA1, &ie(t, t, Akm::Psk)), StatusCode::SUCCESS);
+    assert_eq!(assoc_status(&mut ap, &STA1, &ie(t, c, Akm::Psk)), StatusCode::INVALID_PAIRWISE_CIPHER);
+    assert_eq!(assoc_status(&mut ap, &STA1, &ie(c, t, Akm::Psk)), StatusCode::INVALID_GROUP_CIPHER);
+    assert_eq!(assoc_status(&mut ap, &STA1, &ie(t, t, Akm::Ieee8021x)), StatusCode::INVALID_AKMP);
+    // An RSN-only AP: a WPA element is no RSN element.
+    let mut rsn_ap = nodesim::ap_core(ApConfig::new(BSSID, SSID.as_bytes(), sec(&[t], t)), 0);
+    assert_eq!(assoc_status(&mut rsn_ap, &STA1, &ie(t, t, Akm::Psk)), StatusCode::INVALID_ELEMENT);
+    // ieee80211w=2 on a wpa=3 AP: a WPA1 station cannot do MFP.
+    let mut cfg = ApConfig::new(BSSID, SSID.as_bytes(), sec(&[c], t));
+    cfg.wpa1_pairwise = Some(vec![t]);
+    cfg.mfp = wsec::node::mfp::Mfp::Required;
+    let mut mfp_ap = nodesim::ap_core(cfg, 0);
+    assert_eq!(assoc_status(&mut mfp_ap, &STA1, &ie(t, t, Akm::Psk)), StatusCode::ROBUST_MGMT_POLICY_VIOLATION);
 }
