@@ -14,7 +14,7 @@ use crate::link::sa::{KeyType, Role};
 use crate::rsn::akm::Akm;
 use crate::rsn::handshake::authenticator::GroupKeys;
 use crate::rsn::handshake::{self, Authenticator, Timers};
-use crate::rsn::ie::{RsnElementRepr, Suite};
+use crate::rsn::ie::{RsnElementRepr, Suite, WpaElementRepr};
 use crate::wire::ethernet::EtherType;
 use crate::wire::mac::{FrameType, MacAddr};
 use crate::wire::mgmt::{self, AuthAlgorithm, AuthRepr, Capability, ReasonCode, StatusCode};
@@ -45,6 +45,13 @@ pub struct ApConfig {
     pub mfp: Mfp,
     /// The IGTK's cipher (hostapd `group_mgmt_cipher`), BIP-CMAC-128 by default.
     pub group_mgmt_cipher: CipherSuite,
+    /// hostapd `wpa=` bit 1: offer RSN (the RSN element) with `Security::Rsn`'s pairwise
+    /// ciphers. On by default.
+    pub rsn: bool,
+    /// hostapd `wpa=` bit 0: offer WPA1 (the WPA vendor element, EAPOL-Key descriptor
+    /// 254) with these pairwise ciphers (`wpa_pairwise`: TKIP and/or CCMP). WPA-PSK only,
+    /// no management frame protection; the group cipher is `Security::Rsn`'s.
+    pub wpa1_pairwise: Option<Vec<CipherSuite>>,
 }
 
 impl ApConfig {
@@ -65,6 +72,8 @@ impl ApConfig {
             eapol_timers: Timers::default(),
             mfp: Mfp::Disabled,
             group_mgmt_cipher: CipherSuite::BipCmac128,
+            rsn: true,
+            wpa1_pairwise: None,
         }
     }
 }
@@ -110,6 +119,8 @@ pub struct AccessPoint {
     cfg: ApConfig,
     /// The RSN element advertised in Beacons and Probe Responses (whole element).
     rsne: Option<Vec<u8>>,
+    /// The WPA1 element advertised (whole element), with `wpa=1` or `wpa=3`.
+    wpa_ie: Option<Vec<u8>>,
     dp: Datapath,
     peers: BTreeMap<MacAddr, Peer>,
     seq: SeqNum,
@@ -172,6 +183,20 @@ pub fn ap_rsn_element_mfp(
     .to_bytes()
 }
 
+/// The WPA1 element an AP with `akms`, `pairwise` and `group` advertises (WPA v3.1; the
+/// layout of hostapd's `wpa_write_wpa_ie`: no Capabilities field, the defaults apply).
+/// Only PSK and the WPA1 ciphers (TKIP, CCMP) have selectors here.
+pub fn ap_wpa_element(akms: &[Akm], pairwise: &[CipherSuite], group: CipherSuite) -> crate::Result<Vec<u8>> {
+    let no = |_| crate::Error::Unsupported("WPA1 offers WPA-PSK with TKIP or CCMP only");
+    let c = |x: CipherSuite| Suite::wpa_cipher(x).filter(|_| matches!(x, CipherSuite::Tkip | CipherSuite::Ccmp128)).ok_or(());
+    let pairwise = pairwise.iter().map(|&x| c(x)).collect::<Result<Vec<_>, ()>>().map_err(no)?;
+    let akms: Vec<Suite> = akms.iter().filter_map(|&a| Suite::wpa_akm(a).filter(|_| a == Akm::Psk)).collect();
+    if akms.is_empty() || pairwise.is_empty() {
+        return Err(no(()));
+    }
+    WpaElementRepr { version: 1, group_cipher: Some(c(group).map_err(no)?), pairwise, akms, capabilities: None }.to_bytes()
+}
+
 impl AccessPoint {
     /// A new AP; `now` is the monotonic time (ns) it starts at.
     /// Its randomness (nonces, group keys, challenges, SA Query identifiers) comes from
@@ -179,6 +204,7 @@ impl AccessPoint {
     pub fn new(cfg: ApConfig, now: u64, mut rng: crate::rng::BoxRng) -> crate::Result<AccessPoint> {
         let mut engine = Engine::new(Role::Authenticator);
         let mut rsne = None;
+        let mut wpa_ie = None;
         let mut group = None;
         if cfg.mfp.capable() && !matches!(cfg.security, Security::Rsn { .. }) {
             return Err(crate::Error::Unsupported("management frame protection needs an RSNA (wpa=2)"));
@@ -203,7 +229,16 @@ impl AccessPoint {
                         return Err(crate::Error::Unsupported("management frame protection needs a CCMP or GCMP pairwise cipher"));
                     }
                 }
-                rsne = Some(ap_rsn_element_mfp(akms, pairwise, g, cfg.mfp, cfg.group_mgmt_cipher)?);
+                if let Some(w) = &cfg.wpa1_pairwise {
+                    wpa_ie = Some(ap_wpa_element(akms, w, g)?);
+                } else if !cfg.rsn {
+                    return Err(crate::Error::Unsupported("neither RSN nor WPA offered"));
+                }
+                if cfg.rsn {
+                    rsne = Some(ap_rsn_element_mfp(akms, pairwise, g, cfg.mfp, cfg.group_mgmt_cipher)?);
+                } else if mgmt.is_some() {
+                    return Err(crate::Error::Unsupported("management frame protection needs RSN (wpa=2 or 3)"));
+                }
                 let gk = random_gtk(g, 1, mgmt, &mut *rng);
                 engine.install(None, KeyType::Group, 1, g, &gk.gtk, None)?;
                 if let Some((k, id, _)) = &gk.igtk {
@@ -216,6 +251,7 @@ impl AccessPoint {
             (group.is_some() && cfg.group_rekey_s > 0).then(|| now.saturating_add(cfg.group_rekey_s.saturating_mul(SEC)));
         Ok(AccessPoint {
             rsne,
+            wpa_ie,
             dp: Datapath::new(engine, cfg.offload),
             peers: BTreeMap::new(),
             seq: SeqNum::default(),
@@ -295,6 +331,7 @@ impl AccessPoint {
             beacon_interval_tu: self.cfg.beacon_interval_tu,
             capability: self.capability(),
             rsne: self.rsne.clone(),
+            wpa_ie: self.wpa_ie.clone(),
         }
     }
 
@@ -602,10 +639,17 @@ impl AccessPoint {
             }
             Mgmt::Auth { alg, seq: 1, .. } => self.auth_request(now, &sa, alg, out),
             Mgmt::Auth { .. } => self.counters.drop("unexpected authentication frame"),
-            Mgmt::AssocReq { capability: _, ssid, rsne } => {
-                let rsne = rsne.map(|r| r.to_vec());
+            Mgmt::AssocReq { capability: _, ssid, rsne, wpa_ie } => {
+                // hostapd (`hostapd_notif_assoc` / `check_assoc_ies`): the RSNE when RSN is
+                // offered and the station sent one, else the WPA element when WPA1 is.
+                let ie = match (rsne, wpa_ie) {
+                    (Some(r), _) if self.rsne.is_some() => Some(r),
+                    (_, Some(w)) if self.wpa_ie.is_some() => Some(w),
+                    (r, _) => r,
+                };
+                let ie = ie.map(|r| r.to_vec());
                 let ssid_ok = ssid == &self.cfg.ssid[..];
-                self.assoc_request(now, &sa, ssid_ok, rsne, out)
+                self.assoc_request(now, &sa, ssid_ok, ie, out)
             }
             Mgmt::Deauth { reason } => self.peer_left(&sa, Phase::Deauthenticated { reason, by_peer: true }, out),
             Mgmt::Disassoc { reason } => self.peer_left(&sa, Phase::Disassociated { reason, by_peer: true }, out),
@@ -741,6 +785,12 @@ impl AccessPoint {
         let Security::Rsn { akms, pairwise, groups, .. } = &self.cfg.security else {
             return Err(StatusCode::INVALID_ELEMENT);
         };
+        if crate::rsn::ie::is_wpa_element(rsne) {
+            return self.check_sta_wpa_ie(rsne, akms, groups[0]);
+        }
+        if self.rsne.is_none() {
+            return Err(StatusCode::INVALID_ELEMENT);
+        }
         let e = RsnElementRepr::parse(rsne).map_err(|_| StatusCode::INVALID_ELEMENT)?;
         let g = e.group_cipher.and_then(|s| s.cipher());
         if g != Some(groups[0]) {
@@ -756,6 +806,37 @@ impl AccessPoint {
         };
         let mgmt = mfp::ap_decide(self.cfg.mfp, self.cfg.group_mgmt_cipher, &e, pw)?;
         Ok((akm, pw, groups[0], mgmt))
+    }
+
+    /// A WPA1 station's WPA element against ours (hostapd `wpa_validate_wpa_ie`, WPA
+    /// branch): our group cipher, one pairwise cipher of `wpa_pairwise`, WPA-PSK; no MFP.
+    fn check_sta_wpa_ie(
+        &self,
+        ie: &[u8],
+        akms: &[Akm],
+        group: CipherSuite,
+    ) -> Result<(Akm, CipherSuite, CipherSuite, Option<CipherSuite>), StatusCode> {
+        let offered = self.cfg.wpa1_pairwise.as_ref().filter(|_| self.wpa_ie.is_some()).ok_or(StatusCode::INVALID_ELEMENT)?;
+        if self.cfg.mfp.required() {
+            // WPA1 has no MFP: a station that cannot do it is refused (12.6.3).
+            return Err(StatusCode::ROBUST_MGMT_POLICY_VIOLATION);
+        }
+        let e = WpaElementRepr::parse(ie).map_err(|_| StatusCode::INVALID_ELEMENT)?;
+        let wpa = |s: &Suite| (s.oui == crate::rsn::ie::WPA_OUI).then_some(*s);
+        // Absent fields take WPA1's defaults: TKIP group and pairwise, 802.1X AKM.
+        let g = e.group_cipher.map_or(Some(CipherSuite::Tkip), |s| wpa(&s).and_then(|s| s.cipher()));
+        if g != Some(group) {
+            return Err(StatusCode::INVALID_GROUP_CIPHER);
+        }
+        let pw = match e.pairwise.as_slice() {
+            [s] => wpa(s).and_then(|s| s.cipher()).filter(|c| offered.contains(c)).ok_or(StatusCode::INVALID_PAIRWISE_CIPHER)?,
+            _ => return Err(StatusCode::INVALID_PAIRWISE_CIPHER),
+        };
+        let akm = match e.akms.as_slice() {
+            [s] => wpa(s).and_then(|s| s.akm()).filter(|a| *a == Akm::Psk && akms.contains(a)).ok_or(StatusCode::INVALID_AKMP)?,
+            _ => return Err(StatusCode::INVALID_AKMP),
+        };
+        Ok((akm, pw, group, None))
     }
 
     fn assoc_request(&mut self, now: u64, sta: &MacAddr, ssid_ok: bool, rsne: Option<Vec<u8>>, out: &mut Output) {
@@ -855,7 +936,12 @@ impl AccessPoint {
                     pmk: pmk.clone(),
                     aa: bssid,
                     spa: *sta,
-                    ap_rsne: self.rsne.clone().unwrap_or_default(),
+                    // A WPA1 station's handshake repeats the WPA elements (and so runs as WPA1).
+                    ap_rsne: if rsne.as_deref().is_some_and(crate::rsn::ie::is_wpa_element) {
+                        self.wpa_ie.clone().unwrap_or_default()
+                    } else {
+                        self.rsne.clone().unwrap_or_default()
+                    },
                     sta_rsne: rsne.unwrap_or_default(),
                     timers: self.cfg.eapol_timers,
                 };
@@ -879,17 +965,9 @@ impl AccessPoint {
         if let Some(p) = self.peers.get_mut(sta) {
             p.hs_deadline = o.deadline;
         }
-        for eapol in o.tx {
-            let seq = self.seq.take();
-            let f = frames::data(Dir::FromAp, &bssid, sta, &bssid, seq, EtherType::EAPOL, &eapol);
-            // Before the first PTK EAPOL goes in the clear; a rekey's under the PTK.
-            if self.dp.has_pairwise(sta) {
-                self.send_protected(now, Some(*sta), f, out);
-            } else {
-                self.counters.tx_air += 1;
-                out.air.push(f);
-            }
-        }
+        // Events first: a key installed by this input protects what it sends (WPA1's group
+        // message 1 follows message 4 at once and goes under the new PTK, as in hostapd).
+        // Every other output with frames installs nothing.
         for e in o.events {
             match e {
                 handshake::Event::InstallPtk { tk, cipher, key_id } => {
@@ -930,6 +1008,17 @@ impl AccessPoint {
                 }
                 handshake::Event::Dropped(_) => self.counters.drop("eapol-key refused"),
                 _ => {}
+            }
+        }
+        for eapol in o.tx {
+            let seq = self.seq.take();
+            let f = frames::data(Dir::FromAp, &bssid, sta, &bssid, seq, EtherType::EAPOL, &eapol);
+            // Before the first PTK EAPOL goes in the clear; a rekey's under the PTK.
+            if self.dp.has_pairwise(sta) {
+                self.send_protected(now, Some(*sta), f, out);
+            } else {
+                self.counters.tx_air += 1;
+                out.air.push(f);
             }
         }
     }

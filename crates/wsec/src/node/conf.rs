@@ -270,7 +270,11 @@ struct Common {
     ssid: Option<Vec<u8>>,
     wpa: Option<u8>,
     key_mgmt: Option<Vec<Akm>>,
+    /// `rsn_pairwise` (AP) / `pairwise` (STA).
     pairwise: Option<Vec<CipherSuite>>,
+    /// hostapd `wpa_pairwise`: WPA1's pairwise ciphers, and RSN's when `rsn_pairwise` is
+    /// not set.
+    wpa_pairwise: Option<(usize, Vec<CipherSuite>)>,
     group: Option<Vec<CipherSuite>>,
     passphrase: Option<(usize, Zeroizing<String>)>,
     psk: Option<Zeroizing<Vec<u8>>>,
@@ -304,7 +308,8 @@ impl Common {
                     self.key_mgmt = Some(akms(line, v)?)
                 }
             }
-            "wpa_pairwise" | "rsn_pairwise" | "pairwise" => self.pairwise = Some(ciphers(line, v)?),
+            "wpa_pairwise" => self.wpa_pairwise = Some((line, ciphers(line, v)?)),
+            "rsn_pairwise" | "pairwise" => self.pairwise = Some(ciphers(line, v)?),
             "group_cipher" | "group" => self.group = Some(ciphers(line, v)?),
             "wpa_passphrase" => {
                 let p = unquote(v).unwrap_or(v);
@@ -413,9 +418,28 @@ impl Common {
         }
     }
 
+    /// The pairwise ciphers of an AP's WPA1 (`wpa=1` or `3`): `wpa_pairwise`, TKIP by
+    /// default (hostapd's default `wpa_pairwise`); WPA1 has selectors for TKIP and CCMP only.
+    fn ap_wpa1_pairwise(&self) -> Result<Option<Vec<CipherSuite>>, ConfError> {
+        if self.wpa.unwrap_or(0) & 1 == 0 {
+            return Ok(None);
+        }
+        let (line, w) = self.wpa_pairwise.clone().unwrap_or((0, vec![CipherSuite::Tkip]));
+        if w.iter().any(|c| !matches!(c, CipherSuite::Tkip | CipherSuite::Ccmp128)) {
+            return err(line, "wpa_pairwise for WPA (wpa=1) must be TKIP and/or CCMP");
+        }
+        if self.key_mgmt.as_ref().is_some_and(|k| !k.contains(&Akm::Psk)) {
+            return err(0, "WPA (wpa=1) needs wpa_key_mgmt=WPA-PSK");
+        }
+        if self.mfp.is_some_and(|(_, m)| m.capable()) && self.wpa == Some(1) {
+            return err(0, "ieee80211w needs RSN (wpa=2 or 3); WPA (wpa=1) has no MFP");
+        }
+        Ok(Some(w))
+    }
+
     /// The security mode these settings describe. `wpa` is hostapd's bit field (1 WPA,
-    /// 2 WPA2); for a STA `key_mgmt` decides. Every RSNA here uses RSN elements and
-    /// EAPOL-Key descriptors (`wpa=1`, TKIP-only WPA, runs as an RSN with TKIP).
+    /// 2 WPA2); for a STA `key_mgmt` decides. For an AP with `wpa=1` only, the pairwise
+    /// list is WPA1's; [`Common::ap_wpa1_pairwise`] gives WPA1's list in every case.
     fn security(&self, ssid: &[u8], is_ap: bool) -> Result<Security, ConfError> {
         let rsn = match (is_ap, self.wpa, &self.key_mgmt) {
             (true, Some(w), _) => w != 0,
@@ -454,7 +478,11 @@ impl Common {
             (None, None) => return err(0, "WPA needs wpa_passphrase or wpa_psk"),
         };
         let akms = self.key_mgmt.clone().filter(|k| !k.is_empty()).unwrap_or_else(|| vec![Akm::Psk]);
-        let mut pairwise = self.pairwise.clone().unwrap_or_else(|| {
+        let wpa1 = if is_ap { self.ap_wpa1_pairwise()? } else { None };
+        // hostapd: rsn_pairwise defaults to wpa_pairwise; wpa=1 alone uses WPA1's list.
+        let rsn_pw = if is_ap && self.wpa == Some(1) { wpa1.clone() } else { self.pairwise.clone() };
+        let rsn_pw = rsn_pw.or_else(|| self.wpa_pairwise.clone().map(|(_, w)| w));
+        let mut pairwise = rsn_pw.unwrap_or_else(|| {
             if is_ap {
                 vec![CipherSuite::Ccmp128]
             } else {
@@ -481,8 +509,9 @@ impl Common {
         let groups = match &self.group {
             Some(g) => g.clone(),
             None if is_ap => {
-                // hostapd: the group cipher is the weakest pairwise one.
-                let std: Vec<CipherSuite> = pairwise.iter().copied().filter(|c| c.eccmp_lanes().is_none()).collect();
+                // hostapd: the group cipher is the weakest pairwise one, of RSN's and WPA1's.
+                let mut std: Vec<CipherSuite> = pairwise.iter().copied().filter(|c| c.eccmp_lanes().is_none()).collect();
+                std.extend(wpa1.iter().flatten().copied());
                 vec![if std.contains(&CipherSuite::Tkip) { CipherSuite::Tkip } else { *std.first().unwrap_or(&CipherSuite::Ccmp128) }]
             }
             None => vec![CipherSuite::Ccmp128, CipherSuite::Ccmp256, CipherSuite::Gcmp128, CipherSuite::Gcmp256, CipherSuite::Tkip],
@@ -597,6 +626,8 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     let security = c.security(&ssid, true)?;
     let mfp = c.mfp(&security, (0, Mfp::Disabled), true)?;
     let mut ap = ApConfig::new(bssid, &ssid, security);
+    ap.wpa1_pairwise = c.ap_wpa1_pairwise()?;
+    ap.rsn = c.wpa != Some(1);
     ap.mfp = mfp;
     if let Some(g) = group_mgmt {
         ap.group_mgmt_cipher = g;
@@ -628,6 +659,8 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     let mut in_net = false;
     let mut networks = 0;
     let mut pmf = (0, Mfp::Disabled);
+    // wpa_supplicant's default proto is "WPA RSN" (RSN, WPA1).
+    let mut proto = (true, true);
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
         let Some(t) = sta_line(l) else { continue };
@@ -662,11 +695,18 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                     bssid = Some(v.parse::<MacAddr>().map_err(|_| ConfError { line: n, msg: "bssid must be aa:bb:cc:dd:ee:ff".into() })?)
                 }
                 "proto" => {
+                    let mut p = (false, false);
                     for w in v.split_whitespace() {
-                        if !["RSN", "WPA2", "WPA"].contains(&w) {
-                            return err(n, format!("unknown proto {w}"));
+                        match w {
+                            "RSN" | "WPA2" => p.0 = true,
+                            "WPA" => p.1 = true,
+                            _ => return err(n, format!("unknown proto {w}")),
                         }
                     }
+                    if p == (false, false) {
+                        return err(n, "proto names no protocol (WPA, RSN)");
+                    }
+                    proto = p;
                 }
                 // wpa_supplicant: INT_RANGE(scan_ssid, 0, 1), INT(priority).
                 "scan_ssid" => {
@@ -725,7 +765,11 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
         None if radio => MacAddr([0x02, 0, 0, 0, 0, 0]),
         None => return err(0, "addr (the station's MAC address) is required (or driver=nl80211: the radio's address)"),
     };
+    if !proto.0 && mfp.required() {
+        return err(0, "proto=WPA has no management frame protection (ieee80211w=2 needs RSN)");
+    }
     let mut sta = StaConfig::new(addr, &ssid, security);
+    (sta.proto_rsn, sta.proto_wpa1) = proto;
     sta.bssid = bssid;
     sta.mfp = mfp;
     sta.offload = c.offload()?;

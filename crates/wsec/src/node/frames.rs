@@ -64,6 +64,8 @@ pub struct BssInfo {
     pub capability: Capability,
     /// The whole RSN element (ID, length, body), as advertised.
     pub rsne: Option<Vec<u8>>,
+    /// The whole WPA1 vendor element (OUI 00-50-F2 type 1), as advertised.
+    pub wpa_ie: Option<Vec<u8>>,
 }
 
 /// Builds a Beacon (`probe_resp_to == None`) or a Probe Response to a STA.
@@ -80,6 +82,11 @@ pub fn beacon(info: &BssInfo, tsf_us: u64, seq: u16, probe_resp_to: Option<&MacA
         ies.extend_from_slice(r);
     }
     push(&mut ies, eid::EXTENDED_SUPPORTED_RATES, &EXT_SUPP_RATES);
+    // Vendor Specific elements come last (9.3.3.2, Table 9-34); hostapd puts the WPA
+    // element there too.
+    if let Some(w) = &info.wpa_ie {
+        ies.extend_from_slice(w);
+    }
     let b = BeaconRepr { timestamp: tsf_us, beacon_interval: info.beacon_interval_tu, capability: info.capability, elements: &ies };
     match probe_resp_to {
         Some(a) => mgmt_frame(a, &info.bssid, &info.bssid, seq, BodyRepr::ProbeResponse(b)),
@@ -105,6 +112,8 @@ pub enum Mgmt<'a> {
         capability: Capability,
         ssid: &'a [u8],
         rsne: Option<&'a [u8]>,
+        /// The WPA1 element of a `proto=WPA` station.
+        wpa_ie: Option<&'a [u8]>,
     },
     AssocResp {
         status: StatusCode,
@@ -140,6 +149,7 @@ fn bss_info(bssid: MacAddr, b: &BeaconRepr<'_>) -> Result<BssInfo> {
         beacon_interval_tu: b.beacon_interval,
         capability: b.capability,
         rsne: element::find(ies, eid::RSN)?.map(|e| e.bytes.to_vec()),
+        wpa_ie: crate::rsn::ie::find_wpa_element(ies)?.map(|e| e.to_vec()),
     })
 }
 
@@ -156,6 +166,7 @@ pub fn parse_mgmt(mpdu: &[u8]) -> Result<Mgmt<'_>> {
             capability: r.capability,
             ssid: element::find(r.elements, eid::SSID)?.map(|e| e.body).ok_or(Error::Malformed("no SSID element"))?,
             rsne: element::find(r.elements, eid::RSN)?.map(|e| e.bytes),
+            wpa_ie: crate::rsn::ie::find_wpa_element(r.elements)?,
         },
         BodyRepr::AssocResponse(r) | BodyRepr::ReassocResponse(r) => Mgmt::AssocResp { status: r.status, aid: r.aid },
         BodyRepr::Deauth(d) => Mgmt::Deauth { reason: d.reason },
@@ -180,7 +191,8 @@ pub fn auth(da: &MacAddr, sa: &MacAddr, bssid: &MacAddr, seq: u16, body: AuthRep
     mgmt_frame(da, sa, bssid, seq, BodyRepr::Auth(body))
 }
 
-/// The STA's Association Request (9.3.3.5) with its SSID, rates and RSN element.
+/// The STA's Association Request (9.3.3.5) with its SSID, rates and RSN element (or, for
+/// WPA1, the WPA vendor element: after these, as Vendor Specific elements go last).
 pub fn assoc_req(sta: &MacAddr, bssid: &MacAddr, seq: u16, capability: Capability, ssid: &[u8], rsne: Option<&[u8]>) -> Vec<u8> {
     let mut ies = Vec::with_capacity(64);
     push(&mut ies, eid::SSID, ssid);

@@ -12,7 +12,7 @@ use crate::cipher::CipherSuite;
 use crate::link::sa::{KeyType, Role};
 use crate::rsn::akm::Akm;
 use crate::rsn::handshake::{self, Supplicant, Timers};
-use crate::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite};
+use crate::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite, WpaElementRepr};
 use crate::wire::ethernet::EtherType;
 use crate::wire::mac::{FrameType, Header, MacAddr};
 use crate::wire::mgmt::{AuthAlgorithm, AuthRepr, Capability, ReasonCode, StatusCode};
@@ -39,6 +39,10 @@ pub struct StaConfig {
     pub handshake_timeout_ms: u64,
     /// Management frame protection (wpa_supplicant `ieee80211w` / `pmf`).
     pub mfp: Mfp,
+    /// wpa_supplicant `proto=`: RSN (`RSN`/`WPA2`) and/or WPA1 (`WPA`). With both, an AP
+    /// offering both is joined with RSN (wpa_supplicant `wpa_supplicant_set_suites`).
+    pub proto_rsn: bool,
+    pub proto_wpa1: bool,
 }
 
 impl StaConfig {
@@ -56,6 +60,8 @@ impl StaConfig {
             max_tries: 5,
             handshake_timeout_ms: 10_000,
             mfp: Mfp::Disabled,
+            proto_rsn: true,
+            proto_wpa1: false,
         }
     }
 }
@@ -138,6 +144,42 @@ fn negotiate(ap_rsne: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: &[C
         group_mgmt_cipher: mgmt.and_then(|g| mfp::group_mgmt_field(mfp, g)),
     };
     Some(Negotiated { akm, pairwise: pw, group, ap_rsne: ap_rsne.to_vec(), sta_rsne: sta.to_bytes().ok()?, group_mgmt: mgmt })
+}
+
+/// WPA1 (WPA v3.1): AKM, pairwise and group cipher from the AP's WPA element and the
+/// STA's lists, as [`negotiate`] does for RSN; WPA-PSK with TKIP or CCMP only, no MFP (so
+/// never when the STA requires it). The STA's element has one pairwise and one AKM
+/// selector and no Capabilities field (wpa_supplicant `wpa_gen_wpa_ie_wpa`).
+fn negotiate_wpa1(ap_ie: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: &[CipherSuite], mfp: Mfp) -> Option<Negotiated> {
+    if mfp.required() {
+        return None;
+    }
+    let e = WpaElementRepr::parse(ap_ie).ok()?;
+    let wpa = |s: &Suite| (s.oui == crate::rsn::ie::WPA_OUI).then_some(*s);
+    let wpa_cipher = |c: &CipherSuite| matches!(c, CipherSuite::Tkip | CipherSuite::Ccmp128);
+    // Absent fields take WPA1's defaults: TKIP group and pairwise, 802.1X AKM.
+    let group = e.group_cipher.map_or(Some(CipherSuite::Tkip), |s| wpa(&s).and_then(|s| s.cipher()))?;
+    if !groups.contains(&group) || !wpa_cipher(&group) {
+        return None;
+    }
+    let offered_pw: Vec<CipherSuite> = if e.pairwise.is_empty() {
+        vec![CipherSuite::Tkip]
+    } else {
+        e.pairwise.iter().filter_map(|s| wpa(s).and_then(|s| s.cipher())).collect()
+    };
+    let pw = pairwise.iter().copied().find(|c| wpa_cipher(c) && offered_pw.contains(c))?;
+    let psk = e.akms.iter().any(|s| wpa(s).and_then(|s| s.akm()) == Some(Akm::Psk));
+    if !psk || !akms.contains(&Akm::Psk) {
+        return None;
+    }
+    let sta = WpaElementRepr {
+        version: 1,
+        group_cipher: Suite::wpa_cipher(group),
+        pairwise: vec![Suite::wpa_cipher(pw)?],
+        akms: vec![Suite::wpa_akm(Akm::Psk)?],
+        capabilities: None,
+    };
+    Some(Negotiated { akm: Akm::Psk, pairwise: pw, group, ap_rsne: ap_ie.to_vec(), sta_rsne: sta.to_bytes().ok()?, group_mgmt: None })
 }
 
 impl Station {
@@ -557,10 +599,17 @@ impl Station {
         }
         let privacy = info.capability.has(Capability::PRIVACY);
         let (neg, shared) = match &self.cfg.security {
-            Security::Open if !privacy && info.rsne.is_none() => (None, false),
-            Security::Wep { auth_algs, .. } if privacy && info.rsne.is_none() => (None, !auth_algs.open()),
+            Security::Open if !privacy && info.rsne.is_none() && info.wpa_ie.is_none() => (None, false),
+            Security::Wep { auth_algs, .. } if privacy && info.rsne.is_none() && info.wpa_ie.is_none() => (None, !auth_algs.open()),
             Security::Rsn { akms, pairwise, groups, .. } => {
-                match info.rsne.as_deref().and_then(|r| negotiate(r, akms, pairwise, groups, self.cfg.mfp)) {
+                // RSN first when both are allowed and offered, then WPA1.
+                let rsn =
+                    info.rsne.as_deref().filter(|_| self.cfg.proto_rsn).and_then(|r| negotiate(r, akms, pairwise, groups, self.cfg.mfp));
+                let n = rsn.or_else(|| {
+                    let w = info.wpa_ie.as_deref().filter(|_| self.cfg.proto_wpa1)?;
+                    negotiate_wpa1(w, akms, pairwise, groups, self.cfg.mfp)
+                });
+                match n {
                     Some(n) => (Some(n), false),
                     None => return self.counters.drop("bss security not acceptable"),
                 }
@@ -572,7 +621,7 @@ impl Station {
             phase: Phase::Discovered {
                 ssid: String::from_utf8_lossy(&info.ssid).into_owned(),
                 channel: info.channel,
-                rsn: info.rsne.is_some(),
+                rsn: info.rsne.is_some() || info.wpa_ie.is_some(),
             },
         });
         self.bss = Some(info);

@@ -11,6 +11,7 @@ use super::{random_nonce, Config, Event, Output};
 use crate::cipher::Pn;
 use crate::error::{Error, Result};
 use crate::rsn::eapol::EapolKeyRepr;
+use crate::rsn::ie;
 use crate::rsn::kde::{self, KeyDataBuilder, KeyDataItem};
 use crate::rsn::kdf::{derive_ptk, Ptk};
 use zeroize::Zeroizing;
@@ -129,7 +130,7 @@ impl Authenticator {
         let rc = self.next_counter();
         let State::AwaitM2 { anonce, counters } = &mut self.state else { return };
         counters.push(rc);
-        let f = Fields { replay_counter: rc, nonce: *anonce, rsc: 0, key_data: &[] };
+        let f = Fields { replay_counter: rc, nonce: *anonce, rsc: 0, key_data: &[], key_index: 0 };
         match msg::build(&self.cfg, Msg::M1, f, None, None, &mut *self.rng) {
             Ok(m1) => out.tx.push(m1),
             Err(_) => return self.fail("cannot build message 1", out),
@@ -139,7 +140,12 @@ impl Authenticator {
     }
 
     /// The Key Data of message 3 and group message 1: (RSNE,) GTK KDE (, IGTK KDE).
+    /// WPA1 (WPA v3.1, hostapd `wpa_auth.c`): message 3 carries only the AP's WPA element,
+    /// in plaintext, and group message 1 the bare GTK (no KDE), encrypted by `msg::build`.
     fn group_key_data(&self, with_rsne: bool) -> Result<Zeroizing<Vec<u8>>> {
+        if self.cfg.is_wpa1() {
+            return Ok(Zeroizing::new(if with_rsne { self.cfg.ap_rsne.clone() } else { self.group.gtk.to_vec() }));
+        }
         let mut b = KeyDataBuilder::new();
         if with_rsne {
             b.element(&self.cfg.ap_rsne)?;
@@ -159,7 +165,9 @@ impl Authenticator {
         };
         let State::AwaitM4 { anonce, ptk, counters } = &mut self.state else { return };
         counters.push(rc);
-        let f = Fields { replay_counter: rc, nonce: *anonce, rsc: self.group.gtk_rsc, key_data: &kd };
+        // WPA1's message 3 has no GTK, so no RSC for it.
+        let rsc = if self.cfg.is_wpa1() { 0 } else { self.group.gtk_rsc };
+        let f = Fields { replay_counter: rc, nonce: *anonce, rsc, key_data: &kd, key_index: 0 };
         match msg::build(&self.cfg, Msg::M3, f, Some(ptk.kck()), Some(ptk.kek()), &mut *self.rng) {
             Ok(m3) => out.tx.push(m3),
             Err(_) => return self.fail("cannot build message 3", out),
@@ -191,7 +199,7 @@ impl Authenticator {
         let GroupState::AwaitG2 { counters } = &mut self.group_state else { return };
         counters.push(rc);
         let ptk = self.ptk.as_ref().expect("checked by rekey_group");
-        let f = Fields { replay_counter: rc, nonce: [0; 32], rsc: self.group.gtk_rsc, key_data: &kd };
+        let f = Fields { replay_counter: rc, nonce: [0; 32], rsc: self.group.gtk_rsc, key_data: &kd, key_index: self.group.gtk_key_id };
         match msg::build(&self.cfg, Msg::G1, f, Some(ptk.kck()), Some(ptk.kek()), &mut *self.rng) {
             Ok(g1) => out.tx.push(g1),
             Err(_) => return self.fail("cannot build group message 1", out),
@@ -247,7 +255,7 @@ impl Authenticator {
         let (r, m) = msg::parse(&self.cfg, frame)?;
         match m {
             Msg::M2 => self.on_m2(now_ns, frame, &r, out),
-            Msg::M4 => self.on_m4(frame, &r, out),
+            Msg::M4 => self.on_m4(now_ns, frame, &r, out),
             Msg::G2 => self.on_g2(frame, &r, out),
             _ => Err(Error::Malformed("message not for an Authenticator")),
         }
@@ -264,10 +272,15 @@ impl Authenticator {
         let ptk = derive_ptk(c.akm, &c.pmk, c.aa.as_bytes(), c.spa.as_bytes(), anonce, &r.key_nonce, c.pairwise, 0)?;
         msg::verify(c, frame, ptk.kck())?;
         // 12.7.6.3: the RSNE in message 2 must be the one of the (Re)Association Request.
-        let sta_rsne = kde::parse(&r.key_data)?.into_iter().find_map(|i| match i {
-            KeyDataItem::Rsn(e) => Some(e),
-            _ => None,
-        });
+        // WPA1: the WPA element, compared the same way (hostapd `wpa_receive`).
+        let sta_rsne = if c.is_wpa1() {
+            ie::find_wpa_element(&r.key_data)?
+        } else {
+            kde::parse(&r.key_data)?.into_iter().find_map(|i| match i {
+                KeyDataItem::Rsn(e) => Some(e),
+                _ => None,
+            })
+        };
         if sta_rsne != Some(&c.sta_rsne[..]) {
             self.fail("RSNE in message 2 differs from the Association Request's", out);
             return Ok(());
@@ -279,7 +292,7 @@ impl Authenticator {
         Ok(())
     }
 
-    fn on_m4(&mut self, frame: &[u8], r: &EapolKeyRepr, out: &mut Output) -> Result<()> {
+    fn on_m4(&mut self, now_ns: u64, frame: &[u8], r: &EapolKeyRepr, out: &mut Output) -> Result<()> {
         let State::AwaitM4 { ptk, counters, .. } = &self.state else {
             return Err(Error::Malformed("unexpected message 4"));
         };
@@ -298,7 +311,16 @@ impl Authenticator {
         let first = self.ptk.is_none();
         self.ptk = Some(*ptk);
         if first {
+            // WPA1 as well: hostapd authorizes a PSK station's port at PTKINITDONE, before
+            // the group key handshake (its data frames are unicast under the PTK).
             out.events.push(Event::Established { akm: self.cfg.akm, pairwise: self.cfg.pairwise, group: self.cfg.group });
+        }
+        if self.cfg.is_wpa1() {
+            // WPA1: the GTK follows every 4-way handshake in a group key handshake
+            // (hostapd's PInitAKeys: WPA_PTK_GROUP enters REKEYNEGOTIATING).
+            self.tries = 0;
+            self.group_state = GroupState::AwaitG2 { counters: Vec::new() };
+            self.send_g1(now_ns, out);
         }
         Ok(())
     }

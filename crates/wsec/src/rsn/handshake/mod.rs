@@ -43,10 +43,20 @@ pub struct Config {
     /// Supplicant (STA) address.
     pub spa: MacAddr,
     /// The RSN element the AP advertises (Beacon/Probe Response): message 3 must repeat it.
+    /// A WPA element (vendor element 00-50-F2:1) here makes the link WPA1: EAPOL-Key
+    /// descriptor 254, no GTK in message 3, the GTK in a group key handshake.
     pub ap_rsne: Vec<u8>,
-    /// The RSN element the STA sent in its (Re)Association Request: message 2 must repeat it.
+    /// The RSN (or WPA) element the STA sent in its (Re)Association Request: message 2
+    /// must repeat it.
     pub sta_rsne: Vec<u8>,
     pub timers: Timers,
+}
+
+impl Config {
+    /// A WPA1 (pre-RSNA WPA) link: the AP's element is the WPA vendor element.
+    pub fn is_wpa1(&self) -> bool {
+        crate::rsn::ie::is_wpa_element(&self.ap_rsne)
+    }
 }
 
 impl core::fmt::Debug for Config {

@@ -22,9 +22,28 @@ pub enum Msg {
 }
 
 impl Msg {
-    /// Key Information flags (without the descriptor version) of each message.
+    /// Key Information flags (without the descriptor version) of each RSN message.
+    #[cfg(test)]
     fn flags(self) -> u16 {
+        self.flags_for(false)
+    }
+
+    /// The flags for RSN (`wpa1 == false`) or for WPA1 (descriptor 254). WPA1 (Wi-Fi
+    /// Alliance WPA v3.1; hostapd `__wpa_send_eapol`, wpa_supplicant `wpa.c`): message 3
+    /// is Pairwise|Install|Ack|MIC with neither Secure nor Encrypted Key Data (it carries
+    /// no GTK), message 4 Pairwise|MIC; group message 1 is Ack|MIC|Secure (no Install
+    /// while a pairwise key is in use, hostapd `sm->Pair`) and its Key Data is encrypted
+    /// without the Encrypted Key Data flag, which RSN introduced.
+    fn flags_for(self, wpa1: bool) -> u16 {
         use KeyInfo as K;
+        if wpa1 {
+            match self {
+                Msg::M3 => return K::KEY_TYPE | K::INSTALL | K::KEY_ACK | K::KEY_MIC,
+                Msg::M4 => return K::KEY_TYPE | K::KEY_MIC,
+                Msg::G1 => return K::KEY_ACK | K::KEY_MIC | K::SECURE,
+                _ => {}
+            }
+        }
         match self {
             Msg::M1 => K::KEY_TYPE | K::KEY_ACK,
             Msg::M2 => K::KEY_TYPE | K::KEY_MIC,
@@ -76,6 +95,15 @@ pub(crate) struct Fields<'a> {
     pub rsc: u64,
     /// Plaintext Key Data (encrypted here when the message says so).
     pub key_data: &'a [u8],
+    /// WPA1 only: the Key Index (Key Information b4-b5) of group messages 1 and 2.
+    pub key_index: u8,
+}
+
+/// Whether Key Data of message `m` is encrypted: RSN says so with the Encrypted Key Data
+/// flag; WPA1's group message 1 always carries the GTK encrypted (RC4 or AES key wrap by
+/// descriptor version) without the flag.
+fn key_data_encrypted(cfg: &Config, m: Msg, ki: KeyInfo) -> bool {
+    ki.encrypted_key_data() || (cfg.is_wpa1() && m == Msg::G1)
 }
 
 /// Builds message `m`; `kck` and `kek` are needed for every message but M1.
@@ -88,16 +116,25 @@ pub(crate) fn build(
     rng: &mut dyn rand_core::CryptoRngCore,
 ) -> Result<Vec<u8>> {
     let v = kdv(cfg);
-    let ki = KeyInfo(m.flags()).with_descriptor_version(v);
-    let mut r = EapolKeyRepr::new(DescriptorType::Rsn, ki, mic_len(cfg));
-    // Key Length: the pairwise TK length in M1 and M3 (12.7.2 c), 0 elsewhere.
-    if matches!(m, Msg::M1 | Msg::M3) {
+    let wpa1 = cfg.is_wpa1();
+    let mut ki = KeyInfo(m.flags_for(wpa1)).with_descriptor_version(v);
+    if wpa1 && matches!(m, Msg::G1 | Msg::G2) {
+        ki = ki.with_key_index(f.key_index);
+    }
+    let dt = if wpa1 { DescriptorType::Wpa } else { DescriptorType::Rsn };
+    let mut r = EapolKeyRepr::new(dt, ki, mic_len(cfg));
+    // Key Length: the pairwise TK length in M1 and M3 (12.7.2 c), 0 elsewhere. WPA1: every
+    // pairwise message carries the pairwise key length and both group messages the GTK's
+    // (hostapd `__wpa_send_eapol`; wpa_supplicant copies the request's into its reply).
+    if matches!(m, Msg::M1 | Msg::M3) || (wpa1 && matches!(m, Msg::M2 | Msg::M4)) {
         r.key_length = cfg.pairwise.key_len() as u16;
+    } else if wpa1 {
+        r.key_length = cfg.group.key_len() as u16;
     }
     r.replay_counter = f.replay_counter;
     r.key_nonce = f.nonce;
     r.key_rsc = f.rsc;
-    r.key_data = if ki.encrypted_key_data() {
+    r.key_data = if key_data_encrypted(cfg, m, ki) {
         let kek = kek.ok_or(Error::Malformed("no KEK for encrypted Key Data"))?;
         encrypt_key_data(v, kek, f.key_data, &mut r.key_iv, rng)?
     } else {
@@ -137,11 +174,13 @@ fn encrypt_key_data(
     }
 }
 
-/// Parses a received frame as an RSN EAPOL-Key frame of this link's AKM.
+/// Parses a received frame as an EAPOL-Key frame of this link's AKM and descriptor type
+/// (2 for RSN, 254 for WPA1: a link never accepts the other one).
 pub(crate) fn parse(cfg: &Config, frame: &[u8]) -> Result<(EapolKeyRepr, Msg)> {
     let r = EapolKeyRepr::parse(frame, mic_len(cfg))?;
-    if r.descriptor_type != DescriptorType::Rsn {
-        return Err(Error::Malformed("not an RSN EAPOL-Key descriptor"));
+    let want = if cfg.is_wpa1() { DescriptorType::Wpa } else { DescriptorType::Rsn };
+    if r.descriptor_type != want {
+        return Err(Error::Malformed("EAPOL-Key descriptor type is not the link's (2 RSN, 254 WPA)"));
     }
     if r.key_info.descriptor_version() != kdv(cfg).number() {
         return Err(Error::Malformed("Key Descriptor Version does not match the negotiated AKM and cipher"));
@@ -157,8 +196,8 @@ pub(crate) fn verify(cfg: &Config, frame: &[u8], kck: &[u8]) -> Result<()> {
 }
 
 /// Decrypts the Key Data of a received frame with the KEK.
-pub(crate) fn decrypt_key_data(cfg: &Config, r: &EapolKeyRepr, kek: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
-    if !r.key_info.encrypted_key_data() {
+pub(crate) fn decrypt_key_data(cfg: &Config, m: Msg, r: &EapolKeyRepr, kek: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
+    if !key_data_encrypted(cfg, m, r.key_info) {
         return Err(Error::Malformed("Key Data not encrypted"));
     }
     match kdv(cfg) {

@@ -5,6 +5,7 @@ use super::msg::{self, Fields, Msg};
 use super::{random_nonce, Config, Event, Output};
 use crate::error::{Error, Result};
 use crate::rsn::eapol::EapolKeyRepr;
+use crate::rsn::ie;
 use crate::rsn::kde::{self, KeyDataItem};
 use crate::rsn::kdf::{derive_ptk, Ptk};
 use subtle::ConstantTimeEq;
@@ -119,7 +120,7 @@ impl Supplicant {
         let m2 = msg::build(
             c,
             Msg::M2,
-            Fields { replay_counter: r.replay_counter, nonce: self.snonce, rsc: 0, key_data: &c.sta_rsne },
+            Fields { replay_counter: r.replay_counter, nonce: self.snonce, rsc: 0, key_data: &c.sta_rsne, key_index: 0 },
             Some(tptk.kck()),
             None,
             &mut *self.rng,
@@ -142,14 +143,21 @@ impl Supplicant {
         let key = if retransmit { self.ptk.as_ref() } else { self.tptk.as_ref() };
         let key = key.ok_or(Error::Malformed("message 3 before message 1"))?;
         msg::verify(&self.cfg, frame, key.kck())?;
-        let kd = msg::decrypt_key_data(&self.cfg, r, key.kek())?;
-        let items = kde::parse(&kd)?;
-        let ap_rsne = items.iter().find_map(|i| match i {
-            KeyDataItem::Rsn(e) => Some(*e),
-            _ => None,
-        });
+        let wpa1 = self.cfg.is_wpa1();
+        // WPA1: plaintext Key Data, the AP's WPA element and no GTK (wpa_supplicant
+        // `wpa_supplicant_process_3_of_4`); RSN: encrypted KDEs.
+        let kd = if wpa1 { Zeroizing::new(r.key_data.clone()) } else { msg::decrypt_key_data(&self.cfg, Msg::M3, r, key.kek())? };
+        let items = if wpa1 { Vec::new() } else { kde::parse(&kd)? };
+        let ap_rsne = if wpa1 {
+            ie::find_wpa_element(&kd)?
+        } else {
+            items.iter().find_map(|i| match i {
+                KeyDataItem::Rsn(e) => Some(*e),
+                _ => None,
+            })
+        };
         // 12.7.6.4: the RSNE in message 3 must equal the one in the Beacon/Probe Response
-        // (a mismatch is a downgrade attempt: deauthenticate).
+        // (a mismatch is a downgrade attempt: deauthenticate). WPA1: the WPA element.
         if ap_rsne != Some(&self.cfg.ap_rsne[..]) {
             out.events.push(Event::Failed("RSNE in message 3 differs from the Beacon's"));
             return Ok(());
@@ -157,9 +165,11 @@ impl Supplicant {
         self.rx_replay_counter = Some(r.replay_counter);
         if retransmit {
             let ptk = self.ptk.as_ref().expect("checked above");
-            out.tx.push(Self::reply(&self.cfg, &mut *self.rng, Msg::M4, r.replay_counter, ptk)?);
+            out.tx.push(Self::reply(&self.cfg, &mut *self.rng, Msg::M4, r.replay_counter, ptk, 0)?);
             // KRACK: nothing is installed again; a GTK in it is new only if it changed.
-            self.install_group_keys(&items, r.key_rsc, out)?;
+            if !wpa1 {
+                self.install_group_keys(&items, r.key_rsc, out)?;
+            }
             return Ok(());
         }
         let tptk = self.tptk.take().expect("checked above");
@@ -167,10 +177,15 @@ impl Supplicant {
             out.events.push(Event::Failed("all-zero TK refused"));
             return Ok(());
         }
-        out.tx.push(Self::reply(&self.cfg, &mut *self.rng, Msg::M4, r.replay_counter, &tptk)?);
+        out.tx.push(Self::reply(&self.cfg, &mut *self.rng, Msg::M4, r.replay_counter, &tptk, 0)?);
         self.install_ptk(&tptk, out);
         self.ptk = Some(tptk);
         self.ptk_anonce = Some(r.key_nonce);
+        if wpa1 {
+            // WPA1: the port opens once group message 1 brought the GTK (wpa_supplicant
+            // marks portValid only on a Secure message; WPA1's message 3 is not).
+            return Ok(());
+        }
         self.install_group_keys(&items, r.key_rsc, out)?;
         if !self.established {
             self.established = true;
@@ -185,18 +200,60 @@ impl Supplicant {
         self.check_replay_counter(r.replay_counter)?;
         let ptk = self.ptk.as_ref().ok_or(Error::Malformed("group message 1 before the 4-way handshake"))?;
         msg::verify(&self.cfg, frame, ptk.kck())?;
-        let kd = msg::decrypt_key_data(&self.cfg, r, ptk.kek())?;
+        let kd = msg::decrypt_key_data(&self.cfg, Msg::G1, r, ptk.kek())?;
+        if self.cfg.is_wpa1() {
+            return self.on_wpa1_g1(r, &kd, out);
+        }
         let items = kde::parse(&kd)?;
         self.rx_replay_counter = Some(r.replay_counter);
-        out.tx.push(Self::reply(&self.cfg, &mut *self.rng, Msg::G2, r.replay_counter, ptk)?);
+        out.tx.push(Self::reply(&self.cfg, &mut *self.rng, Msg::G2, r.replay_counter, ptk, 0)?);
         let key_id = self.install_group_keys(&items, r.key_rsc, out)?;
         out.events.push(Event::GroupKeyDone { key_id });
         Ok(())
     }
 
+    /// WPA1 group message 1 (WPA v3.1; wpa_supplicant `wpa_supplicant_process_1_of_2_wpa`):
+    /// the decrypted Key Data is the bare GTK of Key Length octets, its Key ID in Key
+    /// Information b4-b5, its RSC in Key RSC. Answered with group message 2 under the same
+    /// Key Index; the GTK is installed unless it is the one installed (KRACK); the first
+    /// one opens the port.
+    fn on_wpa1_g1(&mut self, r: &EapolKeyRepr, kd: &[u8], out: &mut Output) -> Result<()> {
+        let len = self.cfg.group.key_len();
+        if r.key_length as usize != len || kd.len() < len {
+            return Err(Error::BadKeyLength);
+        }
+        let key_id = r.key_info.key_index();
+        if key_id == 0 {
+            return Err(Error::Malformed("WPA1 group message 1 with Key Index 0"));
+        }
+        self.rx_replay_counter = Some(r.replay_counter);
+        let ptk = self.ptk.as_ref().expect("checked by on_g1");
+        out.tx.push(Self::reply(&self.cfg, &mut *self.rng, Msg::G2, r.replay_counter, ptk, key_id)?);
+        let gtk = &kd[..len];
+        if !self.installed_gtk.as_ref().is_some_and(|i| i.same(key_id, gtk)) {
+            let key = Zeroizing::new(gtk.to_vec());
+            self.installed_gtk = Some(Installed { key_id, key: key.clone() });
+            out.events.push(Event::InstallGtk { gtk: key, cipher: self.cfg.group, key_id, rsc: r.key_rsc });
+        }
+        if !self.established {
+            self.established = true;
+            out.events.push(Event::Established { akm: self.cfg.akm, pairwise: self.cfg.pairwise, group: self.cfg.group });
+        }
+        out.events.push(Event::GroupKeyDone { key_id });
+        Ok(())
+    }
+
     /// Message 4 or group message 2: the request's replay counter echoed, MIC under `ptk`.
-    fn reply(cfg: &Config, rng: &mut dyn rand_core::CryptoRngCore, m: Msg, replay_counter: u64, ptk: &Ptk) -> Result<Vec<u8>> {
-        let f = Fields { replay_counter, nonce: [0; 32], rsc: 0, key_data: &[] };
+    /// `key_index`: WPA1's group message 2 repeats group message 1's Key Index.
+    fn reply(
+        cfg: &Config,
+        rng: &mut dyn rand_core::CryptoRngCore,
+        m: Msg,
+        replay_counter: u64,
+        ptk: &Ptk,
+        key_index: u8,
+    ) -> Result<Vec<u8>> {
+        let f = Fields { replay_counter, nonce: [0; 32], rsc: 0, key_data: &[], key_index };
         msg::build(cfg, m, f, Some(ptk.kck()), None, rng)
     }
 
