@@ -252,12 +252,15 @@ pub const MAX_MPDU_BODY: usize = 11454;
 /// Which AES-CCM kernel the CCM suites (CCMP, ECCMP) run on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum CcmBackend {
-    /// The fastest kernel this CPU has ([`kernel::backend`]).
+    /// The kernel [`kernel::current`] names: forced ([`kernel::set_backend`],
+    /// `WSEC_BACKEND`) or else the fastest this CPU has.
     #[default]
     Detect,
     /// The portable kernel (no AES instructions in wsec's own code), e.g. to count the
     /// instructions a WLAN card's core would run.
     Portable,
+    /// A named kernel backend (key construction fails if the CPU cannot run it).
+    Kernel(kernel::Backend),
 }
 
 impl CcmBackend {
@@ -265,6 +268,7 @@ impl CcmBackend {
         match self {
             CcmBackend::Detect => kernel::CcmKey::new(tk),
             CcmBackend::Portable => kernel::CcmKey::new_portable(tk),
+            CcmBackend::Kernel(b) => kernel::CcmKey::with(tk, b),
         }
     }
 }

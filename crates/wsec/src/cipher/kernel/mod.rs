@@ -25,16 +25,23 @@
 //! interleaving several independent messages could.
 //!
 //! # Backends
-//! Chosen once per process by runtime CPU detection (see [`backend`]):
-//! - `"vaes-avx512"`: the same kernel compiled with AVX-512VL/VAES enabled (32 vector
-//!   registers, EVEX encodings; the failure path's keystream restore uses 512-bit VAES, four
-//!   blocks per instruction). Measured on AMD EPYC (Zen 4 class) it is as fast as `"aesni"`,
-//!   not faster: the serial chain, not instruction throughput, is the limit.
-//! - `"aesni"`: AES-NI + SSE4.1.
-//! - `"portable"`: the RustCrypto `aes` crate's block cipher (which has its own
-//!   constant-time software implementation and its own AES-NI/ARMv8 detection).
+//! [`Backend`], chosen at run time by CPU features (fastest first), or forced: per key
+//! ([`CcmKey::with`]), per thread ([`with_backend`]), per process ([`set_backend`], or the
+//! environment variable [`BACKEND_ENV`] = `WSEC_BACKEND`); forcing one the CPU lacks is an
+//! error, never a silent fallback.
+//! - `avx512`: the single-message kernel compiled with AVX-512VL/VAES (32 vector
+//!   registers, EVEX encodings); batches on the 512-bit multi-buffer kernel (`mb`, four
+//!   messages per register, masked partial blocks). Measured on AMD EPYC (Zen 4 class) the
+//!   single-message kernel is as fast as `aesni`: the serial chain is the limit.
+//! - `vaes256`: AVX2 + VAES/VPCLMULQDQ on 256-bit registers (Zen 3, Intel client cores);
+//!   batches on `mbv` with two messages per register; CTR sixteen blocks in flight.
+//! - `aesni`: AES-NI + PCLMULQDQ + SSE4.1; batches on `mbv` with one message per register.
+//! - `portable`: the RustCrypto `aes` crate's block cipher (which has its own
+//!   constant-time software implementation and its own AES-NI/ARMv8 detection); batches
+//!   run one message at a time.
 //!
-//! [`CcmKey::new_portable`] forces the portable backend (for cross-checks in tests).
+//! Every backend gives the same bytes and the same refusals (tests/backends.rs runs every
+//! backend the CPU supports against the portable one and fails if one was not exercised).
 //!
 //! # Errors
 //! `BadKeyLength` for keys other than 16/32 octets; `Oversize` for payloads over 65 535
@@ -55,6 +62,8 @@ use subtle::ConstantTimeEq;
 mod aesni;
 #[cfg(target_arch = "x86_64")]
 mod mb;
+#[cfg(target_arch = "x86_64")]
+mod mbv;
 mod portable;
 
 /// Largest payload with L = 2.
@@ -78,40 +87,206 @@ enum Inner {
     Portable(Box<portable::PortableKey>),
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Backend {
-    #[cfg(target_arch = "x86_64")]
-    VaesAvx512,
-    #[cfg(target_arch = "x86_64")]
-    AesNi,
+/// The kernels a key runs on. Every backend gives the same bytes and the same refusals;
+/// they differ in speed only.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Backend {
+    /// RustCrypto `aes` (no AES instructions in wsec's own code); runs everywhere.
     Portable,
+    /// AES-NI + PCLMULQDQ on 128-bit registers with SSE encodings (any x86_64 since 2010).
+    /// Batches: eight messages interleaved, one block per register.
+    AesNi,
+    /// AVX2 + VAES + VPCLMULQDQ on 256-bit registers (AMD Zen 3, Intel client cores since
+    /// Ice Lake; no AVX-512 needed). Batches: eight messages, two per register.
+    Vaes256,
+    /// AVX-512F/VL/BW + VAES + VPCLMULQDQ on 512-bit registers. Batches: eight messages,
+    /// four per register, masked partial blocks.
+    Avx512,
 }
 
-fn detect() -> Backend {
-    static CHOICE: std::sync::OnceLock<Backend> = std::sync::OnceLock::new();
-    *CHOICE.get_or_init(|| {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if aesni::has_vaes_avx512() {
-                return Backend::VaesAvx512;
-            }
-            if aesni::has_aesni() {
-                return Backend::AesNi;
-            }
+/// Environment variable that forces a backend for the whole process (tests, benchmarks):
+/// `portable`, `aesni`, `vaes256` or `avx512`. Unset or empty: the fastest the CPU has.
+pub const BACKEND_ENV: &str = "WSEC_BACKEND";
+
+impl Backend {
+    /// Every backend, fastest first.
+    pub const ALL: [Backend; 4] = [Backend::Avx512, Backend::Vaes256, Backend::AesNi, Backend::Portable];
+
+    /// The name used by [`BACKEND_ENV`], `--json` output and [`Backend::from_name`].
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Portable => "portable",
+            Backend::AesNi => "aesni",
+            Backend::Vaes256 => "vaes256",
+            Backend::Avx512 => "avx512",
         }
-        Backend::Portable
+    }
+
+    /// Parses a backend name (also the older names `vaes-avx512` and `vaes-avx2`).
+    pub fn from_name(s: &str) -> Option<Backend> {
+        Some(match s.trim().to_ascii_lowercase().as_str() {
+            "portable" | "soft" => Backend::Portable,
+            "aesni" | "aes-ni" | "sse" => Backend::AesNi,
+            "vaes256" | "vaes-avx2" | "avx2" => Backend::Vaes256,
+            "avx512" | "vaes-avx512" => Backend::Avx512,
+            _ => return None,
+        })
+    }
+
+    /// Whether this CPU can run the backend's kernels (runtime CPUID detection).
+    pub fn supported(self) -> bool {
+        match self {
+            Backend::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Backend::AesNi => aesni::Level::Ni.supported(),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Vaes256 => aesni::Level::Y256.supported(),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => aesni::Level::Z512.supported(),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    /// The backends this CPU can run, fastest first (always ends with `Portable`).
+    pub fn available() -> Vec<Backend> {
+        Backend::ALL.into_iter().filter(|b| b.supported()).collect()
+    }
+
+    /// The fastest backend this CPU can run (AVX-512 > VAES-256 > AES-NI > portable).
+    pub fn detected() -> Backend {
+        static CHOICE: std::sync::OnceLock<Backend> = std::sync::OnceLock::new();
+        *CHOICE.get_or_init(|| Backend::ALL.into_iter().find(|b| b.supported()).unwrap_or(Backend::Portable))
+    }
+
+    /// `Ok(self)` if the CPU can run it, else `Err(Error::Unsupported)`.
+    pub fn check(self) -> Result<Backend> {
+        if self.supported() {
+            Ok(self)
+        } else {
+            Err(Error::Unsupported("the CPU lacks the instructions of the requested CCM/GCM backend"))
+        }
+    }
+
+    /// Name of the batch path ([`seal_batch`]) of keys on this backend.
+    pub fn batch_name(self) -> &'static str {
+        match self {
+            Backend::Portable => "serial",
+            Backend::AesNi => "aesni-mb8",
+            Backend::Vaes256 => "vaes256-mb8",
+            Backend::Avx512 => "avx512-mb8",
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn level(self) -> Option<aesni::Level> {
+        match self {
+            Backend::Portable => None,
+            Backend::AesNi => Some(aesni::Level::Ni),
+            Backend::Vaes256 => Some(aesni::Level::Y256),
+            Backend::Avx512 => Some(aesni::Level::Z512),
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl core::str::FromStr for Backend {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Backend> {
+        Backend::from_name(s).ok_or(Error::Malformed("backend must be portable, aesni, vaes256 or avx512"))
+    }
+}
+
+/// The backend [`BACKEND_ENV`] forces: `Ok(None)` when unset or empty, an error when it
+/// names no backend or one this CPU cannot run. Read once per process.
+pub fn env_backend() -> Result<Option<Backend>> {
+    static ENV: std::sync::OnceLock<Result<Option<Backend>>> = std::sync::OnceLock::new();
+    *ENV.get_or_init(|| match std::env::var(BACKEND_ENV) {
+        Ok(v) if !v.trim().is_empty() => match Backend::from_name(&v) {
+            Some(b) => b.check().map(Some),
+            None => Err(Error::Malformed("WSEC_BACKEND must be portable, aesni, vaes256 or avx512")),
+        },
+        _ => Ok(None),
     })
 }
 
-/// Which backend runtime detection picked: `"vaes-avx512"`, `"aesni"` or `"portable"`.
-pub fn backend() -> &'static str {
-    match detect() {
-        #[cfg(target_arch = "x86_64")]
-        Backend::VaesAvx512 => "vaes-avx512",
-        #[cfg(target_arch = "x86_64")]
-        Backend::AesNi => "aesni",
-        Backend::Portable => "portable",
+/// Process-wide choice by [`set_backend`]: 0 = none, else 1 + index in `Backend::ALL`.
+static PROCESS: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+thread_local! {
+    /// This thread's choice by [`with_backend`].
+    static THREAD: core::cell::Cell<Option<Backend>> = const { core::cell::Cell::new(None) };
+}
+
+/// Forces the backend of every key made afterwards by [`CcmKey::new`] (and the GCM keys)
+/// in this process, or `None` to go back to [`BACKEND_ENV`] / detection.
+/// `Err(Error::Unsupported)` if the CPU cannot run it (nothing changes then).
+pub fn set_backend(b: Option<Backend>) -> Result<()> {
+    let v = match b {
+        Some(b) => {
+            let b = b.check()?;
+            1 + Backend::ALL.iter().position(|x| *x == b).unwrap_or(0) as u8
+        }
+        None => 0,
+    };
+    PROCESS.store(v, std::sync::atomic::Ordering::SeqCst);
+    Ok(())
+}
+
+/// Runs `f` with `b` forced for keys made on this thread (overrides [`set_backend`] and
+/// [`BACKEND_ENV`]); `Err(Error::Unsupported)` without running `f` if the CPU cannot run `b`.
+pub fn with_backend<R>(b: Backend, f: impl FnOnce() -> R) -> Result<R> {
+    b.check()?;
+    struct Restore(Option<Backend>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            THREAD.with(|t| t.set(self.0));
+        }
     }
+    let _restore = Restore(THREAD.with(|t| t.replace(Some(b))));
+    Ok(f())
+}
+
+/// The backend new keys get: [`with_backend`] on this thread, else [`set_backend`], else
+/// [`BACKEND_ENV`], else [`Backend::detected`]. An error if [`BACKEND_ENV`] is invalid.
+pub fn current() -> Result<Backend> {
+    if let Some(b) = THREAD.with(|t| t.get()) {
+        return Ok(b);
+    }
+    match PROCESS.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => {}
+        v => return Ok(Backend::ALL[(v - 1) as usize]),
+    }
+    Ok(env_backend()?.unwrap_or_else(Backend::detected))
+}
+
+/// Name of the backend new keys get ([`current`]); the detected one's if [`BACKEND_ENV`] is
+/// invalid (key construction then fails with the reason).
+pub fn backend() -> &'static str {
+    current().unwrap_or_else(|_| Backend::detected()).name()
+}
+
+thread_local! {
+    /// Multi-buffer kernel runs on this thread, per backend (index as in `Backend::ALL`).
+    static MB_RUNS: [core::cell::Cell<u64>; 4] = const { [const { core::cell::Cell::new(0) }; 4] };
+}
+
+/// How many times this thread has run backend `b`'s multi-buffer kernel (one run = up to
+/// eight messages interleaved). Lets tests prove a kernel was exercised, not skipped.
+pub fn mb_runs(b: Backend) -> u64 {
+    let i = Backend::ALL.iter().position(|x| *x == b).unwrap_or(0);
+    MB_RUNS.with(|c| c[i].get())
+}
+
+#[cfg(target_arch = "x86_64")]
+fn count_mb_run(b: Backend) {
+    let i = Backend::ALL.iter().position(|x| *x == b).unwrap_or(0);
+    MB_RUNS.with(|c| c[i].set(c[i].get() + 1));
 }
 
 /// B0 (RFC 3610 2.2) and A0 (2.3) for L = 2. Caller has checked the lengths.
@@ -154,73 +329,65 @@ fn check(aad: &[u8], len: usize, m: usize) -> Result<()> {
 
 impl CcmKey {
     /// 16-byte (AES-128) or 32-byte (AES-256) key, else `Err(Error::BadKeyLength)`.
-    /// Uses the backend picked by runtime detection ([`backend`]).
+    /// Uses the backend [`current`] names (forced, or the fastest the CPU has);
+    /// `Err(Error::Unsupported)`/`Malformed` if [`BACKEND_ENV`] forces one the CPU lacks.
     pub fn new(key: &[u8]) -> Result<Self> {
         if key.len() != 16 && key.len() != 32 {
             return Err(Error::BadKeyLength);
         }
-        let inner = match detect() {
-            #[cfg(target_arch = "x86_64")]
-            Backend::VaesAvx512 => Inner::Ni(aesni::NiKey::new(key, true)?),
-            #[cfg(target_arch = "x86_64")]
-            Backend::AesNi => Inner::Ni(aesni::NiKey::new(key, false)?),
-            Backend::Portable => Inner::Portable(Box::new(portable::PortableKey::new(key)?)),
-        };
-        Ok(CcmKey { inner })
+        Self::with(key, current()?)
+    }
+
+    /// A key on backend `b`; `Err(Error::Unsupported)` if the CPU cannot run it.
+    pub fn with(key: &[u8], b: Backend) -> Result<Self> {
+        if key.len() != 16 && key.len() != 32 {
+            return Err(Error::BadKeyLength);
+        }
+        b.check()?;
+        #[cfg(target_arch = "x86_64")]
+        if let Some(level) = b.level() {
+            return Ok(CcmKey { inner: Inner::Ni(aesni::NiKey::new(key, level)?) });
+        }
+        Ok(CcmKey { inner: Inner::Portable(Box::new(portable::PortableKey::new(key)?)) })
     }
 
     /// Like [`CcmKey::new`] but always on the portable backend (RustCrypto `aes`), so tests
     /// and benchmarks can cross-check backends on one machine.
     pub fn new_portable(key: &[u8]) -> Result<Self> {
-        Ok(CcmKey { inner: Inner::Portable(Box::new(portable::PortableKey::new(key)?)) })
+        Self::with(key, Backend::Portable)
     }
 
-    /// A key on a named backend (`"vaes-avx512"`, `"aesni"`, `"portable"`), for tests and
-    /// benchmarks. `Err(Error::Unsupported)` if the name is unknown or the CPU lacks it.
+    /// A key on a named backend ([`Backend::from_name`]), for tests and benchmarks.
+    /// `Err(Error::Unsupported)` if the name is unknown or the CPU lacks it.
     pub fn new_with_backend(key: &[u8], backend: &str) -> Result<Self> {
         if key.len() != 16 && key.len() != 32 {
             return Err(Error::BadKeyLength);
         }
-        let inner = match backend {
-            #[cfg(target_arch = "x86_64")]
-            "vaes-avx512" => Inner::Ni(aesni::NiKey::new(key, true)?),
-            #[cfg(target_arch = "x86_64")]
-            "aesni" => Inner::Ni(aesni::NiKey::new(key, false)?),
-            "portable" => Inner::Portable(Box::new(portable::PortableKey::new(key)?)),
-            _ => return Err(Error::Unsupported("backend not available on this target")),
-        };
-        Ok(CcmKey { inner })
+        let b = Backend::from_name(backend).ok_or(Error::Unsupported("no such CCM backend"))?;
+        Self::with(key, b)
     }
 
-    /// Names of the backends this CPU can run, fastest first.
+    /// Names of the backends this CPU can run, fastest first ([`Backend::available`]).
     pub fn available_backends() -> Vec<&'static str> {
-        let mut v = Vec::new();
-        #[cfg(target_arch = "x86_64")]
-        {
-            if aesni::has_vaes_avx512() {
-                v.push("vaes-avx512");
-            }
-            if aesni::has_aesni() {
-                v.push("aesni");
-            }
-        }
-        v.push("portable");
-        v
+        Backend::available().into_iter().map(Backend::name).collect()
     }
 
-    /// Name of the backend this key runs on (same names as [`backend`]).
-    pub fn backend_name(&self) -> &'static str {
+    /// The backend this key runs on.
+    pub fn backend(&self) -> Backend {
         match &self.inner {
             #[cfg(target_arch = "x86_64")]
-            Inner::Ni(k) => {
-                if k.vaes() {
-                    "vaes-avx512"
-                } else {
-                    "aesni"
-                }
-            }
-            Inner::Portable(_) => "portable",
+            Inner::Ni(k) => match k.level() {
+                aesni::Level::Ni => Backend::AesNi,
+                aesni::Level::Y256 => Backend::Vaes256,
+                aesni::Level::Z512 => Backend::Avx512,
+            },
+            Inner::Portable(_) => Backend::Portable,
         }
+    }
+
+    /// Name of the backend this key runs on ([`Backend::name`]).
+    pub fn backend_name(&self) -> &'static str {
+        self.backend().name()
     }
 
     /// Key length in bits (128 or 256).
@@ -307,7 +474,8 @@ impl CcmKey {
     }
 
     /// CCM's CTR encryption alone (counters A_1, A_2, ...), with `width` blocks in flight:
-    /// 1, 2, 4 or 8 (AES-NI), 16 or 32 (VAES backend only; other backends use their widest).
+    /// 1, 2, 4 or 8 (AES-NI registers on every x86 backend), 16 (VAES: eight 256-bit or four
+    /// 512-bit registers) or 32 (AVX-512 only); a backend without the width uses its widest.
     /// The output is standard CTR whatever the width. Exposed for benchmarks (the paper's
     /// "CTR time") and cross-checks.
     pub fn ctr_xor_width(&self, width: usize, nonce: &[u8; 13], data: &mut [u8]) -> Result<()> {
@@ -333,7 +501,7 @@ impl CcmKey {
     fn ctr_fast(&self, nonce: &[u8; 13], data: &mut [u8]) {
         match &self.inner {
             #[cfg(target_arch = "x86_64")]
-            Inner::Ni(key) => key.ctr_width(if key.vaes() { 16 } else { 8 }, nonce, data),
+            Inner::Ni(key) => key.ctr_fast(nonce, data),
             Inner::Portable(key) => key.ctr_xor(nonce, data),
         }
     }
@@ -405,20 +573,17 @@ impl<'a> CcmJob<'a> {
     }
 }
 
-/// The backend batches run on: `"vaes-avx512-mb"` (8 messages interleaved) or
-/// `"serial"` (one message at a time on the single-message kernel).
+/// The batch path of keys made now ([`current`]): `"avx512-mb8"`, `"vaes256-mb8"`,
+/// `"aesni-mb8"` (eight messages interleaved) or `"serial"` (portable: one at a time).
 pub fn batch_backend() -> &'static str {
-    #[cfg(target_arch = "x86_64")]
-    if mb::available() {
-        return "vaes-avx512-mb";
-    }
-    "serial"
+    current().unwrap_or_else(|_| Backend::detected()).batch_name()
 }
 
 /// Seals every job of the batch: the result is byte-identical to calling
 /// [`CcmKey::seal_in_place`] on each job in turn. Jobs may have different keys, nonces and
-/// lengths. With the multi-buffer backend, jobs whose key is on an AES-NI backend and whose
-/// AAD is 15 to 30 octets (every CCMP AAD) are interleaved, the rest run one at a time.
+/// lengths. Jobs whose key is on an x86 backend and whose AAD is 15 to 30 octets (every
+/// CCMP AAD) are interleaved eight at a time on their key's backend (grouped by backend and
+/// key size); the rest run one at a time.
 pub fn seal_batch(jobs: &mut [CcmJob<'_>]) {
     batch(jobs, true)
 }
@@ -436,7 +601,7 @@ fn serial(j: &mut CcmJob<'_>, encrypt: bool) {
 
 fn batch(jobs: &mut [CcmJob<'_>], encrypt: bool) {
     #[cfg(target_arch = "x86_64")]
-    if mb::available() {
+    if jobs.len() > 1 {
         return batch_mb(jobs, encrypt);
     }
     for j in jobs.iter_mut() {
@@ -476,8 +641,8 @@ fn mb_blocks(nonce: &[u8; 13], aad: &[u8], m: usize, len: usize) -> ([u8; 16], [
 
 #[cfg(target_arch = "x86_64")]
 fn batch_mb(jobs: &mut [CcmJob<'_>], encrypt: bool) {
-    // Jobs the interleaved kernel takes: (round count, length, index).
-    let mut mbj: Vec<(usize, usize, usize)> = Vec::with_capacity(jobs.len());
+    // Jobs the interleaved kernels take: (level, round count, length, index).
+    let mut mbj: Vec<(u8, usize, usize, usize)> = Vec::with_capacity(jobs.len());
     for (i, j) in jobs.iter_mut().enumerate() {
         let m = j.tag.len();
         if let Err(e) = check(j.aad, j.data.len(), m) {
@@ -485,31 +650,34 @@ fn batch_mb(jobs: &mut [CcmJob<'_>], encrypt: bool) {
             continue;
         }
         match &j.key.inner {
-            Inner::Ni(k) if (15..=30).contains(&j.aad.len()) => mbj.push((k.schedule().1, j.data.len(), i)),
+            Inner::Ni(k) if (15..=30).contains(&j.aad.len()) => mbj.push((k.level() as u8, k.schedule().1, j.data.len(), i)),
             _ => serial(j, encrypt),
         }
     }
-    // Longest first, so lanes that run together have similar lengths.
-    mbj.sort_unstable_by(|a, b| (a.0, b.1).cmp(&(b.0, a.1)));
+    // Grouped by level and key size; longest first, so lanes that run together have
+    // similar lengths.
+    mbj.sort_unstable_by(|a, b| (a.0, a.1, b.2).cmp(&(b.0, b.1, a.2)));
     let mut rest = &mbj[..];
     while !rest.is_empty() {
-        let nr = rest[0].0;
-        let same = rest.iter().take_while(|x| x.0 == nr).count();
-        // Eight lanes (two 512-bit registers of chains, two of keystream): measured faster
-        // than sixteen on AMD Zen 4, where sixteen run out of vector registers.
+        let (lv, nr) = (rest[0].0, rest[0].1);
+        let same = rest.iter().take_while(|x| x.0 == lv && x.1 == nr).count();
+        // Eight lanes: two 512-bit, four 256-bit or eight 128-bit registers of chains (and
+        // as many of keystream). Sixteen measured slower on AMD Zen 4 (register spills).
         let take = same.min(8);
         let (chunk, tail) = rest.split_at(take);
         rest = tail;
         if take == 1 {
-            serial(&mut jobs[chunk[0].2], encrypt);
+            serial(&mut jobs[chunk[0].3], encrypt);
             continue;
         }
         // No allocation per chunk: small frames make it count.
         let mut lanes: [Option<mb::Lane>; 8] = [None; 8];
         let mut idx = [0usize; 8];
-        for (slot, &(_, _, i)) in chunk.iter().enumerate() {
+        let mut level = aesni::Level::Ni;
+        for (slot, &(_, _, _, i)) in chunk.iter().enumerate() {
             let j = &mut jobs[i];
             let Inner::Ni(k) = &j.key.inner else { unreachable!() };
+            level = k.level();
             let m = j.tag.len();
             let (b0, a0, x1, x2) = mb_blocks(&j.nonce, j.aad, m, j.data.len());
             lanes[slot] = Some(mb::Lane {
@@ -525,11 +693,23 @@ fn batch_mb(jobs: &mut [CcmJob<'_>], encrypt: bool) {
         }
         let rk0 = lanes[0].map(|l| l.rk).unwrap_or(core::ptr::null());
         let mut lanes: [mb::Lane; 8] = lanes.map(|l| l.unwrap_or(mb::Lane::idle(rk0)));
-        // SAFETY: mb::available() checked by the caller; each lane points into its own job's
-        // `data` (distinct &mut borrows), with len <= MAX_PAYLOAD checked above, and a key
-        // schedule of round count `nr` (grouped above); the AAD is 15..=30 octets, so `pre`
-        // is B0 and exactly the two formatted AAD blocks.
-        unsafe { mb::run(&mut lanes, nr, encrypt) };
+        // SAFETY: every key of the chunk is a NiKey of `level`, which NiKey::new made only
+        // after checking the CPU has that level's features; each lane points into its own
+        // job's `data` (distinct &mut borrows), with len <= MAX_PAYLOAD checked above, and a
+        // key schedule of round count `nr` (grouped above); the AAD is 15..=30 octets, so
+        // `pre` is B0 and exactly the two formatted AAD blocks.
+        unsafe {
+            match level {
+                aesni::Level::Z512 => mb::run(&mut lanes, nr, encrypt),
+                aesni::Level::Y256 => mbv::run_y(&mut lanes, nr, encrypt),
+                aesni::Level::Ni => mbv::run_x(&mut lanes, nr, encrypt),
+            }
+        }
+        count_mb_run(match level {
+            aesni::Level::Z512 => Backend::Avx512,
+            aesni::Level::Y256 => Backend::Vaes256,
+            aesni::Level::Ni => Backend::AesNi,
+        });
         for (l, &i) in lanes.iter().zip(&idx[..take]) {
             let j = &mut jobs[i];
             let m = j.tag.len();
