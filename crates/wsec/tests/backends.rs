@@ -376,3 +376,168 @@ fn env_var_forces_the_backend() {
         assert!(out.status.success() && text.contains("1 passed"), "WSEC_BACKEND={env}: {text}{}", String::from_utf8_lossy(&out.stderr));
     }
 }
+
+// ---- GCM (GCMP, BIP-GMAC) on every backend, against RustCrypto `aes-gcm` ----
+
+use aes_gcm::aead::AeadInPlace;
+use aes_gcm::KeyInit as _;
+use wsec::cipher::bip::Bip;
+use wsec::cipher::gcmp::Gcmp;
+use wsec::cipher::kernel::{GcmJob, GcmKey};
+use wsec::cipher::{AadOptions, CipherSuite};
+
+/// RustCrypto's seal: (ciphertext, tag).
+fn rc_gcm(key: &[u8], iv: &[u8; 12], aad: &[u8], pt: &[u8]) -> (Vec<u8>, [u8; 16]) {
+    let mut c = pt.to_vec();
+    let n = aes_gcm::Nonce::from_slice(iv);
+    let t = if key.len() == 16 {
+        aes_gcm::Aes128Gcm::new_from_slice(key).unwrap().encrypt_in_place_detached(n, aad, &mut c).unwrap()
+    } else {
+        aes_gcm::Aes256Gcm::new_from_slice(key).unwrap().encrypt_in_place_detached(n, aad, &mut c).unwrap()
+    };
+    (c, t.into())
+}
+
+const GCM_LENGTHS: [usize; 14] = [0, 1, 15, 16, 17, 63, 64, 127, 128, 129, 255, 256, 1500, 2304];
+
+fn gcm_random(b: Backend, rounds: usize, seed: u64) -> usize {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut n = 0;
+    for round in 0..rounds {
+        let batch = if round % 3 == 0 { 1 } else { rng.gen_range(2..=12) };
+        let mut keys = Vec::new();
+        let mut cases = Vec::new();
+        for _ in 0..batch {
+            let mut key = vec![0u8; if rng.gen_bool(0.6) { 16 } else { 32 }];
+            rng.fill_bytes(&mut key);
+            let mut iv = [0u8; 12];
+            rng.fill_bytes(&mut iv);
+            let alen = match rng.gen_range(0..6) {
+                0 => rng.gen_range(0..400),
+                _ => *[0usize, 20, 22, 24, 28, 30].get(rng.gen_range(0..6)).unwrap_or(&22),
+            };
+            let mut aad = vec![0u8; alen];
+            rng.fill_bytes(&mut aad);
+            let len = match rng.gen_range(0..3) {
+                0 => GCM_LENGTHS[rng.gen_range(0..GCM_LENGTHS.len())],
+                1 => rng.gen_range(0..600),
+                _ => rng.gen_range(0..17000),
+            };
+            let mut pt = vec![0u8; len];
+            rng.fill_bytes(&mut pt);
+            keys.push(kernel::with_backend(b, || GcmKey::new(&key).unwrap()).unwrap());
+            cases.push((key, iv, aad, pt));
+        }
+        let expect: Vec<(Vec<u8>, [u8; 16])> = cases.iter().map(|(k, iv, a, p)| rc_gcm(k, iv, a, p)).collect();
+        // One at a time.
+        for (i, ((key, iv, aad, pt), k)) in cases.iter().zip(&keys).enumerate() {
+            assert_eq!(k.backend(), b);
+            let what = format!("{b} GCM-{} len {} aad {}", key.len() * 8, pt.len(), aad.len());
+            let mut d = pt.clone();
+            let t = k.seal_in_place(iv, aad, &mut d).unwrap();
+            assert!(d == expect[i].0, "{what}: ciphertext");
+            assert_eq!(t, expect[i].1, "{what}: tag");
+            k.open_in_place(iv, aad, &mut d, &t).unwrap();
+            assert!(&d == pt, "{what}: open");
+            if aad.len() < 64 {
+                assert_eq!(k.gmac(iv, aad).unwrap(), rc_gcm(key, iv, aad, &[]).1, "{what}: GMAC");
+            }
+        }
+        // As a batch, some tampered.
+        let mut bufs: Vec<Vec<u8>> = cases.iter().map(|c| c.3.clone()).collect();
+        let mut tags = vec![[0u8; 16]; batch];
+        {
+            let mut jobs: Vec<GcmJob> = cases
+                .iter()
+                .zip(&keys)
+                .zip(bufs.iter_mut().zip(tags.iter_mut()))
+                .map(|((c, k), (d, t))| GcmJob::new(k, c.1, &c.2, d, t))
+                .collect();
+            kernel::gcm_seal_batch(&mut jobs);
+            assert!(jobs.iter().all(|j| j.status.is_ok()));
+        }
+        for i in 0..batch {
+            assert!(bufs[i] == expect[i].0 && tags[i] == expect[i].1, "{b}: GCM batch seal differs");
+        }
+        let bad: Vec<bool> = (0..batch).map(|_| rng.gen_bool(0.3)).collect();
+        for i in 0..batch {
+            if bad[i] {
+                if bufs[i].is_empty() || rng.gen_bool(0.5) {
+                    tags[i][rng.gen_range(0..16)] ^= 1 << rng.gen_range(0..8);
+                } else {
+                    let j = rng.gen_range(0..bufs[i].len());
+                    bufs[i][j] ^= 1 << rng.gen_range(0..8);
+                }
+            }
+        }
+        let before = bufs.clone();
+        {
+            let mut jobs: Vec<GcmJob> = cases
+                .iter()
+                .zip(&keys)
+                .zip(bufs.iter_mut().zip(tags.iter_mut()))
+                .map(|((c, k), (d, t))| GcmJob::new(k, c.1, &c.2, d, t))
+                .collect();
+            kernel::gcm_open_batch(&mut jobs);
+            for (i, j) in jobs.iter().enumerate() {
+                assert_eq!(j.status, if bad[i] { Err(Error::MicFailure) } else { Ok(()) }, "{b}: GCM open status");
+            }
+        }
+        for i in 0..batch {
+            assert!(bufs[i] == if bad[i] { before[i].clone() } else { cases[i].3.clone() }, "{b}: GCM data after open");
+        }
+        n += batch;
+    }
+    n
+}
+
+/// GCMP and BIP-GMAC vectors of ../shared/vectors.md 2.3, 2.4 and 3 through the link-layer
+/// types, keys made on backend `b`.
+fn gcm_vectors(b: Backend) {
+    let hdr = h("88480b000fd2e128a57c5030f18444085030f184440880330300");
+    let mut plain = hdr.clone();
+    plain[1] &= !0x40;
+    plain.extend(h("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f2021222324252627"));
+    let p128 = h("88480b000fd2e128a57c5030f18444085030f184440880330300082b00205f5f8900
+        60e9700cc4d40ac6d288b201c38f5bf08b807442640a1596e5dbdad41d1f3623f45d7a12db7afb23def619c2a374b6df66ffa53b6c69d79e");
+    let p256 = h("88480b000fd2e128a57c5030f18444085030f184440880330300082b00205f5f
+        8900658343c8b14447d9211defd46ad89c710c6fc33333236e3997b9176a5a8b
+        e779b21266555e70ad79114316859095473d5b1bd596b3dea3bf");
+    for (tk, prot) in
+        [("c97c1f67ce371185514a8a19f2bdd52f", p128), ("c97c1f67ce371185514a8a19f2bdd52f000102030405060708090a0b0c0d0e0f", p256)]
+    {
+        let g = Gcmp::with_backend(&h(tk), AadOptions::default(), b).unwrap();
+        assert_eq!(g.key().backend(), b);
+        let mut out = Vec::new();
+        g.encapsulate(&plain, 0x00895f5f2b08, 0, &mut out).unwrap();
+        assert_eq!(hex::encode(&out), hex::encode(&prot), "{b}: GCMP encapsulate");
+        let mut back = Vec::new();
+        g.decapsulate(&prot, &mut back).unwrap();
+        assert_eq!(back, plain, "{b}: GCMP decapsulate");
+    }
+    let deauth = h("c0000000ffffffffffff02000000000002000000000009000200");
+    for (suite, key, mic) in [
+        (CipherSuite::BipGmac128, "4ea9543e09cf2b1eca66ffc58bdecbcf", "3ed862fb0f3338dd3386c897e2ed053d"),
+        (CipherSuite::BipGmac256, "4ea9543e09cf2b1eca66ffc58bdecbcf000102030405060708090a0b0c0d0e0f", "23be59dcc7022ee383627ebb1017ddfc"),
+    ] {
+        let bip = kernel::with_backend(b, || Bip::new(suite, &h(key)).unwrap()).unwrap();
+        let mut out = Vec::new();
+        bip.encapsulate(&deauth, 4, 4, &mut out).unwrap();
+        assert_eq!(hex::encode(&out[out.len() - 16..]), mic, "{b}: {suite}");
+        let mut back = Vec::new();
+        bip.decapsulate(&out, &mut back).unwrap();
+    }
+}
+
+#[test]
+fn gcm_on_every_backend_the_cpu_supports_matches_rustcrypto() {
+    let want = expected();
+    let mut exercised = Vec::new();
+    for (i, &b) in want.iter().enumerate() {
+        gcm_vectors(b);
+        let n = gcm_random(b, 1500, 0x9c3_0000 + i as u64);
+        exercised.push(format!("{b} ({n} GCM messages)"));
+    }
+    assert_eq!(exercised.len(), want.len());
+    let _ = writeln!(std::io::stderr(), "GCM backends exercised: {}", exercised.join(", "));
+}

@@ -61,6 +61,8 @@ use subtle::ConstantTimeEq;
 #[cfg(target_arch = "x86_64")]
 mod aesni;
 #[cfg(target_arch = "x86_64")]
+mod gcm;
+#[cfg(target_arch = "x86_64")]
 mod mb;
 #[cfg(target_arch = "x86_64")]
 mod mbv;
@@ -726,5 +728,165 @@ fn batch_mb(jobs: &mut [CcmJob<'_>], encrypt: bool) {
                 j.status = Err(Error::MicFailure);
             }
         }
+    }
+}
+
+// ---- AES-GCM (GCMP, BIP-GMAC) on the same backends ----
+
+/// Expanded AES-128 or AES-256 key for GCM (12-octet IV, 16-octet tag) on a [`Backend`]:
+/// the x86 backends run wsec's CTR + GHASH kernel (AES-NI + PCLMULQDQ, or VAES +
+/// VPCLMULQDQ on 256/512-bit registers); `Portable` runs RustCrypto `aes-gcm`. Key
+/// material zeroized on drop.
+#[derive(Clone)]
+pub struct GcmKey {
+    inner: GInner,
+}
+
+#[derive(Clone)]
+enum GInner {
+    #[cfg(target_arch = "x86_64")]
+    Ni(Box<gcm::NiGcm>),
+    P128(Box<aes_gcm::Aes128Gcm>),
+    P256(Box<aes_gcm::Aes256Gcm>),
+}
+
+impl fmt::Debug for GcmKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GcmKey").field("aes", &self.key_bits()).field("backend", &self.backend().name()).finish_non_exhaustive()
+    }
+}
+
+impl GcmKey {
+    /// A key on the backend [`current`] names; `Err(Error::BadKeyLength)` unless 16 or 32 octets.
+    pub fn new(key: &[u8]) -> Result<GcmKey> {
+        if key.len() != 16 && key.len() != 32 {
+            return Err(Error::BadKeyLength);
+        }
+        Self::with(key, current()?)
+    }
+
+    /// A key on backend `b`; `Err(Error::Unsupported)` if the CPU cannot run it.
+    pub fn with(key: &[u8], b: Backend) -> Result<GcmKey> {
+        use aes_gcm::KeyInit;
+        if key.len() != 16 && key.len() != 32 {
+            return Err(Error::BadKeyLength);
+        }
+        b.check()?;
+        #[cfg(target_arch = "x86_64")]
+        if let Some(level) = b.level() {
+            return Ok(GcmKey { inner: GInner::Ni(Box::new(gcm::NiGcm::new(key, level)?)) });
+        }
+        Ok(GcmKey {
+            inner: if key.len() == 16 {
+                GInner::P128(Box::new(aes_gcm::Aes128Gcm::new_from_slice(key).map_err(|_| Error::BadKeyLength)?))
+            } else {
+                GInner::P256(Box::new(aes_gcm::Aes256Gcm::new_from_slice(key).map_err(|_| Error::BadKeyLength)?))
+            },
+        })
+    }
+
+    pub fn backend(&self) -> Backend {
+        match &self.inner {
+            #[cfg(target_arch = "x86_64")]
+            GInner::Ni(k) => match k.level() {
+                aesni::Level::Ni => Backend::AesNi,
+                aesni::Level::Y256 => Backend::Vaes256,
+                aesni::Level::Z512 => Backend::Avx512,
+            },
+            GInner::P128(_) | GInner::P256(_) => Backend::Portable,
+        }
+    }
+
+    pub fn key_bits(&self) -> u32 {
+        match &self.inner {
+            #[cfg(target_arch = "x86_64")]
+            GInner::Ni(k) => k.key_bits(),
+            GInner::P128(_) => 128,
+            GInner::P256(_) => 256,
+        }
+    }
+
+    /// Encrypts `data` in place and returns the 16-octet tag. `Err(Error::Oversize)` past
+    /// 2^30 octets of payload or AAD (nothing written then).
+    pub fn seal_in_place(&self, iv: &[u8; 12], aad: &[u8], data: &mut [u8]) -> Result<[u8; 16]> {
+        use aes_gcm::aead::AeadInPlace;
+        #[cfg(target_arch = "x86_64")]
+        gcm::check_len(aad, data.len())?;
+        let n = aes_gcm::Nonce::from_slice(iv);
+        Ok(match &self.inner {
+            #[cfg(target_arch = "x86_64")]
+            GInner::Ni(k) => {
+                let mut t = [0u8; 16];
+                k.seal(iv, aad, data, &mut t);
+                t
+            }
+            GInner::P128(k) => k.encrypt_in_place_detached(n, aad, data).map_err(|_| Error::Oversize)?.into(),
+            GInner::P256(k) => k.encrypt_in_place_detached(n, aad, data).map_err(|_| Error::Oversize)?.into(),
+        })
+    }
+
+    /// Decrypts `data` in place if the 16-octet `tag` verifies (constant-time compare);
+    /// else `Err(Error::MicFailure)` with `data` holding the ciphertext it was given.
+    pub fn open_in_place(&self, iv: &[u8; 12], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<()> {
+        use aes_gcm::aead::AeadInPlace;
+        if tag.len() != 16 {
+            return Err(Error::Truncated);
+        }
+        #[cfg(target_arch = "x86_64")]
+        gcm::check_len(aad, data.len())?;
+        let n = aes_gcm::Nonce::from_slice(iv);
+        let t = aes_gcm::Tag::from_slice(tag);
+        match &self.inner {
+            #[cfg(target_arch = "x86_64")]
+            GInner::Ni(k) => {
+                let mut c = [0u8; 16];
+                k.open(iv, aad, data, &mut c);
+                if bool::from(c[..].ct_eq(tag)) {
+                    return Ok(());
+                }
+                k.ctr(iv, data);
+                Err(Error::MicFailure)
+            }
+            GInner::P128(k) => k.decrypt_in_place_detached(n, aad, data, t).map_err(|_| Error::MicFailure),
+            GInner::P256(k) => k.decrypt_in_place_detached(n, aad, data, t).map_err(|_| Error::MicFailure),
+        }
+    }
+
+    /// GMAC (GCM with an empty payload) over `aad`: BIP-GMAC's MIC.
+    pub fn gmac(&self, iv: &[u8; 12], aad: &[u8]) -> Result<[u8; 16]> {
+        self.seal_in_place(iv, aad, &mut [])
+    }
+}
+
+/// One message of a GCM batch ([`gcm_seal_batch`], [`gcm_open_batch`]).
+pub struct GcmJob<'a> {
+    pub key: &'a GcmKey,
+    pub iv: [u8; 12],
+    pub aad: &'a [u8],
+    pub data: &'a mut [u8],
+    /// Seal writes the tag here; open reads it.
+    pub tag: &'a mut [u8; 16],
+    pub status: Result<()>,
+}
+
+impl<'a> GcmJob<'a> {
+    pub fn new(key: &'a GcmKey, iv: [u8; 12], aad: &'a [u8], data: &'a mut [u8], tag: &'a mut [u8; 16]) -> Self {
+        GcmJob { key, iv, aad, data, tag, status: Ok(()) }
+    }
+}
+
+/// Seals every job; byte-identical to [`GcmKey::seal_in_place`] on each in turn. GCM's CTR
+/// and GHASH are parallel within a message, so jobs run one after the other on the
+/// multi-block kernel of their key's backend.
+pub fn gcm_seal_batch(jobs: &mut [GcmJob<'_>]) {
+    for j in jobs.iter_mut() {
+        j.status = j.key.seal_in_place(&j.iv, j.aad, j.data).map(|t| *j.tag = t);
+    }
+}
+
+/// Opens every job (see [`gcm_seal_batch`]); a job that fails keeps its ciphertext.
+pub fn gcm_open_batch(jobs: &mut [GcmJob<'_>]) {
+    for j in jobs.iter_mut() {
+        j.status = j.key.open_in_place(&j.iv, j.aad, j.data, &j.tag[..]);
     }
 }
