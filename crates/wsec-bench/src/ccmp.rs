@@ -770,8 +770,6 @@ fn gcm_peer_cases(size: usize, quick: bool, ipsec: &[String]) -> Vec<Case> {
     v
 }
 
-
-
 /// Runs every case for every size. `progress` gets a line per size.
 pub fn run(opts: &Options, quick: bool, mut progress: impl FnMut(&str)) -> Result<Report> {
     // Figures are in TSC ticks (RDTSC); no TSC, no benchmark.
@@ -866,10 +864,8 @@ pub fn run(opts: &Options, quick: bool, mut progress: impl FnMut(&str)) -> Resul
         }
     }
     #[cfg(feature = "ipsec-mb")]
-    let ipsec_archs: Vec<String> = ipsec
-        .iter()
-        .map(|a| crate::ipsec_mb::Arch::parse(a).and_then(|x| x.init().ok()).unwrap_or_else(|| a.clone()))
-        .collect();
+    let ipsec_archs: Vec<String> =
+        ipsec.iter().map(|a| crate::ipsec_mb::Arch::parse(a).and_then(|x| x.init().ok()).unwrap_or_else(|| a.clone())).collect();
     #[cfg(not(feature = "ipsec-mb"))]
     let ipsec_archs: Vec<String> = Vec::new();
     Ok(Report {
@@ -1020,7 +1016,8 @@ impl Report {
             );
         }
         // Ratios against the peers at each size, per suite and backend.
-        let _ = writeln!(o, "\nspeed-ups (same run; > 1 means wsec is faster; ipsec-mb best = its fastest architecture and frames in flight):");
+        let _ =
+            writeln!(o, "\nspeed-ups (same run; > 1 means wsec is faster; ipsec-mb best = its fastest architecture and frames in flight):");
         let mut sizes: Vec<usize> = self.records.iter().map(|r| r.frame_bytes).collect();
         sizes.sort_unstable();
         sizes.dedup();
@@ -1032,7 +1029,8 @@ impl Report {
                         if w1.is_none() {
                             continue;
                         }
-                        let mb = self.best(|r| r.suite == suite && r.imp == "wsec-mb" && r.backend == b && r.op == op && r.frame_bytes == s);
+                        let mb =
+                            self.best(|r| r.suite == suite && r.imp == "wsec-mb" && r.backend == b && r.op == op && r.frame_bytes == s);
                         let os = self.find_in(suite, b, "openssl", op, s, 1, 1);
                         let rc = self.best(|r| r.suite == suite && r.imp.starts_with("rustcrypto") && r.op == op && r.frame_bytes == s);
                         let ip_best = self.best(|r| r.suite == suite && r.imp == "ipsec-mb" && r.op == op && r.frame_bytes == s);

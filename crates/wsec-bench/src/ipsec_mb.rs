@@ -303,8 +303,13 @@ impl GcmBatch {
 pub fn verify_gcm(arch: Arch, key: &[u8; 16], iv: &[u8; 12], aad: &[u8], pt: &[u8], ct: &[u8], tag: &[u8; 16]) -> Result<()> {
     init()?;
     arch.init()?;
-    let mut b =
-        GcmBatch { keys: vec![GcmKeyData::new(arch, key)?], ivs: vec![*iv], aads: vec![aad.to_vec()], bufs: vec![pt.to_vec()], tags: vec![[0; 16]] };
+    let mut b = GcmBatch {
+        keys: vec![GcmKeyData::new(arch, key)?],
+        ivs: vec![*iv],
+        aads: vec![aad.to_vec()],
+        bufs: vec![pt.to_vec()],
+        tags: vec![[0; 16]],
+    };
     if b.run(arch, true) != 1 || b.bufs[0] != ct || b.tags[0] != *tag {
         return Err(Error::Verify(format!("ipsec-mb {} GCM disagrees with wsec at {} octets", arch.name(), pt.len())));
     }

@@ -378,7 +378,8 @@ fn ccmp(a: CcmpArgs) -> Result<String, (u8, String)> {
             opts.backends = wsec::cipher::kernel::Backend::available();
             continue;
         }
-        let be = wsec::cipher::kernel::Backend::from_name(b).ok_or_else(|| usage(format!("--backend {b}: not portable, aesni, vaes256, avx512 or all")))?;
+        let be = wsec::cipher::kernel::Backend::from_name(b)
+            .ok_or_else(|| usage(format!("--backend {b}: not portable, aesni, vaes256, avx512 or all")))?;
         be.check().map_err(|_| usage(format!("--backend {b}: this CPU cannot run it")))?;
         if !opts.backends.contains(&be) {
             opts.backends.push(be);

@@ -318,6 +318,22 @@ fn aad_first_block(aad: &[u8]) -> ([u8; 16], &[u8]) {
     (b, &aad[n..])
 }
 
+/// Constant-time tag comparison: every octet is looked at whatever the others hold, and
+/// the branch is on one accumulated value passed through [`subtle`]'s barrier once (its
+/// slice `ct_eq` puts a barrier on every octet, which costs as much as a 64-octet frame's
+/// CTR in a batch). Lengths are public; different lengths compare unequal.
+#[inline(always)]
+fn tag_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut d = 0u8;
+    for (x, y) in a.iter().zip(b) {
+        d |= x ^ y;
+    }
+    bool::from(d.ct_eq(&0))
+}
+
 #[inline(always)]
 fn check(aad: &[u8], len: usize, m: usize) -> Result<()> {
     if !(4..=16).contains(&m) || m & 1 != 0 {
@@ -429,7 +445,7 @@ impl CcmKey {
             Inner::Ni(k) => k.open(nonce, m, aad, data, &mut t),
             Inner::Portable(k) => k.open(nonce, m, aad, data, &mut t),
         }
-        if bool::from(t[..m].ct_eq(tag)) {
+        if tag_eq(&t[..m], tag) {
             return Ok(());
         }
         // Put the ciphertext back: CTR is its own inverse.
@@ -540,7 +556,7 @@ impl CcmKey {
         for ((o, t), s) in full.iter_mut().zip(&t).zip(&s0) {
             *o = t ^ s;
         }
-        if bool::from(full[..m].ct_eq(tag)) {
+        if tag_eq(&full[..m], tag) {
             return Ok(());
         }
         self.ctr_fast(nonce, data);
@@ -643,8 +659,23 @@ fn mb_blocks(nonce: &[u8; 13], aad: &[u8], m: usize, len: usize) -> ([u8; 16], [
 
 #[cfg(target_arch = "x86_64")]
 fn batch_mb(jobs: &mut [CcmJob<'_>], encrypt: bool) {
-    // Jobs the interleaved kernels take: (level, round count, length, index).
-    let mut mbj: Vec<(u8, usize, usize, usize)> = Vec::with_capacity(jobs.len());
+    // Windows of 64 jobs: the bookkeeping lives on the stack (no allocation per batch,
+    // which costs as much as the AES on 64-octet frames).
+    let mut base = 0;
+    while base < jobs.len() {
+        let end = (base + 64).min(jobs.len());
+        batch_window(&mut jobs[base..end], encrypt);
+        base = end;
+    }
+}
+
+/// At most 64 jobs.
+#[cfg(target_arch = "x86_64")]
+fn batch_window(jobs: &mut [CcmJob<'_>], encrypt: bool) {
+    // Jobs the interleaved kernels take, as sort keys: level, AES-256, length (longest
+    // first, so lanes that run together have similar lengths), index.
+    let mut keys = [0u64; 64];
+    let mut nk = 0;
     for (i, j) in jobs.iter_mut().enumerate() {
         let m = j.tag.len();
         if let Err(e) = check(j.aad, j.data.len(), m) {
@@ -652,37 +683,42 @@ fn batch_mb(jobs: &mut [CcmJob<'_>], encrypt: bool) {
             continue;
         }
         match &j.key.inner {
-            Inner::Ni(k) if (15..=30).contains(&j.aad.len()) => mbj.push((k.level() as u8, k.schedule().1, j.data.len(), i)),
+            Inner::Ni(k) if (15..=30).contains(&j.aad.len()) => {
+                let lv = k.level() as u64;
+                let wide = (k.schedule().1 == 14) as u64;
+                keys[nk] = lv << 40 | wide << 38 | ((0xFFFF - j.data.len()) as u64) << 8 | i as u64;
+                nk += 1;
+            }
             _ => serial(j, encrypt),
         }
     }
-    // Grouped by level and key size; longest first, so lanes that run together have
-    // similar lengths.
-    mbj.sort_unstable_by(|a, b| (a.0, a.1, b.2).cmp(&(b.0, b.1, a.2)));
-    let mut rest = &mbj[..];
+    let keys = &mut keys[..nk];
+    keys.sort_unstable();
+    let group = |k: u64| k >> 38;
+    let mut rest = &keys[..];
     while !rest.is_empty() {
-        let (lv, nr) = (rest[0].0, rest[0].1);
-        let same = rest.iter().take_while(|x| x.0 == lv && x.1 == nr).count();
-        // Eight lanes: two 512-bit, four 256-bit or eight 128-bit registers of chains (and
-        // as many of keystream). Sixteen measured slower on AMD Zen 4 (register spills).
-        let take = same.min(8);
+        let g = group(rest[0]);
+        let same = rest.iter().take_while(|&&x| group(x) == g).count();
+        let Inner::Ni(k0) = &jobs[(rest[0] & 0xff) as usize].key.inner else { unreachable!() };
+        let (level, nr) = (k0.level(), k0.schedule().1);
+        // Eight lanes on VAES (two 512-bit or four 256-bit registers of chains, as many of
+        // keystream; sixteen measured slower on AMD Zen 4); four on 128-bit AES-NI.
+        let width = if level == aesni::Level::Ni { 4 } else { 8 };
+        let take = same.min(width);
         let (chunk, tail) = rest.split_at(take);
         rest = tail;
         if take == 1 {
-            serial(&mut jobs[chunk[0].3], encrypt);
+            serial(&mut jobs[(chunk[0] & 0xff) as usize], encrypt);
             continue;
         }
-        // No allocation per chunk: small frames make it count.
-        let mut lanes: [Option<mb::Lane>; 8] = [None; 8];
-        let mut idx = [0usize; 8];
-        let mut level = aesni::Level::Ni;
-        for (slot, &(_, _, _, i)) in chunk.iter().enumerate() {
-            let j = &mut jobs[i];
+        let rk0 = k0.schedule().0 as *const aesni::Rk;
+        let mut lanes = [mb::Lane::idle(rk0); 8];
+        for (slot, &key) in chunk.iter().enumerate() {
+            let j = &mut jobs[(key & 0xff) as usize];
             let Inner::Ni(k) = &j.key.inner else { unreachable!() };
-            level = k.level();
             let m = j.tag.len();
             let (b0, a0, x1, x2) = mb_blocks(&j.nonce, j.aad, m, j.data.len());
-            lanes[slot] = Some(mb::Lane {
+            lanes[slot] = mb::Lane {
                 rk: k.schedule().0,
                 data: j.data.as_mut_ptr(),
                 len: j.data.len(),
@@ -690,21 +726,19 @@ fn batch_mb(jobs: &mut [CcmJob<'_>], encrypt: bool) {
                 a0,
                 tag: [0; 16],
                 idle: false,
-            });
-            idx[slot] = i;
+            };
         }
-        let rk0 = lanes[0].map(|l| l.rk).unwrap_or(core::ptr::null());
-        let mut lanes: [mb::Lane; 8] = lanes.map(|l| l.unwrap_or(mb::Lane::idle(rk0)));
-        // SAFETY: every key of the chunk is a NiKey of `level`, which NiKey::new made only
-        // after checking the CPU has that level's features; each lane points into its own
-        // job's `data` (distinct &mut borrows), with len <= MAX_PAYLOAD checked above, and a
-        // key schedule of round count `nr` (grouped above); the AAD is 15..=30 octets, so
-        // `pre` is B0 and exactly the two formatted AAD blocks.
+        // SAFETY: every key of the chunk is a NiKey of `level` (grouped above), which
+        // NiKey::new made only after checking the CPU has that level's features; each lane
+        // points into its own job's `data` (distinct &mut borrows), with len <= MAX_PAYLOAD
+        // checked above, and a key schedule of round count `nr` (grouped above); the AAD is
+        // 15..=30 octets, so `pre` is B0 and exactly the two formatted AAD blocks; idle
+        // lanes fill the rest.
         unsafe {
             match level {
                 aesni::Level::Z512 => mb::run(&mut lanes, nr, encrypt),
                 aesni::Level::Y256 => mbv::run_y(&mut lanes, nr, encrypt),
-                aesni::Level::Ni => mbv::run_x(&mut lanes, nr, encrypt),
+                aesni::Level::Ni => mbv::run_x(&mut lanes[..4], nr, encrypt),
             }
         }
         count_mb_run(match level {
@@ -712,13 +746,18 @@ fn batch_mb(jobs: &mut [CcmJob<'_>], encrypt: bool) {
             aesni::Level::Y256 => Backend::Vaes256,
             aesni::Level::Ni => Backend::AesNi,
         });
-        for (l, &i) in lanes.iter().zip(&idx[..take]) {
-            let j = &mut jobs[i];
+        for (l, &key) in lanes.iter().zip(chunk) {
+            let j = &mut jobs[(key & 0xff) as usize];
             let m = j.tag.len();
             if encrypt {
-                j.tag.copy_from_slice(&l.tag[..m]);
+                // Fixed-size copies for CCMP's tag lengths (a variable one is a libc call).
+                match m {
+                    8 => j.tag.copy_from_slice(&l.tag[..8]),
+                    16 => j.tag.copy_from_slice(&l.tag),
+                    _ => j.tag.copy_from_slice(&l.tag[..m]),
+                }
                 j.status = Ok(());
-            } else if bool::from(l.tag[..m].ct_eq(j.tag)) {
+            } else if tag_eq(&l.tag[..m], j.tag) {
                 j.status = Ok(());
             } else {
                 // Put the ciphertext back (CTR is its own inverse).
@@ -841,7 +880,7 @@ impl GcmKey {
             GInner::Ni(k) => {
                 let mut c = [0u8; 16];
                 k.open(iv, aad, data, &mut c);
-                if bool::from(c[..].ct_eq(tag)) {
+                if tag_eq(&c[..], tag) {
                     return Ok(());
                 }
                 k.ctr(iv, data);
