@@ -553,7 +553,30 @@ unsafe fn ghash_bytes(mut y: __m128i, data: &[u8], hd: &[[u8; 16]; 16]) -> __m12
     }
 }
 
-/// The GCM body: `R` registers of `T::W` blocks per iteration.
+/// GHASH products of `R` registers of ciphertext at `p` (byte order of the wire) with the
+/// powers `hd[first..]`, Y folded into the first block, added to `acc`.
+///
+/// # Safety
+/// The features of `T` enabled; `16 R W` readable octets at `p`; `first + R W <= 16`.
+#[inline(always)]
+unsafe fn hash_regs<T: G, const R: usize>(p: *const u8, y: __m128i, hd: &[[u8; 16]; 16], first: usize, acc: &mut (T, T, T)) {
+    // SAFETY: as documented; `hd` is 16 contiguous blocks.
+    unsafe {
+        for r in 0..R {
+            let mut x = T::bswap(T::load(p.add(16 * T::W * r)));
+            if r == 0 {
+                x = T::xor(x, T::from_lo(y));
+            }
+            mul_acc(x, T::load(hd[first + r * T::W].as_ptr()), acc);
+        }
+    }
+}
+
+/// The GCM body: iterations of `R` registers of `T::W` blocks (8 or 16 blocks), then a
+/// tail of whole registers and single blocks hashed together with the lengths block.
+/// Sealing hashes each iteration's ciphertext during the next iteration's AES (they are
+/// independent, so the core overlaps them); opening hashes the ciphertext it is about to
+/// decrypt.
 ///
 /// # Safety
 /// The features of `T` (and AES-NI, PCLMULQDQ, SSSE3, SSE4.1) enabled.
@@ -568,7 +591,7 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
     let hd = &key.hdesc;
     let bw = R * T::W; // blocks per iteration (8 or 16)
                        // SAFETY: (whole body) features enabled by the entry points; data accesses are inside
-                       // `data` (chunk bounds) or on the stack.
+                       // `data` (iteration and tail bounds) or on the stack.
     unsafe {
         let k = keys::<T, NR>(&key.rk);
         let kx = keys::<X, NR>(&key.rk);
@@ -588,80 +611,135 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
         let one = _mm_set_epi32(0, 0, 0, 1);
         let mut cr = T::add32(T::add32(T::splat(j0r), T::splat(one)), T::lane_index());
         let step = T::splat(_mm_set_epi32(0, 0, 0, T::W as i32));
-        let mut hw = [T::zero(); 8];
-        for r in 0..R {
-            hw[r] = T::load(hd[16 - bw + r * T::W].as_ptr());
-        }
         let n = data.len();
         let p = data.as_mut_ptr();
         let mut off = 0;
+        // Sealing: offset of the iteration whose ciphertext is still to be hashed.
+        let mut pending: Option<usize> = None;
         while off + 16 * bw <= n {
             let mut c = [T::zero(); 8];
             for r in 0..R {
                 c[r] = T::xor(T::bswap(cr), k[0]);
                 cr = T::add32(cr, step);
             }
+            let z = T::zero();
+            let mut acc = (z, z, z);
+            if ENCRYPT {
+                if let Some(q) = pending {
+                    hash_regs::<T, R>(p.add(q), y, hd, 16 - bw, &mut acc);
+                }
+            } else {
+                hash_regs::<T, R>(p.add(off), y, hd, 16 - bw, &mut acc);
+            }
             for i in 1..NR {
                 for r in 0..R {
                     c[r] = T::enc(c[r], k[i]);
                 }
             }
-            let z = T::zero();
-            let mut acc = (z, z, z);
             for r in 0..R {
                 let q = p.add(off + 16 * T::W * r);
-                let d = T::load(q);
-                let o = T::xor(d, T::enclast(c[r], k[NR]));
-                T::store(q, o);
-                let ct = if ENCRYPT { o } else { d };
-                let mut x = T::bswap(ct);
-                if r == 0 {
-                    // Y is folded into the first block of the iteration.
-                    x = T::xor(x, T::from_lo(y));
-                }
-                mul_acc(x, hw[r], &mut acc);
+                T::store(q, T::xor(T::load(q), T::enclast(c[r], k[NR])));
             }
-            y = reduce(T::fold(acc.0), T::fold(acc.1), T::fold(acc.2));
+            if !ENCRYPT || pending.is_some() {
+                y = reduce(T::fold(acc.0), T::fold(acc.1), T::fold(acc.2));
+            }
+            if ENCRYPT {
+                pending = Some(off);
+            }
             off += 16 * bw;
         }
-        // Fewer than `bw` blocks left: one 128-bit block at a time, hashed together.
-        let mut ctr = _mm_cvtsi128_si32(T::lo(cr)) as u32;
+        if let Some(q) = pending {
+            let z = T::zero();
+            let mut acc = (z, z, z);
+            hash_regs::<T, R>(p.add(q), y, hd, 16 - bw, &mut acc);
+            y = reduce(T::fold(acc.0), T::fold(acc.1), T::fold(acc.2));
+        }
+        // The tail: fewer than `bw` blocks, then the lengths block, hashed together with
+        // H^nb..H^1 (nb <= 16 blocks in all).
         let rest = n - off;
-        if rest > 0 {
-            let nb = rest.div_ceil(16);
-            let mut hb = [_mm_setzero_si128(); 16];
-            for b in 0..nb {
-                let cb = _mm_shuffle_epi8(_mm_insert_epi32::<0>(j0r, ctr as i32), rev128());
-                ctr = ctr.wrapping_add(1);
-                let mut e = _mm_xor_si128(cb, kx[0].0);
-                for r in 1..NR {
-                    e = _mm_aesenc_si128(e, kx[r].0);
-                }
-                let ks = _mm_aesenclast_si128(e, kx[NR].0);
-                let q = p.add(off + 16 * b);
-                let len = (n - off - 16 * b).min(16);
-                let (d, o) = if len == 16 {
-                    let d = _mm_loadu_si128(q.cast());
-                    let o = _mm_xor_si128(d, ks);
-                    _mm_storeu_si128(q.cast(), o);
-                    (d, o)
-                } else {
-                    let mut t = [0u8; 16];
-                    core::ptr::copy_nonoverlapping(q, t.as_mut_ptr(), len);
-                    let d = _mm_loadu_si128(t.as_ptr().cast());
-                    let mut u = [0u8; 16];
-                    _mm_storeu_si128(u.as_mut_ptr().cast(), _mm_xor_si128(d, ks));
-                    u[len..].fill(0);
-                    core::ptr::copy_nonoverlapping(u.as_ptr(), q, len);
-                    (d, _mm_loadu_si128(u.as_ptr().cast()))
-                };
-                hb[b] = _mm_shuffle_epi8(if ENCRYPT { o } else { d }, rev128());
+        // The lengths block joins the tail when the tail has fewer than 16 blocks.
+        let nb_data = rest.div_ceil(16);
+        let merge = nb_data < 16;
+        let nb = nb_data + merge as usize;
+        let first = 16 - nb;
+        let z = T::zero();
+        let mut acc = (z, z, z);
+        let mut accx = (X::zero(), X::zero(), X::zero());
+        // Whole registers of full blocks.
+        let q = (rest / 16) / T::W;
+        let mut c = [T::zero(); 8];
+        for r in 0..q {
+            c[r] = T::xor(T::bswap(cr), k[0]);
+            cr = T::add32(cr, step);
+        }
+        for i in 1..NR {
+            for r in 0..q {
+                c[r] = T::enc(c[r], k[i]);
             }
-            y = ghash_x(y, &hb[..nb], hd);
+        }
+        for r in 0..q {
+            let a = p.add(off + 16 * T::W * r);
+            let d = T::load(a);
+            let o = T::xor(d, T::enclast(c[r], k[NR]));
+            T::store(a, o);
+            let mut x = T::bswap(if ENCRYPT { o } else { d });
+            if r == 0 {
+                x = T::xor(x, T::from_lo(y));
+            }
+            mul_acc(x, T::load(hd[first + r * T::W].as_ptr()), &mut acc);
+        }
+        // Single blocks (the last one may be partial), one 128-bit block at a time.
+        let mut ctr = _mm_cvtsi128_si32(T::lo(cr)) as u32;
+        let done = q * T::W;
+        let singles = nb_data - done;
+        for b in 0..singles {
+            let cb = _mm_shuffle_epi8(_mm_insert_epi32::<0>(j0r, ctr as i32), rev128());
+            ctr = ctr.wrapping_add(1);
+            let mut e = _mm_xor_si128(cb, kx[0].0);
+            for r in 1..NR {
+                e = _mm_aesenc_si128(e, kx[r].0);
+            }
+            let ks = _mm_aesenclast_si128(e, kx[NR].0);
+            let o_off = off + 16 * (done + b);
+            let a = p.add(o_off);
+            let len = (n - o_off).min(16);
+            let (d, o) = if len == 16 {
+                let d = _mm_loadu_si128(a.cast());
+                let o = _mm_xor_si128(d, ks);
+                _mm_storeu_si128(a.cast(), o);
+                (d, o)
+            } else {
+                let mut t = [0u8; 16];
+                core::ptr::copy_nonoverlapping(a, t.as_mut_ptr(), len);
+                let d = _mm_loadu_si128(t.as_ptr().cast());
+                let mut u = [0u8; 16];
+                _mm_storeu_si128(u.as_mut_ptr().cast(), _mm_xor_si128(d, ks));
+                u[len..].fill(0);
+                core::ptr::copy_nonoverlapping(u.as_ptr(), a, len);
+                (d, _mm_loadu_si128(u.as_ptr().cast()))
+            };
+            let mut x = _mm_shuffle_epi8(if ENCRYPT { o } else { d }, rev128());
+            if done + b == 0 {
+                x = _mm_xor_si128(x, y);
+            }
+            mul_acc(X(x), X(_mm_loadu_si128(hd[first + done + b].as_ptr().cast())), &mut accx);
         }
         // Lengths block: len(A) || len(C) in bits, byte-reflected.
-        let lens = _mm_set_epi64x((aad.len() as u64 * 8) as i64, (n as u64 * 8) as i64);
-        y = ghash_x(y, &[lens], hd);
+        let mut lens = _mm_set_epi64x((aad.len() as u64 * 8) as i64, (n as u64 * 8) as i64);
+        if merge {
+            if nb_data == 0 {
+                lens = _mm_xor_si128(lens, y);
+            }
+            mul_acc(X(lens), X(_mm_loadu_si128(hd[15].as_ptr().cast())), &mut accx);
+        }
+        y = reduce(
+            _mm_xor_si128(T::fold(acc.0), accx.0 .0),
+            _mm_xor_si128(T::fold(acc.1), accx.1 .0),
+            _mm_xor_si128(T::fold(acc.2), accx.2 .0),
+        );
+        if !merge {
+            y = ghash_x(y, &[lens], hd);
+        }
         _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(_mm_shuffle_epi8(y, rev128()), ej0));
     }
 }
@@ -708,10 +786,10 @@ entry!(seal128_x, X, 10, 8, true, "aes,pclmulqdq,sse2,ssse3,sse4.1");
 entry!(seal256_x, X, 14, 8, true, "aes,pclmulqdq,sse2,ssse3,sse4.1");
 entry!(open128_x, X, 10, 8, false, "aes,pclmulqdq,sse2,ssse3,sse4.1");
 entry!(open256_x, X, 14, 8, false, "aes,pclmulqdq,sse2,ssse3,sse4.1");
-entry!(seal128_y, Y, 10, 4, true, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq");
-entry!(seal256_y, Y, 14, 4, true, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq");
-entry!(open128_y, Y, 10, 4, false, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq");
-entry!(open256_y, Y, 14, 4, false, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq");
+entry!(seal128_y, Y, 10, 8, true, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq");
+entry!(seal256_y, Y, 14, 8, true, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq");
+entry!(open128_y, Y, 10, 8, false, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq");
+entry!(open256_y, Y, 14, 8, false, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq");
 entry!(seal128_z, Z, 10, 4, true, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes,vpclmulqdq");
 entry!(seal256_z, Z, 14, 4, true, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes,vpclmulqdq");
 entry!(open128_z, Z, 10, 4, false, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes,vpclmulqdq");
