@@ -180,7 +180,7 @@ fn batch_backend_is_the_fastest_multi_buffer_kernel() {
         } else if f!("avx2") && f!("vaes") && f!("vpclmulqdq") {
             "vaes256-mb8"
         } else if f!("aes") && f!("pclmulqdq") && f!("sse4.1") {
-            "aesni-mb8"
+            "aesni-mb4"
         } else {
             "serial"
         };
