@@ -58,7 +58,8 @@ for suite in ("ccmp-128", "gcmp-128"):
             mb = pick(lambda r: base(r) and r["impl"] == "wsec-mb" and r["backend"] == b)
             ip = pick(lambda r: base(r) and r["impl"] == "ipsec-mb" and r["backend"] == MATCH.get(b))
             ipname = f"{MATCH[b]}: " if b in MATCH else ""
-            ipb_name = f"{next(iter(ipb.values()))['backend']}: " if ipb else ""
+            names = sorted({r["backend"] for r in ipb.values()}, key=lambda n: n != ipb.get("encap", {}).get("backend"))
+            ipb_name = f"{'/'.join(names)}: " if ipb else ""
             print(f"| {s} | {b} | {cell(w1)} | {cell(mb, True)} | {ipname}{cell(ip, True)} | {ipb_name}{cell(ipb, True)} | "
                   f"{cell(os_)} | {cell(rc)} |")
     print()
