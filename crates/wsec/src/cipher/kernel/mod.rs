@@ -43,6 +43,12 @@
 //! Every backend gives the same bytes and the same refusals (tests/backends.rs runs every
 //! backend the CPU supports against the portable one and fails if one was not exercised).
 //!
+//! # GCM
+//! [`GcmKey`] (GCMP, BIP-GMAC) runs on the same backends: CTR on AES-NI/VAES and GHASH on
+//! PCLMULQDQ/VPCLMULQDQ (`gcm`), RustCrypto `aes-gcm` on the portable backend; batches
+//! through [`gcm_seal_batch`] / [`gcm_open_batch`]. docs/kernels.md describes every kernel
+//! and docs/results/ has their figures beside OpenSSL, RustCrypto and ipsec-mb.
+//!
 //! # Errors
 //! `BadKeyLength` for keys other than 16/32 octets; `Oversize` for payloads over 65 535
 //! octets or AAD of 0xFF00 octets or more; `Malformed` for a tag length outside
