@@ -23,12 +23,21 @@ use crate::error::{Error, Result};
 use core::arch::x86_64::*;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-/// Expanded key, H^16..H^1 (byte-reflected, descending) and the level; zeroized on drop.
+/// H^16..H^1 (byte-reflected, descending) and their Karatsuba halves.
+#[derive(Clone, Zeroize)]
+#[repr(C, align(64))]
+struct Powers {
+    /// `h[i]` = H^(16 - i).
+    h: [[u8; 16]; 16],
+    /// `k[i]`: the XOR of the two 64-bit halves of `h[i]`, in both halves.
+    k: [[u8; 16]; 16],
+}
+
+/// Expanded key, the powers of H and the level; zeroized on drop.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 #[repr(C, align(64))]
 pub(crate) struct NiGcm {
-    /// `hdesc[i]` = H^(16 - i).
-    hdesc: [[u8; 16]; 16],
+    pw: Powers,
     rk: Rk,
     #[zeroize(skip)]
     nr: u8,
@@ -41,9 +50,9 @@ impl NiGcm {
         // NiKey::new checks the key length and the level's features and expands the key.
         let nk = super::aesni::NiKey::new(key, level)?;
         let (rk, nr) = nk.schedule();
-        let mut g = NiGcm { hdesc: [[0; 16]; 16], rk: *rk, nr: nr as u8, level };
+        let mut g = NiGcm { pw: Powers { h: [[0; 16]; 16], k: [[0; 16]; 16] }, rk: *rk, nr: nr as u8, level };
         // SAFETY: NiKey::new checked AES-NI and PCLMULQDQ (every level has them).
-        unsafe { h_powers(&g.rk, nr, &mut g.hdesc) };
+        unsafe { h_powers(&g.rk, nr, &mut g.pw) };
         Ok(g)
     }
 
@@ -138,6 +147,11 @@ trait G: Copy {
     /// # Safety
     /// Features enabled.
     unsafe fn add32(a: Self, b: Self) -> Self;
+    /// Swaps the 64-bit halves of every block.
+    ///
+    /// # Safety
+    /// Features enabled.
+    unsafe fn swap64(a: Self) -> Self;
     /// Lane `j` holds `j` in its low 32 bits (the counter offsets of one register).
     ///
     /// # Safety
@@ -219,6 +233,11 @@ impl G for X {
         unsafe { X(_mm_add_epi32(a.0, b.0)) }
     }
     #[inline(always)]
+    unsafe fn swap64(a: Self) -> Self {
+        // SAFETY: SSE2.
+        unsafe { X(_mm_shuffle_epi32::<0x4e>(a.0)) }
+    }
+    #[inline(always)]
     unsafe fn lane_index() -> Self {
         // SAFETY: SSE2.
         unsafe { X(_mm_setzero_si128()) }
@@ -288,6 +307,11 @@ impl G for Y {
     unsafe fn add32(a: Self, b: Self) -> Self {
         // SAFETY: AVX2 enabled by the caller.
         unsafe { Y(_mm256_add_epi32(a.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn swap64(a: Self) -> Self {
+        // SAFETY: AVX2 enabled by the caller.
+        unsafe { Y(_mm256_shuffle_epi32::<0x4e>(a.0)) }
     }
     #[inline(always)]
     unsafe fn lane_index() -> Self {
@@ -362,6 +386,11 @@ impl G for Z {
     unsafe fn add32(a: Self, b: Self) -> Self {
         // SAFETY: AVX-512F enabled by the caller.
         unsafe { Z(_mm512_add_epi32(a.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn swap64(a: Self) -> Self {
+        // SAFETY: AVX-512F enabled by the caller.
+        unsafe { Z(_mm512_shuffle_epi32::<0x4e>(a.0)) }
     }
     #[inline(always)]
     unsafe fn lane_index() -> Self {
@@ -449,6 +478,32 @@ unsafe fn mul_acc<T: G>(a: T, b: T, acc: &mut (T, T, T)) {
     }
 }
 
+/// Accumulates `a * b` Karatsuba-style into `(lo, mid, hi)`: three carry-less products,
+/// the middle one of the XORed halves (`bk` holds `b`'s, precomputed). [`reduce_k`] turns
+/// the sums into the product's middle term.
+///
+/// # Safety
+/// The features of `T` enabled.
+#[inline(always)]
+unsafe fn mul_acck<T: G>(a: T, b: T, bk: T, acc: &mut (T, T, T)) {
+    // SAFETY: features of T enabled by the caller.
+    unsafe {
+        acc.0 = T::xor(acc.0, T::clmul::<0x00>(a, b));
+        acc.1 = T::xor(acc.1, T::clmul::<0x00>(T::xor(a, T::swap64(a)), bk));
+        acc.2 = T::xor(acc.2, T::clmul::<0x11>(a, b));
+    }
+}
+
+/// [`reduce`] of sums of [`mul_acck`] products.
+///
+/// # Safety
+/// SSE2 (baseline).
+#[inline(always)]
+unsafe fn reduce_k(lo: __m128i, mk: __m128i, hi: __m128i) -> __m128i {
+    // SAFETY: SSE2 only.
+    unsafe { reduce(lo, _mm_xor_si128(_mm_xor_si128(mk, lo), hi), hi) }
+}
+
 /// `a * b` in GF(2^128), byte-reflected operands.
 ///
 /// # Safety
@@ -469,7 +524,7 @@ unsafe fn gfmul(a: __m128i, b: __m128i) -> __m128i {
 /// # Safety
 /// The CPU has AES-NI and PCLMULQDQ.
 #[target_feature(enable = "aes,pclmulqdq,sse2,ssse3,sse4.1")]
-unsafe fn h_powers(rk: &Rk, nr: usize, out: &mut [[u8; 16]; 16]) {
+unsafe fn h_powers(rk: &Rk, nr: usize, out: &mut Powers) {
     // SAFETY: features enabled here.
     unsafe {
         let mut s = _mm_xor_si128(_mm_setzero_si128(), _mm_loadu_si128(rk[0].as_ptr().cast()));
@@ -480,7 +535,8 @@ unsafe fn h_powers(rk: &Rk, nr: usize, out: &mut [[u8; 16]; 16]) {
         let h = _mm_shuffle_epi8(s, rev128());
         let mut p = h;
         for i in (0..16).rev() {
-            _mm_storeu_si128(out[i].as_mut_ptr().cast(), p);
+            _mm_storeu_si128(out.h[i].as_mut_ptr().cast(), p);
+            _mm_storeu_si128(out.k[i].as_mut_ptr().cast(), _mm_xor_si128(p, _mm_shuffle_epi32::<0x4e>(p)));
             p = gfmul(p, h);
         }
     }
@@ -505,9 +561,9 @@ unsafe fn keys<T: G, const NR: usize>(rk: &Rk) -> [T; 15] {
 /// GHASH of `n` (1..=16) byte-reflected blocks into `y`, aggregated with H^n..H^1.
 ///
 /// # Safety
-/// PCLMULQDQ enabled; `hd` is the key's `hdesc`.
+/// PCLMULQDQ enabled; `hd` is the key's powers of H.
 #[inline(always)]
-unsafe fn ghash_x(y: __m128i, blocks: &[__m128i], hd: &[[u8; 16]; 16]) -> __m128i {
+unsafe fn ghash_x(y: __m128i, blocks: &[__m128i], hd: &Powers) -> __m128i {
     let n = blocks.len();
     debug_assert!((1..=16).contains(&n));
     // SAFETY: PCLMULQDQ enabled by the caller; `hd` entries are 16 octets.
@@ -516,9 +572,10 @@ unsafe fn ghash_x(y: __m128i, blocks: &[__m128i], hd: &[[u8; 16]; 16]) -> __m128
         let mut acc = (z, z, z);
         for (i, b) in blocks.iter().enumerate() {
             let x = if i == 0 { _mm_xor_si128(*b, y) } else { *b };
-            mul_acc(X(x), X(_mm_loadu_si128(hd[16 - n + i].as_ptr().cast())), &mut acc);
+            let j = 16 - n + i;
+            mul_acck(X(x), X(_mm_loadu_si128(hd.h[j].as_ptr().cast())), X(_mm_loadu_si128(hd.k[j].as_ptr().cast())), &mut acc);
         }
-        reduce(acc.0 .0, acc.1 .0, acc.2 .0)
+        reduce_k(acc.0 .0, acc.1 .0, acc.2 .0)
     }
 }
 
@@ -527,7 +584,7 @@ unsafe fn ghash_x(y: __m128i, blocks: &[__m128i], hd: &[[u8; 16]; 16]) -> __m128
 /// # Safety
 /// SSSE3 and PCLMULQDQ enabled.
 #[inline(always)]
-unsafe fn ghash_bytes(mut y: __m128i, data: &[u8], hd: &[[u8; 16]; 16]) -> __m128i {
+unsafe fn ghash_bytes(mut y: __m128i, data: &[u8], hd: &Powers) -> __m128i {
     // SAFETY: loads from 16-octet chunks or a stack block; features enabled by the caller.
     unsafe {
         let mut it = data.chunks_exact(128);
@@ -554,21 +611,36 @@ unsafe fn ghash_bytes(mut y: __m128i, data: &[u8], hd: &[[u8; 16]; 16]) -> __m12
 }
 
 /// GHASH products of `R` registers of ciphertext at `p` (byte order of the wire) with the
-/// powers `hd[first..]`, Y folded into the first block, added to `acc`.
+/// powers `hd.h[first..]` (Karatsuba, [`mul_acck`]), added to `acc` ([`next_y`] adds Y's).
 ///
 /// # Safety
 /// The features of `T` enabled; `16 R W` readable octets at `p`; `first + R W <= 16`.
 #[inline(always)]
-unsafe fn hash_regs<T: G, const R: usize>(p: *const u8, y: __m128i, hd: &[[u8; 16]; 16], first: usize, acc: &mut (T, T, T)) {
+unsafe fn hash_regs<T: G, const R: usize>(p: *const u8, hd: &Powers, first: usize, acc: &mut (T, T, T)) {
     // SAFETY: as documented; `hd` is 16 contiguous blocks.
     unsafe {
         for r in 0..R {
-            let mut x = T::bswap(T::load(p.add(16 * T::W * r)));
-            if r == 0 {
-                x = T::xor(x, T::from_lo(y));
-            }
-            mul_acc(x, T::load(hd[first + r * T::W].as_ptr()), acc);
+            let x = T::bswap(T::load(p.add(16 * T::W * r)));
+            let j = first + r * T::W;
+            mul_acck(x, T::load(hd.h[j].as_ptr()), T::load(hd.k[j].as_ptr()), acc);
         }
+    }
+}
+
+/// The new Y from an iteration's products and the old Y: `Y H^n` (n = blocks of the
+/// iteration, `hd.h[first]` = H^n) is the only product that waits for the previous
+/// iteration, so it is kept apart from the data's products and added before the reduction.
+///
+/// # Safety
+/// The features of `T` enabled.
+#[inline(always)]
+unsafe fn next_y<T: G>(y: __m128i, hd: &Powers, first: usize, acc: (T, T, T)) -> __m128i {
+    // SAFETY: features enabled by the caller; `hd` entries are 16 octets.
+    unsafe {
+        let z = X::zero();
+        let mut ay = (z, z, z);
+        mul_acck(X(y), X(_mm_loadu_si128(hd.h[first].as_ptr().cast())), X(_mm_loadu_si128(hd.k[first].as_ptr().cast())), &mut ay);
+        reduce_k(_mm_xor_si128(T::fold(acc.0), ay.0 .0), _mm_xor_si128(T::fold(acc.1), ay.1 .0), _mm_xor_si128(T::fold(acc.2), ay.2 .0))
     }
 }
 
@@ -588,7 +660,7 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
     data: &mut [u8],
     tag: &mut [u8; 16],
 ) {
-    let hd = &key.hdesc;
+    let hd = &key.pw;
     let bw = R * T::W; // blocks per iteration (8 or 16)
                        // SAFETY: (whole body) features enabled by the entry points; data accesses are inside
                        // `data` (iteration and tail bounds) or on the stack.
@@ -626,10 +698,10 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
             let mut acc = (z, z, z);
             if ENCRYPT {
                 if let Some(q) = pending {
-                    hash_regs::<T, R>(p.add(q), y, hd, 16 - bw, &mut acc);
+                    hash_regs::<T, R>(p.add(q), hd, 16 - bw, &mut acc);
                 }
             } else {
-                hash_regs::<T, R>(p.add(off), y, hd, 16 - bw, &mut acc);
+                hash_regs::<T, R>(p.add(off), hd, 16 - bw, &mut acc);
             }
             for i in 1..NR {
                 for r in 0..R {
@@ -641,7 +713,7 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
                 T::store(q, T::xor(T::load(q), T::enclast(c[r], k[NR])));
             }
             if !ENCRYPT || pending.is_some() {
-                y = reduce(T::fold(acc.0), T::fold(acc.1), T::fold(acc.2));
+                y = next_y(y, hd, 16 - bw, acc);
             }
             if ENCRYPT {
                 pending = Some(off);
@@ -651,8 +723,8 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
         if let Some(q) = pending {
             let z = T::zero();
             let mut acc = (z, z, z);
-            hash_regs::<T, R>(p.add(q), y, hd, 16 - bw, &mut acc);
-            y = reduce(T::fold(acc.0), T::fold(acc.1), T::fold(acc.2));
+            hash_regs::<T, R>(p.add(q), hd, 16 - bw, &mut acc);
+            y = next_y(y, hd, 16 - bw, acc);
         }
         // The tail: fewer than `bw` blocks, then the lengths block, hashed together with
         // H^nb..H^1 (nb <= 16 blocks in all).
@@ -686,7 +758,8 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
             if r == 0 {
                 x = T::xor(x, T::from_lo(y));
             }
-            mul_acc(x, T::load(hd[first + r * T::W].as_ptr()), &mut acc);
+            let j = first + r * T::W;
+            mul_acck(x, T::load(hd.h[j].as_ptr()), T::load(hd.k[j].as_ptr()), &mut acc);
         }
         // Single blocks (the last one may be partial), one 128-bit block at a time.
         let mut ctr = _mm_cvtsi128_si32(T::lo(cr)) as u32;
@@ -722,7 +795,8 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
             if done + b == 0 {
                 x = _mm_xor_si128(x, y);
             }
-            mul_acc(X(x), X(_mm_loadu_si128(hd[first + done + b].as_ptr().cast())), &mut accx);
+            let j = first + done + b;
+            mul_acck(X(x), X(_mm_loadu_si128(hd.h[j].as_ptr().cast())), X(_mm_loadu_si128(hd.k[j].as_ptr().cast())), &mut accx);
         }
         // Lengths block: len(A) || len(C) in bits, byte-reflected.
         let mut lens = _mm_set_epi64x((aad.len() as u64 * 8) as i64, (n as u64 * 8) as i64);
@@ -730,9 +804,9 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
             if nb_data == 0 {
                 lens = _mm_xor_si128(lens, y);
             }
-            mul_acc(X(lens), X(_mm_loadu_si128(hd[15].as_ptr().cast())), &mut accx);
+            mul_acck(X(lens), X(_mm_loadu_si128(hd.h[15].as_ptr().cast())), X(_mm_loadu_si128(hd.k[15].as_ptr().cast())), &mut accx);
         }
-        y = reduce(
+        y = reduce_k(
             _mm_xor_si128(T::fold(acc.0), accx.0 .0),
             _mm_xor_si128(T::fold(acc.1), accx.1 .0),
             _mm_xor_si128(T::fold(acc.2), accx.2 .0),
