@@ -103,6 +103,8 @@ pub fn run(o: &Options, json: bool) -> Result<String> {
     if o.msdu < 8 || o.msdu > 2304 {
         return Err(Error::Setup("--msdu must be 8..=2304 octets".into()));
     }
+    // A WSEC_BACKEND the CPU cannot run is an error here, not a panic in a key install.
+    wsec::cipher::kernel::current().map_err(|e| Error::Setup(format!("{}: {e}", wsec::cipher::kernel::BACKEND_ENV)))?;
     let frames = uplink(o.frames, o.msdu);
     // Check the relay once: station 2 must decrypt what the AP sends.
     {
@@ -156,11 +158,15 @@ pub fn run(o: &Options, json: bool) -> Result<String> {
                 "frames_per_s": fps, "gbps": gbps(*fps), "gbps_per_core": gbps(*fps) / *t as f64})
             })
             .collect();
-        return Ok(serde_json::to_string_pretty(&serde_json::json!({"cpu": cpu_model(), "cores": cores, "records": v})).unwrap_or_default());
+        return Ok(serde_json::to_string_pretty(&serde_json::json!({"cpu": cpu_model(), "cores": cores,
+            "backend": wsec::cipher::kernel::backend(), "batch_backend": wsec::cipher::kernel::batch_backend(), "records": v}))
+        .unwrap_or_default());
     }
     let mut s = format!(
-        "CPU: {} ({cores} cores). AP relay, CCMP-128 in and out, {}-octet MSDUs, {} frames, median of {} runs\n",
+        "CPU: {} ({cores} cores); CCM backend {} (batches {}; WSEC_BACKEND forces one). AP relay, CCMP-128 in and out, {}-octet MSDUs, {} frames, median of {} runs\n",
         cpu_model(),
+        wsec::cipher::kernel::backend(),
+        wsec::cipher::kernel::batch_backend(),
         o.msdu,
         o.frames,
         o.reps

@@ -70,6 +70,18 @@ pub struct CcmpArgs {
     /// Frame size of the Tables I/II comparison.
     #[arg(long, default_value_t = 1500)]
     table_size: usize,
+    /// wsec kernel backends to time, comma separated: portable, aesni, vaes256, avx512, or
+    /// "all" (every one this CPU runs). Default: the one WSEC_BACKEND or detection picks.
+    #[arg(long, value_delimiter = ',')]
+    backend: Vec<String>,
+    /// Suites: ccmp, gcmp (default both).
+    #[arg(long, value_delimiter = ',')]
+    suite: Vec<String>,
+    /// ipsec-mb manager architectures (with the ipsec-mb feature): auto, sse, avx, avx2,
+    /// avx512. Default: auto and the one matching each backend (aesni: sse, vaes256: avx2,
+    /// avx512: avx512).
+    #[arg(long, value_delimiter = ',')]
+    ipsec: Vec<String>,
     /// Print JSON instead of tables.
     #[arg(long)]
     json: bool,
@@ -356,11 +368,34 @@ fn ccmp(a: CcmpArgs) -> Result<String, (u8, String)> {
     if a.sizes.iter().any(|&s| s == 0 || s > 65535) {
         return Err((2, "frame sizes must be 1..=65535 octets".into()));
     }
-    let opts = bench_ccmp::Options {
-        sizes: a.sizes.clone(),
-        reps: if a.quick { 3 } else { a.reps.max(1) },
-        sample: if a.quick { Duration::from_micros(300) } else { Duration::from_millis(a.sample_ms.max(1)) },
-    };
+    let mut opts = bench_ccmp::Options::new(
+        a.sizes.clone(),
+        if a.quick { 3 } else { a.reps.max(1) },
+        if a.quick { Duration::from_micros(300) } else { Duration::from_millis(a.sample_ms.max(1)) },
+    );
+    for b in &a.backend {
+        if b == "all" {
+            opts.backends = wsec::cipher::kernel::Backend::available();
+            continue;
+        }
+        let be = wsec::cipher::kernel::Backend::from_name(b)
+            .ok_or_else(|| usage(format!("--backend {b}: not portable, aesni, vaes256, avx512 or all")))?;
+        be.check().map_err(|_| usage(format!("--backend {b}: this CPU cannot run it")))?;
+        if !opts.backends.contains(&be) {
+            opts.backends.push(be);
+        }
+    }
+    if !a.suite.is_empty() {
+        opts.suites.clear();
+        for s in &a.suite {
+            opts.suites.push(match s.as_str() {
+                "ccmp" | "ccmp-128" => bench_ccmp::CCMP,
+                "gcmp" | "gcmp-128" => bench_ccmp::GCMP,
+                _ => return Err(usage(format!("--suite {s}: not ccmp or gcmp"))),
+            });
+        }
+    }
+    opts.ipsec = a.ipsec.clone();
     let json = a.json;
     let r = bench_ccmp::run(&opts, a.quick, |msg| {
         if !json {

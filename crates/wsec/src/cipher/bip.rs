@@ -6,6 +6,7 @@
 //! MoreData masked) || A1 || A2 || A3, then the body with the MME's MIC field zeroed.
 //! BIP-CMAC: AES-CMAC truncated to 8 (128) or 16 (256) octets. BIP-GMAC: GMAC with nonce
 //! A2 || IPN (IPN5 first), 16 octets.
+use super::kernel::GcmKey;
 use super::{CipherSuite, Pn, Protection, RxInfo, MAX_MPDU_BODY};
 use crate::error::{Error, Result};
 use crate::wire::mac::{fc, Header};
@@ -13,8 +14,6 @@ use crate::wire::mme::MmeRepr;
 use crate::wire::s1g::{self, S1gBeacon};
 use crate::wire::sechdr::CcmpHeaderRepr;
 use aes::{Aes128, Aes256};
-use aes_gcm::aead::AeadInPlace;
-use aes_gcm::{Aes128Gcm, Aes256Gcm, KeyInit as _, Nonce};
 use cmac::{Cmac, Mac};
 use subtle::ConstantTimeEq;
 
@@ -22,8 +21,9 @@ use subtle::ConstantTimeEq;
 enum BipKey {
     Cmac128(Box<Cmac<Aes128>>),
     Cmac256(Box<Cmac<Aes256>>),
-    Gmac128(Box<Aes128Gcm>),
-    Gmac256(Box<Aes256Gcm>),
+    /// GMAC on wsec's GCM kernel (the backend [`super::kernel::current`] names).
+    Gmac128(Box<GcmKey>),
+    Gmac256(Box<GcmKey>),
 }
 
 /// An IGTK or BIGTK for one BIP suite. The AES key schedules are zeroized on drop (the
@@ -51,8 +51,9 @@ impl Bip {
         let key = match suite {
             CipherSuite::BipCmac128 => BipKey::Cmac128(Box::new(<Cmac<Aes128> as Mac>::new_from_slice(igtk).map_err(bad)?)),
             CipherSuite::BipCmac256 => BipKey::Cmac256(Box::new(<Cmac<Aes256> as Mac>::new_from_slice(igtk).map_err(bad)?)),
-            CipherSuite::BipGmac128 => BipKey::Gmac128(Box::new(Aes128Gcm::new_from_slice(igtk).map_err(bad)?)),
-            CipherSuite::BipGmac256 => BipKey::Gmac256(Box::new(Aes256Gcm::new_from_slice(igtk).map_err(bad)?)),
+            CipherSuite::BipGmac128 if igtk.len() == 16 => BipKey::Gmac128(Box::new(GcmKey::new(igtk)?)),
+            CipherSuite::BipGmac256 if igtk.len() == 32 => BipKey::Gmac256(Box::new(GcmKey::new(igtk)?)),
+            CipherSuite::BipGmac128 | CipherSuite::BipGmac256 => return Err(Error::BadKeyLength),
             _ => return Err(Error::Unsupported("not a BIP cipher suite")),
         };
         Ok(Bip { key })
@@ -94,13 +95,10 @@ impl Bip {
                 let mut nonce = [0u8; 12];
                 nonce[..6].copy_from_slice(addr);
                 nonce[6..].copy_from_slice(&CcmpHeaderRepr::pn_be(ipn));
-                let n = Nonce::from_slice(&nonce);
                 let tag = match &self.key {
-                    BipKey::Gmac128(k) => k.encrypt_in_place_detached(n, input, &mut []),
-                    BipKey::Gmac256(k) => k.encrypt_in_place_detached(n, input, &mut []),
+                    BipKey::Gmac128(k) | BipKey::Gmac256(k) => k.gmac(&nonce, input)?,
                     _ => unreachable!("matched above"),
-                }
-                .map_err(|_| Error::Oversize)?;
+                };
                 out.copy_from_slice(&tag);
             }
         }

@@ -1,17 +1,12 @@
 //! GCMP-128 and GCMP-256, IEEE 802.11-2020 12.5.5: AES-GCM with a 12-octet nonce
-//! (A2 || PN) and a 16-octet MIC, using RustCrypto's `aes-gcm` (AES-NI + CLMUL).
+//! (A2 || PN) and a 16-octet MIC, on wsec's GCM kernel ([`super::kernel::GcmKey`]: AES-NI +
+//! PCLMULQDQ or VAES + VPCLMULQDQ, chosen like the CCM kernel; RustCrypto `aes-gcm` on the
+//! portable backend).
+use super::kernel::{Backend, GcmKey};
 use super::{mpdu, AadOptions, CipherSuite, Pn, Protection, RxInfo};
 use crate::error::{Error, Result};
-use aes_gcm::aead::AeadInPlace;
-use aes_gcm::{Aes128Gcm, Aes256Gcm, KeyInit, Nonce, Tag};
 
-#[derive(Clone)]
-enum GcmKey {
-    K128(Box<Aes128Gcm>),
-    K256(Box<Aes256Gcm>),
-}
-
-/// A GCMP temporal key (key schedule zeroized on drop by `aes-gcm`'s `zeroize` feature).
+/// A GCMP temporal key (key material zeroized on drop).
 #[derive(Clone)]
 pub struct Gcmp {
     key: GcmKey,
@@ -32,24 +27,24 @@ impl Gcmp {
         Self::with_options(tk, AadOptions::default())
     }
 
+    /// Key on the GCM kernel backend [`super::kernel::current`] names.
     pub fn with_options(tk: &[u8], opts: AadOptions) -> Result<Gcmp> {
-        let key = match tk.len() {
-            16 => GcmKey::K128(Box::new(Aes128Gcm::new_from_slice(tk).map_err(|_| Error::BadKeyLength)?)),
-            32 => GcmKey::K256(Box::new(Aes256Gcm::new_from_slice(tk).map_err(|_| Error::BadKeyLength)?)),
-            _ => return Err(Error::BadKeyLength),
-        };
-        Ok(Gcmp { key, opts })
+        Ok(Gcmp { key: GcmKey::new(tk)?, opts })
+    }
+
+    /// Key on a chosen kernel backend (`Err(Error::Unsupported)` if the CPU lacks it).
+    pub fn with_backend(tk: &[u8], opts: AadOptions, backend: Backend) -> Result<Gcmp> {
+        Ok(Gcmp { key: GcmKey::with(tk, backend)?, opts })
+    }
+
+    /// The GCM kernel key (for batches: [`super::kernel::gcm_seal_batch`]).
+    pub fn key(&self) -> &GcmKey {
+        &self.key
     }
 
     /// Raw GCM seal (for vectors whose AAD does not follow the MPDU rules).
     pub fn seal_raw(&self, nonce: &[u8; 12], aad: &[u8], data: &mut [u8]) -> Result<[u8; 16]> {
-        let n = Nonce::from_slice(nonce);
-        let tag = match &self.key {
-            GcmKey::K128(k) => k.encrypt_in_place_detached(n, aad, data),
-            GcmKey::K256(k) => k.encrypt_in_place_detached(n, aad, data),
-        }
-        .map_err(|_| Error::Oversize)?;
-        Ok(tag.into())
+        self.key.seal_in_place(nonce, aad, data)
     }
 
     /// Raw GCM open; on failure `data` holds the ciphertext it was given.
@@ -57,23 +52,16 @@ impl Gcmp {
         if tag.len() != MIC_LEN {
             return Err(Error::Truncated);
         }
-        let n = Nonce::from_slice(nonce);
-        let t = Tag::from_slice(tag);
-        // aes-gcm checks the tag (in constant time) before decrypting, so `data` is unchanged
-        // on failure.
-        match &self.key {
-            GcmKey::K128(k) => k.decrypt_in_place_detached(n, aad, data, t),
-            GcmKey::K256(k) => k.decrypt_in_place_detached(n, aad, data, t),
-        }
-        .map_err(|_| Error::MicFailure)
+        self.key.open_in_place(nonce, aad, data, tag)
     }
 }
 
 impl Protection for Gcmp {
     fn suite(&self) -> CipherSuite {
-        match self.key {
-            GcmKey::K128(_) => CipherSuite::Gcmp128,
-            GcmKey::K256(_) => CipherSuite::Gcmp256,
+        if self.key.key_bits() == 128 {
+            CipherSuite::Gcmp128
+        } else {
+            CipherSuite::Gcmp256
         }
     }
 

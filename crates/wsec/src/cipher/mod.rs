@@ -249,15 +249,18 @@ pub trait Protection {
 /// bodies up to the largest MPDU of 802.11-2020 (11 454 octets, VHT) and reject larger.
 pub const MAX_MPDU_BODY: usize = 11454;
 
-/// Which AES-CCM kernel the CCM suites (CCMP, ECCMP) run on.
+/// Which kernel the CCM suites (CCMP, ECCMP) and GCMP run on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum CcmBackend {
-    /// The fastest kernel this CPU has ([`kernel::backend`]).
+    /// The kernel [`kernel::current`] names: forced ([`kernel::set_backend`],
+    /// `WSEC_BACKEND`) or else the fastest this CPU has.
     #[default]
     Detect,
     /// The portable kernel (no AES instructions in wsec's own code), e.g. to count the
     /// instructions a WLAN card's core would run.
     Portable,
+    /// A named kernel backend (key construction fails if the CPU cannot run it).
+    Kernel(kernel::Backend),
 }
 
 impl CcmBackend {
@@ -265,6 +268,7 @@ impl CcmBackend {
         match self {
             CcmBackend::Detect => kernel::CcmKey::new(tk),
             CcmBackend::Portable => kernel::CcmKey::new_portable(tk),
+            CcmBackend::Kernel(b) => kernel::CcmKey::with(tk, b),
         }
     }
 }
@@ -274,7 +278,7 @@ impl CcmBackend {
 pub struct KeyOptions {
     /// AAD rules of CCMP, GCMP and ECCMP (negotiated per link); WEP, TKIP and BIP ignore it.
     pub aad: AadOptions,
-    /// Kernel of CCMP and ECCMP; the other suites ignore it.
+    /// Kernel of CCMP, ECCMP and GCMP; the other suites ignore it.
     pub ccm_backend: CcmBackend,
 }
 
@@ -316,7 +320,11 @@ impl SuiteKey {
             CipherSuite::Wep40 | CipherSuite::Wep104 => SuiteKey::Wep(wep::WepKey::new(key)?),
             CipherSuite::Tkip => SuiteKey::Tkip(tkip::TkipKey::new(key)?),
             CipherSuite::Ccmp128 | CipherSuite::Ccmp256 => SuiteKey::Ccmp(Box::new(ccmp::Ccmp::with_backend(key, aad, ccm)?)),
-            CipherSuite::Gcmp128 | CipherSuite::Gcmp256 => SuiteKey::Gcmp(gcmp::Gcmp::with_options(key, aad)?),
+            CipherSuite::Gcmp128 | CipherSuite::Gcmp256 => SuiteKey::Gcmp(match ccm {
+                CcmBackend::Detect => gcmp::Gcmp::with_options(key, aad)?,
+                CcmBackend::Portable => gcmp::Gcmp::with_backend(key, aad, kernel::Backend::Portable)?,
+                CcmBackend::Kernel(b) => gcmp::Gcmp::with_backend(key, aad, b)?,
+            }),
             CipherSuite::Eccmp2 | CipherSuite::Eccmp4 | CipherSuite::Eccmp8 => {
                 SuiteKey::Eccmp(Box::new(eccmp::Eccmp::with_backend(key, suite, aad, ccm)?))
             }
@@ -381,14 +389,22 @@ mod tests {
     fn ccm_backends_protect_alike() {
         let mut mpdu = vec![0x08, 0x01, 0, 0, 2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 3, 0x10, 0];
         mpdu.extend((0..300).map(|i| i as u8));
-        for s in [CipherSuite::Ccmp128, CipherSuite::Ccmp256, CipherSuite::Eccmp4] {
+        let mut choices = vec![CcmBackend::Detect, CcmBackend::Portable];
+        choices.extend(kernel::Backend::available().into_iter().map(CcmBackend::Kernel));
+        for s in [CipherSuite::Ccmp128, CipherSuite::Ccmp256, CipherSuite::Eccmp4, CipherSuite::Gcmp128, CipherSuite::Gcmp256] {
             let key: Vec<u8> = (1..=s.key_len() as u8).collect();
-            let [a, b] = [CcmBackend::Detect, CcmBackend::Portable]
-                .map(|ccm_backend| SuiteKey::new(s, &key, KeyOptions { ccm_backend, ..KeyOptions::default() }).unwrap());
-            let (mut x, mut y) = (Vec::new(), Vec::new());
-            a.as_protection().encapsulate(&mpdu, 7, 0, &mut x).unwrap();
-            b.as_protection().encapsulate(&mpdu, 7, 0, &mut y).unwrap();
-            assert_eq!(x, y, "{s}");
+            let outs: Vec<Vec<u8>> = choices
+                .iter()
+                .map(|&ccm_backend| {
+                    let k = SuiteKey::new(s, &key, KeyOptions { ccm_backend, ..KeyOptions::default() }).unwrap();
+                    let mut x = Vec::new();
+                    k.as_protection().encapsulate(&mpdu, 7, 0, &mut x).unwrap();
+                    x
+                })
+                .collect();
+            for (o, c) in outs.iter().zip(&choices) {
+                assert_eq!(o, &outs[0], "{s} on {c:?}");
+            }
         }
     }
 }

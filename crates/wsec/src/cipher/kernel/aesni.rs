@@ -17,22 +17,52 @@ use crate::error::{Error, Result};
 use core::arch::x86_64::*;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-/// CPU has what the `"aesni"` kernels need.
+/// CPU has what the `"aesni"` kernels need (PCLMULQDQ for the GCM kernel).
 pub(crate) fn has_aesni() -> bool {
     std::arch::is_x86_feature_detected!("aes")
+        && std::arch::is_x86_feature_detected!("pclmulqdq")
         && std::arch::is_x86_feature_detected!("sse2")
         && std::arch::is_x86_feature_detected!("ssse3")
         && std::arch::is_x86_feature_detected!("sse4.1")
 }
 
-/// CPU has what the `"vaes-avx512"` kernels need.
-pub(crate) fn has_vaes_avx512() -> bool {
+/// CPU has what the `"vaes256"` kernels need: AVX2 with VAES and VPCLMULQDQ on 256-bit
+/// registers (AMD Zen 3, Intel Ice Lake client and later, also without AVX-512).
+pub(crate) fn has_vaes256() -> bool {
     has_aesni()
         && std::arch::is_x86_feature_detected!("avx")
         && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("vaes")
+        && std::arch::is_x86_feature_detected!("vpclmulqdq")
+}
+
+/// CPU has what the `"avx512"` kernels need.
+pub(crate) fn has_vaes_avx512() -> bool {
+    has_vaes256()
         && std::arch::is_x86_feature_detected!("avx512f")
         && std::arch::is_x86_feature_detected!("avx512vl")
-        && std::arch::is_x86_feature_detected!("vaes")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+}
+
+/// Which instruction set a [`NiKey`]'s kernels are compiled for.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Level {
+    /// AES-NI + SSE4.1 (128-bit registers, legacy SSE encodings).
+    Ni,
+    /// AVX2 + VAES/VPCLMULQDQ on 256-bit registers.
+    Y256,
+    /// AVX-512F/VL/BW + VAES/VPCLMULQDQ (32 registers, 512-bit).
+    Z512,
+}
+
+impl Level {
+    pub(crate) fn supported(self) -> bool {
+        match self {
+            Level::Ni => has_aesni(),
+            Level::Y256 => has_vaes256(),
+            Level::Z512 => has_vaes_avx512(),
+        }
+    }
 }
 
 /// Expanded encryption round keys (11 for AES-128, 15 for AES-256), zeroized on drop.
@@ -43,23 +73,22 @@ pub(crate) struct NiKey {
     /// 10 or 14.
     #[zeroize(skip)]
     nr: u8,
-    /// Use the VAES/AVX-512 entry points.
+    /// Which entry points run this key.
     #[zeroize(skip)]
-    vaes: bool,
+    level: Level,
 }
 
 impl NiKey {
-    /// Expands `key` (16 or 32 octets). `vaes` selects the VAES/AVX-512 kernels. Fails with
-    /// `Unsupported` if the CPU lacks the features of the selected kernels.
-    pub(crate) fn new(key: &[u8], vaes: bool) -> Result<Self> {
+    /// Expands `key` (16 or 32 octets) for the kernels of `level`. Fails with
+    /// `Unsupported` if the CPU lacks the features of those kernels.
+    pub(crate) fn new(key: &[u8], level: Level) -> Result<Self> {
         if key.len() != 16 && key.len() != 32 {
             return Err(Error::BadKeyLength);
         }
-        let ok = if vaes { has_vaes_avx512() } else { has_aesni() };
-        if !ok {
+        if !level.supported() {
             return Err(Error::Unsupported("CPU lacks the AES-NI/VAES features for this backend"));
         }
-        let mut k = NiKey { rk: [[0u8; 16]; 15], nr: 0, vaes };
+        let mut k = NiKey { rk: [[0u8; 16]; 15], nr: 0, level };
         if key.len() == 16 {
             k.nr = 10;
             // SAFETY: has_aesni() checked above.
@@ -72,8 +101,8 @@ impl NiKey {
         Ok(k)
     }
 
-    pub(crate) fn vaes(&self) -> bool {
-        self.vaes
+    pub(crate) fn level(&self) -> Level {
+        self.level
     }
 
     /// The round keys and the round count (10 or 14), for the multi-buffer and lane kernels.
@@ -92,13 +121,15 @@ impl NiKey {
     pub(crate) fn seal(&self, nonce: &[u8; 13], m: usize, aad: &[u8], data: &mut [u8], tag: &mut [u8; 16]) {
         let rk = &self.rk;
         // SAFETY: a NiKey exists only if NiKey::new verified the features of the kernels
-        // selected by `self.vaes`.
+        // selected by `self.level`.
         unsafe {
-            match (self.vaes, self.nr) {
-                (false, 10) => seal128_ni(rk, nonce, m, aad, data, tag),
-                (false, _) => seal256_ni(rk, nonce, m, aad, data, tag),
-                (true, 10) => seal128_vaes(rk, nonce, m, aad, data, tag),
-                (true, _) => seal256_vaes(rk, nonce, m, aad, data, tag),
+            match (self.level, self.nr) {
+                (Level::Ni, 10) => seal128_ni(rk, nonce, m, aad, data, tag),
+                (Level::Ni, _) => seal256_ni(rk, nonce, m, aad, data, tag),
+                (Level::Y256, 10) => seal128_y(rk, nonce, m, aad, data, tag),
+                (Level::Y256, _) => seal256_y(rk, nonce, m, aad, data, tag),
+                (Level::Z512, 10) => seal128_vaes(rk, nonce, m, aad, data, tag),
+                (Level::Z512, _) => seal256_vaes(rk, nonce, m, aad, data, tag),
             }
         }
     }
@@ -107,11 +138,13 @@ impl NiKey {
         let rk = &self.rk;
         // SAFETY: as in `seal`.
         unsafe {
-            match (self.vaes, self.nr) {
-                (false, 10) => open128_ni(rk, nonce, m, aad, data, tag),
-                (false, _) => open256_ni(rk, nonce, m, aad, data, tag),
-                (true, 10) => open128_vaes(rk, nonce, m, aad, data, tag),
-                (true, _) => open256_vaes(rk, nonce, m, aad, data, tag),
+            match (self.level, self.nr) {
+                (Level::Ni, 10) => open128_ni(rk, nonce, m, aad, data, tag),
+                (Level::Ni, _) => open256_ni(rk, nonce, m, aad, data, tag),
+                (Level::Y256, 10) => open128_y(rk, nonce, m, aad, data, tag),
+                (Level::Y256, _) => open256_y(rk, nonce, m, aad, data, tag),
+                (Level::Z512, 10) => open128_vaes(rk, nonce, m, aad, data, tag),
+                (Level::Z512, _) => open256_vaes(rk, nonce, m, aad, data, tag),
             }
         }
     }
@@ -121,11 +154,13 @@ impl NiKey {
         let rk = &self.rk;
         // SAFETY: as in `seal`.
         unsafe {
-            match (self.vaes, self.nr) {
-                (false, 10) => ctr128_ni(rk, nonce, data),
-                (false, _) => ctr256_ni(rk, nonce, data),
-                (true, 10) => ctr128_vaes(rk, nonce, data),
-                (true, _) => ctr256_vaes(rk, nonce, data),
+            match (self.level, self.nr) {
+                (Level::Ni, 10) => ctr128_ni(rk, nonce, data),
+                (Level::Ni, _) => ctr256_ni(rk, nonce, data),
+                (Level::Y256, 10) => ctr128_y(rk, nonce, data),
+                (Level::Y256, _) => ctr256_y(rk, nonce, data),
+                (Level::Z512, 10) => ctr128_vaes(rk, nonce, data),
+                (Level::Z512, _) => ctr256_vaes(rk, nonce, data),
             }
         }
     }
@@ -182,8 +217,9 @@ macro_rules! entry_points {
 }
 
 entry_points!("aes,sse2,ssse3,sse4.1", ctr_body, seal128_ni, seal256_ni, open128_ni, open256_ni, ctr128_ni, ctr256_ni);
+entry_points!("aes,sse2,ssse3,sse4.1,avx,avx2,vaes", ctr_body_y, seal128_y, seal256_y, open128_y, open256_y, ctr128_y, ctr256_y);
 entry_points!(
-    "aes,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,vaes",
+    "aes,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes",
     ctr_body_vaes,
     seal128_vaes,
     seal256_vaes,
@@ -576,6 +612,17 @@ unsafe fn ctr_tail<const NR: usize>(rest: &mut [u8], a0: __m128i, mut ctr: u16, 
     }
 }
 
+/// Keystream XOR with 256-bit VAES (the failure path's restore): eight blocks in flight.
+///
+/// # Safety
+/// The caller runs with AES-NI, AVX2 and VAES enabled.
+#[inline(always)]
+unsafe fn ctr_body_y<const NR: usize>(rk: &Rk, nonce: &[u8; 13], data: &mut [u8]) {
+    // SAFETY: called only from the `*_y` entry points, which enable every feature
+    // `ctry_body` needs.
+    unsafe { ctry_body::<NR, 4>(rk, nonce, data) }
+}
+
 /// Keystream XOR with 512-bit VAES (the failure path's restore): sixteen blocks in flight.
 ///
 /// # Safety
@@ -671,17 +718,13 @@ impl NiKey {
     pub(crate) fn lane_mac(&self, k: usize, m: usize, nonce: &[u8; 13], aad: &[u8], data: &[u8]) -> [u8; 16] {
         let rk = &self.rk;
         let mut t = [0u8; 16];
-        // SAFETY: a NiKey exists only if the CPU has AES-NI/SSE4.1 (NiKey::new).
+        let nr14 = self.nr != 10;
+        // SAFETY: a NiKey exists only if the CPU has the features of its level (NiKey::new).
         unsafe {
-            match (self.nr, k) {
-                (10, 1) => lanes_ni::<10, 1>(rk, m, nonce, aad, data, &mut t),
-                (10, 2) => lanes_ni::<10, 2>(rk, m, nonce, aad, data, &mut t),
-                (10, 4) => lanes_ni::<10, 4>(rk, m, nonce, aad, data, &mut t),
-                (10, 8) => lanes_ni::<10, 8>(rk, m, nonce, aad, data, &mut t),
-                (_, 1) => lanes_ni::<14, 1>(rk, m, nonce, aad, data, &mut t),
-                (_, 2) => lanes_ni::<14, 2>(rk, m, nonce, aad, data, &mut t),
-                (_, 4) => lanes_ni::<14, 4>(rk, m, nonce, aad, data, &mut t),
-                (_, _) => lanes_ni::<14, 8>(rk, m, nonce, aad, data, &mut t),
+            match self.level {
+                Level::Ni => lanes_ni(nr14, k, rk, m, nonce, aad, data, &mut t),
+                Level::Y256 => lanes_y(nr14, k, rk, m, nonce, aad, data, &mut t),
+                Level::Z512 => lanes_z(nr14, k, rk, m, nonce, aad, data, &mut t),
             }
         }
         t
@@ -701,26 +744,34 @@ impl NiKey {
     /// bytes are those of standard CTR whatever the width.
     pub(crate) fn ctr_width(&self, width: usize, nonce: &[u8; 13], data: &mut [u8]) {
         let rk = &self.rk;
-        // SAFETY: AES-NI present (NiKey::new); the VAES widths only when self.vaes (checked
-        // by NiKey::new with vaes = true).
+        // SAFETY: AES-NI present (NiKey::new); the 256-bit widths only on Y256/Z512 keys and
+        // the 512-bit ones only on Z512 keys, whose features NiKey::new checked.
         unsafe {
-            match (self.nr, width, self.vaes) {
+            match (self.nr, width, self.level) {
                 (10, 1, _) => ctrw_ni::<10, 1>(rk, nonce, data),
                 (10, 2, _) => ctrw_ni::<10, 2>(rk, nonce, data),
                 (10, 4, _) => ctrw_ni::<10, 4>(rk, nonce, data),
                 (10, 8, _) => ctrw_ni::<10, 8>(rk, nonce, data),
-                (10, 16, true) => ctrz_vaes::<10, 4>(rk, nonce, data),
-                (10, _, true) => ctrz_vaes::<10, 8>(rk, nonce, data),
-                (10, _, false) => ctrw_ni::<10, 8>(rk, nonce, data),
+                (10, 16, Level::Z512) => ctrz_vaes::<10, 4>(rk, nonce, data),
+                (10, _, Level::Z512) => ctrz_vaes::<10, 8>(rk, nonce, data),
+                (10, _, Level::Y256) => ctry_vaes::<10, 8>(rk, nonce, data),
+                (10, _, Level::Ni) => ctrw_ni::<10, 8>(rk, nonce, data),
                 (_, 1, _) => ctrw_ni::<14, 1>(rk, nonce, data),
                 (_, 2, _) => ctrw_ni::<14, 2>(rk, nonce, data),
                 (_, 4, _) => ctrw_ni::<14, 4>(rk, nonce, data),
                 (_, 8, _) => ctrw_ni::<14, 8>(rk, nonce, data),
-                (_, 16, true) => ctrz_vaes::<14, 4>(rk, nonce, data),
-                (_, _, true) => ctrz_vaes::<14, 8>(rk, nonce, data),
-                (_, _, false) => ctrw_ni::<14, 8>(rk, nonce, data),
+                (_, 16, Level::Z512) => ctrz_vaes::<14, 4>(rk, nonce, data),
+                (_, _, Level::Z512) => ctrz_vaes::<14, 8>(rk, nonce, data),
+                (_, _, Level::Y256) => ctry_vaes::<14, 8>(rk, nonce, data),
+                (_, _, Level::Ni) => ctrw_ni::<14, 8>(rk, nonce, data),
             }
         }
+    }
+
+    /// The widest CTR this key's level has: 16 blocks in flight on VAES (256 or 512-bit), 8 on AES-NI.
+    pub(crate) fn ctr_fast(&self, nonce: &[u8; 13], data: &mut [u8]) {
+        let w = if self.level == Level::Ni { 8 } else { 16 };
+        self.ctr_width(w, nonce, data)
     }
 }
 
@@ -743,10 +794,40 @@ pub(crate) fn lane_flags(l: usize, k: usize, aad_blocks: usize) -> u8 {
     0x80 | ((l as u8) << 4) | (((k.trailing_zeros() as u8) - 1) << 2) | aad_blocks as u8
 }
 
+macro_rules! lanes_entry {
+    ($name:ident, $feat:literal) => {
+        /// ECCMP lane MAC for one key size and lane count, compiled for `$feat`.
+        ///
+        /// # Safety
+        /// The CPU must support the features this function enables; the caller checked the
+        /// AAD (at most 46 octets) and `k` (1, 2, 4 or 8).
+        #[target_feature(enable = $feat)]
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn $name(nr14: bool, k: usize, rk: &Rk, m: usize, nonce: &[u8; 13], aad: &[u8], data: &[u8], t: &mut [u8; 16]) {
+            // SAFETY: the features the body needs are enabled on this function.
+            unsafe {
+                match (nr14, k) {
+                    (false, 1) => lanes_body::<10, 1>(rk, m, nonce, aad, data, t),
+                    (false, 2) => lanes_body::<10, 2>(rk, m, nonce, aad, data, t),
+                    (false, 4) => lanes_body::<10, 4>(rk, m, nonce, aad, data, t),
+                    (false, _) => lanes_body::<10, 8>(rk, m, nonce, aad, data, t),
+                    (true, 1) => lanes_body::<14, 1>(rk, m, nonce, aad, data, t),
+                    (true, 2) => lanes_body::<14, 2>(rk, m, nonce, aad, data, t),
+                    (true, 4) => lanes_body::<14, 4>(rk, m, nonce, aad, data, t),
+                    (true, _) => lanes_body::<14, 8>(rk, m, nonce, aad, data, t),
+                }
+            }
+        }
+    };
+}
+lanes_entry!(lanes_ni, "aes,sse2,ssse3,sse4.1");
+lanes_entry!(lanes_y, "aes,sse2,ssse3,sse4.1,avx,avx2,vaes");
+lanes_entry!(lanes_z, "aes,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes");
+
 /// # Safety
-/// The CPU must support the features this function enables (aes,sse2,ssse3,sse4.1).
-#[target_feature(enable = "aes,sse2,ssse3,sse4.1")]
-unsafe fn lanes_ni<const NR: usize, const K: usize>(rk: &Rk, m: usize, nonce: &[u8; 13], aad: &[u8], data: &[u8], tag: &mut [u8; 16]) {
+/// The caller runs with AES-NI, SSSE3 and SSE4.1 enabled.
+#[inline(always)]
+unsafe fn lanes_body<const NR: usize, const K: usize>(rk: &Rk, m: usize, nonce: &[u8; 13], aad: &[u8], data: &[u8], tag: &mut [u8; 16]) {
     let k = load_keys::<NR>(rk);
     let kx = xor(k[NR], k[0]);
     let len = data.len();
@@ -762,7 +843,8 @@ unsafe fn lanes_ni<const NR: usize, const K: usize>(rk: &Rk, m: usize, nonce: &[
     let full = len / 16;
     let r = len % 16;
     let n = 1 + a_blocks + len.div_ceil(16);
-    // SAFETY: (whole body) AES-NI/SSSE3 enabled here; loads through slice-checked helpers.
+    // SAFETY: (whole body) AES-NI/SSSE3 enabled by the entry points; loads through
+    // slice-checked helpers.
     unsafe {
         let tail = if r > 0 { tail_block(data, r) } else { _mm_setzero_si128() };
         let x = |j: usize| -> __m128i {
@@ -919,5 +1001,77 @@ unsafe fn ctrz_vaes<const NR: usize, const Z: usize>(rk: &Rk, nonce: &[u8; 13], 
             ctr = ctr.wrapping_add(4);
         }
         ctr_tail::<NR>(it4.into_remainder(), a0, ctr, &k);
+    }
+}
+
+/// CTR with `Y` 256-bit registers of two blocks each in flight (AVX2 + VAES): 8 or 16 blocks.
+///
+/// # Safety
+/// The CPU must support the features this function enables (aes,sse2,ssse3,sse4.1,avx,avx2,vaes).
+#[target_feature(enable = "aes,sse2,ssse3,sse4.1,avx,avx2,vaes")]
+unsafe fn ctry_vaes<const NR: usize, const Y: usize>(rk: &Rk, nonce: &[u8; 13], data: &mut [u8]) {
+    // SAFETY: the features `ctry_body` needs are enabled here.
+    unsafe { ctry_body::<NR, Y>(rk, nonce, data) }
+}
+
+/// The body of [`ctry_vaes`].
+///
+/// # Safety
+/// The caller runs with AES-NI, AVX2 and VAES enabled.
+#[inline(always)]
+unsafe fn ctry_body<const NR: usize, const Y: usize>(rk: &Rk, nonce: &[u8; 13], data: &mut [u8]) {
+    let k = load_keys::<NR>(rk);
+    let (_, a0) = b0_a0(nonce, false, 4, 0);
+    // SAFETY: AVX2 and VAES enabled by the caller; memory via slice-checked chunks.
+    unsafe {
+        let mut ky = [_mm256_setzero_si256(); 15];
+        for i in 0..=NR {
+            ky[i] = _mm256_broadcastsi128_si256(k[i]);
+        }
+        let a0y = _mm256_broadcastsi128_si256(a0);
+        let keep = _mm256_broadcastsi128_si256(_mm_set_epi8(0, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+        let sh = _mm256_broadcastsi128_si256(_mm_set_epi8(
+            0, 1, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
+        ));
+        let base = _mm256_and_si256(a0y, keep);
+        // Counters as 32-bit integers in the low dword of each 128-bit half; PSHUFB moves
+        // their two low octets, big endian, to octets 14..16.
+        let mut idx = _mm256_set_epi32(0, 0, 0, 2, 0, 0, 0, 1);
+        let two = _mm256_set_epi32(0, 0, 0, 2, 0, 0, 0, 2);
+        let mut ctr: u16 = 1;
+        let mut it = data.chunks_exact_mut(32 * Y);
+        for blk in &mut it {
+            let mut s = [_mm256_setzero_si256(); Y];
+            for v in 0..Y {
+                s[v] = _mm256_xor_si256(_mm256_or_si256(base, _mm256_shuffle_epi8(idx, sh)), ky[0]);
+                idx = _mm256_add_epi32(idx, two);
+            }
+            for i in 1..NR {
+                for v in s.iter_mut() {
+                    *v = _mm256_aesenc_epi128(*v, ky[i]);
+                }
+            }
+            for (v, c) in s.iter().zip(blk.chunks_exact_mut(32)) {
+                let p = c.as_mut_ptr();
+                let ks = _mm256_aesenclast_epi128(*v, ky[NR]);
+                _mm256_storeu_si256(p.cast(), _mm256_xor_si256(_mm256_loadu_si256(p.cast()), ks));
+            }
+            ctr = ctr.wrapping_add((2 * Y) as u16);
+        }
+        // The rest: two blocks at a time, then single blocks.
+        let rest = it.into_remainder();
+        let mut it2 = rest.chunks_exact_mut(32);
+        for c in &mut it2 {
+            let mut s = _mm256_xor_si256(_mm256_or_si256(base, _mm256_shuffle_epi8(idx, sh)), ky[0]);
+            idx = _mm256_add_epi32(idx, two);
+            for i in 1..NR {
+                s = _mm256_aesenc_epi128(s, ky[i]);
+            }
+            let p = c.as_mut_ptr();
+            let ks = _mm256_aesenclast_epi128(s, ky[NR]);
+            _mm256_storeu_si256(p.cast(), _mm256_xor_si256(_mm256_loadu_si256(p.cast()), ks));
+            ctr = ctr.wrapping_add(2);
+        }
+        ctr_tail::<NR>(it2.into_remainder(), a0, ctr, &k);
     }
 }

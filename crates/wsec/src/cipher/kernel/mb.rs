@@ -21,17 +21,12 @@
 //! jobs by length so that lanes of one batch have similar lengths. Partial blocks use
 //! AVX-512BW masked loads and stores, so nothing outside a message is read or written.
 //!
-//! Safety model: [`available`] checks every CPU feature the kernels are compiled for; the
-//! only entry points, [`seal`] and [`open`], are `unsafe` and require that check and the
-//! lane invariants documented on [`Lane`].
+//! Safety model: `aesni::has_vaes_avx512` checks every CPU feature the kernels are compiled
+//! for (a key of level `Z512` exists only after that check); the only entry point, [`run`],
+//! is `unsafe` and requires that check and the lane invariants documented on [`Lane`].
 #![allow(clippy::needless_range_loop)]
 use super::aesni::Rk;
 use core::arch::x86_64::*;
-
-/// CPU has what the multi-buffer kernels need.
-pub(crate) fn available() -> bool {
-    super::aesni::has_vaes_avx512() && std::arch::is_x86_feature_detected!("avx512bw")
-}
 
 /// One message of a batch.
 ///
@@ -340,7 +335,7 @@ entry!(open256_g2, 14, 2, false);
 /// generic over the number of 4-lane groups; 16 lanes measured slower on Zen 4.)
 ///
 /// # Safety
-/// [`available`] returned true; every lane satisfies the invariants of [`Lane`];
+/// `aesni::has_vaes_avx512()` returned true; every lane satisfies the invariants of [`Lane`];
 /// `lanes.len()` is 8.
 pub(crate) unsafe fn run(lanes: &mut [Lane], nr: usize, encrypt: bool) {
     // SAFETY: forwarded from the caller.
