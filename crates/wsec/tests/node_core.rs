@@ -477,3 +477,111 @@ both!(
     inactive_station_is_deauthenticated_and_shutdown_says_goodbye,
     card_offload_delays_but_delivers
 );
+
+/// The EAPOL-Key message 3 of a 4-way handshake in an unprotected data MPDU from the AP
+/// (non-QoS header; LLC/SNAP 88-8E; Key Information with Pairwise, Install, Ack, MIC).
+fn is_m3(f: &[u8]) -> bool {
+    let Ok(h) = Header::new_checked(f) else { return false };
+    if !h.frame_control().is_data() || h.frame_control().protected() || f.len() < 24 + 15 {
+        return false;
+    }
+    let b = &f[24..];
+    let ki = u16::from_be_bytes([b[13], b[14]]);
+    b[..8] == [0xaa, 0xaa, 0x03, 0, 0, 0, 0x88, 0x8e] && b[9] == 3 && ki & 0x1c8 == 0x1c8
+}
+
+/// A GTK rekey that starts while a station is between message 3 (which carried the old
+/// GTK) and message 4 must still reach that station: seen on the air against a real
+/// wpa_supplicant (interop lab, a reconnection meeting `wpa_group_rekey`), where the AP
+/// switched to a GTK the station never received and its group frames stopped decrypting.
+/// hostapd sends such a station group message 1 once it is established; so does wsec.
+#[test]
+fn gtk_rekey_during_a_four_way_handshake_reaches_that_station() {
+    let sec = rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128);
+    let mut cfg = ApConfig::new(BSSID, b"wsec-test", sec.clone());
+    cfg.group_rekey_s = 30;
+    let t0 = 1_000 * MS;
+    let mut ap = nodesim::ap_core(cfg, t0);
+    let mut sta = nodesim::sta_core(StaConfig::new(STA1, b"wsec-test", sec), t0);
+    let mut now = t0;
+    let mut held_m4: Vec<Vec<u8>> = Vec::new();
+    let mut m3_seen = false;
+    let mut out = wsec::node::Output::default();
+    // Exchange frames until the AP has sent message 3; hold the station's answer (M4).
+    for _ in 0..5_000 {
+        if ap.poll_timeout() <= now {
+            ap.handle_timeout(now, &mut out);
+        }
+        let from_ap: Vec<Vec<u8>> = out.air.drain(..).collect();
+        out.events.clear();
+        if sta.poll_timeout() <= now {
+            sta.handle_timeout(now, &mut out);
+        }
+        let mut from_sta: Vec<Vec<u8>> = out.air.drain(..).collect();
+        for f in &from_ap {
+            m3_seen |= is_m3(f);
+            sta.handle_air(now, f, &mut out);
+            from_sta.extend(out.air.drain(..));
+        }
+        out.events.clear();
+        if m3_seen {
+            held_m4 = from_sta;
+            break;
+        }
+        for f in &from_sta {
+            ap.handle_air(now, f, &mut out);
+        }
+        now += MS;
+    }
+    assert!(m3_seen && !held_m4.is_empty(), "the AP never sent message 3");
+    assert!(ap.stations().is_empty(), "the station must not be established before its message 4");
+    // The rekey timer fires now, with the station mid-handshake; then its M4 arrives.
+    now = t0 + 31 * SEC;
+    ap.handle_timeout(now, &mut out);
+    let mut from_ap: Vec<Vec<u8>> = out.air.drain(..).collect();
+    for f in &held_m4 {
+        ap.handle_air(now, f, &mut out);
+    }
+    from_ap.extend(out.air.drain(..));
+    let mut sta_host = Vec::new();
+    // Let the two finish whatever they do (group message 1 and 2), 200 ms.
+    for _ in 0..200 {
+        let mut from_sta = Vec::new();
+        for f in from_ap.drain(..) {
+            sta.handle_air(now, &f, &mut out);
+            from_sta.extend(out.air.drain(..));
+            sta_host.append(&mut out.host);
+        }
+        for f in from_sta {
+            ap.handle_air(now, &f, &mut out);
+            from_ap.extend(out.air.drain(..));
+        }
+        now += MS;
+        if ap.poll_timeout() <= now {
+            ap.handle_timeout(now, &mut out);
+            from_ap.extend(out.air.drain(..));
+        }
+        if sta.poll_timeout() <= now {
+            sta.handle_timeout(now, &mut out);
+            let s: Vec<Vec<u8>> = out.air.drain(..).collect();
+            for f in s {
+                ap.handle_air(now, &f, &mut out);
+                from_ap.extend(out.air.drain(..));
+            }
+        }
+    }
+    let rekeyed = out.events.iter().any(|e| matches!(e, wsec::node::NodeEvent::Phase { phase: Phase::GroupKey { .. }, .. }));
+    assert!(rekeyed, "the group rekey never finished");
+    assert_eq!(ap.stations().len(), 1);
+    // A broadcast from the wired side, under whatever GTK the AP transmits with now.
+    let eth = frames::ethernet(&MacAddr([0xff; 6]), &WIRED, EtherType::IPV4, b"after the rekey");
+    ap.handle_host(now, &eth, &mut out);
+    for f in out.air.drain(..).collect::<Vec<_>>() {
+        sta.handle_air(now, &f, &mut out);
+    }
+    sta_host.append(&mut out.host);
+    assert!(
+        sta_host.iter().any(|h| h.ends_with(b"after the rekey")),
+        "the station cannot decrypt the AP's group frames after the rekey: it never got the new GTK"
+    );
+}

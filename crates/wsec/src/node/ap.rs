@@ -430,9 +430,19 @@ impl AccessPoint {
         // The old GTK stays the transmit key until every station has the new one.
         let _ = self.dp.keys().set_group_tx(cur.gtk_key_id);
         // In address order (a BTreeSet): a seeded run sends the group messages in the same order.
-        let waiting: BTreeSet<MacAddr> = self.peers.iter().filter(|(_, p)| p.state == PeerState::Established).map(|(a, _)| *a).collect();
+        // A station in the middle of its 4-way handshake waits too: its message 3 may carry
+        // the old GTK, so it gets group message 1 with the new one as soon as it is
+        // established (else the AP would switch to a GTK that station never received).
+        let waiting: BTreeSet<MacAddr> = self
+            .peers
+            .iter()
+            .filter(|(_, p)| p.state == PeerState::Established || (p.state == PeerState::Associated && p.auth.is_some()))
+            .map(|(a, _)| *a)
+            .collect();
         self.pending_group = Some((new.clone(), waiting.clone()));
-        for a in waiting {
+        let established: Vec<MacAddr> =
+            waiting.iter().copied().filter(|a| self.peers.get(a).is_some_and(|p| p.state == PeerState::Established)).collect();
+        for a in established {
             let o = self.peers.get_mut(&a).and_then(|p| {
                 let keys = for_peer(&new, p.mfp);
                 p.auth.as_mut().map(|h| h.rekey_group(now, keys))
@@ -968,6 +978,7 @@ impl AccessPoint {
         // Events first: a key installed by this input protects what it sends (WPA1's group
         // message 1 follows message 4 at once and goes under the new PTK, as in hostapd).
         // Every other output with frames installs nothing.
+        let mut late_group = false;
         for e in o.events {
             match e {
                 handshake::Event::InstallPtk { tk, cipher, key_id } => {
@@ -984,10 +995,12 @@ impl AccessPoint {
                     }
                 }
                 handshake::Event::Established { pairwise, .. } => {
+                    let first = self.peers.get(sta).is_some_and(|p| p.state != PeerState::Established);
                     if let Some(p) = self.peers.get_mut(sta) {
                         p.state = PeerState::Established;
                     }
                     out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Established { pairwise: Some(pairwise) } });
+                    late_group = first && self.pending_group.as_ref().is_some_and(|(_, w)| w.contains(sta));
                 }
                 handshake::Event::GroupKeyDone { .. } => {
                     if let Some((_, w)) = &mut self.pending_group {
@@ -1019,6 +1032,19 @@ impl AccessPoint {
             } else {
                 self.counters.tx_air += 1;
                 out.air.push(f);
+            }
+        }
+        // A station established while a GTK rekey waits for it: group message 1 now.
+        if late_group {
+            let keys = self.pending_group.as_ref().map(|(new, _)| new.clone());
+            let o = keys.and_then(|new| {
+                self.peers.get_mut(sta).and_then(|p| {
+                    let k = for_peer(&new, p.mfp);
+                    p.auth.as_mut().map(|h| h.rekey_group(now, k))
+                })
+            });
+            if let Some(o) = o {
+                self.after_handshake(now, sta, o, out);
             }
         }
     }
