@@ -234,10 +234,14 @@ fn check_not_input(input: &Path, output: &Path) -> Result<(), (u8, String)> {
 /// still gives its output (what was read before the damage) and summary, with exit code
 /// [`crate::EXIT_PARTIAL`] and the error on standard error (docs/cli.md).
 pub fn run(a: DecryptArgs) -> Result<crate::Reply, (u8, String)> {
+    let open = || CaptureReader::open(&a.capture).map_err(|e| (1u8, format!("{}: {e}", a.capture.display())));
+    // The input first: a missing or unreadable capture, or one that is not pcap/pcapng, is
+    // reported before anything about the keys or the output (docs/cli.md).
+    drop(open()?);
+    crate::inputs_exist(a.passphrase_file.iter().chain(&a.pmk_file).chain(&a.keys).map(PathBuf::as_path))?;
     check_not_input(&a.capture, &a.output)?;
     let keys = keys_of(&a).map_err(|e| (2, e))?;
     let mut d = Decryptor::new(keys);
-    let open = || CaptureReader::open(&a.capture).map_err(|e| (1u8, format!("{}: {e}", a.capture.display())));
     let mut read_errors = Vec::new();
     let total = std::fs::metadata(&a.capture).map(|m| m.len()).unwrap_or(0);
     let bar = std::io::stderr().is_terminal().then(|| {
@@ -336,11 +340,28 @@ pub fn run(a: DecryptArgs) -> Result<crate::Reply, (u8, String)> {
         b.finish_and_clear();
     }
     let out = summary(&a, &d.stats, written, &read_errors);
-    let partial = read_errors.first().map(|e| {
-        let msg =
-            format!("{}: damaged capture: {e}; {} wrote the {written} frame(s) read before it", a.capture.display(), a.output.display());
-        (crate::EXIT_PARTIAL, msg)
-    });
+    let decrypted: u64 = d.stats.decrypted.values().sum();
+    let partial = match read_errors.first() {
+        Some(e) => {
+            let msg = format!(
+                "{}: damaged capture: {e}; {} wrote the {written} frame(s) read before it",
+                a.capture.display(),
+                a.output.display()
+            );
+            Some((crate::EXIT_PARTIAL, msg))
+        }
+        // Keys were given (keys_of insists) and the capture has protected frames, but none
+        // decrypted: a wrong passphrase or key, or no handshake (docs/cli.md, exit 4).
+        None if d.stats.protected > 0 && decrypted == 0 => {
+            let msg = format!(
+                "{}: none of the {} protected frame(s) decrypted with the keys given (wrong passphrase or key, or no handshake: see the summary)",
+                a.capture.display(),
+                d.stats.protected
+            );
+            Some((crate::EXIT_NOTHING_DECRYPTED, msg))
+        }
+        None => None,
+    };
     Ok(crate::Reply { out, partial })
 }
 

@@ -10,13 +10,18 @@ use std::time::Duration;
 use wsec_live::lab::{Lab, Mode, STA_IP, WIRED_IP};
 use wsec_live::runtime::{install_signal_handlers, STOP};
 
+/// The modes of `--mode` (`wsec_live::lab::Mode::named`); `all` runs the first six.
+const MODES: [&str; 9] = ["open", "wep", "tkip", "ccmp", "gcmp", "enhanced", "wpa2-host", "wpa2-mfp", "all"];
+
 #[derive(Args)]
 pub struct DemoArgs {
-    /// open, wep, tkip, ccmp, gcmp, enhanced, wpa2-host, wpa2-mfp or all (every one but wpa2-host and wpa2-mfp)
-    #[arg(long, default_value = "all")]
+    /// Security mode to measure; all: every one but wpa2-host and wpa2-mfp
+    #[arg(long, default_value = "all", value_parser = clap::builder::PossibleValuesParser::new(MODES))]
     mode: String,
+    /// SSID of the demo network
     #[arg(long, default_value = "wsec-demo")]
     ssid: String,
+    /// WPA passphrase of the demo network (8..63 characters)
     #[arg(long, default_value = "wsec demo passphrase")]
     passphrase: String,
     /// Record the air (radiotap pcap); with several modes, one file per mode (MODE-FILE)
@@ -93,15 +98,20 @@ fn measure(mode: &Mode, a: &DemoArgs, pcap: Option<PathBuf>, n: usize) -> wsec_l
     })
 }
 
-pub fn run(a: DemoArgs) -> Result<String, String> {
+/// Runs `wsec demo`: bad arguments exit 2 (before the root check), no root or a failed
+/// measurement exit 1.
+pub fn run(a: DemoArgs) -> Result<String, (u8, String)> {
+    if !(8..=63).contains(&a.passphrase.len()) {
+        return Err((2, "--passphrase must be 8..63 characters".into()));
+    }
     if !wsec_live::medium::netns::is_root() {
-        return Err("demo: needs root (it creates network namespaces and TAP devices); run it as root".into());
+        return Err((1, "demo: needs root (it creates network namespaces and TAP devices); run it as root".into()));
     }
     install_signal_handlers();
     let names: Vec<&str> = if a.mode == "all" { vec!["open", "wep", "tkip", "ccmp", "gcmp", "enhanced"] } else { vec![a.mode.as_str()] };
     let mut rows = Vec::new();
     for (i, name) in names.iter().enumerate() {
-        let mode = Mode::named(name, &a.ssid, &a.passphrase).ok_or(format!("demo: unknown mode {name}"))?;
+        let mode = Mode::named(name, &a.ssid, &a.passphrase).ok_or((2, format!("demo: unknown mode {name}")))?;
         let pcap = a.pcap.as_ref().map(|p| {
             if names.len() == 1 {
                 p.clone()
@@ -111,7 +121,7 @@ pub fn run(a: DemoArgs) -> Result<String, String> {
             }
         });
         eprintln!("demo: {name} ...");
-        let r = measure(&mode, &a, pcap, i).map_err(|e| e.to_string())?;
+        let r = measure(&mode, &a, pcap, i).map_err(|e| (1, e.to_string()))?;
         eprintln!(
             "demo: {:<9} crypto {:<4} handshake {:>7} ms  sta->sta {:>7.1} Mb/s  sta->wired {:>7.1} Mb/s  rtt {:.3} ms",
             r.mode,
@@ -122,7 +132,7 @@ pub fn run(a: DemoArgs) -> Result<String, String> {
             r.rtt_ms
         );
         rows.push(r);
-        interrupted()?;
+        interrupted().map_err(|e| (1, e))?;
     }
     let mut s = format!("CPU: {}\n", cpu_model());
     s += "| mode | crypto | 4-way handshake (ms) | TCP sta->sta via AP (Mb/s) | TCP sta->wired (Mb/s) | ping RTT sta->sta (ms) |\n|---|---|---|---|---|---|\n";

@@ -61,6 +61,7 @@ pub struct HwVecArgs {
 }
 
 pub fn run(a: HwVecArgs) -> Result<String, (u8, String)> {
+    crate::inputs_exist(a.from.as_deref().map(Path::new))?;
     let suite = Suite::from(a.suite);
     let (text, count) = match &a.from {
         Some(path) => hw_vectors::convert(Path::new(path), suite, a.max_len).map_err(|e| (1, e.to_string()))?,

@@ -57,13 +57,23 @@ pub struct AirArgs {
     seed: u64,
 }
 
-pub fn air(a: AirArgs) -> Result<(), String> {
-    runtime::run_air(&AirOptions { listen: a.listen, pcap: a.pcap, loss: a.loss, seed: a.seed }).map_err(|e| e.to_string())
+/// Runs `wsec air`: a bad `--listen` address or `--loss` is a usage error (exit 2), a failure
+/// while running exit 1.
+pub fn air(a: AirArgs) -> Result<(), (u8, String)> {
+    use std::net::ToSocketAddrs;
+    if a.listen.to_socket_addrs().map_or(true, |mut it| it.next().is_none()) {
+        return Err((2, format!("--listen {}: not an address of the form HOST:PORT (e.g. 127.0.0.1:7411)", a.listen)));
+    }
+    if !(0.0..=1.0).contains(&a.loss) {
+        return Err((2, format!("--loss {}: a probability from 0 to 1", a.loss)));
+    }
+    runtime::run_air(&AirOptions { listen: a.listen, pcap: a.pcap, loss: a.loss, seed: a.seed }).map_err(|e| (1, e.to_string()))
 }
 
-/// Runs `wsec ap`: a configuration that cannot be read or parsed is a usage error (exit 2),
-/// a failure while running exit 1.
+/// Runs `wsec ap`: a configuration file that does not exist is exit 1, one that cannot be
+/// read or parsed a usage error (exit 2), a failure while running exit 1.
 pub fn ap(a: ApArgs) -> Result<(), (u8, String)> {
+    crate::inputs_exist([a.config.as_path()])?;
     let f = runtime::load_ap(&a.config).map_err(|e| (2, e.to_string()))?;
     let o = NodeOptions { medium: a.medium, netns: a.netns, bridge: a.bridge, counters: a.counters };
     runtime::run_ap(f, &o).map_err(|e| (1, e.to_string()))
@@ -71,6 +81,7 @@ pub fn ap(a: ApArgs) -> Result<(), (u8, String)> {
 
 /// Runs `wsec sta`; exit codes as [`ap`].
 pub fn sta(a: StaArgs) -> Result<(), (u8, String)> {
+    crate::inputs_exist([a.config.as_path()])?;
     let f = runtime::load_sta(&a.config).map_err(|e| (2, e.to_string()))?;
     let o = NodeOptions { medium: a.medium, netns: a.netns, bridge: None, counters: a.counters };
     runtime::run_sta(f, &o).map_err(|e| (1, e.to_string()))
@@ -133,10 +144,11 @@ fn eapol_msg(mpdu: &[u8]) -> Option<wsec::rsn::handshake::Msg> {
 pub fn inject(a: InjectArgs) -> Result<String, (u8, String)> {
     use wsec::capture::radio::mpdu;
     use wsec::rsn::handshake::Msg;
-    let reader = wsec::capture::CaptureReader::open(&a.capture).map_err(|e| (2, format!("{}: {e}", a.capture.display())))?;
+    // The capture is input: missing, unreadable or damaged is exit 1 (docs/cli.md).
+    let reader = wsec::capture::CaptureReader::open(&a.capture).map_err(|e| (1, format!("{}: {e}", a.capture.display())))?;
     let mut frames = Vec::new();
     for p in reader {
-        let p = p.map_err(|e| (3, format!("{}: {e}", a.capture.display())))?;
+        let p = p.map_err(|e| (1, format!("{}: {e}", a.capture.display())))?;
         let Ok(m) = mpdu(p.linktype, &p.data) else { continue };
         let want = match a.select {
             InjectSelect::All => true,

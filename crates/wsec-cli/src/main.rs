@@ -17,19 +17,26 @@ mod model_cmd;
 mod rsn_cmd;
 mod synth_cmd;
 
+/// The tagline of `wsec --help`: what the system is.
+const ABOUT: &str = "wsec, a WLAN security system: IEEE 802.11 link crypto (WEP, TKIP, CCMP, GCMP, BIP, Enhanced CCMP), \
+RSN handshakes and key derivation, capture decryption, the live AP/STA with the Enhanced-WPA2 host engine, \
+the 802.11 DCF performance model, benchmarks against OpenSSL/RustCrypto/ipsec-mb, and test vectors for the Verilog engines";
+
 /// Printed after `--help`: the exit codes and where keys are safe (docs/cli.md).
 const AFTER_HELP: &str = "\
-Exit codes: 0 success; 1 the operation failed (bad frame, authentication failure, I/O);
-2 usage error (bad argument, key, configuration or limit); 3 `decrypt` read a damaged
-capture and wrote what it could read. Errors go to standard error as one line; results
-to standard output. Inputs read whole have size limits (docs/cli.md).
+Exit codes: 0 success; 1 the operation failed (bad frame, authentication failure, a missing
+or unreadable input, I/O); 2 usage error (bad argument, key, configuration or limit); 3
+`decrypt` read a damaged capture and wrote what it could read; 4 `decrypt` ran but decrypted
+none of the capture's protected frames with the keys given (a wrong passphrase or key).
+Errors go to standard error as one line; results to standard output. Inputs read whole have
+size limits (docs/cli.md).
 
 Keys on the command line (--key, --passphrase, --pmk, --tk, --wep-key) are visible to
 other users in the process list (ps, /proc/PID/cmdline): use --key-file, --passphrase-file,
 --pmk-file or --keys with a file or '-' for standard input instead.";
 
 #[derive(Parser)]
-#[command(name = "wsec", version, about = "IEEE 802.11 link security: WEP, TKIP, CCMP, GCMP, BIP", after_help = AFTER_HELP)]
+#[command(name = "wsec", version, about = ABOUT, after_help = AFTER_HELP)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -62,7 +69,8 @@ enum Cmd {
     /// Send frames of a capture again on a medium (a radio, a packet socket or the hub):
     /// replay tests such as a replayed EAPOL-Key message 3.
     Inject(live_cmd::InjectArgs),
-    /// Bring up AP, two stations and a wired host in network namespaces, measure, tear down.
+    /// Bring up AP, two stations and a wired host in network namespaces, measure, tear down
+    /// (needs root: it creates network namespaces and TAP devices).
     Demo(demo_cmd::DemoArgs),
     /// Measure the seed papers' experiments on this machine, with the peers in the same run
     /// (`wsec bench ciphers|ccmp|relay`).
@@ -251,9 +259,26 @@ impl From<String> for Reply {
 /// output holds what was read before the damage (docs/cli.md).
 pub(crate) const EXIT_PARTIAL: u8 = 3;
 
+/// Exit code of `wsec decrypt` when the capture has protected frames and none of them
+/// decrypted with the keys given (a wrong passphrase or key, no handshake); the output and
+/// summary are written as usual (docs/cli.md).
+pub(crate) const EXIT_NOTHING_DECRYPTED: u8 = 4;
+
 fn stdin_once(args: &[Option<&std::path::Path>]) -> Result<(), (u8, String)> {
     if args.iter().flatten().filter(|p| p.as_os_str() == "-").count() > 1 {
         return Err((2, "standard input ('-') can feed only one option".into()));
+    }
+    Ok(())
+}
+
+/// Input files are checked before anything else (docs/cli.md): a file argument that does not
+/// exist or cannot be looked up is exit 1, named, before any usage error about the other
+/// arguments. Only looked up, not opened (a FIFO would lose its writer); `-` is standard input.
+pub(crate) fn inputs_exist<'a>(paths: impl IntoIterator<Item = &'a std::path::Path>) -> Result<(), (u8, String)> {
+    for p in paths {
+        if p.as_os_str() != "-" {
+            std::fs::metadata(p).map_err(|e| (1, format!("{}: {e}", p.display())))?;
+        }
     }
     Ok(())
 }
@@ -262,15 +287,19 @@ fn run(cli: Cli) -> Result<Reply, (u8, String)> {
     let usage = |e: String| (2u8, e);
     let out = match cli.cmd {
         Cmd::Protect(a) => {
+            inputs_exist(a.key.key_file.as_deref())?;
             stdin_once(&[a.key.key_file.as_deref(), Some(std::path::Path::new(&a.mpdu))])?;
             let p = protection(&a.key).map_err(usage)?;
             let mpdu = read_mpdu(&a.mpdu).map_err(usage)?;
             let key_id = a.keyid.unwrap_or(if p.suite().is_bip() { 4 } else { 0 });
             let mut out = Vec::new();
-            p.encapsulate(&mpdu, a.pn, key_id, &mut out).map_err(|e| (1, e.to_string()))?;
+            // The MPDU and options are the caller's: a frame this suite cannot protect (a data
+            // frame under BIP, a bad key ID) is a usage error, not a failed verification.
+            p.encapsulate(&mpdu, a.pn, key_id, &mut out).map_err(|e| (2, e.to_string()))?;
             hex::encode(out)
         }
         Cmd::Unprotect(a) => {
+            inputs_exist(a.key.key_file.as_deref())?;
             stdin_once(&[a.key.key_file.as_deref(), Some(std::path::Path::new(&a.mpdu))])?;
             let p = protection(&a.key).map_err(usage)?;
             let mpdu = read_mpdu(&a.mpdu).map_err(usage)?;
@@ -285,17 +314,49 @@ fn run(cli: Cli) -> Result<Reply, (u8, String)> {
         Cmd::Synth(a) => synth_cmd::run(a)?,
         Cmd::Ap(a) => live_cmd::ap(a).map(|_| "ap: stopped".to_string())?,
         Cmd::Sta(a) => live_cmd::sta(a).map(|_| "sta: stopped".to_string())?,
-        Cmd::Air(a) => live_cmd::air(a).map(|_| "air: stopped".to_string()).map_err(|e| (1, e))?,
+        Cmd::Air(a) => live_cmd::air(a).map(|_| "air: stopped".to_string())?,
         Cmd::Inject(a) => live_cmd::inject(a)?,
-        Cmd::Demo(a) => demo_cmd::run(a).map_err(|e| (1, e))?,
+        Cmd::Demo(a) => demo_cmd::run(a)?,
         Cmd::Model(a) => model_cmd::run(a)?,
         Cmd::HwVectors(a) => hwvec_cmd::run(a)?,
     };
     Ok(out.into())
 }
 
+/// A command-line parse error as one line for standard error (docs/cli.md: every error is
+/// one `wsec: ` line, usage errors exit 2); `--help` and `--version` print as clap prints them.
+fn parse_args() -> Result<Cli, String> {
+    use clap::error::ErrorKind;
+    Cli::try_parse().map_err(|e| {
+        if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+            e.exit();
+        }
+        if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+            // `wsec`, `wsec model`, `wsec bench` alone: clap would print the whole help.
+            return "a subcommand is required (see --help)".to_string();
+        }
+        one_line(&e.render().to_string())
+    })
+}
+
+/// Clap's message (its first paragraph, lines joined) without the `error: ` prefix, the usage
+/// block and the hint, plus where to look.
+fn one_line(rendered: &str) -> String {
+    let first = rendered.split("\n\n").next().unwrap_or(rendered);
+    let msg: Vec<&str> = first.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let msg = msg.join(" ");
+    format!("{} (see --help)", msg.strip_prefix("error: ").unwrap_or(&msg))
+}
+
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let cli = match parse_args() {
+        Ok(c) => c,
+        Err(msg) => {
+            eprintln!("wsec: {msg}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(cli) {
         Ok(Reply { out, partial }) => {
             println!("{out}");
             match partial {

@@ -50,6 +50,7 @@ struct SatArgs {
     /// Data rate in Mb/s (for n: an MCS 0-7 rate, e.g. 65 or 72.2 with short GI)
     #[arg(long)]
     rate: f64,
+    /// Number of stations, all saturated, sending to the AP (1..=2007)
     #[arg(long)]
     stations: usize,
     /// UDP payload in octets
@@ -61,6 +62,7 @@ struct SatArgs {
     /// Simulated seconds per replication
     #[arg(long, default_value_t = 10.0)]
     duration: f64,
+    /// Seed of the first replication's random streams
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Independent replications (seeds seed, seed+1, ...) for the confidence interval
@@ -69,16 +71,19 @@ struct SatArgs {
     /// Bianchi's assumptions: no beacons, no retry limit, DIFS after collisions
     #[arg(long)]
     bianchi: bool,
-    /// 802.11b short preamble / 802.11g long slot / 802.11n 5 GHz band
+    /// 802.11b: short preamble (default long)
     #[arg(long)]
     short_preamble: bool,
+    /// 802.11g: long slot time, 20 us (default short, 9 us)
     #[arg(long)]
     long_slot: bool,
+    /// 802.11n: the 5 GHz band (default 2.4 GHz)
     #[arg(long)]
     band_5ghz: bool,
     /// 802.11n: MPDUs per A-MPDU
     #[arg(long, default_value_t = 1)]
     ampdu: usize,
+    /// Print JSON instead of the one-line result
     #[arg(long)]
     json: bool,
 }
@@ -113,6 +118,7 @@ struct CommonRun {
 
 #[derive(Args)]
 struct RunArgs {
+    /// Scenario file (TOML, e.g. scenarios/saturation_g54.toml; docs/model.md)
     scenario: PathBuf,
     #[command(flatten)]
     common: CommonRun,
@@ -120,6 +126,7 @@ struct RunArgs {
 
 #[derive(Args)]
 struct SweepArgs {
+    /// Scenario file (TOML, e.g. scenarios/saturation_g54.toml; docs/model.md)
     scenario: PathBuf,
     /// PATH=v1,v2,... or PATH=start:end:step, e.g. topology.stations=1:20:1
     #[arg(long)]
@@ -147,9 +154,10 @@ struct CostsArgs {
     /// (scripts/model-card-costs does both)
     #[arg(long)]
     card: bool,
-    /// Card processor clock (MHz) and instructions per cycle
+    /// Card processor clock (MHz), for --card
     #[arg(long, default_value_t = 200.0)]
     card_clock_mhz: f64,
+    /// Card processor instructions per cycle, for --card
     #[arg(long, default_value_t = 0.7)]
     card_ipc: f64,
     /// hw/run report file for the AP hardware engine (default: hw/build/report.json if present)
@@ -313,6 +321,7 @@ fn load_costs(p: &Option<PathBuf>) -> Result<Costs, (u8, String)> {
 }
 
 fn run_scenario(path: &Path, sweep: Option<(String, Vec<String>)>, c: CommonRun) -> CmdResult {
+    crate::inputs_exist(std::iter::once(path).chain(c.costs.as_deref()))?;
     if let Some(p) = &c.plot {
         let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
         if ext != "svg" && ext != "png" {
@@ -460,6 +469,7 @@ fn to_csv(results: &[CaseResult]) -> String {
 }
 
 fn costs(a: CostsArgs) -> CmdResult {
+    crate::inputs_exist(a.base.as_deref().into_iter().chain(a.hw_report.as_deref()))?;
     let exe = std::env::current_exe().map_err(|e| (1, e.to_string()))?;
     let cfg = CostsConfig {
         base: a.base,

@@ -2,8 +2,9 @@
 //! J.4.1) and `wsec ptk` (the 4-way handshake PTK and its split, 12.7.1.3).
 //!
 //! Both return what `main` prints on standard output, or `(exit code, message)`:
-//! exit 1 for a passphrase the standard refuses (as wpa_passphrase does), exit 2 for
-//! other usage errors.
+//! exit 2 for usage errors (a passphrase or SSID the standard refuses, from the command
+//! line or standard input, or a line past its limit; wpa_passphrase exits 1 there), exit 1
+//! when no passphrase could be read.
 use clap::Args;
 use std::io::{BufRead, Read, Write};
 use wsec::cipher::CipherSuite;
@@ -97,7 +98,7 @@ pub fn passphrase(a: PassphraseArgs) -> Result<String, (u8, String)> {
             let mut line = zeroize::Zeroizing::new(Vec::new());
             let limit = wsec::input::limits::SECRET;
             match std::io::stdin().lock().take(limit as u64 + 1).read_until(b'\n', &mut line) {
-                Ok(n) if n > limit => return Err((1, format!("Failed to read passphrase: longer than the limit of {limit} octets"))),
+                Ok(n) if n > limit => return Err((2, format!("Failed to read passphrase: longer than the limit of {limit} octets"))),
                 Ok(n) if n > 0 => {}
                 _ => return Err((1, "Failed to read passphrase".into())),
             }
@@ -108,13 +109,13 @@ pub fn passphrase(a: PassphraseArgs) -> Result<String, (u8, String)> {
         }
     };
     if !(8..=63).contains(&pass.len()) {
-        return Err((1, "Passphrase must be 8..63 characters".into()));
+        return Err((2, "Passphrase must be 8..63 characters".into()));
     }
     if pass.iter().any(|&c| !(32..=126).contains(&c)) {
-        return Err((1, "Invalid passphrase character".into()));
+        return Err((2, "Invalid passphrase character".into()));
     }
     if a.ssid.len() > pbkdf2::MAX_SSID_LEN {
-        return Err((1, format!("SSID must be 0..32 octets, got {}", a.ssid.len())));
+        return Err((2, format!("SSID must be 0..32 octets, got {}", a.ssid.len())));
     }
     let psk = pbkdf2::psk_from_passphrase(&pass, a.ssid.as_bytes()).map_err(|e| (1, e.to_string()))?;
     // `pass` is printable ASCII, checked above.
@@ -124,6 +125,7 @@ pub fn passphrase(a: PassphraseArgs) -> Result<String, (u8, String)> {
 
 /// `wsec ptk ...`: lines `KCK <hex>`, `KEK <hex>`, `TK <hex>` and, with `--kdk-len`, `KDK <hex>`.
 pub fn ptk(a: PtkArgs) -> Result<String, (u8, String)> {
+    crate::inputs_exist(a.pmk_file.as_deref())?;
     let text = match (&a.pmk, &a.pmk_file) {
         (Some(p), _) => zeroize::Zeroizing::new(p.clone()),
         (None, Some(f)) => crate::read_secret(f, "--pmk-file").map_err(|e| (2, e))?,

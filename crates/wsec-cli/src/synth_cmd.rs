@@ -15,6 +15,7 @@ pub struct SynthArgs {
     /// Output capture (pcap, 802.11 link type 105)
     #[arg(short, long)]
     output: PathBuf,
+    /// SSID of the synthetic network (in the Beacon and the PMK derivation)
     #[arg(long, default_value = "wsec-synth")]
     ssid: String,
     /// Passphrase (PSK AKMs); the PMK is derived from it and the SSID

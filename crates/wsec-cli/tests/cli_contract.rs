@@ -155,7 +155,7 @@ fn endless_inputs_stop_at_their_limit() {
             In::Zero,
             2,
         ),
-        (vec!["passphrase", "ssid"], In::Zero, 1),
+        (vec!["passphrase", "ssid"], In::Zero, 2),
         (vec!["model", "run", "/dev/zero"], In::Null, 2),
     ];
     for (args, input, code) in cases {

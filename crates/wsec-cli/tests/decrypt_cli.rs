@@ -110,10 +110,15 @@ fn bad_input_gives_clear_errors() {
     let (code, _, err) = wsec(&["decrypt", garbage.to_str().unwrap(), "-o", out.to_str().unwrap(), "--wep-key", "1f1f1f1f1f"]);
     assert_eq!(code, 1);
     assert!(err.contains("not a pcap or pcapng file"), "{err}");
+    // The input is checked first: a capture that is not one is named before missing keys.
     let (code, _, err) = wsec(&["decrypt", garbage.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not a pcap or pcapng file"), "{err}");
+    let wpa = testdata("captures/aircrack/wpa.cap");
+    let (code, _, err) = wsec(&["decrypt", wpa.to_str().unwrap(), "-o", out.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("no keys"), "{err}");
-    let (code, _, err) = wsec(&["decrypt", garbage.to_str().unwrap(), "-o", out.to_str().unwrap(), "--ssid", "x", "--passphrase", "short"]);
+    let (code, _, err) = wsec(&["decrypt", wpa.to_str().unwrap(), "-o", out.to_str().unwrap(), "--ssid", "x", "--passphrase", "short"]);
     assert_eq!(code, 2);
     assert!(err.contains("8..63"), "{err}");
     // A truncated capture: every whole packet is processed, the damage is reported in the
@@ -136,6 +141,8 @@ fn sae_capture_explains_why_not() {
     let cap = testdata("captures/vanhoef/wpa3.pcapng");
     let (code, stdout, err) =
         wsec(&["decrypt", cap.to_str().unwrap(), "-o", out.to_str().unwrap(), "--ssid", "WPA3-Network", "--passphrase", "abcdefgh"]);
-    assert_eq!(code, 0, "{err}");
+    // Nothing decrypted although keys were given: exit 4, the summary says why.
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("none of the") && err.lines().count() == 1, "{err}");
     assert!(stdout.contains("a passive observer needs the PMK (--pmk)"), "{stdout}");
 }

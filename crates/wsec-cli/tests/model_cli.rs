@@ -136,7 +136,6 @@ fn bad_model_input_gives_clear_errors() {
     let cases: &[(&[&str], &str)] = &[
         (&["model", "saturation", "--phy", "q", "--rate", "54", "--stations", "2"], "unknown PHY"),
         (&["model", "saturation", "--phy", "g", "--rate", "55", "--stations", "2"], "OFDM offers"),
-        (&["model", "run", "no-such.toml"], "no-such.toml"),
         (&["model", "sweep", "../../scenarios/saturation_g54.toml", "--param", "x"], "PATH=VALUES"),
         (&["model", "run", "../../scenarios/saturation_g54.toml", "--set", "mac.bogus=1"], "bogus"),
         (&["model", "run", "../../scenarios/saturation_g54.toml", "--plot", "x.pdf"], ".svg or .png"),
@@ -147,4 +146,8 @@ fn bad_model_input_gives_clear_errors() {
         assert!(err.contains(want), "{args:?}: {err}");
         assert!(!err.contains("panicked"));
     }
+    // A missing scenario is a missing input (exit 1, docs/cli.md), named.
+    let (rc, _, err) = wsec(&["model", "run", "no-such.toml"]);
+    assert_eq!(rc, 1, "{err}");
+    assert!(err.contains("no-such.toml"), "{err}");
 }

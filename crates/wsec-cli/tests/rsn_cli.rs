@@ -65,7 +65,7 @@ fn passphrase_from_stdin() {
     assert!(err.contains("Failed to read passphrase"), "{err}");
     // Too short from stdin.
     let (code, out, err) = wsec_in(&["passphrase", "IEEE"], Some(b"1234567\n"));
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(!out.contains("network"));
     assert!(err.contains("Passphrase must be 8..63 characters"), "{err}");
 }
@@ -75,7 +75,7 @@ fn passphrase_refused() {
     let long = "x".repeat(64);
     for pass in ["1234567", long.as_str(), ""] {
         let (code, out, err) = wsec(&["passphrase", "IEEE", pass]);
-        assert_eq!(code, 1, "{pass}");
+        assert_eq!(code, 2, "{pass}");
         assert!(out.is_empty(), "{out}");
         assert!(err.contains("Passphrase must be 8..63 characters"), "{err}");
     }
@@ -84,11 +84,11 @@ fn passphrase_refused() {
     assert!(out.starts_with("network={\n"));
     for pass in ["passwörd!", "pass\tword"] {
         let (code, _, err) = wsec(&["passphrase", "IEEE", pass]);
-        assert_eq!(code, 1);
+        assert_eq!(code, 2);
         assert!(err.contains("Invalid passphrase character"), "{err}");
     }
     let (code, _, err) = wsec(&["passphrase", &"s".repeat(33), "password"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(err.contains("SSID"), "{err}");
 }
 
