@@ -521,7 +521,7 @@ fn gtk_rekey_during_a_four_way_handshake_reaches_that_station() {
         for f in &from_ap {
             m3_seen |= is_m3(f);
             sta.handle_air(now, f, &mut out);
-            from_sta.extend(out.air.drain(..));
+            from_sta.append(&mut out.air);
         }
         out.events.clear();
         if m3_seen {
@@ -542,31 +542,31 @@ fn gtk_rekey_during_a_four_way_handshake_reaches_that_station() {
     for f in &held_m4 {
         ap.handle_air(now, f, &mut out);
     }
-    from_ap.extend(out.air.drain(..));
+    from_ap.append(&mut out.air);
     let mut sta_host = Vec::new();
     // Let the two finish whatever they do (group message 1 and 2), 200 ms.
     for _ in 0..200 {
         let mut from_sta = Vec::new();
         for f in from_ap.drain(..) {
             sta.handle_air(now, &f, &mut out);
-            from_sta.extend(out.air.drain(..));
+            from_sta.append(&mut out.air);
             sta_host.append(&mut out.host);
         }
         for f in from_sta {
             ap.handle_air(now, &f, &mut out);
-            from_ap.extend(out.air.drain(..));
+            from_ap.append(&mut out.air);
         }
         now += MS;
         if ap.poll_timeout() <= now {
             ap.handle_timeout(now, &mut out);
-            from_ap.extend(out.air.drain(..));
+            from_ap.append(&mut out.air);
         }
         if sta.poll_timeout() <= now {
             sta.handle_timeout(now, &mut out);
             let s: Vec<Vec<u8>> = out.air.drain(..).collect();
             for f in s {
                 ap.handle_air(now, &f, &mut out);
-                from_ap.extend(out.air.drain(..));
+                from_ap.append(&mut out.air);
             }
         }
     }
