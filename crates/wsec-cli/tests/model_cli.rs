@@ -15,25 +15,9 @@ fn tmp(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn saturation_json_has_throughput_and_ci() {
-    let (rc, out, err) = wsec(&[
-        "model",
-        "saturation",
-        "--phy",
-        "g",
-        "--rate",
-        "54",
-        "--stations",
-        "5",
-        "--payload",
-        "1472",
-        "--duration",
-        "3",
-        "--seed",
-        "7",
-        "--replications",
-        "4",
-        "--json",
-    ]);
+    let args = ["model", "saturation", "--phy", "g", "--rate", "54", "--stations", "5", "--payload", "1472", "--duration", "3"];
+    let args = [&args[..], &["--seed", "7", "--replications", "4", "--json"]].concat();
+    let (rc, out, err) = wsec(&args);
     assert_eq!(rc, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let t = v["throughput_mbps"].as_f64().unwrap();
@@ -45,25 +29,7 @@ fn saturation_json_has_throughput_and_ci() {
     assert_eq!(v["runs_mbps"].as_array().unwrap().len(), 4);
     assert_eq!(v["per_station_mbps"].as_array().unwrap().len(), 5);
     // Same seed, same numbers.
-    let (_, again, _) = wsec(&[
-        "model",
-        "saturation",
-        "--phy",
-        "g",
-        "--rate",
-        "54",
-        "--stations",
-        "5",
-        "--payload",
-        "1472",
-        "--duration",
-        "3",
-        "--seed",
-        "7",
-        "--replications",
-        "4",
-        "--json",
-    ]);
+    let (_, again, _) = wsec(&args);
     let w: serde_json::Value = serde_json::from_str(&again).unwrap();
     assert_eq!(v["runs_mbps"], w["runs_mbps"]);
 }
