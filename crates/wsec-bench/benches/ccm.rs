@@ -35,6 +35,7 @@ use openssl::cipher_ctx::CipherCtx;
 use std::hint::black_box;
 use std::time::Instant;
 use wsec::cipher::kernel::{backend, CcmKey};
+use wsec_bench::stats::{quietest, Ratio, Summary, MAX_ROUNDS, NOISY_IQR};
 
 type RustCcm = ccm::Ccm<aes::Aes128, U8, U13>;
 
@@ -381,7 +382,7 @@ struct Row {
     name: String,
     op: &'static str,
     bytes: usize,
-    ns: f64,
+    ns: Summary,
     tpb: f64,
 }
 
@@ -443,36 +444,59 @@ fn main() {
                     ((run_ms * 1e6 / ns) as u64).max(20)
                 })
                 .collect();
-            let mut ns_runs = vec![Vec::new(); impls.len()];
-            let mut tk_runs = vec![Vec::new(); impls.len()];
-            for _ in 0..runs {
-                for (j, im) in impls.iter_mut().enumerate() {
-                    let (ns, tk) = timed(im.as_mut(), iters[j]);
-                    ns_runs[j].push(ns);
-                    tk_runs[j].push(tk);
-                    if tk > 0.0 {
+            // Interleaved runs; a noisy round is rerun (stats::quietest). Ticks go with
+            // their round's times: columns 0..k are ns, k..2k ticks.
+            let k = impls.len();
+            let (both, _) = quietest(MAX_ROUNDS, || {
+                let mut cols = vec![Vec::new(); 2 * k];
+                for _ in 0..runs {
+                    for (j, im) in impls.iter_mut().enumerate() {
+                        let (ns, tk) = timed(im.as_mut(), iters[j]);
+                        cols[j].push(ns);
+                        cols[k + j].push(tk);
+                    }
+                }
+                cols
+            });
+            for j in 0..k {
+                for (ns, tk) in both[j].iter().zip(&both[k + j]) {
+                    if *tk > 0.0 {
                         ghz.push(tk / ns);
                     }
                 }
             }
             for (j, im) in impls.iter().enumerate() {
+                let mut tks = both[k + j].clone();
                 rows.push(Row {
                     name: im.name().to_string(),
                     op,
                     bytes: n,
-                    ns: median(&mut ns_runs[j]),
-                    tpb: median(&mut tk_runs[j]) / n as f64,
+                    ns: Summary::of(&both[j]).expect("timed runs"),
+                    tpb: median(&mut tks) / n as f64,
                 });
             }
         }
     }
 
-    println!("{:<18} {:<8} {:>6} {:>11} {:>10} {:>10} {:>10}", "impl", "op", "bytes", "ns/frame", "ticks/B", "x OpenSSL", "x RustCr.");
+    println!(
+        "{:<18} {:<8} {:>6} {:>11} {:>10} {:>5} {:>14} {:>14}",
+        "impl", "op", "bytes", "ns/frame", "ticks/B", "IQR", "x OpenSSL", "x RustCr."
+    );
     let find = |name: &str, op: &str, n: usize| rows.iter().find(|r| r.name == name && r.op == op && r.bytes == n).map(|r| r.ns);
     for r in &rows {
         let o = find("openssl", r.op, r.bytes).unwrap();
         let rc = find("rustcrypto", r.op, r.bytes).unwrap();
-        println!("{:<18} {:<8} {:>6} {:>11.1} {:>10.3} {:>10.2} {:>10.2}", r.name, r.op, r.bytes, r.ns, r.tpb, o / r.ns, rc / r.ns);
+        println!(
+            "{:<18} {:<8} {:>6} {:>11.1} {:>10.3} {:>4.0}% {:>14} {:>14}",
+            r.name,
+            r.op,
+            r.bytes,
+            r.ns.median,
+            r.tpb,
+            100.0 * r.ns.rel_iqr(),
+            Ratio::speedup(&o, &r.ns).show(),
+            Ratio::speedup(&rc, &r.ns).show()
+        );
         if r.name == "openssl-fresh" {
             println!();
         }
@@ -480,28 +504,30 @@ fn main() {
     if !ghz.is_empty() {
         println!("TSC rate ~ {:.3} GHz (ticks per ns, median)", median(&mut ghz));
     }
-    println!("'x OpenSSL' / 'x RustCr.': that implementation's time divided by this row's (> 1 = this row is faster).");
+    println!("'x OpenSSL' / 'x RustCr.': that implementation's time divided by this row's (> 1 = this row is faster);");
+    println!(
+        "'noisy': the runs' IQR exceeds {:.0}% of the median (rerun up to {MAX_ROUNDS} rounds): no verdict is drawn from it.",
+        100.0 * NOISY_IQR
+    );
     println!("encrypt/decrypt: back-to-back messages (the CPU may overlap one message's end with the next's start);");
     println!("enc-lat: each nonce depends on the previous tag, so messages run strictly one after another.");
     println!();
-    let goal = |op: &str, n: usize| -> (f64, f64) {
+    let goal = |op: &str, n: usize| -> (Ratio, Ratio) {
         let w = find("wsec", op, n).unwrap();
-        (find("openssl", op, n).unwrap() / w, find("rustcrypto", op, n).unwrap() / w)
+        (Ratio::speedup(&find("openssl", op, n).unwrap(), &w), Ratio::speedup(&find("rustcrypto", op, n).unwrap(), &w))
     };
     let (o, r) = goal("encrypt", 1500);
-    println!("goal: encrypt 1500 B >= 1.2x OpenSSL: {o:.2}x {}; >= 1.4x RustCrypto: {r:.2}x {}", ok(o >= 1.2), ok(r >= 1.4));
+    println!(
+        "goal: encrypt 1500 B >= 1.2x OpenSSL: {} ({}); >= 1.4x RustCrypto: {} ({})",
+        o.show(),
+        o.at_least(1.2),
+        r.show(),
+        r.at_least(1.4)
+    );
     let (_, r) = goal("encrypt", 64);
-    println!("goal: encrypt 64 B < half of RustCrypto's time: {r:.2}x {}", ok(r > 2.0));
+    println!("goal: encrypt 64 B < half of RustCrypto's time: {} ({})", r.show(), r.at_least(2.0));
     let (o, r) = goal("decrypt", 1500);
-    println!("info: decrypt 1500 B: {o:.2}x OpenSSL, {r:.2}x RustCrypto");
+    println!("info: decrypt 1500 B: {} OpenSSL, {} RustCrypto", o.show(), r.show());
     let (o, r) = goal("enc-lat", 1500);
-    println!("info: encrypt 1500 B, latency mode: {o:.2}x OpenSSL, {r:.2}x RustCrypto");
-}
-
-fn ok(b: bool) -> &'static str {
-    if b {
-        "(met)"
-    } else {
-        "(NOT met)"
-    }
+    println!("info: encrypt 1500 B, latency mode: {} OpenSSL, {} RustCrypto", o.show(), r.show());
 }

@@ -57,6 +57,28 @@ pub struct Record {
     pub ticks_per_byte: f64,
     /// Relative spread of the samples: (max - min) / median.
     pub spread: f64,
+    /// The samples' interquartile range over their median ([`crate::stats::NOISY_IQR`]
+    /// above which the figure is noisy and no speed-up is derived from it).
+    pub iqr: f64,
+    /// Rounds of `reps` samples taken (a noisy round is retaken, up to
+    /// [`crate::stats::MAX_ROUNDS`], and the quietest kept).
+    pub rounds: usize,
+}
+
+impl Record {
+    pub fn is_noisy(&self) -> bool {
+        self.iqr > crate::stats::NOISY_IQR
+    }
+}
+
+/// `base / ours` as `1.23x`, or `1.23x (noisy)` when either figure is noisy.
+pub fn speedup(base: &Record, ours: &Record) -> String {
+    let x = base.ns_per_frame / ours.ns_per_frame;
+    if base.is_noisy() || ours.is_noisy() {
+        format!("{x:.2}x (noisy)")
+    } else {
+        format!("{x:.2}x")
+    }
 }
 
 pub struct Options {
@@ -133,6 +155,12 @@ struct Case {
     run: Box<dyn FnMut()>,
     iters: u64,
     samples: Vec<f64>,
+}
+
+impl Case {
+    fn is_noisy(&self) -> bool {
+        crate::stats::Summary::of(&self.samples).is_none_or(|s| s.is_noisy())
+    }
 }
 
 fn bytes(n: usize, seed: u8) -> Vec<u8> {
@@ -835,17 +863,40 @@ pub fn run(opts: &Options, quick: bool, mut progress: impl FnMut(&str)) -> Resul
             }
             c.iters = (n * 4).max(1);
         }
-        for _ in 0..opts.reps {
-            for c in cs.iter_mut() {
-                let t0 = ticks();
-                for _ in 0..c.iters {
-                    (c.run)();
+        // Rounds of `reps` interleaved samples; cases whose round was noisy are timed again
+        // (all of them together, still interleaved), and each case keeps its quietest round.
+        let mut rounds = vec![0usize; cs.len()];
+        for round in 0..crate::stats::MAX_ROUNDS {
+            let todo: Vec<usize> = (0..cs.len()).filter(|&i| round == 0 || cs[i].is_noisy()).collect();
+            if todo.is_empty() {
+                break;
+            }
+            if round > 0 {
+                progress(&format!("{size} octets: round {} for {} noisy case(s)", round + 1, todo.len()));
+            }
+            let mut fresh: Vec<Vec<f64>> = vec![Vec::new(); cs.len()];
+            for _ in 0..opts.reps {
+                for &i in &todo {
+                    let c = &mut cs[i];
+                    let t0 = ticks();
+                    for _ in 0..c.iters {
+                        (c.run)();
+                    }
+                    let dt = ticks() - t0;
+                    fresh[i].push(dt as f64 / (c.iters as f64 * c.frames as f64));
                 }
-                let dt = ticks() - t0;
-                c.samples.push(dt as f64 / (c.iters as f64 * c.frames as f64));
+            }
+            for &i in &todo {
+                rounds[i] += 1;
+                let new = crate::stats::Summary::of(&fresh[i]).map_or(f64::INFINITY, |s| s.rel_iqr());
+                let old = crate::stats::Summary::of(&cs[i].samples).map_or(f64::INFINITY, |s| s.rel_iqr());
+                if new < old {
+                    cs[i].samples = std::mem::take(&mut fresh[i]);
+                }
             }
         }
-        for c in cs {
+        for (c, rounds) in cs.into_iter().zip(rounds) {
+            let sum = crate::stats::Summary::of(&c.samples).ok_or_else(|| Error::Setup("no samples".into()))?;
             let mut s = c.samples.clone();
             s.sort_by(|a, b| a.total_cmp(b));
             let med = s[s.len() / 2];
@@ -860,6 +911,8 @@ pub fn run(opts: &Options, quick: bool, mut progress: impl FnMut(&str)) -> Resul
                 ns_per_frame: med / ghz,
                 ticks_per_byte: med / c.frame_bytes as f64,
                 spread: (s[s.len() - 1] - s[0]) / med,
+                iqr: sum.rel_iqr(),
+                rounds,
             });
         }
     }
@@ -935,6 +988,9 @@ impl Report {
                 "ns_per_frame": r.ns_per_frame,
                 "ticks_per_byte": r.ticks_per_byte,
                 "spread": r.spread,
+                "iqr": r.iqr,
+                "noisy": r.is_noisy(),
+                "rounds": r.rounds,
             })).collect::<Vec<_>>(),
         })
     }
@@ -962,7 +1018,6 @@ impl Report {
             let _ = writeln!(o, "Seed 000 Table I (MIC) and Table II (CTR) on this CPU, backend {}, {table_size}-octet frames (the paper: Intel Core i5, frame size not stated)", self.backend);
             let _ = writeln!(o, "{:<6} {:>10} {:>10} {:>10} {:>10}   extra", "", "standard", "2", "4", "8");
             for (op, paper) in [("mic", PAPER_MIC_I5), ("ctr", PAPER_CTR_I5)] {
-                let base = self.find("wsec", op, table_size, 1, 1).map(|r| r.ns_per_frame);
                 let mut line = format!("{:<6}", op.to_uppercase());
                 for k in [1, 2, 4, 8] {
                     match self.find("wsec", op, table_size, k, 1) {
@@ -979,9 +1034,11 @@ impl Report {
                 }
                 let _ = writeln!(o, "{line}");
                 let mut sp = format!("{:<6}", "  x");
+                let base_rec = self.find("wsec", op, table_size, 1, 1);
                 for k in [1, 2, 4, 8] {
-                    match (base, self.find("wsec", op, table_size, k, 1)) {
-                        (Some(b), Some(r)) => sp += &format!(" {:>9.2}x", b / r.ns_per_frame),
+                    match (base_rec, self.find("wsec", op, table_size, k, 1)) {
+                        (Some(b), Some(r)) if b.is_noisy() || r.is_noisy() => sp += &format!(" {:>10}", "noisy"),
+                        (Some(b), Some(r)) => sp += &format!(" {:>9.2}x", b.ns_per_frame / r.ns_per_frame),
                         _ => sp += &format!(" {:>10}", "-"),
                     }
                 }
@@ -996,13 +1053,13 @@ impl Report {
         }
         let _ = writeln!(
             o,
-            "{:<9} {:<15} {:<8} {:<6} {:>7} {:>5} {:>6} {:>12} {:>8} {:>7}",
-            "suite", "impl", "backend", "op", "octets", "lanes", "frames", "ns/frame", "ticks/B", "spread"
+            "{:<9} {:<15} {:<8} {:<6} {:>7} {:>5} {:>6} {:>12} {:>8} {:>7} {:>5}",
+            "suite", "impl", "backend", "op", "octets", "lanes", "frames", "ns/frame", "ticks/B", "spread", "IQR"
         );
         for r in &self.records {
             let _ = writeln!(
                 o,
-                "{:<9} {:<15} {:<8} {:<6} {:>7} {:>5} {:>6} {:>12.1} {:>8.3} {:>6.1}%",
+                "{:<9} {:<15} {:<8} {:<6} {:>7} {:>5} {:>6} {:>12.1} {:>8.3} {:>6.1}% {:>4.0}%{}",
                 r.suite,
                 r.imp,
                 r.backend,
@@ -1012,7 +1069,9 @@ impl Report {
                 r.frames_in_flight,
                 r.ns_per_frame,
                 r.ticks_per_byte,
-                100.0 * r.spread
+                100.0 * r.spread,
+                100.0 * r.iqr,
+                if r.is_noisy() { " noisy" } else { "" }
             );
         }
         // Ratios against the peers at each size, per suite and backend.
@@ -1040,30 +1099,30 @@ impl Report {
                         });
                         let mut line = format!("{suite} {b:<8} {s:>6} {op}:");
                         if let (Some(w), Some(x)) = (w1, os) {
-                            line += &format!(" wsec/1 vs openssl {:.2}x;", x.ns_per_frame / w.ns_per_frame);
+                            line += &format!(" wsec/1 vs openssl {};", speedup(x, w));
                         }
                         if let (Some(w), Some(x)) = (w1, rc) {
-                            line += &format!(" wsec/1 vs rustcrypto {:.2}x;", x.ns_per_frame / w.ns_per_frame);
+                            line += &format!(" wsec/1 vs rustcrypto {};", speedup(x, w));
                         }
                         if let (Some(m), Some(x)) = (mb, os) {
-                            line += &format!(" wsec-mb/{} vs openssl/1 {:.2}x;", m.frames_in_flight, x.ns_per_frame / m.ns_per_frame);
+                            line += &format!(" wsec-mb/{} vs openssl/1 {};", m.frames_in_flight, speedup(x, m));
                         }
                         if let (Some(m), Some(x)) = (mb, ip_same) {
                             line += &format!(
-                                " wsec-mb/{} vs ipsec-mb {}/{} {:.2}x;",
+                                " wsec-mb/{} vs ipsec-mb {}/{} {};",
                                 m.frames_in_flight,
                                 x.backend,
                                 x.frames_in_flight,
-                                x.ns_per_frame / m.ns_per_frame
+                                speedup(x, m)
                             );
                         }
                         if let (Some(m), Some(x)) = (mb, ip_best) {
                             line += &format!(
-                                " wsec-mb/{} vs ipsec-mb best ({}/{}) {:.2}x;",
+                                " wsec-mb/{} vs ipsec-mb best ({}/{}) {};",
                                 m.frames_in_flight,
                                 x.backend,
                                 x.frames_in_flight,
-                                x.ns_per_frame / m.ns_per_frame
+                                speedup(x, m)
                             );
                         }
                         let _ = writeln!(o, "{line}");

@@ -48,6 +48,10 @@ pub struct RelayArgs {
     /// Runs (the median is reported)
     #[arg(long, default_value_t = 5)]
     reps: usize,
+    /// CCM kernel backends, comma separated: portable, aesni, vaes256, avx512, or "all"
+    /// (every one this CPU runs). Default: the one WSEC_BACKEND or detection picks.
+    #[arg(long, value_delimiter = ',')]
+    backend: Vec<String>,
     /// Print JSON
     #[arg(long)]
     json: bool,
@@ -194,7 +198,13 @@ pub fn run(a: BenchArgs) -> Result<String, (u8, String)> {
         BenchWhat::Ciphers(c) => ciphers(c),
         BenchWhat::Ccmp(a) => ccmp(a),
         BenchWhat::Relay(a) => wsec_bench::relay::run(
-            &wsec_bench::relay::Options { msdu: a.msdu, frames: a.frames.max(1), batch: a.batch.max(1), reps: a.reps.max(1) },
+            &wsec_bench::relay::Options {
+                msdu: a.msdu,
+                frames: a.frames.max(1),
+                batch: a.batch.max(1),
+                reps: a.reps.max(1),
+                backends: backends(&a.backend)?,
+            },
             a.json,
         )
         .map_err(|e| (1, e.to_string())),
@@ -373,18 +383,7 @@ fn ccmp(a: CcmpArgs) -> Result<String, (u8, String)> {
         if a.quick { 3 } else { a.reps.max(1) },
         if a.quick { Duration::from_micros(300) } else { Duration::from_millis(a.sample_ms.max(1)) },
     );
-    for b in &a.backend {
-        if b == "all" {
-            opts.backends = wsec::cipher::kernel::Backend::available();
-            continue;
-        }
-        let be = wsec::cipher::kernel::Backend::from_name(b)
-            .ok_or_else(|| usage(format!("--backend {b}: not portable, aesni, vaes256, avx512 or all")))?;
-        be.check().map_err(|_| usage(format!("--backend {b}: this CPU cannot run it")))?;
-        if !opts.backends.contains(&be) {
-            opts.backends.push(be);
-        }
-    }
+    opts.backends = backends(&a.backend)?;
     if !a.suite.is_empty() {
         opts.suites.clear();
         for s in &a.suite {
@@ -407,6 +406,24 @@ fn ccmp(a: CcmpArgs) -> Result<String, (u8, String)> {
         Ok(rep) => Ok(rep.text(a.table_size)),
         Err(e) => Err((1, format!("benchmark aborted: {e}"))),
     }
+}
+
+/// `--backend` values: names or `all` (every backend this CPU runs), in order, no repeats.
+fn backends(names: &[String]) -> Result<Vec<wsec::cipher::kernel::Backend>, (u8, String)> {
+    let mut v = Vec::new();
+    for b in names {
+        if b == "all" {
+            v = wsec::cipher::kernel::Backend::available();
+            continue;
+        }
+        let be = wsec::cipher::kernel::Backend::from_name(b)
+            .ok_or_else(|| usage(format!("--backend {b}: not portable, aesni, vaes256, avx512 or all")))?;
+        be.check().map_err(|_| usage(format!("--backend {b}: this CPU cannot run it")))?;
+        if !v.contains(&be) {
+            v.push(be);
+        }
+    }
+    Ok(v)
 }
 
 #[cfg(test)]

@@ -55,3 +55,47 @@ fn bench_relay_json_checks_the_relay_and_reports_rates() {
         assert!(r["frames_per_s"].as_f64().unwrap() > 0.0 && r["gbps_per_core"].as_f64().unwrap() > 0.0, "{r}");
     }
 }
+
+/// Issue 27: `--backend all` runs the relay on every CCM backend this CPU has, and judges
+/// the live AP's default against the simplest path with a verdict (never a bare number).
+#[test]
+fn bench_relay_judges_the_default_on_every_backend() {
+    let out = Command::new(env!("CARGO_BIN_EXE_wsec"))
+        .args(["bench", "relay", "--frames", "200", "--reps", "3", "--backend", "all", "--json"])
+        .output()
+        .expect("run wsec");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let runs = v["backends"].as_array().expect("backends");
+    let names: Vec<&str> = runs.iter().map(|r| r["backend"].as_str().unwrap()).collect();
+    // Every backend the CPU runs, by the CPU's own flags (not by wsec's detection).
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let flags: Vec<&str> = cpu.lines().find(|l| l.starts_with("flags")).unwrap_or("").split_whitespace().collect();
+    let mut want = vec!["portable"];
+    if flags.contains(&"aes") {
+        want.push("aesni");
+    }
+    if flags.contains(&"vaes") && flags.contains(&"avx2") {
+        want.push("vaes256");
+    }
+    if flags.contains(&"vaes") && flags.contains(&"avx512f") && flags.contains(&"avx512bw") && flags.contains(&"avx512vl") {
+        want.push("avx512");
+    }
+    for w in &want {
+        assert!(names.contains(w), "{w} missing from {names:?}");
+    }
+    let cores = v["cores"].as_u64().unwrap();
+    for r in runs {
+        let verdict = r["verdict"].as_str().unwrap();
+        assert!(["met", "not met", "inconclusive"].contains(&verdict), "{r}");
+        let ratio = &r["default_vs_simplest"];
+        let (lo, med, hi) = (ratio["lo"].as_f64().unwrap(), ratio["median"].as_f64().unwrap(), ratio["hi"].as_f64().unwrap());
+        assert!(lo <= med && med <= hi && lo > 0.0, "{r}");
+        // The verdict follows the rule: met needs the whole range at or above 0.9 and no noise.
+        if verdict == "met" {
+            assert!(lo >= 0.9 && ratio["noise"].as_f64().unwrap() <= 0.10, "{r}");
+        }
+        assert_eq!(r["pool"].is_object(), cores > 1, "{r}");
+        assert_eq!(r["records"].as_array().unwrap().len(), 4, "{r}");
+    }
+}

@@ -16,6 +16,14 @@
 //! CPU in the middle of a part still makes the caller wait; after such a stall the caller
 //! runs the next jobs alone (1, 2, 4, ... up to [`MAX_SOLO`] of them) before it tries the
 //! workers again, so a machine busy with other work costs a few per cent, not half.
+//!
+//! Spreading is also measured, not assumed (issue 27: on a 2-core Zen 3 the relay with
+//! crypto on both cores ran at 170k frames/s where one thread ran 283k): the pool keeps a
+//! moving average of the time per part of jobs it spread and of jobs it ran alone, and
+//! spreads only while that pays ([`SPREAD_GAIN`]). Now and then a job runs the other way,
+//! so that a change of load is noticed: every [`PROBE_EVERY`]th job while spreading pays;
+//! while it does not, the gap doubles after each losing probe up to [`MAX_PROBE_GAP`] (a
+//! spread job on a machine whose other cores are busy can cost fifty alone jobs).
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -58,7 +66,43 @@ pub struct Pool {
     /// buys (doubling per stall up to [`MAX_SOLO`], halving per job that ran clean).
     solo: AtomicU32,
     backoff: AtomicU32,
+    /// Jobs run so far, the job number of the next probe, and the gap to the one after.
+    jobs: AtomicU64,
+    next_probe: AtomicU64,
+    probe_gap: AtomicU64,
+    /// Moving averages of seconds per part, as f64 bits (0: not measured yet): jobs run
+    /// alone, and jobs spread over the workers.
+    alone_s: AtomicU64,
+    spread_s: AtomicU64,
+    /// Jobs that ran alone because spreading did not pay (not counting stalls' backoff).
+    pub(crate) alone_jobs: AtomicU64,
 }
+
+/// How the pool has been running jobs ([`Pool::choice`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Choice {
+    /// Whether jobs are currently spread over the workers.
+    pub spreading: bool,
+    /// Moving averages of microseconds per part, alone and spread (None: not measured).
+    pub alone_us: Option<f64>,
+    pub spread_us: Option<f64>,
+    pub jobs: u64,
+    /// Jobs run alone (after a stall, as a probe, or because spreading did not pay).
+    pub alone_jobs: u64,
+}
+
+/// Spreading must make a part at least this much faster (time per part, spread over alone)
+/// to be kept: 0.9, a 10 % margin, so that two equal ways do not flap.
+pub const SPREAD_GAIN: f64 = 0.9;
+
+/// Every this many jobs, one runs the way not currently preferred, to refresh its average.
+pub const PROBE_EVERY: u64 = 32;
+
+/// Longest gap between two probes of spreading while it keeps losing.
+pub const MAX_PROBE_GAP: u64 = 4096;
+
+/// Weight of a new job in the moving averages of time per part (1/8).
+const EWMA_WEIGHT: f64 = 0.125;
 
 /// Most jobs run on the caller alone after a stall before the workers are tried again.
 pub const MAX_SOLO: u32 = 4096;
@@ -84,7 +128,42 @@ impl Pool {
             let s = shared.clone();
             workers.push(std::thread::Builder::new().name(format!("wsec-crypto-{i}")).spawn(move || worker(&s))?);
         }
-        Ok(Pool { shared, workers, solo: AtomicU32::new(0), backoff: AtomicU32::new(0) })
+        Ok(Pool {
+            shared,
+            workers,
+            solo: AtomicU32::new(0),
+            backoff: AtomicU32::new(0),
+            jobs: AtomicU64::new(0),
+            next_probe: AtomicU64::new(PROBE_EVERY),
+            probe_gap: AtomicU64::new(PROBE_EVERY),
+            alone_s: AtomicU64::new(0),
+            spread_s: AtomicU64::new(0),
+            alone_jobs: AtomicU64::new(0),
+        })
+    }
+
+    /// Whether spreading pays, from the averages: unknown counts as paying (try it first).
+    fn spreading_pays(&self) -> bool {
+        let (a, s) = (f64::from_bits(self.alone_s.load(Ordering::Relaxed)), f64::from_bits(self.spread_s.load(Ordering::Relaxed)));
+        a == 0.0 || s == 0.0 || s <= a * SPREAD_GAIN
+    }
+
+    fn record(avg: &AtomicU64, secs_per_part: f64) {
+        let old = f64::from_bits(avg.load(Ordering::Relaxed));
+        let new = if old == 0.0 { secs_per_part } else { old + EWMA_WEIGHT * (secs_per_part - old) };
+        avg.store(new.max(f64::MIN_POSITIVE).to_bits(), Ordering::Relaxed);
+    }
+
+    /// What the pool measured and currently does.
+    pub fn choice(&self) -> Choice {
+        let us = |a: &AtomicU64| Some(f64::from_bits(a.load(Ordering::Relaxed)) * 1e6).filter(|&x| x > 0.0);
+        Choice {
+            spreading: self.spreading_pays(),
+            alone_us: us(&self.alone_s),
+            spread_us: us(&self.spread_s),
+            jobs: self.jobs.load(Ordering::Relaxed),
+            alone_jobs: self.alone_jobs.load(Ordering::Relaxed),
+        }
     }
 
     /// Threads a job runs on (the caller included).
@@ -101,11 +180,25 @@ impl Pool {
         if self.workers.is_empty() || parts <= 1 {
             return (0..parts).for_each(f);
         }
+        // Spread or not, as measured; every PROBE_EVERY-th job the other way. After a
+        // stall, alone regardless (backing off: the other cores are taken by other
+        // processes).
+        let job = self.jobs.fetch_add(1, Ordering::Relaxed);
+        let probe = job >= self.next_probe.load(Ordering::Relaxed);
+        let pays = self.spreading_pays();
+        if probe {
+            self.next_probe.store(job + self.probe_gap.load(Ordering::Relaxed), Ordering::Relaxed);
+        }
         let solo = self.solo.load(Ordering::Relaxed);
         if solo > 0 {
-            // Backing off after a stall: the other cores are taken by other processes.
             self.solo.store(solo - 1, Ordering::Relaxed);
-            return (0..parts).for_each(f);
+        }
+        let t_job = Instant::now();
+        if solo > 0 || pays == probe {
+            self.alone_jobs.fetch_add(1, Ordering::Relaxed);
+            (0..parts).for_each(f);
+            Self::record(&self.alone_s, t_job.elapsed().as_secs_f64() / parts as f64);
+            return;
         }
         // SAFETY: only the lifetime is erased; we wait below until every part is done, and
         // a worker touches the job only inside a part it claimed.
@@ -141,6 +234,10 @@ impl Pool {
             }
         }
         let waited = t0.elapsed();
+        Self::record(&self.spread_s, t_job.elapsed().as_secs_f64() / parts as f64);
+        // A probe of spreading that lost again waits twice as long for the next one.
+        let gap = if self.spreading_pays() { PROBE_EVERY } else { (self.probe_gap.load(Ordering::Relaxed) * 2).min(MAX_PROBE_GAP) };
+        self.probe_gap.store(gap, Ordering::Relaxed);
         let backoff = self.backoff.load(Ordering::Relaxed);
         if waited > STALL && waited > own {
             let b = (backoff * 2).clamp(1, MAX_SOLO);
@@ -244,6 +341,36 @@ impl wsec::node::engine::Parallel for Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A part that takes `on_worker` on a pool worker and `here` on the calling thread.
+    fn part(here: Duration, on_worker: Duration) {
+        let w = std::thread::current().name().is_some_and(|n| n.starts_with("wsec-crypto-"));
+        std::thread::sleep(if w { on_worker } else { here });
+    }
+
+    #[test]
+    fn the_pool_stops_spreading_when_it_does_not_pay_and_spreads_when_it_does() {
+        // Workers 10x slower than the caller (a core taken by something else): spreading
+        // loses, and after the first probes the pool runs jobs alone.
+        let p = Pool::new(2).unwrap();
+        for _ in 0..256 {
+            p.run(2, &|_| part(Duration::from_micros(50), Duration::from_millis(2)));
+        }
+        let c = p.choice();
+        // Probes of spreading back off (32, 64, 128 jobs apart...): few jobs are spread.
+        assert!(!c.spreading && c.alone_jobs > 240, "{c:?}");
+        assert!(c.spread_us.unwrap() > c.alone_us.unwrap(), "{c:?}");
+        // Equal parts on 3 threads: spreading makes a part about 3x cheaper; it is chosen,
+        // and most jobs are spread.
+        let p = Pool::new(3).unwrap();
+        for _ in 0..64 {
+            p.run(3, &|_| part(Duration::from_millis(1), Duration::from_millis(1)));
+        }
+        let c = p.choice();
+        // (Probes and the backoff after a rare stall on a busy machine run alone too.)
+        assert!(c.spreading && c.alone_jobs < 24, "{c:?}");
+        assert!(c.alone_us.unwrap() > c.spread_us.unwrap(), "{c:?}");
+    }
 
     #[test]
     fn every_part_of_every_job_runs_exactly_once() {

@@ -191,6 +191,16 @@ fn batch_equals_single() {
             assert_eq!(wp::psk_batch_with(be, &refs[..n], b"batch"), want[..n], "{} n={n}", be.name());
         }
     }
+    // Every batch plan (SHA-NI with 2, 4 and 8 chains in lockstep among them), and the one
+    // psk_batch measured fastest here.
+    let plans = wp::batch_plans();
+    assert!(plans.contains(&wp::batch_plan()), "{:?} not among {:?}", wp::batch_plan(), plans);
+    if wp::Backend::ShaNi.is_supported() {
+        assert_eq!(plans.iter().filter(|p| p.backend == wp::Backend::ShaNi).count(), 3);
+    }
+    for plan in plans {
+        assert_eq!(wp::psk_batch_plan(plan, &refs, b"batch"), want, "{}", plan.name());
+    }
     for be in wp::Backend::ALL.into_iter().filter(|b| !b.is_supported()) {
         assert!(wp::psk_batch_with(be, &refs[..2], b"x").iter().all(|r| matches!(r, Err(Error::Unsupported(_)))));
         assert!(matches!(wp::psk_from_passphrase_with(be, b"password", b"x"), Err(Error::Unsupported(_))));

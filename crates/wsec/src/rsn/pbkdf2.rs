@@ -161,9 +161,92 @@ pub fn psk_from_passphrase_with(be: Backend, passphrase: &[u8], ssid: &[u8]) -> 
 /// The PSKs of many passphrases for one SSID, in order; each entry is what
 /// [`psk_from_passphrase`] returns for that passphrase. Passphrases are processed several
 /// at a time with their SHA-1 chains interleaved, which is faster per passphrase than
-/// calling [`psk_from_passphrase`] in a loop (see the module notes). Single-threaded.
+/// calling [`psk_from_passphrase`] in a loop (see the module notes), on the plan that
+/// [`batch_plan`] measured fastest on this CPU. Single-threaded.
 pub fn psk_batch(passphrases: &[&[u8]], ssid: &[u8]) -> Vec<Result<[u8; PSK_LEN]>> {
-    psk_batch_with(backend(), passphrases, ssid)
+    psk_batch_plan(batch_plan(), passphrases, ssid)
+}
+
+/// How a batch runs its chains: a backend, and for SHA-NI how many chains go in lockstep.
+///
+/// Which is fastest depends on the microarchitecture, not only on the features: on AMD
+/// Zen 5 AVX-512 wins by far, but on Zen 3 (SHA-NI and AVX2, no AVX-512) 8 SHA-NI chains in
+/// lockstep ran at 1266 PMK/s where 2 ran at 1810 and the AVX2 kernel at 1874 (issue 27), so
+/// the default is measured ([`batch_plan`]), not assumed.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct BatchPlan {
+    pub backend: Backend,
+    /// Chains per SHA-NI kernel call (1..=8); used by `ShaNi` (and `ShaNiAvx512`'s remainder).
+    pub ni_lanes: usize,
+}
+
+impl BatchPlan {
+    /// `sha-ni x2`, `avx512`, ...
+    pub fn name(&self) -> String {
+        match self.backend {
+            Backend::ShaNi => format!("sha-ni x{}", self.ni_lanes),
+            b => b.name().to_string(),
+        }
+    }
+}
+
+/// Every batch plan this CPU supports: the portable code, SHA-NI with 2, 4 and 8 chains in
+/// lockstep, and the multi-buffer kernels.
+pub fn batch_plans() -> Vec<BatchPlan> {
+    let mut v = vec![BatchPlan { backend: Backend::Portable, ni_lanes: 8 }];
+    for be in [Backend::ShaNi, Backend::Avx2, Backend::Avx512, Backend::ShaNiAvx512] {
+        if !be.is_supported() {
+            continue;
+        }
+        if be == Backend::ShaNi {
+            v.extend([2, 4, 8].map(|ni_lanes| BatchPlan { backend: be, ni_lanes }));
+        } else {
+            v.push(BatchPlan { backend: be, ni_lanes: 8 });
+        }
+    }
+    v
+}
+
+/// The plan [`psk_batch`] uses: the fastest of [`batch_plans`] on one full group of chains,
+/// timed once per process on first use (a few milliseconds: each plan runs
+/// [`CALIBRATION_ITERATIONS`] iterations on 32 chains, [`CALIBRATION_ROUNDS`] times
+/// interleaved, and its fastest round counts, so a busy moment does not decide).
+pub fn batch_plan() -> BatchPlan {
+    static PLAN: std::sync::OnceLock<BatchPlan> = std::sync::OnceLock::new();
+    *PLAN.get_or_init(|| {
+        let plans = batch_plans();
+        let times = calibrate(&plans);
+        plans
+            .into_iter()
+            .zip(times)
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(p, _)| p)
+            .unwrap_or(BatchPlan { backend: Backend::Portable, ni_lanes: 8 })
+    })
+}
+
+/// Most chains in lockstep in the SHA-NI kernel.
+const NI_LANES: usize = 8;
+
+/// Iterations per chain in one calibration run of [`batch_plan`].
+pub const CALIBRATION_ITERATIONS: u32 = 48;
+/// Calibration rounds of [`batch_plan`] (the fastest counts).
+pub const CALIBRATION_ROUNDS: usize = 3;
+
+/// Seconds of the fastest of [`CALIBRATION_ROUNDS`] runs of each plan on one batch group.
+fn calibrate(plans: &[BatchPlan]) -> Vec<f64> {
+    let key = HmacSha1::new(b"calibration passphrase");
+    let mut best = vec![f64::INFINITY; plans.len()];
+    for _ in 0..CALIBRATION_ROUNDS {
+        for (i, p) in plans.iter().enumerate() {
+            let mut chains: Vec<Chain> = (0..2 * BATCH_GROUP as u32).map(|j| key.chain(b"ssid", j + 1)).collect();
+            let t0 = std::time::Instant::now();
+            run_plan(*p, &mut chains, CALIBRATION_ITERATIONS);
+            best[i] = best[i].min(t0.elapsed().as_secs_f64());
+            core::hint::black_box(&chains);
+        }
+    }
+    best
 }
 
 /// [`psk_batch`] forced onto the portable (scalar) backend, for cross-checks.
@@ -177,6 +260,12 @@ const BATCH_GROUP: usize = 16;
 
 /// [`psk_batch`] on a chosen backend (every entry `Unsupported` if this CPU lacks it).
 pub fn psk_batch_with(be: Backend, passphrases: &[&[u8]], ssid: &[u8]) -> Vec<Result<[u8; PSK_LEN]>> {
+    psk_batch_plan(BatchPlan { backend: be, ni_lanes: NI_LANES }, passphrases, ssid)
+}
+
+/// [`psk_batch`] on a chosen plan (every entry `Unsupported` if this CPU lacks its backend).
+pub fn psk_batch_plan(plan: BatchPlan, passphrases: &[&[u8]], ssid: &[u8]) -> Vec<Result<[u8; PSK_LEN]>> {
+    let be = plan.backend;
     let ssid_ok = if be.is_supported() { check_ssid(ssid) } else { Err(UNSUPPORTED) };
     let mut results: Vec<Result<[u8; PSK_LEN]>> =
         passphrases.iter().map(|p| ssid_ok.and_then(|()| check_passphrase(p)).map(|()| [0u8; PSK_LEN])).collect();
@@ -189,7 +278,7 @@ pub fn psk_batch_with(be: Backend, passphrases: &[&[u8]], ssid: &[u8]) -> Vec<Re
             chains.push(key.chain(ssid, 1));
             chains.push(key.chain(ssid, 2));
         }
-        run(be, &mut chains, PSK_ITERATIONS - 1);
+        run_plan(plan, &mut chains, PSK_ITERATIONS - 1);
         for (&i, pair) in group.iter().zip(chains.chunks(2)) {
             if let (Ok(psk), [t1, t2]) = (&mut results[i], pair) {
                 let mut b1 = words_to_bytes(&t1.t);
@@ -349,13 +438,19 @@ const AVX512_MIN_CHAINS: usize = 8;
 /// Runs `iterations` more HMAC iterations on every chain (U = HMAC(P, U), T ^= U).
 /// `be` must be supported (checked by the public entry points; re-checked here).
 fn run(be: Backend, chains: &mut [Chain], iterations: u32) {
+    run_plan(BatchPlan { backend: be, ni_lanes: NI_LANES }, chains, iterations)
+}
+
+/// [`run`] with SHA-NI taking `plan.ni_lanes` chains per call.
+fn run_plan(plan: BatchPlan, chains: &mut [Chain], iterations: u32) {
+    let be = plan.backend;
     if !be.is_supported() {
         return portable::run(chains, iterations);
     }
     match be {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `is_supported()` checked the CPU features of the SHA-NI kernel.
-        Backend::ShaNi => unsafe { ni::run(chains, iterations) },
+        Backend::ShaNi => unsafe { ni::run_lanes(chains, iterations, plan.ni_lanes) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `is_supported()` checked the CPU features of the AVX-512 kernel.
         Backend::Avx512 => unsafe { avx512::run(chains, iterations) },
@@ -452,7 +547,7 @@ mod ni {
     use core::arch::x86_64::*;
 
     /// Chains per kernel call (the batch runs 4 passphrases x 2 blocks).
-    pub(super) const LANES: usize = 8;
+    pub(super) const LANES: usize = super::NI_LANES;
 
     pub(super) fn available() -> bool {
         std::is_x86_feature_detected!("sha")
@@ -464,7 +559,16 @@ mod ni {
     /// # Safety
     /// The CPU must support SHA, SSE2, SSSE3 and SSE4.1 (see [`available`]).
     pub(super) unsafe fn run(chains: &mut [Chain], iterations: u32) {
-        for g in chains.chunks_mut(LANES) {
+        // SAFETY: the caller guarantees the target features.
+        unsafe { run_lanes(chains, iterations, LANES) }
+    }
+
+    /// [`run`] with at most `lanes` (1..=8) chains per lockstep group.
+    ///
+    /// # Safety
+    /// As [`run`].
+    pub(super) unsafe fn run_lanes(chains: &mut [Chain], iterations: u32, lanes: usize) {
+        for g in chains.chunks_mut(lanes.clamp(1, LANES)) {
             // SAFETY: the caller guarantees the target features.
             unsafe {
                 match g.len() {
@@ -933,7 +1037,16 @@ mod avx2 {
     /// # Safety
     /// The CPU must support AVX2 (see [`available`]).
     pub(super) unsafe fn run(chains: &mut [Chain], iterations: u32) {
-        for g in chains.chunks_mut(LANES) {
+        // SAFETY: the caller guarantees the target features.
+        unsafe { run_lanes(chains, iterations, LANES) }
+    }
+
+    /// [`run`] with at most `lanes` (1..=8) chains per lockstep group.
+    ///
+    /// # Safety
+    /// As [`run`].
+    pub(super) unsafe fn run_lanes(chains: &mut [Chain], iterations: u32, lanes: usize) {
+        for g in chains.chunks_mut(lanes.clamp(1, LANES)) {
             // SAFETY: the caller guarantees the target feature.
             unsafe { iterate(g, iterations) }
         }
