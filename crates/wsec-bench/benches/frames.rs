@@ -9,6 +9,7 @@ use ccm::consts::{U13, U8};
 use std::hint::black_box;
 use std::time::Instant;
 use wsec::cipher::{new_protection, AadOptions, CipherSuite};
+use wsec_bench::stats::{quietest, Summary, MAX_ROUNDS};
 
 fn ticks() -> u64 {
     #[cfg(target_arch = "x86_64")]
@@ -30,26 +31,35 @@ fn cpu_model() -> String {
 }
 
 /// Median (ns/frame, ticks/octet) over `runs` runs of `iters` calls.
+/// Median ns per call and ticks per octet; a noisy round (stats::NOISY_IQR) is rerun, up to
+/// stats::MAX_ROUNDS, and if it stays noisy a line says so before the row (its ratio is then
+/// not to be trusted).
 fn measure(runs: usize, iters: usize, bytes: usize, mut f: impl FnMut()) -> (f64, f64) {
     for _ in 0..iters / 4 + 1 {
         f();
     }
-    let mut ns = Vec::new();
-    let mut tpb = Vec::new();
-    for _ in 0..runs {
-        let t0 = Instant::now();
-        let c0 = ticks();
-        for _ in 0..iters {
-            f();
+    let (cols, _) = quietest(MAX_ROUNDS, || {
+        let mut ns = Vec::new();
+        let mut tpb = Vec::new();
+        for _ in 0..runs {
+            let t0 = Instant::now();
+            let c0 = ticks();
+            for _ in 0..iters {
+                f();
+            }
+            let c1 = ticks();
+            let dt = t0.elapsed().as_nanos() as f64;
+            ns.push(dt / iters as f64);
+            tpb.push((c1 - c0) as f64 / (iters * bytes) as f64);
         }
-        let c1 = ticks();
-        let dt = t0.elapsed().as_nanos() as f64;
-        ns.push(dt / iters as f64);
-        tpb.push((c1 - c0) as f64 / (iters * bytes) as f64);
+        vec![ns, tpb]
+    });
+    let ns = Summary::of(&cols[0]).expect("runs");
+    let tpb = Summary::of(&cols[1]).expect("runs");
+    if ns.is_noisy() {
+        println!("  (next row noisy: runs spread {:.0}% (IQR) after {MAX_ROUNDS} rounds; its ratio is not a result)", 100.0 * ns.rel_iqr());
     }
-    ns.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    tpb.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    (ns[runs / 2], tpb[runs / 2])
+    (ns.median, tpb.median)
 }
 
 fn qos_frame(len: usize) -> Vec<u8> {
