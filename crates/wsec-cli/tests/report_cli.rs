@@ -43,7 +43,10 @@ fn artifacts() -> PathBuf {
 
 fn chromium(args: &[&str]) -> std::process::Output {
     // As root Chromium needs --no-sandbox; the page is a local file with no network.
-    let r = Command::new("chromium").args(["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--virtual-time-budget=15000"]).args(args).output();
+    let r = Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--virtual-time-budget=15000"])
+        .args(args)
+        .output();
     match r {
         Ok(o) => o,
         Err(e) => panic!("chromium is needed for this test (Debian package `chromium`, installed by scripts/setup): {e}"),
@@ -136,7 +139,8 @@ fn a_failed_run_leaves_the_previous_report_whole() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.starts_with("wsec: report: input:") && err.contains("not a figure") && err.lines().count() == 1, "{err}");
     assert_eq!(std::fs::read(out.join("report.json")).unwrap(), before, "the previous report changed");
-    let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().contains("tmp")).collect();
+    let leftovers: Vec<_> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().contains("tmp")).collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
@@ -147,7 +151,8 @@ fn readme_documents_every_subcommand() {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
     let mut lines = help.lines().skip_while(|l| *l != "Commands:");
     lines.next();
-    let subs: Vec<&str> = lines.take_while(|l| l.starts_with("  ")).filter_map(|l| l.split_whitespace().next()).filter(|s| *s != "help").collect();
+    let subs: Vec<&str> =
+        lines.take_while(|l| l.starts_with("  ")).filter_map(|l| l.split_whitespace().next()).filter(|s| *s != "help").collect();
     assert!(subs.len() >= 15, "{subs:?}");
     let missing: Vec<&&str> = subs.iter().filter(|s| !readme.contains(&format!("wsec {s}"))).collect();
     assert!(missing.is_empty(), "README.md does not document: {missing:?}");

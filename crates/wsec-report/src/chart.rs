@@ -14,7 +14,9 @@ pub fn render(_r: &Report, t: &Table, path: &Path) -> crate::Result<()> {
         "seed000-fig6" => bars(t, path, |r| r.source == "model", "throughput (Mb/s), model"),
         "seed000-fig7" => bars(t, path, |_| true, "increase over open (%)"),
         "seed000-table4" => bars(t, path, |r| r.unit == "ns", "time per 1500-octet frame (ns)"),
-        "seed004-throughput" => bars(t, path, |r| r.unit == "MB/s" && r.label.contains("text, encrypt"), "throughput, text, encrypt (MB/s)"),
+        "seed004-throughput" => {
+            bars(t, path, |r| r.unit == "MB/s" && r.label.contains("text, encrypt"), "throughput, text, encrypt (MB/s)")
+        }
         "seed004-table2" => bars(t, path, |r| r.label.starts_with("bss_wpa") || r.label.starts_with("adhoc_open"), "transmission time (s)"),
         _ => bars(t, path, |r| r.paper.is_some() || r.ours.is_some(), &t.rows.first().map(|r| r.unit.clone()).unwrap_or_default()),
     };
@@ -107,11 +109,18 @@ fn bars(t: &Table, path: &Path, keep: impl Fn(&Row) -> bool, axis: &str) -> Resu
             match get(r) {
                 Some(v) => {
                     let (a, b) = (x(v.min(0.0)), x(v.max(0.0)));
-                    let _ = write!(s, r#"<rect x="{a:.1}" y="{y:.1}" width="{:.1}" height="{}" fill="{col}"/>"#, (b - a).max(0.5), bar_h - 2.0);
-                    let _ = write!(s, r#"<text x="{:.1}" y="{:.1}" font-size="11">{}</text>"#, b + 4.0, y + bar_h - 4.0, crate::html::num(v));
+                    let _ =
+                        write!(s, r#"<rect x="{a:.1}" y="{y:.1}" width="{:.1}" height="{}" fill="{col}"/>"#, (b - a).max(0.5), bar_h - 2.0);
+                    let _ =
+                        write!(s, r#"<text x="{:.1}" y="{:.1}" font-size="11">{}</text>"#, b + 4.0, y + bar_h - 4.0, crate::html::num(v));
                 }
                 None => {
-                    let _ = write!(s, r##"<text x="{:.1}" y="{:.1}" font-size="11" fill="#777">no figure</text>"##, x(0.0) + 4.0, y + bar_h - 4.0);
+                    let _ = write!(
+                        s,
+                        r##"<text x="{:.1}" y="{:.1}" font-size="11" fill="#777">no figure</text>"##,
+                        x(0.0) + 4.0,
+                        y + bar_h - 4.0
+                    );
                 }
             }
         }
@@ -121,7 +130,8 @@ fn bars(t: &Table, path: &Path, keep: impl Fn(&Row) -> bool, axis: &str) -> Resu
     let _ = write!(s, r##"<line x1="{label_w}" y1="{axis_y}" x2="{}" y2="{axis_y}" stroke="#333"/>"##, label_w + plot_w);
     for k in 0..=4 {
         let v = lo + span * k as f64 / 4.0;
-        let _ = write!(s, r#"<text x="{:.1}" y="{}" text-anchor="middle" font-size="11">{}</text>"#, x(v), axis_y + 16.0, crate::html::num(v));
+        let _ =
+            write!(s, r#"<text x="{:.1}" y="{}" text-anchor="middle" font-size="11">{}</text>"#, x(v), axis_y + 16.0, crate::html::num(v));
     }
     let _ = write!(s, r#"<text x="{}" y="{}" text-anchor="middle">{}</text></svg>"#, label_w + plot_w / 2.0, axis_y + 36.0, esc(axis));
     std::fs::write(path, s).map_err(|e| e.to_string())

@@ -124,7 +124,14 @@ impl<'a> Collector<'a> {
                 let ours = r.find("wsec", op, 1500, l, 1).map(|x| x.ns_per_frame / 1e3);
                 let paper = self.s().nth(&format!("seed000/{key}/i5"), i);
                 let name = if l == 1 { "standard".to_string() } else { format!("{l} lanes") };
-                rows.push(Row::new(format!("{name}: time per frame"), "bench", "us", paper, ours, format!("wsec {op}, {} backend, 1500-octet frame", r.backend)));
+                rows.push(Row::new(
+                    format!("{name}: time per frame"),
+                    "bench",
+                    "us",
+                    paper,
+                    ours,
+                    format!("wsec {op}, {} backend, 1500-octet frame", r.backend),
+                ));
             }
             for (i, &l) in lanes.iter().enumerate().skip(1) {
                 let ours = match (base, r.find("wsec", op, 1500, l, 1)) {
@@ -150,8 +157,15 @@ impl<'a> Collector<'a> {
                     let fif = if imp.ends_with("-mb") { 8 } else { 1 };
                     if let Some(x) = r.find(imp, "encap", 1500, 1, fif) {
                         rows.push(
-                            Row::new(format!("{imp}: CCMP encapsulation, {fif} frame(s) in flight"), "peer", "us", None, Some(x.ns_per_frame / 1e3), format!("{imp} ({})", x.backend))
-                                .note("the paper timed no peer library"),
+                            Row::new(
+                                format!("{imp}: CCMP encapsulation, {fif} frame(s) in flight"),
+                                "peer",
+                                "us",
+                                None,
+                                Some(x.ns_per_frame / 1e3),
+                                format!("{imp} ({})", x.backend),
+                            )
+                            .note("the paper timed no peer library"),
                         );
                     }
                 }
@@ -194,7 +208,11 @@ impl<'a> Collector<'a> {
         let pick = |cipher: &str, bits: u64, data: &str, op: &str| -> Option<&Value> {
             recs.iter()
                 .filter(|r| {
-                    r["cipher"] == cipher && r["key_bits"].as_u64() == Some(bits) && r["data"] == data && r["op"] == op && r["scenario"] == "file"
+                    r["cipher"] == cipher
+                        && r["key_bits"].as_u64() == Some(bits)
+                        && r["data"] == data
+                        && r["op"] == op
+                        && r["scenario"] == "file"
                 })
                 .max_by_key(|r| r["bytes"].as_u64().unwrap_or(0))
         };
@@ -202,7 +220,8 @@ impl<'a> Collector<'a> {
         let mut rows = Vec::new();
         let mut our_order = String::new();
         for (data, op) in [("text", "encrypt"), ("text", "decrypt"), ("audio", "encrypt"), ("audio", "decrypt")] {
-            let mut measured: Vec<(&str, f64)> = paper_specs.iter().filter_map(|&(c, b)| pick(c, b, data, op).and_then(|r| f(r, "mb_per_s")).map(|v| (c, v))).collect();
+            let mut measured: Vec<(&str, f64)> =
+                paper_specs.iter().filter_map(|&(c, b)| pick(c, b, data, op).and_then(|r| f(r, "mb_per_s")).map(|v| (c, v))).collect();
             measured.sort_by(|a, b| b.1.total_cmp(&a.1));
             if our_order.is_empty() {
                 our_order = format!("{} (text, encrypt)", measured.iter().map(|m| m.0).collect::<Vec<_>>().join(", "));
@@ -212,10 +231,24 @@ impl<'a> Collector<'a> {
                 let paper_rank = ranking.iter().position(|x| x == c).map(|i| (i + 1) as f64);
                 let our_rank = measured.iter().position(|x| x.0 == c).map(|i| (i + 1) as f64);
                 let mbs = measured.iter().find(|x| x.0 == c).map(|x| x.1);
-                rows.push(Row::new(format!("{c}-{b}, {data}, {op}: rank"), "bench", "rank", paper_rank, our_rank, "rank by MB/s among the paper's six, largest file"));
+                rows.push(Row::new(
+                    format!("{c}-{b}, {data}, {op}: rank"),
+                    "bench",
+                    "rank",
+                    paper_rank,
+                    our_rank,
+                    "rank by MB/s among the paper's six, largest file",
+                ));
                 rows.push(
-                    Row::new(format!("{c}-{b}, {data}, {op}: throughput"), "bench", "MB/s", None, mbs, "CBC/PKCS#7, RustCrypto, largest file")
-                        .note("no figure: the paper's Figs. 6, 9, 12, 15 are plots without printed values"),
+                    Row::new(
+                        format!("{c}-{b}, {data}, {op}: throughput"),
+                        "bench",
+                        "MB/s",
+                        None,
+                        mbs,
+                        "CBC/PKCS#7, RustCrypto, largest file",
+                    )
+                    .note("no figure: the paper's Figs. 6, 9, 12, 15 are plots without printed values"),
                 );
             }
         }
@@ -235,11 +268,21 @@ impl<'a> Collector<'a> {
             for q in ratios {
                 let (c, data, op) = (q["cipher"].as_str().unwrap_or(""), q["data"].as_str().unwrap_or(""), q["op"].as_str().unwrap_or(""));
                 let bits = if c == "Blowfish" || c == "RC6" { 256 } else { 64 };
-                let ours = match (pick(c, bits, data, op).and_then(|r| f(r, "uj_per_byte")), pick("AES", 256, data, op).and_then(|r| f(r, "uj_per_byte"))) {
+                let ours = match (
+                    pick(c, bits, data, op).and_then(|r| f(r, "uj_per_byte")),
+                    pick("AES", 256, data, op).and_then(|r| f(r, "uj_per_byte")),
+                ) {
                     (Some(x), Some(a)) if a > 0.0 => Some(x / a),
                     _ => None,
                 };
-                rows.push(Row::new(format!("{c} energy / AES-256 energy, {data}, {op}"), "bench", "share", f(q, "share_of_aes"), ours, format!("{} method, largest file", res.energy_method.as_str())));
+                rows.push(Row::new(
+                    format!("{c} energy / AES-256 energy, {data}, {op}"),
+                    "bench",
+                    "share",
+                    f(q, "share_of_aes"),
+                    ours,
+                    format!("{} method, largest file", res.energy_method.as_str()),
+                ));
             }
         }
         for (c, b) in paper_specs {
@@ -329,8 +372,15 @@ impl<'a> Collector<'a> {
                 for (k, what) in [("delay_mean_ms", "delay"), ("jitter_ms", "jitter")] {
                     let ours = metric(&format!("{name} {rate}"), k).zip(metric(&format!("open {rate}"), k)).map(|(a, b)| a - b);
                     rows.push(
-                        Row::new(format!("{name}, {rate} rate: {what} over open"), "model", "ms", None, ours, format!("model case '{name} {rate}' minus 'open {rate}'"))
-                            .note("no figure: Fig. 5 is a bar chart without printed values"),
+                        Row::new(
+                            format!("{name}, {rate} rate: {what} over open"),
+                            "model",
+                            "ms",
+                            None,
+                            ours,
+                            format!("model case '{name} {rate}' minus 'open {rate}'"),
+                        )
+                        .note("no figure: Fig. 5 is a bar chart without printed values"),
                     );
                 }
             }
@@ -338,8 +388,21 @@ impl<'a> Collector<'a> {
         let open = lv("open");
         for (name, mode) in modes {
             let ours = lv(mode).zip(open).map(|(a, b)| a.rtt_ms - b.rtt_ms);
-            rows.push(Row::new(format!("{name}: ping RTT over open"), "live", "ms", None, ours, format!("wsec demo, mode {mode}, sta1 -> sta2 via the AP")).note("no figure in the paper's text"));
-            rows.push(Row::new(format!("{name}: jitter over open"), "live", "ms", None, None, format!("wsec demo, mode {mode}")).note("no figure: wsec demo measures no jitter (ping reports the mean RTT only)"));
+            rows.push(
+                Row::new(
+                    format!("{name}: ping RTT over open"),
+                    "live",
+                    "ms",
+                    None,
+                    ours,
+                    format!("wsec demo, mode {mode}, sta1 -> sta2 via the AP"),
+                )
+                .note("no figure in the paper's text"),
+            );
+            rows.push(
+                Row::new(format!("{name}: jitter over open"), "live", "ms", None, None, format!("wsec demo, mode {mode}"))
+                    .note("no figure: wsec demo measures no jitter (ping reports the mean RTT only)"),
+            );
         }
         self.tables.push(Table {
             id: "seed000-fig5".into(),
@@ -357,14 +420,43 @@ impl<'a> Collector<'a> {
         for rate in ["high", "very high"] {
             for name in ["open", "WEP", "WPA", "WPA2", "Enhanced-WPA2"] {
                 rows.push(
-                    Row::new(format!("{name}, {rate} rate"), "model", "Mb/s", None, metric(&format!("{name} {rate}"), "throughput_mbps"), format!("model case '{name} {rate}'"))
-                        .note("no figure: Fig. 6 is a bar chart without printed values"),
+                    Row::new(
+                        format!("{name}, {rate} rate"),
+                        "model",
+                        "Mb/s",
+                        None,
+                        metric(&format!("{name} {rate}"), "throughput_mbps"),
+                        format!("model case '{name} {rate}'"),
+                    )
+                    .note("no figure: Fig. 6 is a bar chart without printed values"),
                 );
             }
         }
-        for (name, mode) in [("open", "open"), ("WEP", "wep"), ("WPA", "tkip"), ("WPA2", "ccmp"), ("GCMP", "gcmp"), ("Enhanced-WPA2", "enhanced")] {
-            rows.push(Row::new(format!("{name}: TCP sta -> sta via the AP"), "live", "Mb/s", None, lv(mode).map(|r| r.relay_mbps), format!("wsec demo, mode {mode}")).note("live, embedded medium"));
-            rows.push(Row::new(format!("{name}: TCP sta -> wired host"), "live", "Mb/s", None, lv(mode).map(|r| r.wired_mbps), format!("wsec demo, mode {mode}")).note("live, embedded medium"));
+        for (name, mode) in
+            [("open", "open"), ("WEP", "wep"), ("WPA", "tkip"), ("WPA2", "ccmp"), ("GCMP", "gcmp"), ("Enhanced-WPA2", "enhanced")]
+        {
+            rows.push(
+                Row::new(
+                    format!("{name}: TCP sta -> sta via the AP"),
+                    "live",
+                    "Mb/s",
+                    None,
+                    lv(mode).map(|r| r.relay_mbps),
+                    format!("wsec demo, mode {mode}"),
+                )
+                .note("live, embedded medium"),
+            );
+            rows.push(
+                Row::new(
+                    format!("{name}: TCP sta -> wired host"),
+                    "live",
+                    "Mb/s",
+                    None,
+                    lv(mode).map(|r| r.wired_mbps),
+                    format!("wsec demo, mode {mode}"),
+                )
+                .note("live, embedded medium"),
+            );
         }
         self.tables.push(Table {
             id: "seed000-fig6".into(),
@@ -383,8 +475,16 @@ impl<'a> Collector<'a> {
             let paper = self.s().num(&format!("seed000/fig7/{key}"));
             for rate in ["high", "very high"] {
                 for (k, what) in [("delay_mean_ms", "delay"), ("jitter_ms", "jitter")] {
-                    let ours = metric(&format!("{name} {rate}"), k).zip(metric(&format!("open {rate}"), k)).map(|(a, b)| 100.0 * (a - b) / b);
-                    rows.push(Row::new(format!("{name}, {rate} rate: {what} increase"), "model", "%", paper, ours, format!("model case '{name} {rate}' vs 'open {rate}'")));
+                    let ours =
+                        metric(&format!("{name} {rate}"), k).zip(metric(&format!("open {rate}"), k)).map(|(a, b)| 100.0 * (a - b) / b);
+                    rows.push(Row::new(
+                        format!("{name}, {rate} rate: {what} increase"),
+                        "model",
+                        "%",
+                        paper,
+                        ours,
+                        format!("model case '{name} {rate}' vs 'open {rate}'"),
+                    ));
                 }
             }
             let mode = if name == "WPA2" { "ccmp" } else { "enhanced" };
@@ -415,7 +515,14 @@ impl<'a> Collector<'a> {
             let mut rows = Vec::new();
             for c in results {
                 let ours = c.summary.flows.first().and_then(|fl| fl.metrics.get("throughput_mbps")).map(|e| e.mean);
-                rows.push(Row::new(c.case.clone(), "model", "Mb/s", c.paper.get("throughput_mbps").copied(), ours, format!("scenarios/{}.toml", files[i])));
+                rows.push(Row::new(
+                    c.case.clone(),
+                    "model",
+                    "Mb/s",
+                    c.paper.get("throughput_mbps").copied(),
+                    ours,
+                    format!("scenarios/{}.toml", files[i]),
+                ));
             }
             self.tables.push(Table {
                 id: format!("seed002-table{}", i + 1),
@@ -437,7 +544,14 @@ impl<'a> Collector<'a> {
             let mut rows = Vec::new();
             for c in results {
                 let ours = c.summary.flows.first().and_then(|fl| fl.metrics.get("completion_s")).map(|e| e.mean);
-                rows.push(Row::new(c.case.clone(), "model", "s", c.paper.get("completion_s").copied(), ours, format!("scenarios/{file}.toml")));
+                rows.push(Row::new(
+                    c.case.clone(),
+                    "model",
+                    "s",
+                    c.paper.get("completion_s").copied(),
+                    ours,
+                    format!("scenarios/{file}.toml"),
+                ));
             }
             self.tables.push(Table {
                 id: format!("seed004-table{n}"),
@@ -490,21 +604,99 @@ impl<'a> Collector<'a> {
         // Seed 000 Table III: area, standard vs parallel.
         let mut t3 = Vec::new();
         let mut t4 = Vec::new();
-        for (style, k1, k8) in [("logic S-boxes", "ccmp-k1-r1-logic", "eccmp8-r1-logic"), ("ROM S-boxes", "ccmp-k1-r1-rom", "eccmp8-r1-rom")] {
+        for (style, k1, k8) in
+            [("logic S-boxes", "ccmp-k1-r1-logic", "eccmp8-r1-logic"), ("ROM S-boxes", "ccmp-k1-r1-rom", "eccmp8-r1-rom")]
+        {
             let (a, b) = (cfg(k1, "ECP5"), cfg(k8, "ECP5"));
-            t3.push(Row::new(format!("standard ({style}): area"), "hw", "LE / LUT4", s.num("seed000/table3/standard_le"), g(&a, "luts"), format!("{k1}, ECP5")));
-            t3.push(Row::new(format!("parallel ({style}): area"), "hw", "LE / LUT4", s.num("seed000/table3/parallel_le"), g(&b, "luts"), format!("{k8} (8 lanes), ECP5")));
-            t3.push(Row::new(format!("parallel / standard area ({style})"), "hw", "x", s.num("seed000/table3/parallel_le").zip(s.num("seed000/table3/standard_le")).map(|(p, q)| p / q), g(&b, "luts").zip(g(&a, "luts")).map(|(p, q)| p / q), format!("{k8} / {k1}")));
+            t3.push(Row::new(
+                format!("standard ({style}): area"),
+                "hw",
+                "LE / LUT4",
+                s.num("seed000/table3/standard_le"),
+                g(&a, "luts"),
+                format!("{k1}, ECP5"),
+            ));
+            t3.push(Row::new(
+                format!("parallel ({style}): area"),
+                "hw",
+                "LE / LUT4",
+                s.num("seed000/table3/parallel_le"),
+                g(&b, "luts"),
+                format!("{k8} (8 lanes), ECP5"),
+            ));
+            t3.push(Row::new(
+                format!("parallel / standard area ({style})"),
+                "hw",
+                "x",
+                s.num("seed000/table3/parallel_le").zip(s.num("seed000/table3/standard_le")).map(|(p, q)| p / q),
+                g(&b, "luts").zip(g(&a, "luts")).map(|(p, q)| p / q),
+                format!("{k8} / {k1}"),
+            ));
             let fmax_paper = |k: &str| s.num(&format!("seed000/table4/{k}_clk_clk_ns")).map(|ns| 1e3 / ns);
-            t4.push(Row::new(format!("standard ({style}): Fmax"), "hw", "MHz", fmax_paper("standard"), g(&a, "fmax_mhz"), format!("{k1}, ECP5")).note("paper: 1 / Clk-Clk of Table IV"));
-            t4.push(Row::new(format!("parallel ({style}): Fmax"), "hw", "MHz", fmax_paper("parallel"), g(&b, "fmax_mhz"), format!("{k8}, ECP5")).note("paper: 1 / Clk-Clk of Table IV"));
-            t4.push(Row::new(format!("standard ({style}): time per frame"), "hw", "ns", s.num("seed000/table4/standard_frame_ns"), g(&a, "ns_frame_1500"), format!("{k1}, 1500-octet frame")).note("the paper's frame size is not stated"));
-            t4.push(Row::new(format!("parallel ({style}): time per frame"), "hw", "ns", s.num("seed000/table4/parallel_frame_ns"), g(&b, "ns_frame_1500"), format!("{k8}, 1500-octet frame")).note("the paper's frame size is not stated"));
-            t4.push(Row::new(format!("speed-up ({style})"), "hw", "x", s.num("seed000/table4/speedup"), g(&a, "ns_frame_1500").zip(g(&b, "ns_frame_1500")).map(|(p, q)| p / q), format!("{k1} / {k8} time per frame")));
+            t4.push(
+                Row::new(
+                    format!("standard ({style}): Fmax"),
+                    "hw",
+                    "MHz",
+                    fmax_paper("standard"),
+                    g(&a, "fmax_mhz"),
+                    format!("{k1}, ECP5"),
+                )
+                .note("paper: 1 / Clk-Clk of Table IV"),
+            );
+            t4.push(
+                Row::new(
+                    format!("parallel ({style}): Fmax"),
+                    "hw",
+                    "MHz",
+                    fmax_paper("parallel"),
+                    g(&b, "fmax_mhz"),
+                    format!("{k8}, ECP5"),
+                )
+                .note("paper: 1 / Clk-Clk of Table IV"),
+            );
+            t4.push(
+                Row::new(
+                    format!("standard ({style}): time per frame"),
+                    "hw",
+                    "ns",
+                    s.num("seed000/table4/standard_frame_ns"),
+                    g(&a, "ns_frame_1500"),
+                    format!("{k1}, 1500-octet frame"),
+                )
+                .note("the paper's frame size is not stated"),
+            );
+            t4.push(
+                Row::new(
+                    format!("parallel ({style}): time per frame"),
+                    "hw",
+                    "ns",
+                    s.num("seed000/table4/parallel_frame_ns"),
+                    g(&b, "ns_frame_1500"),
+                    format!("{k8}, 1500-octet frame"),
+                )
+                .note("the paper's frame size is not stated"),
+            );
+            t4.push(Row::new(
+                format!("speed-up ({style})"),
+                "hw",
+                "x",
+                s.num("seed000/table4/speedup"),
+                g(&a, "ns_frame_1500").zip(g(&b, "ns_frame_1500")).map(|(p, q)| p / q),
+                format!("{k1} / {k8} time per frame"),
+            ));
         }
         let mut t5 = Vec::new();
-        for (what, unit, k) in [("standard: power", "mW", "standard_mw"), ("parallel: power", "mW", "parallel_mw"), ("standard: energy per frame", "nJ", "standard_nj"), ("parallel: energy per frame", "nJ", "parallel_nj")] {
-            t5.push(Row::new(what, "hw", unit, s.num(&format!("seed000/table5/{k}")), None, "-").note("no figure: there is no open power model for ECP5 or iCE40 (docs/hw.md)"));
+        for (what, unit, k) in [
+            ("standard: power", "mW", "standard_mw"),
+            ("parallel: power", "mW", "parallel_mw"),
+            ("standard: energy per frame", "nJ", "standard_nj"),
+            ("parallel: energy per frame", "nJ", "parallel_nj"),
+        ] {
+            t5.push(
+                Row::new(what, "hw", unit, s.num(&format!("seed000/table5/{k}")), None, "-")
+                    .note("no figure: there is no open power model for ECP5 or iCE40 (docs/hw.md)"),
+            );
         }
         let hw_why = "Different silicon and tools: the paper's Cyclone II with Quartus against ECP5 with Yosys/nextpnr (LUT4 families both); our parallel engine is ECCMP with 8 MIC lanes, whose cycle count falls 6.7x while its clock falls 15-28 %.";
         let mk = |id: &str, title: &str, refkey: &str, rows: Vec<Row>, why: &str, chart: Option<&str>| Table {
@@ -521,7 +713,14 @@ impl<'a> Collector<'a> {
         let mut tables = vec![
             mk("seed000-table3", "Seed 000 Table III: area of the standard and parallel engines", "table3", t3, hw_why, None),
             mk("seed000-table4", "Seed 000 Table IV: Fmax, time per frame and speed-up", "table4", t4, hw_why, Some("seed000-table4.svg")),
-            mk("seed000-table5", "Seed 000 Table V: power and energy", "table5", t5, "No figure of ours: the open FPGA flows have no power model, so the paper's power and energy stand alone.", None),
+            mk(
+                "seed000-table5",
+                "Seed 000 Table V: power and energy",
+                "table5",
+                t5,
+                "No figure of ours: the open FPGA flows have no power model, so the paper's power and energy stand alone.",
+                None,
+            ),
         ];
         // Seed 001 Table 1.
         let mut rows = Vec::new();
@@ -541,7 +740,14 @@ impl<'a> Collector<'a> {
                 rows.push(Row::new(format!("{design} {dev}: LUTs"), "hw", "LUT", f(p, "luts"), g(&o, "luts"), what.clone()));
                 rows.push(Row::new(format!("{design} {dev}: clock"), "hw", "MHz", f(p, "mhz"), g(&o, "fmax_mhz"), what.clone()));
                 rows.push(Row::new(format!("{design} {dev}: throughput"), "hw", "Gb/s", f(p, "gbps"), g(&o, "gbps"), what.clone()));
-                rows.push(Row::new(format!("{design} {dev}: throughput per LUT"), "hw", "Mb/s per LUT", f(p, "gbps").zip(f(p, "luts")).map(|(a, b)| a * 1e3 / b), g(&o, "mbps_per_lut"), what));
+                rows.push(Row::new(
+                    format!("{design} {dev}: throughput per LUT"),
+                    "hw",
+                    "Mb/s per LUT",
+                    f(p, "gbps").zip(f(p, "luts")).map(|(a, b)| a * 1e3 / b),
+                    g(&o, "mbps_per_lut"),
+                    what,
+                ));
             }
         }
         tables.push(Table {
@@ -563,10 +769,38 @@ impl<'a> Collector<'a> {
                 let o = cfg(&name, "ECP5");
                 let key = format!("seed003/table{n}");
                 let what = format!("{name}, ECP5");
-                rows.push(Row::new(format!("{r} AES() x {}: area", 10 / r), "hw", "LE / LUT4", s.nth(&format!("{key}/le"), i), g(&o, "luts"), what.clone()));
-                rows.push(Row::new(format!("{r} AES() x {}: clock", 10 / r), "hw", "MHz", s.nth(&format!("{key}/mhz"), i), g(&o, "fmax_mhz"), what.clone()));
-                rows.push(Row::new(format!("{r} AES() x {}: cycles per block", 10 / r), "hw", "cycles", s.nth(&format!("{key}/cycles"), i), g(&o, "cycles_per_block"), what.clone()));
-                rows.push(Row::new(format!("{r} AES() x {}: throughput", 10 / r), "hw", "Mb/s", s.nth(&format!("{key}/mbps"), i), g(&o, "gbps").map(|x| x * 1e3), what));
+                rows.push(Row::new(
+                    format!("{r} AES() x {}: area", 10 / r),
+                    "hw",
+                    "LE / LUT4",
+                    s.nth(&format!("{key}/le"), i),
+                    g(&o, "luts"),
+                    what.clone(),
+                ));
+                rows.push(Row::new(
+                    format!("{r} AES() x {}: clock", 10 / r),
+                    "hw",
+                    "MHz",
+                    s.nth(&format!("{key}/mhz"), i),
+                    g(&o, "fmax_mhz"),
+                    what.clone(),
+                ));
+                rows.push(Row::new(
+                    format!("{r} AES() x {}: cycles per block", 10 / r),
+                    "hw",
+                    "cycles",
+                    s.nth(&format!("{key}/cycles"), i),
+                    g(&o, "cycles_per_block"),
+                    what.clone(),
+                ));
+                rows.push(Row::new(
+                    format!("{r} AES() x {}: throughput", 10 / r),
+                    "hw",
+                    "Mb/s",
+                    s.nth(&format!("{key}/mbps"), i),
+                    g(&o, "gbps").map(|x| x * 1e3),
+                    what,
+                ));
             }
             tables.push(Table {
                 id: format!("seed003-table{n}"),
@@ -649,7 +883,9 @@ pub fn parse_demo(text: &str) -> std::result::Result<Vec<DemoRow>, String> {
         if cells.len() != 6 || cells[0] == "mode" || cells[0].starts_with("---") {
             continue;
         }
-        let num = |s: &str| s.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0).ok_or_else(|| format!("'{s}' in '{line}' is not a figure"));
+        let num = |s: &str| {
+            s.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0).ok_or_else(|| format!("'{s}' in '{line}' is not a figure"))
+        };
         rows.push(DemoRow { mode: cells[0].to_string(), relay_mbps: num(cells[3])?, wired_mbps: num(cells[4])?, rtt_ms: num(cells[5])? });
         if rows.len() > 64 {
             return Err("more than 64 modes: not a wsec demo table".into());

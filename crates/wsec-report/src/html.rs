@@ -113,7 +113,14 @@ pub fn page(r: &Report) -> String {
     }
     s += "</ul></nav>\n";
     for t in &r.tables {
-        let _ = write!(s, "<section id=\"{}\"><h2>{}</h2>\n<p class=\"src\">{}</p>\n<p class=\"why\">{}</p>\n", t.id, esc(&t.title), esc(&t.reference), esc(&t.why));
+        let _ = write!(
+            s,
+            "<section id=\"{}\"><h2>{}</h2>\n<p class=\"src\">{}</p>\n<p class=\"why\">{}</p>\n",
+            t.id,
+            esc(&t.title),
+            esc(&t.reference),
+            esc(&t.why)
+        );
         if let Some(c) = &t.chart {
             let _ = writeln!(s, "<img src=\"{}\" alt=\"chart of {}\">", esc(c), t.id);
         }
@@ -122,7 +129,8 @@ pub fn page(r: &Report) -> String {
             s += &row(r, t);
         }
         let parts = t.parts.join(", ");
-        let _ = write!(s, "</table>\n<p id=\"cmd-{}\">Reproduce (parts: {}):</p><pre>{}</pre></section>\n", t.id, esc(&parts), esc(&t.command));
+        let _ =
+            write!(s, "</table>\n<p id=\"cmd-{}\">Reproduce (parts: {}):</p><pre>{}</pre></section>\n", t.id, esc(&parts), esc(&t.command));
     }
     // A self-check a reader (and the headless-browser test) sees: figures that loaded.
     s += "<script>window.addEventListener('load',function(){var im=Array.prototype.slice.call(document.images);\

@@ -169,15 +169,7 @@ pub fn build(o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report> {
     let environment = env::probe(&o.repo);
     c.run_all(progress)?;
     let (parts, tables) = c.finish();
-    Ok(Report {
-        format: FORMAT,
-        depth: o.depth,
-        generated: env::utc_now(),
-        environment,
-        parts,
-        tables,
-        wall_s: t0.elapsed().as_secs_f64(),
-    })
+    Ok(Report { format: FORMAT, depth: o.depth, generated: env::utc_now(), environment, parts, tables, wall_s: t0.elapsed().as_secs_f64() })
 }
 
 /// Writes `index.html`, `report.json` and the charts into `out`, atomically: everything goes
@@ -190,7 +182,8 @@ pub fn write(r: &Report, out: &Path) -> Result<PathBuf> {
         _ => PathBuf::from("."),
     };
     std::fs::create_dir_all(&parent).map_err(|e| werr(&parent, e))?;
-    let name = out.file_name().ok_or_else(|| Error::Write(format!("{}: not a directory name", out.display())))?.to_string_lossy().into_owned();
+    let name =
+        out.file_name().ok_or_else(|| Error::Write(format!("{}: not a directory name", out.display())))?.to_string_lossy().into_owned();
     let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp).map_err(|e| werr(&tmp, e))?;
@@ -236,6 +229,10 @@ pub fn summary(r: &Report) -> String {
     }
     let rerun = r.parts.iter().filter(|p| p.source == "rerun").map(|p| p.id.as_str()).collect::<Vec<_>>().join(", ");
     let committed = r.parts.iter().filter(|p| p.source == "committed").map(|p| p.id.as_str()).collect::<Vec<_>>().join(", ");
-    s += &format!("rerun: {rerun}\nfrom committed results: {}\nwall time {:.1} s", if committed.is_empty() { "-" } else { &committed }, r.wall_s);
+    s += &format!(
+        "rerun: {rerun}\nfrom committed results: {}\nwall time {:.1} s",
+        if committed.is_empty() { "-" } else { &committed },
+        r.wall_s
+    );
     s
 }

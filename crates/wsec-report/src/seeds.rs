@@ -31,7 +31,12 @@ impl Seeds {
 
     /// "Table I, ... (line 242) — Hayajneh et al., ..." for a table's reference line.
     pub fn reference(&self, seed: &str, item: &str) -> String {
-        format!("{}; {} (/work/shared/seeds/{})", self.text(&format!("{seed}/{item}/ref")), self.text(&format!("{seed}/paper")), self.text(&format!("{seed}/file")))
+        format!(
+            "{}; {} (/work/shared/seeds/{})",
+            self.text(&format!("{seed}/{item}/ref")),
+            self.text(&format!("{seed}/paper")),
+            self.text(&format!("{seed}/file"))
+        )
     }
 }
 
