@@ -67,6 +67,9 @@ fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
+/// A bar series: name, colour, the figure it takes from a row.
+type Series = (&'static str, &'static str, fn(&Row) -> Option<f64>);
+
 /// Horizontal grouped bars: one group per row, a bar for the paper's figure (when it has
 /// one) and one for ours; negative values grow left of the zero line.
 fn bars(t: &Table, path: &Path, keep: impl Fn(&Row) -> bool, axis: &str) -> Result<(), String> {
@@ -75,7 +78,7 @@ fn bars(t: &Table, path: &Path, keep: impl Fn(&Row) -> bool, axis: &str) -> Resu
         return Err("nothing to plot".into());
     }
     let with_paper = rows.iter().any(|r| r.paper.is_some());
-    let series: Vec<(&str, &str, fn(&Row) -> Option<f64>)> = if with_paper {
+    let series: Vec<Series> = if with_paper {
         vec![("paper", "#1f77b4", |r| r.paper), ("wsec", "#ff7f0e", |r| r.ours)]
     } else {
         vec![("wsec", "#ff7f0e", |r| r.ours)]
