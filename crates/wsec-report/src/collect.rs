@@ -310,19 +310,13 @@ impl<'a> Collector<'a> {
 
     fn model(&mut self) -> Result<Vec<Vec<CaseResult>>> {
         let t0 = Instant::now();
-        let (costs, hw) = {
-            // The cost file takes the AP engine's cost from hw-report.json, found from the
-            // working directory: run from the checkout.
-            let cwd = std::env::current_dir().ok();
-            let _ = std::env::set_current_dir(&self.o.repo);
-            let c = Costs::default_with_hw_report();
-            if let Some(d) = cwd {
-                let _ = std::env::set_current_dir(d);
-            }
-            c
-        };
-        if let Err(e) = hw {
-            return Err(Error::Input(format!("model costs: {e}")));
+        // The costs `wsec model run` uses from the checkout: the shipped file with the AP
+        // engine's cost from the committed hardware report, or from a fresh
+        // hw/build/report.json when place and route ran here.
+        let mut costs = Costs::shipped();
+        let fresh = self.o.repo.join(wsec_model::costs::HW_REPORT);
+        if fresh.exists() {
+            costs.apply_hw_report(&fresh, None).map_err(|e| Error::Input(format!("model costs: {e}")))?;
         }
         let names = [
             "seed000_fig5-7_video",
