@@ -92,8 +92,12 @@ fn quick_report_validates_and_renders_in_chromium() {
     assert_eq!(source("bench-ccmp").as_deref(), Some("rerun"));
     assert_eq!(source("model").as_deref(), Some("rerun"));
     assert_eq!(source("hw").as_deref(), Some("committed"), "--quick reads place and route from docs/results");
-    let charts = tables.iter().filter(|t| t["chart"].is_string()).count();
-    assert!(charts >= 10, "{charts} charts");
+    let charts: usize = tables.iter().map(|t| t["charts"].as_array().unwrap().len()).sum();
+    assert!(charts >= 12, "{charts} charts");
+    for file in tables.iter().flat_map(|t| t["charts"].as_array().unwrap()) {
+        let svg = std::fs::read_to_string(out.join(file.as_str().unwrap())).unwrap();
+        assert!(svg.contains("<svg") && !svg.contains("NaN"), "{file}");
+    }
 
     // Headless Chromium: the DOM after load, and a screenshot.
     let url = format!("file://{}", out.join("index.html").display());

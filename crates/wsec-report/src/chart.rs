@@ -1,17 +1,20 @@
 //! The report's SVG figures: lines (plotters, through wsec-bench's [`LineChart`]) for lane
 //! counts and unroll factors, horizontal grouped bars (written directly as SVG, so that
 //! long labels such as "Enhanced-WPA2, very high rate" stay readable) for modes and cases.
-use crate::{Error, Report, Row, Table};
+use crate::{Error, Row, Table};
 use std::fmt::Write;
 use std::path::Path;
 use wsec_bench::plot::LineChart;
 
-pub fn render(_r: &Report, t: &Table, path: &Path) -> crate::Result<()> {
-    let res = match t.id.as_str() {
+/// Draws chart `file` (one of `t.charts`) of table `t` to `path`.
+pub fn render(t: &Table, file: &str, path: &Path) -> crate::Result<()> {
+    let res = match file.trim_end_matches(".svg") {
         "seed000-table1" | "seed000-table2" => lanes(t, path),
         "seed003-table3" | "seed003-table4" => unroll(t, path),
         "seed000-fig5" => bars(t, path, |r| r.source == "model", "increase over open (ms), model"),
+        "seed000-fig5-live" => bars(t, path, |r| r.source == "live", "ping RTT over open (ms), live system"),
         "seed000-fig6" => bars(t, path, |r| r.source == "model", "throughput (Mb/s), model"),
+        "seed000-fig6-live" => bars(t, path, |r| r.source == "live", "TCP throughput (Mb/s), live system"),
         "seed000-fig7" => bars(t, path, |_| true, "increase over open (%)"),
         "seed000-table4" => bars(t, path, |r| r.unit == "ns", "time per 1500-octet frame (ns)"),
         "seed004-throughput" => {

@@ -184,7 +184,7 @@ impl<'a> Collector<'a> {
                 rows,
                 why: why.into(),
                 command: cmd.into(),
-                chart: Some(format!("{id}.svg")),
+                charts: vec![format!("{id}.svg")],
             });
         }
         Ok(())
@@ -261,7 +261,7 @@ impl<'a> Collector<'a> {
             rows,
             why: format!("Our order, fastest first: {our_order}; the paper's: Blowfish, RC6, AES, DES, 3DES, RC2. AES has dedicated instructions today, so it leads where the paper (.NET on Windows XP, 2009) found Blowfish and RC6 fastest; the other ciphers run as portable RustCrypto code, and their order differs where a rank's ratio is not 1."),
             command: cmd.into(),
-            chart: Some("seed004-throughput.svg".into()),
+            charts: vec!["seed004-throughput.svg".into()],
         });
         let mut rows = Vec::new();
         if let Some(ratios) = self.s().at("seed004/energy/ratios").as_array() {
@@ -301,7 +301,7 @@ impl<'a> Collector<'a> {
             rows,
             why: "Energy here is time x power (RAPL where readable, else the paper's equation 7), so it follows throughput: with AES instructions AES costs least, and Blowfish and RC6 cost several to hundreds of times AES's energy (decryption most, since AES-NI decrypts CBC blocks in parallel) instead of the paper's 16-93 %.".into(),
             command: cmd.into(),
-            chart: None,
+            charts: Vec::new(),
         });
         Ok(())
     }
@@ -407,7 +407,7 @@ impl<'a> Collector<'a> {
             rows,
             why: "The paper's bars have no printed values, so only our figures are shown. In the model WPA2 with the card's crypto saturates the card and adds hundreds of ms while host crypto adds almost nothing. On the live system WEP, WPA and WPA2 run their crypto on a modelled standard card (crypto_offload=card) and Enhanced-WPA2 in the host engine; the RTT of 10 pings is sub-millisecond to a few ms and noisy on a shared machine, so Fig. 6's throughput shows the difference more clearly than the RTT.".into(),
             command: model_cmd.into(),
-            chart: Some("seed000-fig5.svg".into()),
+            charts: vec!["seed000-fig5.svg".into(), "seed000-fig5-live.svg".into()],
         });
         // Fig. 6: throughput.
         let mut rows = Vec::new();
@@ -461,7 +461,7 @@ impl<'a> Collector<'a> {
             rows,
             why: "In the model, as in the paper, the high rate fits every mode but card-crypto WPA2, and the very high rate overwhelms the link. The live system's embedded medium has no radio bottleneck, so its TCP rates show the crypto path itself: the card-crypto modes fall to a fraction of open's rate, Enhanced-WPA2's host engine keeps it.".into(),
             command: model_cmd.into(),
-            chart: Some("seed000-fig6.svg".into()),
+            charts: vec!["seed000-fig6.svg".into(), "seed000-fig6-live.svg".into()],
         });
         // Fig. 7: WPA2 and Enhanced-WPA2, increase over open in %.
         let mut rows = Vec::new();
@@ -494,7 +494,7 @@ impl<'a> Collector<'a> {
             rows,
             why: "Model and live system reproduce the paper's direction, card crypto (WPA2) costs much and host crypto (Enhanced-WPA2) little; the model's WPA2 penalty is larger than the paper's doubling because its card cost makes the card the bottleneck at these video rates, and the live RTT is a ping round trip on an idle network, not video delay.".into(),
             command: model_cmd.into(),
-            chart: Some("seed000-fig7.svg".into()),
+            charts: vec!["seed000-fig7.svg".into()],
         });
     }
 
@@ -527,7 +527,7 @@ impl<'a> Collector<'a> {
                 rows,
                 why: "The model's 802.11g link carries more than the paper's 2007 test bed measured (its adapters, drivers and the Linksys AP's CPU are not modelled), so compare the relative losses: WEP and WPA cost the model at most a few %, the paper 1-25 %, because the model charges only the crypto time and the frame overhead.".into(),
                 command: format!("wsec model run scenarios/{}.toml", files[i]),
-                chart: Some(format!("seed002-table{}.svg", i + 1)),
+                charts: vec![format!("seed002-table{}.svg", i + 1)],
             });
         }
     }
@@ -556,7 +556,7 @@ impl<'a> Collector<'a> {
                 rows,
                 why: "In the model the cipher runs on the host at today's speeds, so the transfer time is set by the link and barely changes with the cipher; the paper's times grew by up to 3.5x with AES, 3DES or RC2 because its .NET ciphers ran at a few MB/s.".into(),
                 command: format!("wsec model run scenarios/{file}.toml"),
-                chart: if n == 2 { Some("seed004-table2.svg".into()) } else { None },
+                charts: if n == 2 { vec!["seed004-table2.svg".into()] } else { Vec::new() },
             });
         }
     }
@@ -702,7 +702,7 @@ impl<'a> Collector<'a> {
             rows,
             why: why.into(),
             command: cmd.into(),
-            chart: chart.map(String::from),
+            charts: chart.map(String::from).into_iter().collect(),
         };
         let mut tables = vec![
             mk("seed000-table3", "Seed 000 Table III: area of the standard and parallel engines", "table3", t3, hw_why, None),
@@ -753,7 +753,7 @@ impl<'a> Collector<'a> {
             rows,
             why: "Seed 001's Virtex-5 has 6-input LUTs, worth 1.5-2 of our LUT4s, and a faster clock; against its LUT4 parts (Virtex-4, Spartan-3) our engines use 40-90 % of the LUTs at 0.6-1.1x the throughput, up to 2.9x the throughput per LUT (less only for the 802.16e engine with S-boxes in logic). The key-table engine leaves key expansion to the host.".into(),
             command: cmd.into(),
-            chart: None,
+            charts: Vec::new(),
         });
         // Seed 003 Tables 3 and 4: unrolling.
         for (n, sbox) in [(3, "logic"), (4, "rom")] {
@@ -805,7 +805,7 @@ impl<'a> Collector<'a> {
                 rows,
                 why: "Our core takes 10/5/2/1 cycles per block where seed 003's took 12/7/4/3, so it leads at R = 1, 5 and 10 and trails at R = 2, where seed 003's clock hardly fell; in both, unrolling buys little because the clock falls about as fast as the rounds per clock rise.".into(),
                 command: cmd.into(),
-                chart: Some(format!("seed003-table{n}.svg")),
+                charts: vec![format!("seed003-table{n}.svg")],
             });
         }
         self.tables.extend(tables);

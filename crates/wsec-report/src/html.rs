@@ -121,8 +121,8 @@ pub fn page(r: &Report) -> String {
             esc(&t.reference),
             esc(&t.why)
         );
-        if let Some(c) = &t.chart {
-            let _ = writeln!(s, "<img src=\"{}\" alt=\"chart of {}\">", esc(c), t.id);
+        for c in &t.charts {
+            let _ = writeln!(s, "<img src=\"{}\" alt=\"chart {} of {}\">", esc(c), esc(c), t.id);
         }
         s += "<table><tr><th>item</th><th>ours from</th><th>unit</th><th>paper</th><th>ours</th><th>ratio</th><th>note</th><th>what ours is</th></tr>\n";
         for r in &t.rows {

@@ -136,8 +136,9 @@ pub struct Table {
     pub why: String,
     /// The command that reproduces our numbers.
     pub command: String,
-    /// File name of the table's chart in the report directory, if it has one.
-    pub chart: Option<String>,
+    /// File names of the table's charts in the report directory (none, one, or for seed
+    /// 000 Figs. 5 and 6 the model's and the live system's).
+    pub charts: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -191,8 +192,8 @@ pub fn write(r: &Report, out: &Path) -> Result<PathBuf> {
     std::fs::create_dir_all(&tmp).map_err(|e| werr(&tmp, e))?;
     let res = (|| -> Result<()> {
         for t in &r.tables {
-            if let Some(file) = &t.chart {
-                chart::render(r, t, &tmp.join(file))?;
+            for file in &t.charts {
+                chart::render(t, file, &tmp.join(file))?;
             }
         }
         let json = serde_json::to_string_pretty(r).map_err(|e| Error::Write(e.to_string()))?;
