@@ -14,6 +14,7 @@ mod demo_cmd;
 mod hwvec_cmd;
 mod live_cmd;
 mod model_cmd;
+mod report_cmd;
 mod rsn_cmd;
 mod synth_cmd;
 
@@ -80,6 +81,10 @@ enum Cmd {
     /// Test vectors for the Verilog engines in hw/ (hex lines for $fscanf).
     #[command(name = "hw-vectors")]
     HwVectors(hwvec_cmd::HwVecArgs),
+    /// One HTML page (SVG charts, JSON of every number) setting every seed paper's result
+    /// beside wsec's: benchmarks and model rerun, place and route and the live demo read
+    /// from docs/results/ unless --full.
+    Report(report_cmd::ReportArgs),
 }
 
 /// A `--cipher` value: `wep` (WEP-40 or WEP-104, by key length), or any other suite of
@@ -319,6 +324,7 @@ fn run(cli: Cli) -> Result<Reply, (u8, String)> {
         Cmd::Demo(a) => demo_cmd::run(a)?,
         Cmd::Model(a) => model_cmd::run(a)?,
         Cmd::HwVectors(a) => hwvec_cmd::run(a)?,
+        Cmd::Report(a) => report_cmd::run(a)?,
     };
     Ok(out.into())
 }

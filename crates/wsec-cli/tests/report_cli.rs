@@ -1,0 +1,163 @@
+//! `wsec report --quick` end to end (issue 25): the report's JSON validates against the
+//! checked-in schema and holds every seed table and figure; the page opens in headless
+//! Chromium from disk with every figure rendered, no empty table and no NaN; a PNG
+//! screenshot is kept as an artifact. Chromium missing is a failure, not a skip.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const REQUIRED: [&str; 18] = [
+    "seed000-table1",
+    "seed000-table2",
+    "seed000-table3",
+    "seed000-table4",
+    "seed000-table5",
+    "seed000-fig5",
+    "seed000-fig6",
+    "seed000-fig7",
+    "seed001-table1",
+    "seed002-table1",
+    "seed002-table2",
+    "seed002-table3",
+    "seed003-table3",
+    "seed003-table4",
+    "seed004-throughput",
+    "seed004-energy",
+    "seed004-table2",
+    "seed004-table3",
+];
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+fn wsec(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_wsec")).args(args).current_dir(repo()).output().expect("run wsec")
+}
+
+/// Where the test keeps its artifacts (the report and the screenshot).
+fn artifacts() -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("wsec-report");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn chromium(args: &[&str]) -> std::process::Output {
+    // As root Chromium needs --no-sandbox; the page is a local file with no network.
+    let r = Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--virtual-time-budget=15000"])
+        .args(args)
+        .output();
+    match r {
+        Ok(o) => o,
+        Err(e) => panic!("chromium is needed for this test (Debian package `chromium`, installed by scripts/setup): {e}"),
+    }
+}
+
+#[test]
+fn quick_report_validates_and_renders_in_chromium() {
+    let dir = artifacts();
+    let out = dir.join("report");
+    let o = wsec(&["report", "--quick", "--json", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "wsec report --quick: {}", String::from_utf8_lossy(&o.stderr));
+    let printed: serde_json::Value = serde_json::from_slice(&o.stdout).expect("--json prints the report's JSON");
+    let written: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(printed, written, "--json prints what report.json holds");
+
+    // The schema of the repository, and the copy the report carries, validate it.
+    let schema_text = std::fs::read_to_string(repo().join("crates/wsec-report/report.schema.json")).unwrap();
+    assert_eq!(schema_text, std::fs::read_to_string(out.join("report.schema.json")).unwrap());
+    let schema: serde_json::Value = serde_json::from_str(&schema_text).unwrap();
+    let v = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let errors: Vec<String> = v.iter_errors(&written).map(|e| format!("{} at {}", e, e.instance_path)).collect();
+    assert!(errors.is_empty(), "report.json does not follow the schema: {errors:#?}");
+    // The schema really checks: a report without seed 003 Table 4 is refused.
+    let mut broken = written.clone();
+    broken["tables"].as_array_mut().unwrap().retain(|t| t["id"] != "seed003-table4");
+    assert!(!v.is_valid(&broken), "the schema must require every seed table");
+
+    let tables = written["tables"].as_array().unwrap();
+    for id in REQUIRED {
+        let t = tables.iter().find(|t| t["id"] == id).unwrap_or_else(|| panic!("{id} missing from report.json"));
+        let rows = t["rows"].as_array().unwrap();
+        assert!(!rows.is_empty(), "{id}: no rows");
+        assert!(rows.iter().any(|r| r["ours"].is_number() || r["paper"].is_number()), "{id}: no figure at all");
+    }
+    // Our figure beside the paper's where both exist: seed 000 Table I's standard MIC row.
+    let t1 = tables.iter().find(|t| t["id"] == "seed000-table1").unwrap();
+    let std_row = &t1["rows"][0];
+    assert_eq!(std_row["paper"], 40.0, "seed 000 Table I, i5, standard: 40 us");
+    assert!(std_row["ours"].as_f64().is_some_and(|x| x > 0.0 && x < 1e3), "{std_row}");
+    let parts = written["parts"].as_array().unwrap();
+    let source = |id: &str| parts.iter().find(|p| p["id"] == id).map(|p| p["source"].as_str().unwrap().to_string());
+    assert_eq!(source("bench-ccmp").as_deref(), Some("rerun"));
+    assert_eq!(source("model").as_deref(), Some("rerun"));
+    assert_eq!(source("hw").as_deref(), Some("committed"), "--quick reads place and route from docs/results");
+    let charts: usize = tables.iter().map(|t| t["charts"].as_array().unwrap().len()).sum();
+    assert!(charts >= 12, "{charts} charts");
+    for file in tables.iter().flat_map(|t| t["charts"].as_array().unwrap()) {
+        let svg = std::fs::read_to_string(out.join(file.as_str().unwrap())).unwrap();
+        assert!(svg.contains("<svg") && !svg.contains("NaN"), "{file}");
+    }
+
+    // Headless Chromium: the DOM after load, and a screenshot.
+    let url = format!("file://{}", out.join("index.html").display());
+    let dom = chromium(&["--dump-dom", &url]);
+    assert!(dom.status.success(), "chromium --dump-dom: {}", String::from_utf8_lossy(&dom.stderr));
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(dom.contains(&format!("data-images=\"{charts}\"")), "the page should show {charts} figures: {}", &dom[..dom.len().min(400)]);
+    assert!(dom.contains("data-broken=\"0\""), "a figure did not render (broken image)");
+    assert!(dom.contains(&format!("{charts}/{charts} figures rendered")));
+    assert!(!dom.contains("NaN"), "NaN on the page");
+    let n_tables = dom.matches("<table").count();
+    assert!(n_tables >= REQUIRED.len() + 2, "{n_tables} tables");
+    for (i, t) in dom.split("<table").skip(1).enumerate() {
+        let body = t.split("</table>").next().unwrap();
+        assert!(body.contains("<td"), "table {i} of the page is empty");
+    }
+    for id in REQUIRED {
+        assert!(dom.contains(&format!("id=\"{id}\"")), "{id}: no section on the page");
+        assert!(dom.contains(&format!("href=\"#cmd-{id}\"")), "{id}: numbers link to no command");
+    }
+    let shot = dir.join("report-quick.png");
+    let _ = std::fs::remove_file(&shot);
+    let s = chromium(&["--window-size=1280,8000", &format!("--screenshot={}", shot.display()), &url]);
+    assert!(s.status.success(), "chromium --screenshot: {}", String::from_utf8_lossy(&s.stderr));
+    let png = std::fs::read(&shot).expect("the screenshot was written");
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 50_000, "screenshot: {} octets", png.len());
+    eprintln!("artifacts: {} and {}", out.display(), shot.display());
+}
+
+#[test]
+fn a_failed_run_leaves_the_previous_report_whole() {
+    let dir = artifacts().join("atomic");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("r");
+    let o = wsec(&["report", "--quick", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let before = std::fs::read(out.join("report.json")).unwrap();
+    let bad = dir.join("bad-demo.md");
+    std::fs::write(&bad, "| open | - | - | fast | 1 | 1 |\n").unwrap();
+    let o = wsec(&["report", "--quick", "--out", out.to_str().unwrap(), "--demo", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.starts_with("wsec: report: input:") && err.contains("not a figure") && err.lines().count() == 1, "{err}");
+    assert_eq!(std::fs::read(out.join("report.json")).unwrap(), before, "the previous report changed");
+    let leftovers: Vec<_> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().contains("tmp")).collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn readme_documents_every_subcommand() {
+    let o = wsec(&["--help"]);
+    let help = String::from_utf8(o.stdout).unwrap();
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let mut lines = help.lines().skip_while(|l| *l != "Commands:");
+    lines.next();
+    let subs: Vec<&str> =
+        lines.take_while(|l| l.starts_with("  ")).filter_map(|l| l.split_whitespace().next()).filter(|s| *s != "help").collect();
+    assert!(subs.len() >= 15, "{subs:?}");
+    let missing: Vec<&&str> = subs.iter().filter(|s| !readme.contains(&format!("wsec {s}"))).collect();
+    assert!(missing.is_empty(), "README.md does not document: {missing:?}");
+}

@@ -1,0 +1,239 @@
+//! `wsec report`: one self-contained HTML page that sets every seed paper's result beside
+//! wsec's, with its SVG figures and a JSON of every number in it (`report.json`, checked
+//! against `report.schema.json` in this crate).
+//!
+//! The report is assembled from parts ([`Part`]). Fast parts are rerun on every call (the
+//! CCMP kernels of seed 000 Tables I/II with their peers, the cipher study of seed 004, the
+//! DCF model's scenarios); slow parts (place and route of the Verilog engines, the live
+//! network of `wsec demo`, which needs root) are read from the results committed under
+//! `docs/results/`, with the date and commit of that file shown, unless [`Depth::Full`]
+//! asks for them to be rerun or a fresh file is given.
+//!
+//! Dependencies point one way: this crate uses wsec-bench and wsec-model; the `wsec report`
+//! subcommand (wsec-cli) is a thin wrapper around [`build`] and [`write`].
+pub mod chart;
+pub mod collect;
+pub mod env;
+pub mod html;
+pub mod seeds;
+
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// The JSON Schema `report.json` follows.
+pub const SCHEMA: &str = include_str!("../report.schema.json");
+/// Version tag of `report.json`'s layout (the schema's `format` constant).
+pub const FORMAT: &str = "wsec-report/1";
+
+#[derive(Debug)]
+pub enum Error {
+    /// The repository's committed inputs (scenarios, docs/results) are missing or unreadable.
+    Input(String),
+    /// A benchmark or model run failed.
+    Run(String),
+    /// Writing the report failed.
+    Write(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Input(s) => write!(f, "input: {s}"),
+            Error::Run(s) => write!(f, "run: {s}"),
+            Error::Write(s) => write!(f, "write: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// How much is rerun.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Depth {
+    /// Fast parts only (seconds on 2 cores); slow parts from committed results.
+    Quick,
+    /// Everything: full benchmark sizes, place and route (`hw/run synth`, hours), the demo.
+    Full,
+}
+
+/// What to build the report from.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The repository checkout (scenarios/, docs/results/, hw/).
+    pub repo: PathBuf,
+    pub depth: Depth,
+    /// A fresh `wsec demo --mode all` table (its standard output), used instead of the
+    /// committed one.
+    pub demo: Option<PathBuf>,
+}
+
+/// One part of the run: what produced a group of numbers, how, and how long it took.
+#[derive(Clone, Debug, Serialize)]
+pub struct Part {
+    pub id: String,
+    pub title: String,
+    /// "rerun" (measured in this run) or "committed" (read from a committed file).
+    pub source: String,
+    pub wall_s: f64,
+    /// For committed parts: the file, its last commit and that commit's date.
+    pub file: Option<String>,
+    pub commit: Option<String>,
+    pub date: Option<String>,
+    /// The command that reproduces the part's numbers.
+    pub command: String,
+}
+
+/// One cell pair: the paper's figure and ours. `None` is "no figure" (the paper gives
+/// none, or wsec does not measure it), said in `note`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    pub label: String,
+    /// Where our figure comes from: "bench", "model", "live", "hw" or "peer".
+    pub source: String,
+    pub unit: String,
+    pub paper: Option<f64>,
+    pub ours: Option<f64>,
+    /// ours / paper, when both exist and the paper's is not zero.
+    pub ratio: Option<f64>,
+    /// What "ours" is (configuration, scenario case, implementation).
+    pub what: String,
+    pub note: Option<String>,
+}
+
+impl Row {
+    pub fn new(label: impl Into<String>, source: &str, unit: &str, paper: Option<f64>, ours: Option<f64>, what: impl Into<String>) -> Row {
+        let paper = paper.filter(|v| v.is_finite());
+        let ours = ours.filter(|v| v.is_finite());
+        let ratio = match (paper, ours) {
+            (Some(p), Some(o)) if p != 0.0 => Some(o / p).filter(|r| r.is_finite()),
+            _ => None,
+        };
+        Row { label: label.into(), source: source.into(), unit: unit.into(), paper, ours, ratio, what: what.into(), note: None }
+    }
+
+    pub fn note(mut self, n: impl Into<String>) -> Row {
+        self.note = Some(n.into());
+        self
+    }
+}
+
+/// One seed table or figure beside ours.
+#[derive(Clone, Debug, Serialize)]
+pub struct Table {
+    /// "seed000-table1", ... (the schema requires every one the issue lists).
+    pub id: String,
+    pub seed: String,
+    pub title: String,
+    /// The paper's table or figure and where it is in the seed text.
+    pub reference: String,
+    /// The parts the rows come from ([`Part::id`]).
+    pub parts: Vec<String>,
+    pub rows: Vec<Row>,
+    /// Why ours differs from the paper's, one sentence or two.
+    pub why: String,
+    /// The command that reproduces our numbers.
+    pub command: String,
+    /// File names of the table's charts in the report directory (none, one, or for seed
+    /// 000 Figs. 5 and 6 the model's and the live system's).
+    pub charts: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub format: &'static str,
+    pub depth: Depth,
+    /// UTC, RFC 3339.
+    pub generated: String,
+    pub environment: env::Environment,
+    pub parts: Vec<Part>,
+    pub tables: Vec<Table>,
+    /// Total wall time of [`build`], seconds.
+    pub wall_s: f64,
+}
+
+/// Runs (or reads) every part and assembles the report; `progress` gets one line per part
+/// as it starts (the wsec-cli command shows it on a terminal).
+pub fn build(o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report> {
+    let t0 = std::time::Instant::now();
+    let repo = o.repo.canonicalize().map_err(|e| Error::Input(format!("{}: {e}", o.repo.display())))?;
+    for need in ["scenarios", "docs/results"] {
+        if !repo.join(need).is_dir() {
+            return Err(Error::Input(format!("{}: no {need}/ (run from the wsec checkout, or pass --repo)", repo.display())));
+        }
+    }
+    let o = Options { repo, ..o.clone() };
+    let mut c = collect::Collector::new(&o);
+    progress("environment");
+    let environment = env::probe(&o.repo);
+    c.run_all(progress)?;
+    let (parts, tables) = c.finish();
+    Ok(Report { format: FORMAT, depth: o.depth, generated: env::utc_now(), environment, parts, tables, wall_s: t0.elapsed().as_secs_f64() })
+}
+
+/// Writes `index.html`, `report.json` and the charts into `out`, atomically: everything goes
+/// to a fresh sibling directory first, which then takes `out`'s place, so an interrupted run
+/// leaves the previous report whole (at worst renamed `<out>.old-<pid>`, never half-written).
+pub fn write(r: &Report, out: &Path) -> Result<PathBuf> {
+    let werr = |p: &Path, e: std::io::Error| Error::Write(format!("{}: {e}", p.display()));
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent).map_err(|e| werr(&parent, e))?;
+    let name =
+        out.file_name().ok_or_else(|| Error::Write(format!("{}: not a directory name", out.display())))?.to_string_lossy().into_owned();
+    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).map_err(|e| werr(&tmp, e))?;
+    }
+    std::fs::create_dir_all(&tmp).map_err(|e| werr(&tmp, e))?;
+    let res = (|| -> Result<()> {
+        for t in &r.tables {
+            for file in &t.charts {
+                chart::render(t, file, &tmp.join(file))?;
+            }
+        }
+        let json = serde_json::to_string_pretty(r).map_err(|e| Error::Write(e.to_string()))?;
+        std::fs::write(tmp.join("report.json"), json + "\n").map_err(|e| werr(&tmp, e))?;
+        std::fs::write(tmp.join("report.schema.json"), SCHEMA).map_err(|e| werr(&tmp, e))?;
+        std::fs::write(tmp.join("index.html"), html::page(r)).map_err(|e| werr(&tmp, e))?;
+        Ok(())
+    })();
+    if let Err(e) = res {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    let old = parent.join(format!("{name}.old-{}", std::process::id()));
+    let had_old = out.exists();
+    if had_old {
+        std::fs::rename(out, &old).map_err(|e| werr(out, e))?;
+    }
+    std::fs::rename(&tmp, out).map_err(|e| werr(out, e))?;
+    if had_old {
+        let _ = std::fs::remove_dir_all(&old);
+    }
+    Ok(out.join("index.html"))
+}
+
+/// The one-screen summary `wsec report` and `scripts/main` print: per table, the rows
+/// with both figures and the median ratio.
+pub fn summary(r: &Report) -> String {
+    let mut s = format!("{:<16} {:>5} {:>6} {:>13}  {}\n", "table", "rows", "paired", "median ratio", "title");
+    for t in &r.tables {
+        let mut ratios: Vec<f64> = t.rows.iter().filter_map(|x| x.ratio).collect();
+        ratios.sort_by(f64::total_cmp);
+        let med = if ratios.is_empty() { "-".to_string() } else { format!("{:.3}", ratios[ratios.len() / 2]) };
+        s += &format!("{:<16} {:>5} {:>6} {:>13}  {}\n", t.id, t.rows.len(), ratios.len(), med, t.title);
+    }
+    let rerun = r.parts.iter().filter(|p| p.source == "rerun").map(|p| p.id.as_str()).collect::<Vec<_>>().join(", ");
+    let committed = r.parts.iter().filter(|p| p.source == "committed").map(|p| p.id.as_str()).collect::<Vec<_>>().join(", ");
+    s += &format!(
+        "rerun: {rerun}\nfrom committed results: {}\nwall time {:.1} s",
+        if committed.is_empty() { "-" } else { &committed },
+        r.wall_s
+    );
+    s
+}
