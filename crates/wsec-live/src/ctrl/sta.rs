@@ -203,15 +203,17 @@ impl Ctrl {
                     self.sock.event(&format!("Associated with {peer}"));
                 }
                 Phase::Established { pairwise } => {
-                    if pairwise.is_some() {
-                        self.sock.event(&format!("WPA: Key negotiation completed with {peer} {}", keys()));
-                    }
                     if !self.sta_connected {
+                        if pairwise.is_some() {
+                            self.sock.event(&format!("WPA: Key negotiation completed with {peer} {}", keys()));
+                        }
                         self.sta_connected = true;
                         self.sock.event(&format!("CTRL-EVENT-CONNECTED - Connection to {peer} completed [id=0 id_str=]"));
                     }
                 }
-                Phase::PtkRekeyed => {}
+                // A PTK rekey is a new 4-way handshake: wpa_supplicant reports it again,
+                // but the connection stands (no second CTRL-EVENT-CONNECTED).
+                Phase::PtkRekeyed => self.sock.event(&format!("WPA: Key negotiation completed with {peer} {}", keys())),
                 Phase::GroupKey { .. } => {
                     let g = neg.map(|n| cipher_txt(n.2)).unwrap_or("NONE");
                     self.sock.event(&format!("WPA: Group rekeying completed with {peer} [GTK={g}]"));
