@@ -591,7 +591,8 @@ fn control(core: &mut Core, node: &mut Node, enabled: &mut bool, who: &str, star
         };
         match act {
             Some(Action::Reload) => {
-                if !do_reload(core, node, who, t, out) {
+                let reloaded = do_reload(core, node, who, t, out);
+                if !reloaded {
                     reply = "FAIL\n".into();
                 }
             }

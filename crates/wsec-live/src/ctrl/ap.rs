@@ -116,6 +116,8 @@ impl Ctrl {
             // PMKSA caching is not built yet (issue 22): the cache is empty.
             "PMKSA" => "Index / SPA / PMKID / expiration (in seconds) / opportunistic\n".into(),
             "PMKSA_FLUSH" => "OK\n".into(),
+            // Beacons are built from the running configuration at each interval.
+            "UPDATE_BEACON" => "OK\n".into(),
             _ => "UNKNOWN COMMAND\n".into(),
         };
         (r, None)
@@ -137,7 +139,8 @@ impl Ctrl {
                 }
                 Phase::PtkRekeyed => self.sock.event(&format!("EAPOL-4WAY-HS-COMPLETED {peer}")),
                 Phase::Deauthenticated { .. } | Phase::Disassociated { .. } => {
-                    if self.connected.remove(peer) {
+                    let was_connected = self.connected.remove(peer);
+                    if was_connected {
                         self.sock.event(&format!("AP-STA-DISCONNECTED {peer}"));
                     }
                 }

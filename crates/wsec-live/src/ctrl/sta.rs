@@ -202,14 +202,12 @@ impl Ctrl {
                     self.sta_associated = true;
                     self.sock.event(&format!("Associated with {peer}"));
                 }
-                Phase::Established { pairwise } => {
-                    if !self.sta_connected {
-                        if pairwise.is_some() {
-                            self.sock.event(&format!("WPA: Key negotiation completed with {peer} {}", keys()));
-                        }
-                        self.sta_connected = true;
-                        self.sock.event(&format!("CTRL-EVENT-CONNECTED - Connection to {peer} completed [id=0 id_str=]"));
+                Phase::Established { pairwise } if !self.sta_connected => {
+                    if pairwise.is_some() {
+                        self.sock.event(&format!("WPA: Key negotiation completed with {peer} {}", keys()));
                     }
+                    self.sta_connected = true;
+                    self.sock.event(&format!("CTRL-EVENT-CONNECTED - Connection to {peer} completed [id=0 id_str=]"));
                 }
                 // A PTK rekey is a new 4-way handshake: wpa_supplicant reports it again,
                 // but the connection stands (no second CTRL-EVENT-CONNECTED).
