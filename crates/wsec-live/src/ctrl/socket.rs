@@ -253,6 +253,10 @@ impl CtrlSocket {
 impl Drop for CtrlSocket {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
+        // As hostapd at exit: the directory goes too when nothing else is in it.
+        if let Some(d) = self.path.parent() {
+            let _ = std::fs::remove_dir(d);
+        }
     }
 }
 
@@ -316,6 +320,6 @@ mod tests {
         let p = s.path().to_path_buf();
         drop(s);
         assert!(!p.exists(), "the socket file is removed at exit");
-        let _ = std::fs::remove_dir_all(&dir);
+        assert!(!dir.exists(), "and its directory, empty");
     }
 }

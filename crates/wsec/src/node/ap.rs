@@ -97,8 +97,8 @@ pub struct StationCounters {
     pub tx_bytes: u64,
     pub rx_dropped: u64,
     /// Of `rx_dropped`: replayed frames (the PN/TSC check, 12.5.3.4.4 / 12.5.2.4.4),
-    /// MIC/ICV failures (TKIP Michael, WEP ICV) and other decryption errors (CCMP/GCMP
-    /// MIC, malformed headers) — the dot11RSNAStats counters of the MIB.
+    /// TKIP Michael MIC failures (12.5.2.4), and every other decryption error (a CCMP or
+    /// GCMP MIC, a WEP/TKIP ICV, a malformed header): the MIB's dot11RSNAStats counters.
     pub rx_replays: u64,
     pub rx_mic_failures: u64,
     pub rx_decrypt_errors: u64,
@@ -1251,9 +1251,11 @@ impl AccessPoint {
                 Err(e) => {
                     if let Some(p) = self.peers.get_mut(&sa) {
                         p.counters.rx_dropped += 1;
+                        // 802.11 MIB: Michael failures are TKIP's own counter; a
+                        // CCMP/GCMP MIC or a WEP/TKIP ICV mismatch is a decrypt error.
                         match e {
                             crate::Error::Replay => p.counters.rx_replays += 1,
-                            crate::Error::MicFailure | crate::Error::IcvFailure => p.counters.rx_mic_failures += 1,
+                            crate::Error::MicFailure if p.pairwise == Some(CipherSuite::Tkip) => p.counters.rx_mic_failures += 1,
                             _ => p.counters.rx_decrypt_errors += 1,
                         }
                     }
