@@ -476,3 +476,51 @@ fn hostapd_cli_and_wpa_cli_drive_ap_and_station() {
     lab.stop_all();
     let _ = std::fs::remove_dir_all(&ctl);
 }
+
+/// With management frame protection required (`ieee80211w=2`): hostapd_cli's
+/// DEAUTHENTICATE goes out under the station's PTK and RELOAD's flush as one BIP-protected
+/// group Deauthentication; the stations accept both (an unprotected one they would drop)
+/// and join again; `sta` shows `[MFP]`.
+#[test]
+fn hostapd_cli_with_management_frame_protection() {
+    assert!(Path::new(HOSTAPD_CLI).exists(), "{HOSTAPD_CLI} is missing: scripts/setup installs the hostapd package");
+    let tag = format!("cm{}", std::process::id() % 10_000);
+    let mut lab = Lab::new(Path::new(env!("CARGO_BIN_EXE_wsec")), &tag, SSID).unwrap_or_else(|e| panic!("{e}"));
+    let hd = lab.dir.join("hostapd");
+    lab.start_air(0.0, None).unwrap();
+    let mode = Mode::named("wpa2-mfp", SSID, PASS).unwrap();
+    lab.write_confs(&mode, &format!("ctrl_interface={}\n", hd.display())).unwrap();
+    lab.start_ap().unwrap();
+    lab.wait_log("ap", "ctrl_interface", Duration::from_secs(5)).unwrap();
+    let events = Action::start(HOSTAPD_CLI, &hd, "wap0", &lab.dir, "hostapd_cli");
+    std::thread::sleep(Duration::from_millis(500));
+    lab.start_sta(1).unwrap();
+    lab.start_sta(2).unwrap();
+    for s in ["sta1", "sta2"] {
+        lab.wait_log(s, "data open", Duration::from_secs(20)).unwrap();
+    }
+    let hcli = |args: &[&str]| run(HOSTAPD_CLI, &hd, "wap0", args);
+    let all = sta_blocks(&hcli(&["all_sta"]));
+    assert_eq!(all.len(), 2, "{all:?}");
+    for m in all.values() {
+        assert_eq!(m["flags"], "[AUTH][ASSOC][AUTHORIZED][MFP]", "{m:?}");
+    }
+    let before = opens(&lab, "sta1");
+    assert_eq!(hcli(&["deauthenticate", STA1]), "OK\n");
+    lab.wait_log("sta1", "deauthenticated reason 2 (by peer)", Duration::from_secs(5)).unwrap();
+    wait("sta1 to join again", Duration::from_secs(20), || opens(&lab, "sta1") > before);
+    wait("AP-STA-DISCONNECTED", Duration::from_secs(5), || events.count(&format!("wap0 AP-STA-DISCONNECTED {STA1}")) == 1);
+    let (b1, b2) = (opens(&lab, "sta1"), opens(&lab, "sta2"));
+    assert_eq!(hcli(&["reload"]), "OK\n");
+    wait("both stations to take the protected flush and join again", Duration::from_secs(30), || {
+        opens(&lab, "sta1") > b1 && opens(&lab, "sta2") > b2
+    });
+    assert!(lab.log("sta2").contains("deauthenticated reason 2 (by peer)"), "{}", lab.log("sta2"));
+    assert_eq!(hcli(&["raw", "REKEY_GTK"]), "OK\n");
+    for s in ["sta1", "sta2"] {
+        lab.wait_log(s, "group key 2 in use", Duration::from_secs(5)).unwrap();
+    }
+    eprintln!("MFP: deauthenticate, reload and rekey through hostapd_cli; events:\n{}", events.events());
+    drop(events);
+    lab.stop_all();
+}
