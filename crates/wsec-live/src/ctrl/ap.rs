@@ -404,6 +404,67 @@ fn get(ap: &AccessPoint, k: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wsec::node::ap::ApConfig;
+    use zeroize::Zeroizing;
+
+    /// Malformed and random requests get FAIL / UNKNOWN COMMAND / an empty reply, never a
+    /// panic, and change nothing they should not.
+    #[test]
+    fn bad_requests_are_refused() {
+        let sec = Security::Rsn {
+            akms: vec![Akm::Psk],
+            pairwise: vec![CipherSuite::Ccmp128],
+            groups: vec![CipherSuite::Ccmp128],
+            pmk: Zeroizing::new(vec![7u8; 32]),
+        };
+        let cfg = ApConfig::new("02:00:00:00:00:01".parse().unwrap(), b"t", sec);
+        let mut ap = AccessPoint::new(cfg, 1, Box::new(rand_core::OsRng)).unwrap();
+        let dir = std::env::temp_dir().join(format!("wsec-ctrl-ap-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut c = Ctrl::open(&super::super::CtrlSpec::parse(dir.to_str().unwrap(), None).unwrap(), "wap9").unwrap();
+        let ctx = Ctx { ifname: "wap9", enabled: true, started: std::time::Instant::now(), bad_fcs: 0, config: None };
+        let mut out = Output::default();
+        let from = Path::new("/nonexistent/client");
+        let mut ask = |c: &mut Ctrl, ap: &mut AccessPoint, r: &str| c.ap_request(ap, r, from, 2, &ctx, &mut out);
+        for (req, want) in [
+            ("", "UNKNOWN COMMAND\n"),
+            ("sta 02:00:00:00:00:11", "UNKNOWN COMMAND\n"),
+            ("STA zz", "FAIL\n"),
+            ("STA 02:00:00:00:00:11", "FAIL\n"),
+            ("STA-FIRST", ""),
+            ("STA-NEXT 02:00:00:00:00:11", "FAIL\n"),
+            ("DEAUTHENTICATE", "FAIL\n"),
+            ("DEAUTHENTICATE 02:00:00:00:00:11 reason=x", "FAIL\n"),
+            ("DISASSOCIATE 02:00:00:00:00", "FAIL\n"),
+            ("REKEY_PTK 02:00:00:00:00:11", "FAIL\n"),
+            ("REKEY_PTK", "FAIL\n"),
+            ("SET wpa_group_rekey -1", "FAIL\n"),
+            ("SET wpa_group_rekey 99999999999", "FAIL\n"),
+            ("SET ap_max_inactivity 0", "FAIL\n"),
+            ("SET wpa_passphrase abcdefgh", "FAIL\n"),
+            ("SET", "FAIL\n"),
+            ("GET wpa_passphrase", "FAIL\n"),
+            ("LEVEL x", "FAIL\n"),
+            ("DETACH", "FAIL\n"),
+            ("ENABLE", "FAIL\n"),
+        ] {
+            assert_eq!(ask(&mut c, &mut ap, req).0, want, "{req:?}");
+        }
+        assert_eq!(ap.tunables().group_rekey_s, 86_400, "refused SETs changed nothing");
+        assert_eq!(ask(&mut c, &mut ap, "REKEY_GTK"), ("OK\n".to_string(), None));
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(23);
+        let words = ["STA", "STA-NEXT", "DEAUTHENTICATE", "DISASSOCIATE", "SET", "GET", "REKEY_PTK", "LEVEL", "MIB", "STATUS"];
+        for _ in 0..2000 {
+            let n = rng.gen_range(0..40);
+            let junk: String = (0..n).map(|_| rng.gen_range(32u8..127) as char).collect();
+            let req = format!("{} {junk}", words[rng.gen_range(0..words.len())]);
+            let (r, act) = ask(&mut c, &mut ap, &req);
+            assert!(act.is_none() && (r.ends_with('\n') || r.is_empty()), "{req:?} -> {r:?}");
+        }
+        drop(c);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn reason_and_names() {
