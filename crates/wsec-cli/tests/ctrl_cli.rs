@@ -505,6 +505,15 @@ fn hostapd_cli_with_management_frame_protection() {
     for m in all.values() {
         assert_eq!(m["flags"], "[AUTH][ASSOC][AUTHORIZED][MFP]", "{m:?}");
     }
+    // SA_QUERY: the station answers under its PTK, so the association stands (an
+    // unanswered query would end it after 1000 TU, dot11AssociationSAQueryMaximumTimeout).
+    let tx_before = num(&kv(&hcli(&["mib"])), "wsecTxAir");
+    assert_eq!(hcli(&["sa_query", STA1]), "OK\n");
+    assert_eq!(hcli(&["sa_query", "02:00:00:00:00:99"]), "FAIL\n");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(num(&kv(&hcli(&["mib"])), "wsecTxAir") > tx_before);
+    assert_eq!(sta_blocks(&hcli(&["sta", STA1]))[STA1]["flags"], "[AUTH][ASSOC][AUTHORIZED][MFP]");
+    assert!(!lab.log("ap").contains("disassociated"), "{}", lab.log("ap"));
     let before = opens(&lab, "sta1");
     assert_eq!(hcli(&["deauthenticate", STA1]), "OK\n");
     lab.wait_log("sta1", "deauthenticated reason 2 (by peer)", Duration::from_secs(5)).unwrap();

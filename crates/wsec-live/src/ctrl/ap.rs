@@ -95,6 +95,10 @@ impl Ctrl {
                 }
                 "OK\n".into()
             }
+            "SA_QUERY" => match arg.parse::<MacAddr>() {
+                Ok(a) => ok(ap.start_sa_query(now, &a, out)),
+                Err(_) => "FAIL\n".into(),
+            },
             "REKEY_GTK" => ok(ap.rekey_gtk(now, out)),
             "REKEY_PTK" => match arg.parse::<MacAddr>() {
                 Ok(a) => ok(ap.rekey_ptk(now, &a, out)),
@@ -438,6 +442,7 @@ mod tests {
             ("DISASSOCIATE 02:00:00:00:00", "FAIL\n"),
             ("REKEY_PTK 02:00:00:00:00:11", "FAIL\n"),
             ("REKEY_PTK", "FAIL\n"),
+            ("SA_QUERY 02:00:00:00:00:11", "FAIL\n"),
             ("SET wpa_group_rekey -1", "FAIL\n"),
             ("SET wpa_group_rekey 99999999999", "FAIL\n"),
             ("SET ap_max_inactivity 0", "FAIL\n"),

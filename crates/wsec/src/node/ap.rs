@@ -425,6 +425,23 @@ impl AccessPoint {
         true
     }
 
+    /// Asks an MFP station with an SA Query Request (11.13) whether it is still there
+    /// (hostapd `SA_QUERY`); the query runs as the one a reassociation attempt starts: an
+    /// answer ends it, none in dot11AssociationSAQueryMaximumTimeout ends the association.
+    /// False if `sta` has no MFP association or a query is already running.
+    pub fn start_sa_query(&mut self, now: u64, sta: &MacAddr, out: &mut Output) -> bool {
+        self.clock = now;
+        if !self.peer_mfp(sta) || self.peers.get(sta).is_none_or(|p| p.sa_query.is_some()) {
+            return false;
+        }
+        let (q, id) = SaQuery::start(now, &mut *self.rng);
+        if let Some(p) = self.peers.get_mut(sta) {
+            p.sa_query = Some(q);
+        }
+        self.send_sa_query(now, sta, true, id, out);
+        true
+    }
+
     /// Sends a Disassociation (protected for an MFP station); the station stays
     /// authenticated and its keys are removed (hostapd `ap_sta_disassociate`).
     pub fn disassociate(&mut self, now: u64, sta: &MacAddr, why: ReasonCode, out: &mut Output) {
