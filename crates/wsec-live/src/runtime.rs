@@ -181,6 +181,8 @@ struct Fixed {
     medium: Option<String>,
     addr: MacAddr,
     channel: u8,
+    /// The station's `scan_freq` channels (the run loop hops over them).
+    scan: Vec<u8>,
     ctrl: (Option<String>, Option<String>),
 }
 
@@ -192,6 +194,7 @@ impl Fixed {
             medium: f.medium.clone(),
             addr: f.ap.bssid,
             channel: f.ap.channel,
+            scan: vec![],
             ctrl: (f.ctrl_interface.clone(), f.ctrl_interface_group.clone()),
         }
     }
@@ -202,6 +205,7 @@ impl Fixed {
             medium: f.medium.clone(),
             addr: f.sta.addr,
             channel: 0,
+            scan: f.scan_channels.clone(),
             ctrl: (f.ctrl_interface.clone(), f.ctrl_interface_group.clone()),
         }
     }
@@ -222,6 +226,9 @@ impl Fixed {
         }
         if new.channel != self.channel {
             v.push("channel");
+        }
+        if new.scan != self.scan {
+            v.push("scan_freq");
         }
         if new.ctrl != self.ctrl {
             v.push("ctrl_interface");
@@ -244,16 +251,19 @@ struct Node {
 /// wpa_supplicant the station leaves (reason 3) and joins again. Settings that need a
 /// restart keep their old values and are reported, not silently ignored. A file that
 /// does not parse changes nothing ("continuing with the old configuration").
-fn reload(core: &mut Core, node: &Node, who: &str, now: u64, out: &mut Output) -> Result<Vec<&'static str>> {
+fn reload(core: &mut Core, node: &Node, who: &'static str, now: u64, out: &mut Output) -> Result<Vec<&'static str>> {
     let p = node.config.as_deref().ok_or_else(|| Error::Setup("no configuration file to re-read".into()))?;
     match core {
         Core::Ap(old) => {
             let mut f = load_ap(p)?;
+            if f.address_from_radio {
+                f.ap.bssid = node.fixed.addr; // the radio's, read at start
+            }
             let changed = node.fixed.fixed_changes(&Fixed::of_ap(&f));
             f.ap.bssid = node.fixed.addr;
             f.ap.channel = node.fixed.channel;
             let threads = crypto_threads(f.ap.engine_threads)?;
-            let mut new = AccessPoint::new(f.ap, now, Box::new(OsRng)).map_err(|source| Error::Core { what: who_static(who), source })?;
+            let mut new = AccessPoint::new(f.ap, now, Box::new(OsRng)).map_err(|source| Error::Core { what: who, source })?;
             new.set_crypto_threads(threads);
             old.deauth_all(ReasonCode::PREV_AUTH_NOT_VALID, out);
             new.counters = old.counters.clone();
@@ -262,24 +272,19 @@ fn reload(core: &mut Core, node: &Node, who: &str, now: u64, out: &mut Output) -
         }
         Core::Sta(old) => {
             let mut f = load_sta(p)?;
+            if f.address_from_radio {
+                f.sta.addr = node.fixed.addr;
+            }
             let changed = node.fixed.fixed_changes(&Fixed::of_sta(&f));
             f.sta.addr = node.fixed.addr;
             let threads = crypto_threads(f.sta.engine_threads)?;
-            let mut new = Station::new(f.sta, now, Box::new(OsRng)).map_err(|source| Error::Core { what: who_static(who), source })?;
+            let mut new = Station::new(f.sta, now, Box::new(OsRng)).map_err(|source| Error::Core { what: who, source })?;
             new.set_crypto_threads(threads);
             old.shutdown(now, out);
             new.counters = old.counters.clone();
             **old = new;
             Ok(changed)
         }
-    }
-}
-
-fn who_static(who: &str) -> &'static str {
-    if who == "ap" {
-        "ap"
-    } else {
-        "sta"
     }
 }
 
@@ -416,7 +421,7 @@ fn run(
     mut medium: Box<dyn Medium>,
     mut tap: Tap,
     start: Instant,
-    who: &str,
+    who: &'static str,
     counters: bool,
     channels: Vec<u8>,
     mut node: Node,
@@ -549,7 +554,7 @@ fn run(
 
 /// A reload, its outcome printed: the settings that kept their old values, or why the
 /// file was refused (the node goes on with the old configuration). False if refused.
-fn do_reload(core: &mut Core, node: &Node, who: &str, t: u64, out: &mut Output) -> bool {
+fn do_reload(core: &mut Core, node: &Node, who: &'static str, t: u64, out: &mut Output) -> bool {
     match reload(core, node, who, t, out) {
         Ok(kept) => {
             println!("{who}: configuration reloaded");
@@ -567,7 +572,16 @@ fn do_reload(core: &mut Core, node: &Node, who: &str, t: u64, out: &mut Output) 
 
 /// The requests waiting on the control socket, answered one by one.
 #[allow(clippy::too_many_arguments)]
-fn control(core: &mut Core, node: &mut Node, enabled: &mut bool, who: &str, start: Instant, bad_fcs: u64, t: u64, out: &mut Output) {
+fn control(
+    core: &mut Core,
+    node: &mut Node,
+    enabled: &mut bool,
+    who: &'static str,
+    start: Instant,
+    bad_fcs: u64,
+    t: u64,
+    out: &mut Output,
+) {
     let Some(c) = node.ctrl.as_mut() else { return };
     if let Core::Sta(_) = core {
         c.sta_tick(t);
