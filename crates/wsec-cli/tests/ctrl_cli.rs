@@ -216,7 +216,7 @@ fn hostapd_cli_and_wpa_cli_drive_ap_and_station() {
     let hcli = |args: &[&str]| run(HOSTAPD_CLI, &hd, "wap0", args);
     assert_eq!(hcli(&["ping"]), "PONG\n");
     let ap_events = Action::start(HOSTAPD_CLI, &hd, "wap0", &lab.dir, "hostapd_cli");
-    std::thread::sleep(Duration::from_millis(500));
+    wait("hostapd_cli -a to attach", Duration::from_secs(10), || kv(&hcli(&["status"]))["ctrl_monitors"] == "1");
     lab.start_sta(1).unwrap();
     lab.start_sta(2).unwrap();
     for s in ["sta1", "sta2"] {
@@ -302,6 +302,7 @@ fn hostapd_cli_and_wpa_cli_drive_ap_and_station() {
     let sta_mon = Monitor::attach(&wd.join("wsta0"), &lab.dir.join("mon-sta"));
     let sta_events = Action::start(WPA_CLI, &wd, "wsta0", &lab.dir, "wpa_cli");
     assert_eq!(wcli(&["ping"]), "PONG\n");
+    wait("wpa_cli -a to attach", Duration::from_secs(10), || kv(&wcli(&["status"]))["ctrl_monitors"] == "2");
     let ws = kv(&wcli(&["status"]));
     eprintln!("wpa_cli status: {ws:?}");
     for (k, v) in [
@@ -493,13 +494,13 @@ fn hostapd_cli_with_management_frame_protection() {
     lab.start_ap().unwrap();
     lab.wait_log("ap", "ctrl_interface", Duration::from_secs(5)).unwrap();
     let events = Action::start(HOSTAPD_CLI, &hd, "wap0", &lab.dir, "hostapd_cli");
-    std::thread::sleep(Duration::from_millis(500));
+    let hcli = |args: &[&str]| run(HOSTAPD_CLI, &hd, "wap0", args);
+    wait("hostapd_cli -a to attach", Duration::from_secs(10), || kv(&hcli(&["status"]))["ctrl_monitors"] == "1");
     lab.start_sta(1).unwrap();
     lab.start_sta(2).unwrap();
     for s in ["sta1", "sta2"] {
         lab.wait_log(s, "data open", Duration::from_secs(20)).unwrap();
     }
-    let hcli = |args: &[&str]| run(HOSTAPD_CLI, &hd, "wap0", args);
     let all = sta_blocks(&hcli(&["all_sta"]));
     assert_eq!(all.len(), 2, "{all:?}");
     for m in all.values() {

@@ -65,7 +65,8 @@ impl Ctrl {
         }
         let (cmd, arg) = split(req);
         let r = match cmd {
-            "STATUS" => status(ap, now, ctx),
+            // With the number of attached monitors (wsec's; hostapd has no such field).
+            "STATUS" => status(ap, now, ctx) + &format!("ctrl_monitors={}\n", self.sock.monitors()),
             "STA" => match arg.parse::<MacAddr>() {
                 Err(_) => "FAIL\n".into(),
                 // hostapd: no such station is -1, i.e. FAIL.

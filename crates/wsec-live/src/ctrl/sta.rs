@@ -112,7 +112,7 @@ impl Ctrl {
         // The one network block is id 0 ("all" and "any" name it too).
         let net0 = matches!(arg, "0" | "all" | "any");
         let r = match cmd {
-            "STATUS" | "STATUS-VERBOSE" => status(sta, ctx),
+            "STATUS" | "STATUS-VERBOSE" => status(sta, ctx) + &format!("ctrl_monitors={}\n", self.sock.monitors()),
             "IFNAME" => format!("{}\n", ctx.ifname),
             "LIST_NETWORKS" => {
                 let c = sta.config();
