@@ -327,7 +327,8 @@ fn hostapd_cli_and_wpa_cli_drive_ap_and_station() {
     assert_eq!(lines.next(), Some("bssid / frequency / signal level / flags / ssid"));
     let row: Vec<&str> = lines.next().unwrap_or_else(|| panic!("no BSS in {sr}")).split('\t').collect();
     assert_eq!(row, vec![BSSID, "2437", "0", "[WPA2-PSK-CCMP][ESS]", SSID], "{sr}");
-    assert_eq!(wcli(&["signal_poll"]), "FREQUENCY=2437\n");
+    // The air hub's radiotap carries the rate (54 Mb/s) and no signal level.
+    assert_eq!(wcli(&["signal_poll"]), "LINKSPEED=54\nFREQUENCY=2437\n");
     assert_eq!(wcli(&["pmksa"]), "Index / AA / PMKID / expiration (in seconds) / opportunistic\n");
     assert_eq!(wcli(&["pmksa_flush"]), "OK\n");
     let smib = kv(&wcli(&["mib"]));

@@ -496,13 +496,13 @@ fn run(
                 break;
             }
             match medium::decap(&buf) {
-                Ok(m) => batch.push(m.to_vec()),
+                Ok(m) => {
+                    if let (Some(c), Core::Sta(_)) = (node.ctrl.as_mut(), &core) {
+                        c.scan.observe(t, m, &buf);
+                    }
+                    batch.push(m.to_vec())
+                }
                 Err(_) => bad_fcs += 1,
-            }
-        }
-        if let (Some(c), Core::Sta(_)) = (node.ctrl.as_mut(), &core) {
-            for m in &batch {
-                c.scan.observe(t, m);
             }
         }
         if !batch.is_empty() && enabled {

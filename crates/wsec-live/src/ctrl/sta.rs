@@ -24,28 +24,45 @@ const SCAN_EXPIRE_NS: u64 = 180_000_000_000;
 /// How long after `SCAN` the results are announced (two beacon intervals and a probe).
 const SCAN_NS: u64 = 300_000_000;
 
+/// One BSS heard: its Beacon's content, when it was last heard, and what the medium's
+/// radiotap header reported for its last frame (Rate in 500 kb/s, dBm antenna signal).
+struct Heard {
+    info: BssInfo,
+    at: u64,
+    rate: Option<u8>,
+    signal: Option<i8>,
+}
+
 #[derive(Default)]
 pub struct ScanTable {
-    bss: BTreeMap<MacAddr, (BssInfo, u64)>,
+    bss: BTreeMap<MacAddr, Heard>,
     /// `CTRL-EVENT-SCAN-RESULTS` is due at this time (after a SCAN).
     results_due: Option<u64>,
 }
 
 impl ScanTable {
-    /// A frame from the medium: Beacons and Probe Responses update the table.
-    pub fn observe(&mut self, now: u64, mpdu: &[u8]) {
-        let info = match frames::parse_mgmt(mpdu) {
-            Ok(Mgmt::Beacon(b)) | Ok(Mgmt::ProbeResp(b)) => b,
-            _ => return,
-        };
-        if !self.bss.contains_key(&info.bssid) && self.bss.len() >= SCAN_MAX {
+    /// A frame from the medium (`mpdu`, inside `frame`, its radiotap header first):
+    /// Beacons and Probe Responses update the table, and every frame a known BSS sends
+    /// its rate and signal (what SIGNAL_POLL and SCAN_RESULTS report).
+    pub fn observe(&mut self, now: u64, mpdu: &[u8], frame: &[u8]) {
+        let rt = wsec::capture::radio::radiotap_info(frame).ok().filter(|r| !r.tx_report);
+        let (rate, signal) = (rt.and_then(|r| r.rate), rt.and_then(|r| r.signal_dbm));
+        if let Ok(Mgmt::Beacon(info) | Mgmt::ProbeResp(info)) = frames::parse_mgmt(mpdu) {
+            if !self.bss.contains_key(&info.bssid) && self.bss.len() >= SCAN_MAX {
+                return;
+            }
+            self.bss.insert(info.bssid, Heard { info, at: now, rate, signal });
             return;
         }
-        self.bss.insert(info.bssid, (info, now));
+        let ta = wsec::wire::mac::Header::new_checked(mpdu).ok().and_then(|h| h.addr2());
+        if let Some(h) = ta.and_then(|a| self.bss.get_mut(&a)) {
+            h.rate = rate.or(h.rate);
+            h.signal = signal.or(h.signal);
+        }
     }
 
     fn expire(&mut self, now: u64) {
-        self.bss.retain(|_, (_, t)| now.saturating_sub(*t) <= SCAN_EXPIRE_NS);
+        self.bss.retain(|_, h| now.saturating_sub(h.at) <= SCAN_EXPIRE_NS);
     }
 }
 
@@ -136,10 +153,12 @@ impl Ctrl {
             "SCAN_RESULTS" => {
                 self.scan.expire(now);
                 let mut s = String::from("bssid / frequency / signal level / flags / ssid\n");
-                for (b, (info, _)) in &self.scan.bss {
-                    // The medium reports no signal level: 0, as wpa_supplicant shows an
-                    // unknown level.
-                    let _ = writeln!(s, "{b}\t{}\t0\t{}\t{}", channel_freq(info.channel), bss_flags(info), ssid_txt(&info.ssid));
+                for (b, h) in &self.scan.bss {
+                    // The radiotap dBm signal when the medium reports one (a radio); else 0,
+                    // as wpa_supplicant shows an unknown level.
+                    let level = h.signal.unwrap_or(0);
+                    let _ =
+                        writeln!(s, "{b}\t{}\t{level}\t{}\t{}", channel_freq(h.info.channel), bss_flags(&h.info), ssid_txt(&h.info.ssid));
                 }
                 s
             }
@@ -164,9 +183,21 @@ impl Ctrl {
                 return ("OK\n".into(), Some(Action::Resume));
             }
             "RECONFIGURE" => return ("OK\n".into(), Some(Action::Reload)),
-            "SIGNAL_POLL" => match (sta.is_established(), sta.channel()) {
-                // What the medium can report: the frequency; no RSSI, noise or rate.
-                (true, Some(ch)) => format!("FREQUENCY={}\n", channel_freq(ch)),
+            "SIGNAL_POLL" => match (sta.is_established(), sta.channel(), sta.bssid()) {
+                // What the medium reports in the radiotap header of the AP's last frame:
+                // the dBm signal (a radio; the air hub writes none) and the rate; no noise.
+                (true, Some(ch), Some(b)) => {
+                    let h = self.scan.bss.get(&b);
+                    let mut r = String::new();
+                    if let Some(dbm) = h.and_then(|h| h.signal) {
+                        let _ = writeln!(r, "RSSI={dbm}");
+                    }
+                    if let Some(rate) = h.and_then(|h| h.rate) {
+                        let _ = writeln!(r, "LINKSPEED={}", rate / 2);
+                    }
+                    let _ = writeln!(r, "FREQUENCY={}", channel_freq(ch));
+                    r
+                }
                 _ => "FAIL\n".into(),
             },
             // PMKSA caching is not built yet (issue 22): the cache is empty.
@@ -338,6 +369,43 @@ mod tests {
         let b3 = BssInfo { rsne: Some(rsne), ..b };
         assert_eq!(bss_flags(&b3), "[WPA2-PSK+PSK-SHA256-CCMP+TKIP][ESS]");
         assert_eq!(key_mgmt_txt(Akm::Psk, false), "WPA2-PSK");
+    }
+
+    /// A radio's radiotap header (Flags, Rate, Channel, dBm antenna signal, as hwsim writes
+    /// them) gives the level SCAN_RESULTS and SIGNAL_POLL report; a later frame from the
+    /// BSS updates it.
+    #[test]
+    fn scan_table_takes_rate_and_signal_from_radiotap() {
+        let bss = BssInfo {
+            bssid: "02:00:00:00:00:01".parse().unwrap(),
+            ssid: b"x".to_vec(),
+            channel: 6,
+            beacon_interval_tu: 100,
+            capability: Capability(Capability::ESS),
+            rsne: None,
+            wpa_ie: None,
+        };
+        let rt = |rate: u8, dbm: i8| {
+            let mut v = vec![0, 0, 15, 0];
+            v.extend_from_slice(&0x2eu32.to_le_bytes());
+            v.extend_from_slice(&[0, rate]);
+            v.extend_from_slice(&2437u16.to_le_bytes());
+            v.extend_from_slice(&0x00c0u16.to_le_bytes());
+            v.push(dbm as u8);
+            v
+        };
+        let beacon = frames::beacon(&bss, 0, 0, None);
+        let mut t = ScanTable::default();
+        let f = [rt(108, -42), beacon.clone()].concat();
+        t.observe(1, &beacon, &f);
+        let h = &t.bss[&bss.bssid];
+        assert_eq!((h.rate, h.signal, h.info.ssid.as_slice()), (Some(108), Some(-42), &b"x"[..]));
+        let null = frames::null_data(&"02:00:00:00:00:11".parse().unwrap(), &bss.bssid, 1);
+        // A null frame from the BSS (A2 = its address) updates the level.
+        let f = [rt(12, -60), null.clone()].concat();
+        t.observe(2, &null, &f);
+        let h = &t.bss[&bss.bssid];
+        assert_eq!((h.rate, h.signal), (Some(12), Some(-60)));
         assert_eq!(key_mgmt_txt(Akm::Psk, true), "WPA-PSK");
     }
 }
