@@ -75,7 +75,7 @@ pub fn air(a: AirArgs) -> Result<(), (u8, String)> {
 pub fn ap(a: ApArgs) -> Result<(), (u8, String)> {
     crate::inputs_exist([a.config.as_path()])?;
     let f = runtime::load_ap(&a.config).map_err(|e| (2, e.to_string()))?;
-    let o = NodeOptions { medium: a.medium, netns: a.netns, bridge: a.bridge, counters: a.counters };
+    let o = NodeOptions { medium: a.medium, netns: a.netns, bridge: a.bridge, counters: a.counters, config: Some(a.config.clone()) };
     runtime::run_ap(f, &o).map_err(|e| (1, e.to_string()))
 }
 
@@ -83,7 +83,7 @@ pub fn ap(a: ApArgs) -> Result<(), (u8, String)> {
 pub fn sta(a: StaArgs) -> Result<(), (u8, String)> {
     crate::inputs_exist([a.config.as_path()])?;
     let f = runtime::load_sta(&a.config).map_err(|e| (2, e.to_string()))?;
-    let o = NodeOptions { medium: a.medium, netns: a.netns, bridge: None, counters: a.counters };
+    let o = NodeOptions { medium: a.medium, netns: a.netns, bridge: None, counters: a.counters, config: Some(a.config.clone()) };
     runtime::run_sta(f, &o).map_err(|e| (1, e.to_string()))
 }
 

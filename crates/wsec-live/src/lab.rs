@@ -161,6 +161,12 @@ impl Lab {
         Ok(())
     }
 
+    /// The process id of a running program (to signal it, e.g. SIGHUP).
+    #[allow(dead_code)] // used by the tests, not by `wsec demo`
+    pub fn pid(&self, name: &str) -> Option<u32> {
+        self.procs.iter().find(|(n, _)| n == name).map(|(_, c)| c.id())
+    }
+
     /// Resident memory of a running program (kB, `VmRSS` of /proc/PID/status).
     #[allow(dead_code)] // used by the tests, not by `wsec demo`
     pub fn rss_kb(&self, name: &str) -> Option<u64> {

@@ -5,6 +5,7 @@
 //! timeout; what is ready on each side (up to [`BATCH`] frames) goes to the core as one
 //! batch, so the frames it protects run through the host engine's multi-buffer pass
 //! together; what the core outputs goes to the medium, the TAP and the event log.
+use crate::ctrl::{Action, Ctrl, CtrlSpec, Ctx};
 use crate::error::{Error, Result};
 use crate::medium::{self, tap::Tap, Medium};
 use crate::pool::Pool;
@@ -17,12 +18,21 @@ use wsec::node::conf::{self, ApFile, StaFile};
 use wsec::node::sta::Station;
 use wsec::node::Output;
 use wsec::wire::mac::MacAddr;
+use wsec::wire::mgmt::ReasonCode;
 
 /// Set by SIGINT/SIGTERM: the loops leave cleanly (deauthenticate, flush the capture).
 pub static STOP: AtomicBool = AtomicBool::new(false);
 
+/// Set by SIGHUP: `wsec ap` / `wsec sta` re-read their configuration file (hostapd's and
+/// wpa_supplicant's SIGHUP).
+pub static HUP: AtomicBool = AtomicBool::new(false);
+
 extern "C" fn on_signal(_: libc::c_int) {
     STOP.store(true, Ordering::SeqCst);
+}
+
+extern "C" fn on_hup(_: libc::c_int) {
+    HUP.store(true, Ordering::SeqCst);
 }
 
 /// Routes SIGINT and SIGTERM to [`STOP`].
@@ -31,6 +41,14 @@ pub fn install_signal_handlers() {
     unsafe {
         libc::signal(libc::SIGINT, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
         libc::signal(libc::SIGTERM, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
+    }
+}
+
+/// Routes SIGHUP to [`HUP`] (the nodes only: `wsec air` keeps the default, exit).
+fn install_hup_handler() {
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGHUP, on_hup as extern "C" fn(libc::c_int) as libc::sighandler_t);
     }
 }
 
@@ -74,6 +92,9 @@ pub struct NodeOptions {
     pub bridge: Option<String>,
     /// Print per-station counters every 10 s and at exit.
     pub counters: bool,
+    /// The configuration file, re-read on SIGHUP and the control interface's
+    /// RELOAD / RECONFIGURE (None: nothing to re-read).
+    pub config: Option<std::path::PathBuf>,
 }
 
 /// The host engine's crypto threads for `engine_threads=n` (0: one per core; 1: none).
@@ -96,9 +117,11 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
     let bssid = f.ap.bssid;
     let medium = medium::open(&spec, channel, bssid).map_err(|e| Error::io(format!("medium {spec}"), e))?;
     let bridge = o.bridge.clone().or(f.bridge.clone());
+    let ctrl = open_ctrl(f.ctrl_interface.as_deref(), f.ctrl_interface_group.as_deref(), &f.interface)?;
     let tap = host_side(&f.interface, o.netns.as_deref(), &bssid, bridge.as_deref())?;
     let start = Instant::now();
     let threads = crypto_threads(f.ap.engine_threads)?;
+    let fixed = Fixed::of_ap(&f);
     let mut core = AccessPoint::new(f.ap, 1, Box::new(OsRng)).map_err(|source| Error::Core { what: "ap", source })?;
     core.set_crypto_threads(threads);
     println!(
@@ -108,7 +131,8 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
         f.interface,
         core.datapath().threads()
     );
-    run(Core::Ap(Box::new(core)), medium, tap, start, "ap", o.counters, vec![channel])
+    let node = Node { ctrl, config: o.config.clone(), fixed };
+    run(Core::Ap(Box::new(core)), medium, tap, start, "ap", o.counters, vec![channel], node)
 }
 
 /// Runs a station until [`STOP`].
@@ -127,13 +151,141 @@ pub fn run_sta(mut f: StaFile, o: &NodeOptions) -> Result<()> {
         vec![6]
     };
     let medium = medium::open(&spec, scan[0], addr).map_err(|e| Error::io(format!("medium {spec}"), e))?;
+    let ctrl = open_ctrl(f.ctrl_interface.as_deref(), f.ctrl_interface_group.as_deref(), &f.interface)?;
     let tap = host_side(&f.interface, o.netns.as_deref(), &addr, None)?;
     let start = Instant::now();
     let threads = crypto_threads(f.sta.engine_threads)?;
+    let fixed = Fixed::of_sta(&f);
     let mut core = Station::new(f.sta, 1, Box::new(OsRng)).map_err(|source| Error::Core { what: "sta", source })?;
     core.set_crypto_threads(threads);
     println!("sta: {addr} on {spec}, interface {}", f.interface);
-    run(Core::Sta(Box::new(core)), medium, tap, start, "sta", o.counters, scan)
+    let node = Node { ctrl, config: o.config.clone(), fixed };
+    run(Core::Sta(Box::new(core)), medium, tap, start, "sta", o.counters, scan, node)
+}
+
+/// The control socket of `ctrl_interface` (and `ctrl_interface_group`), if configured.
+fn open_ctrl(dir: Option<&str>, group: Option<&str>, ifname: &str) -> Result<Option<Ctrl>> {
+    let Some(d) = dir else { return Ok(None) };
+    let spec = CtrlSpec::parse(d, group).map_err(|e| Error::Setup(format!("ctrl_interface: {e}")))?;
+    let c = Ctrl::open(&spec, ifname).map_err(|e| Error::io(format!("ctrl_interface {}/{ifname}", spec.dir.display()), e))?;
+    println!("ctrl_interface {}", c.sock.path().display());
+    Ok(Some(c))
+}
+
+/// What a node keeps across reloads: the settings that need a restart to change (the
+/// medium, the TAP, the addresses, the channel, the control socket).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Fixed {
+    interface: String,
+    bridge: Option<String>,
+    medium: Option<String>,
+    addr: MacAddr,
+    channel: u8,
+    /// The station's `scan_freq` channels (the run loop hops over them).
+    scan: Vec<u8>,
+    ctrl: (Option<String>, Option<String>),
+}
+
+impl Fixed {
+    fn of_ap(f: &ApFile) -> Fixed {
+        Fixed {
+            interface: f.interface.clone(),
+            bridge: f.bridge.clone(),
+            medium: f.medium.clone(),
+            addr: f.ap.bssid,
+            channel: f.ap.channel,
+            scan: vec![],
+            ctrl: (f.ctrl_interface.clone(), f.ctrl_interface_group.clone()),
+        }
+    }
+    fn of_sta(f: &StaFile) -> Fixed {
+        Fixed {
+            interface: f.interface.clone(),
+            bridge: None,
+            medium: f.medium.clone(),
+            addr: f.sta.addr,
+            channel: 0,
+            scan: f.scan_channels.clone(),
+            ctrl: (f.ctrl_interface.clone(), f.ctrl_interface_group.clone()),
+        }
+    }
+    /// The keys of `new` that differ from these and cannot change at run time.
+    fn fixed_changes(&self, new: &Fixed) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        if new.interface != self.interface {
+            v.push("interface");
+        }
+        if new.bridge != self.bridge {
+            v.push("bridge");
+        }
+        if new.medium != self.medium {
+            v.push("medium");
+        }
+        if new.addr != self.addr {
+            v.push(if self.channel == 0 { "addr" } else { "bssid" });
+        }
+        if new.channel != self.channel {
+            v.push("channel");
+        }
+        if new.scan != self.scan {
+            v.push("scan_freq");
+        }
+        if new.ctrl != self.ctrl {
+            v.push("ctrl_interface");
+        }
+        v
+    }
+}
+
+/// The control interface and what a reload needs.
+struct Node {
+    ctrl: Option<Ctrl>,
+    config: Option<std::path::PathBuf>,
+    fixed: Fixed,
+}
+
+/// Re-reads the configuration file (SIGHUP, RELOAD, RECONFIGURE) and starts a new core
+/// from it: as hostapd (`hostapd_reload_config` flushes the stations with reason 2,
+/// previous authentication no longer valid) the AP deauthenticates every station, which
+/// join again under the new settings (a new passphrase: a new PMK, new handshakes); as
+/// wpa_supplicant the station leaves (reason 3) and joins again. Settings that need a
+/// restart keep their old values and are reported, not silently ignored. A file that
+/// does not parse changes nothing ("continuing with the old configuration").
+fn reload(core: &mut Core, node: &Node, who: &'static str, now: u64, out: &mut Output) -> Result<Vec<&'static str>> {
+    let p = node.config.as_deref().ok_or_else(|| Error::Setup("no configuration file to re-read".into()))?;
+    match core {
+        Core::Ap(old) => {
+            let mut f = load_ap(p)?;
+            if f.address_from_radio {
+                f.ap.bssid = node.fixed.addr; // the radio's, read at start
+            }
+            let changed = node.fixed.fixed_changes(&Fixed::of_ap(&f));
+            f.ap.bssid = node.fixed.addr;
+            f.ap.channel = node.fixed.channel;
+            let threads = crypto_threads(f.ap.engine_threads)?;
+            let mut new = AccessPoint::new(f.ap, now, Box::new(OsRng)).map_err(|source| Error::Core { what: who, source })?;
+            new.set_crypto_threads(threads);
+            old.deauth_all(ReasonCode::PREV_AUTH_NOT_VALID, out);
+            new.counters = old.counters.clone();
+            **old = new;
+            Ok(changed)
+        }
+        Core::Sta(old) => {
+            let mut f = load_sta(p)?;
+            if f.address_from_radio {
+                f.sta.addr = node.fixed.addr;
+            }
+            let changed = node.fixed.fixed_changes(&Fixed::of_sta(&f));
+            f.sta.addr = node.fixed.addr;
+            let threads = crypto_threads(f.sta.engine_threads)?;
+            let mut new = Station::new(f.sta, now, Box::new(OsRng)).map_err(|source| Error::Core { what: who, source })?;
+            new.set_crypto_threads(threads);
+            old.shutdown(now, out);
+            new.counters = old.counters.clone();
+            **old = new;
+            Ok(changed)
+        }
+    }
 }
 
 /// The permanent address of the radio a `radio:IFNAME` medium names (the default BSSID
@@ -263,16 +415,19 @@ fn host_side(ifname: &str, netns: Option<&str>, mac: &MacAddr, bridge: Option<&s
 /// beacon interval of 100 TU is 102.4 ms; two of them and a probe round trip).
 const SCAN_DWELL_NS: u64 = 300_000_000;
 
+#[allow(clippy::too_many_arguments)]
 fn run(
     mut core: Core,
     mut medium: Box<dyn Medium>,
     mut tap: Tap,
     start: Instant,
-    who: &str,
+    who: &'static str,
     counters: bool,
     channels: Vec<u8>,
+    mut node: Node,
 ) -> Result<()> {
     install_signal_handlers();
+    install_hup_handler();
     let now = || start.elapsed().as_nanos() as u64 + 1;
     let mut out = Output::default();
     let mut buf = Vec::with_capacity(16 * 1024);
@@ -281,37 +436,59 @@ fn run(
     let mut last_tick = now();
     let mut last_counters = now();
     let (mut ch_idx, mut on_channel_since) = (0usize, now());
+    // Serving: false after the control interface's DISABLE (AP) or DISCONNECT (station).
+    let mut enabled = true;
     let stdout = std::io::stdout();
-    let flush = |out: &mut Output, medium: &mut Box<dyn Medium>, tap: &mut Tap, t: u64| -> Result<()> {
-        for f in out.air.drain(..) {
-            medium.send(&f).map_err(|e| Error::io("medium", e))?;
-        }
-        for f in out.host.drain(..) {
-            tap.send(&f).map_err(|e| Error::io("TAP", e))?;
-        }
-        let mut lock = stdout.lock();
-        for e in out.events.drain(..) {
-            let _ = writeln!(lock, "{who} {:>12.6} {e}", t as f64 / 1e9);
-        }
-        Ok(())
-    };
+    let flush =
+        |out: &mut Output, medium: &mut Box<dyn Medium>, tap: &mut Tap, t: u64, ctrl: &mut Option<Ctrl>, core: &Core| -> Result<()> {
+            if let Some(c) = ctrl.as_mut() {
+                match core {
+                    Core::Ap(_) => c.ap_events(&out.events),
+                    Core::Sta(s) => c.sta_events(s, &out.events),
+                }
+            }
+            for f in out.air.drain(..) {
+                medium.send(&f).map_err(|e| Error::io("medium", e))?;
+            }
+            for f in out.host.drain(..) {
+                tap.send(&f).map_err(|e| Error::io("TAP", e))?;
+            }
+            let mut lock = stdout.lock();
+            for e in out.events.drain(..) {
+                let _ = writeln!(lock, "{who} {:>12.6} {e}", t as f64 / 1e9);
+            }
+            Ok(())
+        };
     loop {
         if STOP.load(Ordering::SeqCst) {
             let t = now();
-            core.shutdown(t, &mut out);
-            flush(&mut out, &mut medium, &mut tap, t)?;
+            if enabled {
+                core.shutdown(t, &mut out);
+            }
+            flush(&mut out, &mut medium, &mut tap, t, &mut node.ctrl, &core)?;
+            if let Some(c) = node.ctrl.as_mut() {
+                c.sock.event("CTRL-EVENT-TERMINATING ");
+            }
             break;
+        }
+        if HUP.swap(false, Ordering::SeqCst) {
+            let t = now();
+            do_reload(&mut core, &node, who, t, &mut out);
+            flush(&mut out, &mut medium, &mut tap, t, &mut node.ctrl, &core)?;
         }
         let t = now();
         // ppoll: ns resolution, so the card model's service times are not rounded to ms.
-        let wait = core.poll_timeout().saturating_sub(t).min(500_000_000);
+        let due = if enabled { core.poll_timeout() } else { u64::MAX };
+        let wait = due.saturating_sub(t).min(500_000_000);
         let ts = libc::timespec { tv_sec: (wait / 1_000_000_000) as libc::time_t, tv_nsec: (wait % 1_000_000_000) as libc::c_long };
         let mut fds = [
             libc::pollfd { fd: medium.fd(), events: libc::POLLIN, revents: 0 },
             libc::pollfd { fd: tap.fd(), events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: node.ctrl.as_ref().map_or(-1, |c| c.sock.fd()), events: libc::POLLIN, revents: 0 },
         ];
-        // SAFETY: fds is a valid array of two pollfd; ts a valid timespec; no signal mask.
-        unsafe { libc::ppoll(fds.as_mut_ptr(), 2, &ts, core::ptr::null()) };
+        // SAFETY: fds is a valid array of three pollfd (a negative fd is ignored); ts a
+        // valid timespec; no signal mask.
+        unsafe { libc::ppoll(fds.as_mut_ptr(), 3, &ts, core::ptr::null()) };
         let t = now();
         batch.clear();
         while batch.len() < BATCH {
@@ -319,13 +496,18 @@ fn run(
                 break;
             }
             match medium::decap(&buf) {
-                Ok(m) => batch.push(m.to_vec()),
+                Ok(m) => {
+                    if let (Some(c), Core::Sta(_)) = (node.ctrl.as_mut(), &core) {
+                        c.scan.observe(t, m, &buf);
+                    }
+                    batch.push(m.to_vec())
+                }
                 Err(_) => bad_fcs += 1,
             }
         }
-        if !batch.is_empty() {
+        if !batch.is_empty() && enabled {
             core.air_batch(t, &batch, &mut out);
-            flush(&mut out, &mut medium, &mut tap, t)?;
+            flush(&mut out, &mut medium, &mut tap, t, &mut node.ctrl, &core)?;
         }
         batch.clear();
         while batch.len() < BATCH {
@@ -334,14 +516,16 @@ fn run(
             }
             batch.push(buf.clone());
         }
-        if !batch.is_empty() {
+        if !batch.is_empty() && enabled {
             core.host_batch(t, &batch, &mut out);
-            flush(&mut out, &mut medium, &mut tap, t)?;
+            flush(&mut out, &mut medium, &mut tap, t, &mut node.ctrl, &core)?;
         }
-        if core.poll_timeout() <= t {
+        if enabled && core.poll_timeout() <= t {
             core.timeout(t, &mut out);
-            flush(&mut out, &mut medium, &mut tap, t)?;
+            flush(&mut out, &mut medium, &mut tap, t, &mut node.ctrl, &core)?;
         }
+        control(&mut core, &mut node, &mut enabled, who, start, bad_fcs, t, &mut out);
+        flush(&mut out, &mut medium, &mut tap, t, &mut node.ctrl, &core)?;
         if channels.len() > 1 && core.scanning() {
             if t - on_channel_since > SCAN_DWELL_NS {
                 ch_idx = (ch_idx + 1) % channels.len();
@@ -366,4 +550,83 @@ fn run(
         println!("{who} medium: {m}");
     }
     Ok(())
+}
+
+/// A reload, its outcome printed: the settings that kept their old values, or why the
+/// file was refused (the node goes on with the old configuration). False if refused.
+fn do_reload(core: &mut Core, node: &Node, who: &'static str, t: u64, out: &mut Output) -> bool {
+    match reload(core, node, who, t, out) {
+        Ok(kept) => {
+            println!("{who}: configuration reloaded");
+            for k in kept {
+                println!("{who}: reload: {k} cannot change at run time (restart to apply); the old value stays");
+            }
+            true
+        }
+        Err(e) => {
+            println!("{who}: reload refused, continuing with the old configuration: {e}");
+            false
+        }
+    }
+}
+
+/// The requests waiting on the control socket, answered one by one.
+#[allow(clippy::too_many_arguments)]
+fn control(
+    core: &mut Core,
+    node: &mut Node,
+    enabled: &mut bool,
+    who: &'static str,
+    start: Instant,
+    bad_fcs: u64,
+    t: u64,
+    out: &mut Output,
+) {
+    let Some(c) = node.ctrl.as_mut() else { return };
+    if let Core::Sta(_) = core {
+        c.sta_tick(t);
+    }
+    // A bounded number per turn, so a flood of requests cannot starve the medium.
+    for _ in 0..16 {
+        let Some(c) = node.ctrl.as_mut() else { return };
+        let (req, from) = match c.sock.recv() {
+            Ok(Some(r)) => r,
+            Ok(None) => return,
+            Err(e) => {
+                println!("{who}: ctrl_interface: {e}");
+                return;
+            }
+        };
+        let ifname = node.fixed.interface.clone();
+        let ctx = Ctx { ifname: &ifname, enabled: *enabled, started: start, bad_fcs, config: node.config.as_deref() };
+        let (mut reply, act) = match core {
+            Core::Ap(a) => c.ap_request(a, &req, &from, t, &ctx, out),
+            Core::Sta(s) => c.sta_request(s, &req, &from, t, &ctx, out),
+        };
+        match act {
+            Some(Action::Reload) => {
+                let reloaded = do_reload(core, node, who, t, out);
+                if !reloaded {
+                    reply = "FAIL\n".into();
+                }
+            }
+            Some(Action::Pause) => {
+                *enabled = false;
+                if let (Some(c), Core::Ap(_)) = (node.ctrl.as_mut(), &*core) {
+                    c.sock.event("AP-DISABLED ");
+                }
+            }
+            Some(Action::Resume) => {
+                *enabled = true;
+                if let (Some(c), Core::Ap(_)) = (node.ctrl.as_mut(), &*core) {
+                    c.sock.event("AP-ENABLED ");
+                }
+            }
+            Some(Action::Terminate) => STOP.store(true, Ordering::SeqCst),
+            None => {}
+        }
+        if let Some(c) = node.ctrl.as_ref() {
+            c.sock.reply(&from, &reply);
+        }
+    }
 }

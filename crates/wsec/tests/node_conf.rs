@@ -329,3 +329,19 @@ fn station_scan_freq_lists_the_channels_to_search() {
     }
     assert!(parse_sta(&sta.replace("scan_freq=2462 2412 2462 5180", "frequency=2484")).unwrap().scan_channels == vec![14]);
 }
+
+/// `ctrl_interface` / `ctrl_interface_group` (issue 23): kept as written for the control
+/// socket (wpa_supplicant's `DIR=... GROUP=...` form is split by wsec-live's ctrl module).
+#[test]
+fn ctrl_interface_keys_are_kept() {
+    let f = parse_ap(&format!("{AP}ctrl_interface=/run/hostapd\nctrl_interface_group=netdev\n")).unwrap();
+    assert_eq!((f.ctrl_interface.as_deref(), f.ctrl_interface_group.as_deref()), (Some("/run/hostapd"), Some("netdev")));
+    assert_eq!(parse_ap(AP).unwrap().ctrl_interface, None);
+    let sta = "interface=wsta0\naddr=02:00:00:00:00:11\nctrl_interface=DIR=/run/wpa_supplicant GROUP=adm\n\
+               network={\n    ssid=\"x\"\n    key_mgmt=NONE\n}\n";
+    let s = parse_sta(sta).unwrap();
+    assert_eq!((s.ctrl_interface.as_deref(), s.ctrl_interface_group), (Some("DIR=/run/wpa_supplicant GROUP=adm"), None));
+    // Inside a network block it is not a network key.
+    let bad = "interface=wsta0\naddr=02:00:00:00:00:11\nnetwork={\n    ssid=\"x\"\n    ctrl_interface=/run/x\n}\n";
+    assert_eq!(parse_sta(bad).unwrap_err().line, 5);
+}

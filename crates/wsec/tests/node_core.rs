@@ -188,6 +188,9 @@ fn replayed_and_forged_frames_are_counted_and_dropped() {
     sim.inject.push(genuine.clone());
     sim.run(2);
     assert_eq!(sim.ap.as_ref().unwrap().counters.dropped("replay"), 1);
+    // The station's own counters (hostapd_cli `sta`): one replay, no other error.
+    let k = sim.ap.as_ref().unwrap().station_info(&STA1).expect("associated").counters;
+    assert_eq!((k.rx_replays, k.rx_mic_failures, k.rx_decrypt_errors, k.rx_dropped, k.key_installs), (1, 0, 0, 1, 1));
     // Forgery: a higher PN (so the replay check passes) and a flipped ciphertext bit.
     let mut forged = genuine.clone();
     forged[24] = forged[24].wrapping_add(5);
@@ -203,6 +206,9 @@ fn replayed_and_forged_frames_are_counted_and_dropped() {
     sim.run(2);
     let ap = sim.ap.as_ref().unwrap();
     assert_eq!(ap.counters.dropped("mic failure"), 1, "{}", ap.counters);
+    // A CCMP MIC mismatch is a decrypt error in the MIB (dot11RSNAStatsCCMPDecryptErrors).
+    let k = ap.station_info(&STA1).expect("associated").counters;
+    assert_eq!((k.rx_replays, k.rx_mic_failures, k.rx_decrypt_errors, k.rx_dropped), (1, 0, 1, 2));
     let s1 = sim.stas[0].as_ref().unwrap();
     assert_eq!(s1.counters.dropped("unprotected"), 1, "{}", s1.counters);
     assert_eq!(s1.counters.total_drops(), 2, "{}", s1.counters);

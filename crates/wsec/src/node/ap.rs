@@ -96,6 +96,46 @@ pub struct StationCounters {
     pub rx_bytes: u64,
     pub tx_bytes: u64,
     pub rx_dropped: u64,
+    /// Of `rx_dropped`: replayed frames (the PN/TSC check, 12.5.3.4.4 / 12.5.2.4.4),
+    /// TKIP Michael MIC failures (12.5.2.4), and every other decryption error (a CCMP or
+    /// GCMP MIC, a WEP/TKIP ICV, a malformed header): the MIB's dot11RSNAStats counters.
+    pub rx_replays: u64,
+    pub rx_mic_failures: u64,
+    pub rx_decrypt_errors: u64,
+    /// Pairwise keys installed in the host engine (the first 4-way handshake and every
+    /// PTK rekey).
+    pub key_installs: u64,
+}
+
+/// What the AP knows about one station (hostapd's `STA` command, ctrl_iface_ap.c).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StationInfo {
+    pub aid: u16,
+    /// Open or shared-key authentication done.
+    pub authenticated: bool,
+    pub associated: bool,
+    /// Data open (the 4-way handshake done, or right after association without RSN).
+    pub authorized: bool,
+    /// Management frame protection negotiated.
+    pub mfp: bool,
+    pub akm: Option<Akm>,
+    pub pairwise: Option<CipherSuite>,
+    /// WPA1 (the WPA element) rather than RSN.
+    pub wpa1: bool,
+    /// When the station associated and last sent something (the core's clock, ns).
+    pub associated_at: u64,
+    pub last_rx: u64,
+    pub counters: StationCounters,
+}
+
+/// The settings an operator may change while the AP runs (hostapd `SET`): read from
+/// [`ApConfig`] each time they are used, so a change applies from the next use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tunables {
+    pub group_rekey_s: u64,
+    pub ptk_rekey_s: u64,
+    pub max_inactivity_s: u64,
+    pub max_stations: usize,
 }
 
 struct Peer {
@@ -112,6 +152,9 @@ struct Peer {
     mfp: bool,
     /// An SA Query (11.13) asking whether this MFP station is still there.
     sa_query: Option<SaQuery>,
+    akm: Option<Akm>,
+    wpa1: bool,
+    associated_at: u64,
 }
 
 /// The AP core.
@@ -301,6 +344,121 @@ impl AccessPoint {
     /// Whether an SA Query (11.13) to `sta` is running.
     pub fn sa_query_running(&self, sta: &MacAddr) -> bool {
         self.peers.get(sta).is_some_and(|p| p.sa_query.is_some())
+    }
+
+    /// Every station the AP has state for (authenticated or beyond), in address order
+    /// (hostapd's `STA-FIRST`/`STA-NEXT` walk its station list).
+    pub fn peer_addrs(&self) -> Vec<MacAddr> {
+        self.peers.keys().copied().collect()
+    }
+
+    /// What the AP knows about `sta`, if it has state for it.
+    pub fn station_info(&self, sta: &MacAddr) -> Option<StationInfo> {
+        self.peers.get(sta).map(|p| StationInfo {
+            aid: p.aid,
+            authenticated: p.state != PeerState::Challenged,
+            associated: matches!(p.state, PeerState::Associated | PeerState::Established),
+            authorized: p.state == PeerState::Established,
+            mfp: p.mfp,
+            akm: p.akm,
+            pairwise: p.pairwise,
+            wpa1: p.wpa1,
+            associated_at: p.associated_at,
+            last_rx: p.last_rx,
+            counters: p.counters,
+        })
+    }
+
+    /// The current GTK's Key ID (RSN only).
+    pub fn group_key_id(&self) -> Option<u8> {
+        self.group.as_ref().map(|g| g.gtk_key_id)
+    }
+
+    pub fn tunables(&self) -> Tunables {
+        Tunables {
+            group_rekey_s: self.cfg.group_rekey_s,
+            ptk_rekey_s: self.cfg.ptk_rekey_s,
+            max_inactivity_s: self.cfg.max_inactivity_s,
+            max_stations: self.cfg.max_stations,
+        }
+    }
+
+    /// Changes the run-time settings; a new GTK rekey period counts from `now` (as
+    /// hostapd's `wpa_group_rekey` does after a reload), a new PTK period from each
+    /// station's next handshake.
+    pub fn set_tunables(&mut self, now: u64, t: Tunables) {
+        if t.group_rekey_s != self.cfg.group_rekey_s {
+            self.next_group_rekey =
+                (self.group.is_some() && t.group_rekey_s > 0).then(|| now.saturating_add(t.group_rekey_s.saturating_mul(SEC)));
+        }
+        self.cfg.group_rekey_s = t.group_rekey_s;
+        self.cfg.ptk_rekey_s = t.ptk_rekey_s;
+        self.cfg.max_inactivity_s = t.max_inactivity_s.max(1);
+        self.cfg.max_stations = t.max_stations;
+    }
+
+    /// Starts a GTK rekey now (hostapd `REKEY_GTK`); false without group keys (open, WEP).
+    pub fn rekey_gtk(&mut self, now: u64, out: &mut Output) -> bool {
+        if self.group.is_none() {
+            return false;
+        }
+        self.clock = now;
+        self.start_group_rekey(now, out);
+        true
+    }
+
+    /// Starts a new 4-way handshake with an established RSN station (a PTK rekey, as
+    /// `wpa_ptk_rekey` does on its timer); false if `sta` has none.
+    pub fn rekey_ptk(&mut self, now: u64, sta: &MacAddr, out: &mut Output) -> bool {
+        self.clock = now;
+        let o = match self.peers.get_mut(sta) {
+            Some(p) if p.state == PeerState::Established => match p.auth.as_mut() {
+                Some(h) => {
+                    p.ptk_rekey_at = None;
+                    h.rekey_ptk(now)
+                }
+                None => return false,
+            },
+            _ => return false,
+        };
+        self.after_handshake(now, sta, o, out);
+        true
+    }
+
+    /// Asks an MFP station with an SA Query Request (11.13) whether it is still there
+    /// (hostapd `SA_QUERY`); the query runs as the one a reassociation attempt starts: an
+    /// answer ends it, none in dot11AssociationSAQueryMaximumTimeout ends the association.
+    /// False if `sta` has no MFP association or a query is already running.
+    pub fn start_sa_query(&mut self, now: u64, sta: &MacAddr, out: &mut Output) -> bool {
+        self.clock = now;
+        if !self.peer_mfp(sta) || self.peers.get(sta).is_none_or(|p| p.sa_query.is_some()) {
+            return false;
+        }
+        let (q, id) = SaQuery::start(now, &mut *self.rng);
+        if let Some(p) = self.peers.get_mut(sta) {
+            p.sa_query = Some(q);
+        }
+        self.send_sa_query(now, sta, true, id, out);
+        true
+    }
+
+    /// Sends a Disassociation (protected for an MFP station); the station stays
+    /// authenticated and its keys are removed (hostapd `ap_sta_disassociate`).
+    pub fn disassociate(&mut self, now: u64, sta: &MacAddr, why: ReasonCode, out: &mut Output) {
+        self.clock = now;
+        let seq = self.seq.take();
+        let f = frames::deauth(sta, &self.cfg.bssid, &self.cfg.bssid, seq, why, false);
+        self.send_mgmt(now, sta, f, out);
+        self.forget_keys(sta);
+        if let Some(p) = self.peers.get_mut(sta) {
+            p.state = PeerState::Authenticated;
+            p.mfp = false;
+            p.sa_query = None;
+            p.auth = None;
+            p.hs_deadline = None;
+            p.ptk_rekey_at = None;
+            out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Disassociated { reason: why, by_peer: false } });
+        }
     }
 
     /// MFP negotiated and the PTK in place: robust management frames to and from this
@@ -509,12 +667,18 @@ impl AccessPoint {
     /// Deauthenticates every station (shutdown, phase 5): with MFP one group-addressed
     /// Deauthentication under BIP (as hostapd), else one per station.
     pub fn shutdown(&mut self, out: &mut Output) {
+        self.deauth_all(ReasonCode::DEAUTH_LEAVING, out);
+    }
+
+    /// Deauthenticates every station with `why` as [`AccessPoint::shutdown`] does (a
+    /// reload flushes the stations with reason 2, as hostapd's `hostapd_flush_old_stations`).
+    pub fn deauth_all(&mut self, why: ReasonCode, out: &mut Output) {
         if self.group.as_ref().is_some_and(|g| g.igtk.is_some()) {
-            self.deauth_broadcast(ReasonCode::DEAUTH_LEAVING, out);
+            self.deauth_broadcast(why, out);
         } else {
             let all: Vec<MacAddr> = self.peers.keys().copied().collect();
             for a in all {
-                self.deauth(&a, ReasonCode::DEAUTH_LEAVING, out);
+                self.deauth(&a, why, out);
             }
         }
         // The goodbyes may sit in the card model's queue (protected under MFP): the
@@ -715,6 +879,9 @@ impl AccessPoint {
             counters: StationCounters::default(),
             mfp: false,
             sa_query: None,
+            akm: None,
+            wpa1: false,
+            associated_at: now,
         }
     }
 
@@ -934,6 +1101,9 @@ impl AccessPoint {
             (Some((akm, pw, g, mgmt)), Security::Rsn { pmk, .. }) => {
                 p.state = PeerState::Associated;
                 p.pairwise = Some(pw);
+                p.akm = Some(akm);
+                p.wpa1 = rsne.as_deref().is_some_and(crate::rsn::ie::is_wpa_element);
+                p.associated_at = now;
                 out.events.push(NodeEvent::Phase {
                     peer: *sta,
                     phase: Phase::Associated { aid, akm: Some(akm), pairwise: Some(pw), group: Some(g) },
@@ -963,6 +1133,7 @@ impl AccessPoint {
             }
             _ => {
                 p.state = PeerState::Established;
+                p.associated_at = now;
                 out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Associated { aid, akm: None, pairwise: None, group: None } });
                 out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Established { pairwise: None } });
             }
@@ -991,6 +1162,7 @@ impl AccessPoint {
                         out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::PtkRekeyed });
                     }
                     if let Some(p) = self.peers.get_mut(sta) {
+                        p.counters.key_installs += 1;
                         p.ptk_rekey_at = (self.cfg.ptk_rekey_s > 0).then(|| now.saturating_add(self.cfg.ptk_rekey_s.saturating_mul(SEC)));
                     }
                 }
@@ -1096,6 +1268,13 @@ impl AccessPoint {
                 Err(e) => {
                     if let Some(p) = self.peers.get_mut(&sa) {
                         p.counters.rx_dropped += 1;
+                        // 802.11 MIB: Michael failures are TKIP's own counter; a
+                        // CCMP/GCMP MIC or a WEP/TKIP ICV mismatch is a decrypt error.
+                        match e {
+                            crate::Error::Replay => p.counters.rx_replays += 1,
+                            crate::Error::MicFailure if p.pairwise == Some(CipherSuite::Tkip) => p.counters.rx_mic_failures += 1,
+                            _ => p.counters.rx_decrypt_errors += 1,
+                        }
                     }
                     return self.counters.drop(rx_error_reason(&e));
                 }

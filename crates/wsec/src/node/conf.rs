@@ -63,6 +63,10 @@ pub struct ApFile {
     pub address_from_radio: bool,
     /// The medium: `air:HOST:PORT` or `packet:IFNAME` (wsec's own key).
     pub medium: Option<String>,
+    /// `ctrl_interface` (a directory; wpa_supplicant's `DIR=... GROUP=...` form is kept
+    /// as written) and `ctrl_interface_group`: where the control socket goes.
+    pub ctrl_interface: Option<String>,
+    pub ctrl_interface_group: Option<String>,
     pub ap: ApConfig,
 }
 
@@ -76,6 +80,9 @@ pub struct StaFile {
     pub scan_channels: Vec<u8>,
     /// No `addr=` with `driver=nl80211`: the station's address is the radio's own.
     pub address_from_radio: bool,
+    /// As [`ApFile::ctrl_interface`].
+    pub ctrl_interface: Option<String>,
+    pub ctrl_interface_group: Option<String>,
     pub sta: StaConfig,
 }
 
@@ -573,6 +580,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     let mut inactivity = 300u64;
     let mut max_sta = MAX_STA_COUNT as usize;
     let mut group_mgmt = None;
+    let (mut ctrl, mut ctrl_group) = (None, None);
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
         let Some(kv) = ap_line(l) else { continue };
@@ -607,6 +615,8 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
             // hostapd: "Invalid max_num_sta=%d; allowed range 0..%d" (MAX_STA_COUNT).
             "max_num_sta" => max_sta = num(n, k, v, 0, MAX_STA_COUNT)?,
             "group_mgmt_cipher" => group_mgmt = Some(parse_group_mgmt(n, v)?),
+            "ctrl_interface" => ctrl = Some(v.to_string()),
+            "ctrl_interface_group" => ctrl_group = Some(v.to_string()),
             _ => return err(n, format!("unknown key{}", shown_key(k))),
         }
     }
@@ -643,7 +653,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     // crypto of a batch spread over the cores).
     ap.engine_threads = c.engine_threads.unwrap_or(0);
     let (interface, medium) = resolve_driver(driver, interface, wired, medium)?;
-    Ok(ApFile { interface, bridge, medium, address_from_radio, ap })
+    Ok(ApFile { interface, bridge, medium, address_from_radio, ctrl_interface: ctrl, ctrl_interface_group: ctrl_group, ap })
 }
 
 /// Parses a wpa_supplicant.conf-style STA configuration: global keys (`interface`,
@@ -661,6 +671,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     let mut pmf = (0, Mfp::Disabled);
     // wpa_supplicant's default proto is "WPA RSN" (RSN, WPA1).
     let mut proto = (true, true);
+    let (mut ctrl, mut ctrl_group) = (None, None);
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
         let Some(t) = sta_line(l) else { continue };
@@ -744,7 +755,9 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                     c.set(n, k, v)?;
                 }
                 "pmf" => pmf = (n, parse_mfp(n, k, v)?),
-                "ctrl_interface" | "update_config" | "ap_scan" => {}
+                "ctrl_interface" => ctrl = Some(v.to_string()),
+                "ctrl_interface_group" => ctrl_group = Some(v.to_string()),
+                "update_config" | "ap_scan" => {}
                 _ => return err(n, format!("unknown key{}", shown_key(k))),
             }
         }
@@ -775,5 +788,5 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     sta.offload = c.offload()?;
     sta.engine_threads = c.engine_threads.unwrap_or(1);
     let (interface, medium) = resolve_driver(driver, interface, wired, medium)?;
-    Ok(StaFile { interface, medium, scan_channels, address_from_radio, sta })
+    Ok(StaFile { interface, medium, scan_channels, address_from_radio, ctrl_interface: ctrl, ctrl_interface_group: ctrl_group, sta })
 }

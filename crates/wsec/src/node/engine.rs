@@ -33,6 +33,10 @@ pub struct EngineStats {
     pub protected: u64,
     pub unprotected: u64,
     pub octets: u64,
+    /// Batches through [`Engine::protect_batch`] and the frames they held (frames per
+    /// batch is their ratio).
+    pub batches: u64,
+    pub batch_frames: u64,
 }
 
 /// One frame of a batch for [`Engine::protect_batch`].
@@ -242,6 +246,10 @@ impl Engine {
     /// one at a time.
     pub fn protect_batch(&mut self, jobs: &mut [TxJob]) {
         use crate::cipher::ccmp::{encapsulate_batch, TxItem};
+        if !jobs.is_empty() {
+            self.stats.batches += 1;
+            self.stats.batch_frames += jobs.len() as u64;
+        }
         // Phase 1, in order: PNs for the CCMP frames, the others protected at once.
         let mut planned: Vec<(usize, Option<MacAddr>, KeyType, u8, Pn)> = Vec::new();
         for (i, j) in jobs.iter_mut().enumerate() {

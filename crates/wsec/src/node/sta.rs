@@ -254,6 +254,33 @@ impl Station {
         self.bss.as_ref().map(|b| b.bssid)
     }
 
+    pub fn config(&self) -> &StaConfig {
+        &self.cfg
+    }
+
+    /// The state as wpa_supplicant names it (`wpa_supplicant_state_txt`): SCANNING,
+    /// AUTHENTICATING, ASSOCIATING, 4WAY_HANDSHAKE, COMPLETED.
+    pub fn wpa_state(&self) -> &'static str {
+        match self.state {
+            State::Scanning => "SCANNING",
+            State::Authenticating { .. } => "AUTHENTICATING",
+            State::Associating => "ASSOCIATING",
+            State::Handshake => "4WAY_HANDSHAKE",
+            State::Established => "COMPLETED",
+        }
+    }
+
+    /// The channel of the BSS joined or being joined.
+    pub fn channel(&self) -> Option<u8> {
+        self.bss.as_ref().map(|b| b.channel)
+    }
+
+    /// What association negotiated with an RSN/WPA AP: AKM, pairwise and group cipher,
+    /// WPA1 (rather than RSN), management frame protection.
+    pub fn negotiated(&self) -> Option<(Akm, CipherSuite, CipherSuite, bool, bool)> {
+        self.neg.as_ref().map(|n| (n.akm, n.pairwise, n.group, crate::rsn::ie::is_wpa_element(&n.sta_rsne), n.group_mgmt.is_some()))
+    }
+
     /// Runs the host engine's batch crypto on these threads (None: the calling thread).
     pub fn set_crypto_threads(&mut self, p: Option<Box<dyn engine::Parallel>>) {
         self.dp.set_parallel(p);
