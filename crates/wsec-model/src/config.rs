@@ -2,6 +2,7 @@
 //! field has a default taken from the standard or named as an assumption; unknown keys are
 //! errors.
 use super::costs::Location;
+use super::edca::Access;
 use super::error::{Error, Result};
 use super::phy::{Ns, Phy, PhyKind, MS, US};
 use super::tcp::TcpParams;
@@ -107,9 +108,26 @@ pub struct MacSpec {
     pub long_retry_limit: u32,
     /// MAC transmit queue of every node, in frames (drops counted).
     pub queue_limit: usize,
-    /// EIFS after a frame received in error (10.3.2.3.7); `false`: DIFS after collisions,
-    /// Bianchi's assumption.
+    /// EIFS after a frame received in error (10.3.2.3.7); `false`: DIFS after every failed
+    /// exchange for every node, no ACKTimeout (Bianchi's assumption).
     pub eifs: bool,
+    /// What the nodes that did not transmit defer after a collision (with `eifs`):
+    /// `eifs` = a preamble was decoded and the frame failed its FCS, so PHY-RXEND.indication
+    /// reports an error (10.3.2.3.7): what a real receiver mostly sees, because colliding
+    /// stations arrive at different powers and one preamble is detected; `difs` = no preamble
+    /// was decoded, only energy (CCA busy, then DIFS/AIFS): ns-3 3.37 with equal received
+    /// powers, where the ThresholdPreambleDetectionModel (4 dB) rejects both preambles.
+    pub collision_ifs: CollisionIfs,
+    /// The sender of a failed frame waits ACKTimeout (10.3.2.11, [`Phy::ack_timeout`]) after
+    /// its own transmission before its DIFS/AIFS starts (standard; ns-3). Off: it defers
+    /// like the other nodes.
+    pub ack_timeout: bool,
+    /// The ACK time inside EIFS, µs (default: [`Phy::eifs_ack_time`], 304 µs at 2.4 GHz).
+    pub eifs_ack_us: Option<f64>,
+    /// The access function of every node: `dcf`, or the EDCA category `be`, `bk`, `vi`,
+    /// `vo` (Table 9-155). Default: `be` for 802.11n (QoS is mandatory for HT and WMM APs
+    /// put untagged traffic in AC_BE; ns-3 does the same), `dcf` for the others.
+    pub access: Option<Access>,
     pub beacons: bool,
     /// Beacon interval in TU (1 TU = 1024 µs).
     pub beacon_interval_tu: f64,
@@ -137,6 +155,10 @@ impl Default for MacSpec {
             long_retry_limit: 4,
             queue_limit: 100,
             eifs: true,
+            collision_ifs: CollisionIfs::Eifs,
+            ack_timeout: true,
+            eifs_ack_us: None,
+            access: None,
             beacons: true,
             beacon_interval_tu: 100.0,
             beacon_bytes: 160,
@@ -147,7 +169,20 @@ impl Default for MacSpec {
     }
 }
 
+/// See [`MacSpec::collision_ifs`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CollisionIfs {
+    Eifs,
+    Difs,
+}
+
 impl MacSpec {
+    /// The access function, with the PHY's default.
+    pub fn access_for(&self, kind: PhyKind) -> Access {
+        self.access.unwrap_or(if kind == PhyKind::N { Access::Be } else { Access::Dcf })
+    }
+
     pub fn beacon_interval(&self) -> Ns {
         (self.beacon_interval_tu * 1024.0 * US as f64).round() as Ns
     }

@@ -165,6 +165,14 @@ impl Phy {
 
     /// EIFS = SIFS + ACK time at the lowest mandatory rate + DIFS (10.3.2.3.7).
     pub fn eifs(&self) -> Ns {
+        self.sifs + self.eifs_ack_time() + self.difs()
+    }
+
+    /// The ACK time inside EIFS (10.3.2.3.7; 802.11-2016 Table 10-5 "EstimatedAckTxTime"):
+    /// a 14-octet ACK at the PHY's lowest mandatory rate, 1 Mb/s DSSS in the 2.4 GHz band
+    /// (304 µs; ns-3 3.37 `WifiPhy::Configure80211b/g/n` uses the same 304 µs) and 6 Mb/s
+    /// OFDM at 5 GHz (44 µs, ns-3's `Configure80211a`).
+    pub fn eifs_ack_time(&self) -> Ns {
         let lowest = match self.kind {
             PhyKind::Fhss | PhyKind::B => 1000,
             PhyKind::A => 6000,
@@ -176,7 +184,34 @@ impl Phy {
                 }
             }
         };
-        self.sifs + self.legacy_txtime(14, lowest) + self.difs()
+        self.legacy_txtime(14, lowest)
+    }
+
+    /// ACKTimeout = aSIFSTime + aSlotTime + aRxPHYStartDelay (10.3.2.11): how long the sender
+    /// of a frame that needs an ACK waits before it counts the frame as lost. aRxPHYStartDelay
+    /// is taken as the preamble and PHY header of the response at the control rate (192 µs
+    /// DSSS long preamble, 96 short, 20 µs OFDM/ERP-OFDM, 128 µs FHSS), which is what ns-3
+    /// 3.37 uses (`FrameExchangeManager`: SIFS + slot + `CalculatePhyPreambleAndHeaderDuration`
+    /// of the ACK's TXVECTOR); the PHY tables give 25 µs for 20 MHz OFDM (Table 17-21).
+    pub fn ack_timeout(&self) -> Ns {
+        let rate = self.control_rate();
+        let dsss = match self.kind {
+            PhyKind::B => true,
+            PhyKind::G | PhyKind::N => self.band_2g4 && (rate < 6000 || [5500, 11000].contains(&rate)),
+            _ => false,
+        };
+        let start = match self.kind {
+            PhyKind::Fhss => 128 * US,
+            _ if dsss => {
+                if self.short_preamble && rate != 1000 {
+                    96 * US
+                } else {
+                    192 * US
+                }
+            }
+            _ => 20 * US,
+        };
+        self.sifs + self.slot + start
     }
 
     /// The rate of control frames sent in response to (or ahead of) a data frame.

@@ -20,7 +20,7 @@
 //! Rather than stepping slot by slot, the engine computes each node's transmission instant
 //! from its counter and schedules one event for the earliest; that makes a saturated
 //! 20-station network cost O(stations) per transmission.
-use super::config::{secs, FlowSpec, ModelSpec, TopologyKind, TrafficKind};
+use super::config::{secs, CollisionIfs, FlowSpec, ModelSpec, TopologyKind, TrafficKind};
 use super::costs::{Costs, Location};
 use super::error::{Error, Result};
 use super::phy::{Ns, Phy, PhyKind, SEC};
@@ -180,6 +180,8 @@ const BEACON: usize = usize::MAX;
 struct Exchange {
     /// (node, frames in the PPDU, RTS used)
     txers: Vec<(usize, usize, bool)>,
+    /// When each transmitter's own PPDU (RTS, or data) ends.
+    own_end: Vec<Ns>,
     beacon: Option<usize>,
     success: bool,
     data_error: bool,
@@ -269,14 +271,26 @@ pub struct Simulator<'a> {
     stop: Ns,
     end: Ns,
     events: u64,
-    fail_ifs: Ns,
+    /// DIFS, or AIFS of the EDCA category.
+    aifs: Ns,
+    /// EIFS as the nodes that did not transmit defer it: SIFS + EstimatedAckTxTime + AIFS.
+    eifs: Ns,
+    /// EDCA's slot-boundary rule (edca.rs).
+    edca: bool,
+    /// ACKTimeout, when the senders of a failed frame wait it.
+    ack_timeout: Option<Ns>,
     header_bytes: usize,
 }
 
 impl<'a> Simulator<'a> {
     pub fn new(spec: &'a ModelSpec, costs: &'a Costs, seed: u64) -> Result<Simulator<'a>> {
         spec.check_limits()?;
-        let phy = spec.phy.build()?;
+        let mut phy = spec.phy.build()?;
+        let access = spec.mac.access_for(phy.kind).params(&phy);
+        // The category's window, unless the scenario overrides it (Bianchi, exact checks).
+        phy.cw_min = spec.phy.cw_min.unwrap_or(access.cw_min);
+        phy.cw_max = spec.phy.cw_max.unwrap_or(access.cw_max).max(phy.cw_min);
+        let aifs = access.aifs(&phy);
         let suite = spec.security.suite()?;
         let topo = &spec.topology;
         if topo.stations == 0 {
@@ -293,7 +307,7 @@ impl<'a> Simulator<'a> {
         let new_mac = |phy: &Phy| Mac {
             queue: VecDeque::new(),
             bo: None,
-            ifs_end: phy.difs(),
+            ifs_end: aifs,
             earliest: 0,
             cw: phy.cw_min,
             src: 0,
@@ -469,7 +483,15 @@ impl<'a> Simulator<'a> {
         if spec.topology.wired_host && !(spec.topology.ethernet_mbps > 0.0 && spec.topology.ethernet_delay_us >= 0.0) {
             return Err(Error::Spec("topology: ethernet_mbps must be > 0 and ethernet_delay_us >= 0".into()));
         }
-        let fail_ifs = if spec.mac.eifs { phy.eifs() } else { phy.difs() };
+        let eifs_ack = match spec.mac.eifs_ack_us {
+            Some(x) if !(x.is_finite() && (0.0..=10_000.0).contains(&x)) => {
+                return Err(Error::Spec(format!("mac.eifs_ack_us = {x} is outside 0..=10000")));
+            }
+            Some(x) => (x * 1000.0).round() as Ns,
+            None => phy.eifs_ack_time(),
+        };
+        let eifs = phy.sifs + eifs_ack + aifs;
+        let ack_timeout = (spec.mac.eifs && spec.mac.ack_timeout).then(|| phy.ack_timeout());
         let header_bytes = spec.mac.header_bytes.unwrap_or(if phy.kind == PhyKind::N { 30 } else { 28 });
         Ok(Simulator {
             phy,
@@ -494,7 +516,10 @@ impl<'a> Simulator<'a> {
             stop: secs(run.duration_s),
             end: secs(run.duration_s + run.drain_s),
             events: 0,
-            fail_ifs,
+            aifs,
+            eifs,
+            edca: access.edca,
+            ack_timeout,
             header_bytes,
         })
     }
@@ -989,7 +1014,9 @@ impl<'a> Simulator<'a> {
             return;
         }
         let slot = self.phy.slot;
-        let bianchi = self.spec.mac.busy_slot_decrement;
+        // Bianchi's rule, and EDCA's: a counter frozen at or after the end of AIFS has also
+        // lost the slot at whose boundary the busy period began (edca.rs).
+        let bianchi = self.spec.mac.busy_slot_decrement || self.edca;
         // Freeze everyone else's counter.
         for j in 0..self.nodes.len() {
             if txers.contains(&j) {
@@ -1040,6 +1067,7 @@ impl<'a> Simulator<'a> {
             let busy = if rts { p.rts_time() } else { data };
             longest = longest.max(busy);
             ex.txers.push((i, n, rts));
+            ex.own_end.push(s + busy + d);
             single = Some((i, n, rts, data));
             let st = &mut self.nodes[i].stats;
             st.tx_attempts += 1;
@@ -1056,6 +1084,7 @@ impl<'a> Simulator<'a> {
                 t += p.rts_time() + d + p.sifs + p.cts_time() + d + p.sifs;
             }
             let data_end = t + data + d;
+            ex.own_end[0] = data_end;
             let err = self.spec.mac.frame_error_rate > 0.0 && self.rng.gen::<f64>() < self.spec.mac.frame_error_rate;
             if err {
                 end = data_end;
@@ -1088,10 +1117,25 @@ impl<'a> Simulator<'a> {
         self.busy = false;
         self.idle_since = end;
         let ex = std::mem::take(&mut self.ex);
-        let ifs = if ex.success { self.phy.difs() } else { self.fail_ifs };
+        let mac = &self.spec.mac;
+        // What the nodes that did not transmit defer: EIFS after a frame they decoded in
+        // error (a data frame hit by a channel error, or a collision when a preamble was
+        // detected), else DIFS/AIFS.
+        let ifs =
+            if ex.success || !mac.eifs || (!ex.data_error && mac.collision_ifs == CollisionIfs::Difs) { self.aifs } else { self.eifs };
         for n in self.nodes.iter_mut() {
             if let Some(m) = n.mac.as_mut() {
                 m.ifs_end = end + ifs;
+            }
+        }
+        // The senders of the failed frame did not receive it: they wait ACKTimeout after
+        // their own transmission (or CTSTimeout after an RTS, the same length), then AIFS
+        // once the medium is idle.
+        if let (false, Some(to)) = (ex.success, self.ack_timeout) {
+            for (k, &(i, _, _)) in ex.txers.iter().enumerate() {
+                if let Some(m) = self.nodes[i].mac.as_mut() {
+                    m.ifs_end = end.max(ex.own_end[k] + to) + self.aifs;
+                }
             }
         }
         if ex.beacon.is_some() {

@@ -37,6 +37,9 @@ fn single_station_without_backoff_is_exact() {
         let phy = PhySpec { standard: std.into(), rate_mbps: rate, cw_min: Some(0), cw_max: Some(0), ..Default::default() };
         let mut spec = plain(saturation_spec(phy, 1, 1000, false, 2.0, 1));
         spec.run.warmup_s = 0.0;
+        // The DCF (DIFS) for every PHY here; EDCA's AIFS has its own check
+        // (tests/model_conventions.rs).
+        spec.mac.access = Some(wsec_model::edca::Access::Dcf);
         let r = run_once(&spec, &Costs::shipped(), 1).unwrap();
         let difs = sifs + 2.0 * slot;
         let cycle = difs + data + sifs + ack;
