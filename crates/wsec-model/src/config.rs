@@ -27,6 +27,23 @@ pub struct PhySpec {
     pub cw_max: Option<u32>,
     pub prop_delay_us: Option<f64>,
     pub control_rate_mbps: Option<f64>,
+    /// `fixed` (every data frame at `rate_mbps`) or `arf`: Auto Rate Fallback, the rate
+    /// control of the WaveLAN-II cards (Kamerman & Monteban, Bell Labs Technical Journal
+    /// 1997) that the 2003-2010 drivers' algorithms descend from (AARF, Onoe, SampleRate,
+    /// Minstrel): two failures in a row step the data rate down one rung, ten successes
+    /// step it up, and a failure of the first frame after a step up steps back at once. It
+    /// cannot tell a collision from a channel error, so contention alone lowers its rate.
+    /// `rate_mbps` is the highest rung.
+    pub rate_control: RateControl,
+}
+
+/// See [`PhySpec::rate_control`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum RateControl {
+    #[default]
+    Fixed,
+    Arf,
 }
 
 impl Default for PhySpec {
@@ -43,6 +60,7 @@ impl Default for PhySpec {
             cw_max: None,
             prop_delay_us: None,
             control_rate_mbps: None,
+            rate_control: RateControl::Fixed,
         }
     }
 }

@@ -153,6 +153,19 @@ impl Phy {
         }
     }
 
+    /// The data rates of this PHY up to and including the configured one, lowest first
+    /// (the rungs of a rate control): 802.11b 1-11, OFDM 6-54, HT MCS 0-7 with this GI.
+    pub fn rate_ladder(&self) -> Vec<u32> {
+        let all: &[u32] = match self.kind {
+            PhyKind::Fhss => &[1000, 2000],
+            PhyKind::B => &[1000, 2000, 5500, 11000],
+            PhyKind::A | PhyKind::G => &[6000, 9000, 12000, 18000, 24000, 36000, 48000, 54000],
+            PhyKind::N if self.short_gi => &[7200, 14400, 21700, 28900, 43300, 57800, 65000, 72200],
+            PhyKind::N => &[6500, 13000, 19500, 26000, 39000, 52000, 58500, 65000],
+        };
+        all.iter().copied().filter(|&r| r <= self.rate_kbps).collect()
+    }
+
     /// DIFS = SIFS + 2 slots (10.3.2.3.5).
     pub fn difs(&self) -> Ns {
         self.sifs + 2 * self.slot
@@ -221,8 +234,11 @@ impl Phy {
         }
         let set: &[u32] = match self.kind {
             PhyKind::Fhss => &[1000],
-            // hostapd's default BSSBasicRateSet for 802.11b: 1, 2, 5.5, 11 Mb/s.
-            PhyKind::B => &[1000, 2000, 5500, 11000],
+            // hostapd's default BSSBasicRateSet for hw_mode=b is {1, 2} Mb/s
+            // (`basic_rates_b` in src/ap/hw_features.c; {1, 2, 5.5, 11} is its hw_mode=g
+            // set), and ns-3 3.37's is the same (ApWifiMac leaves HR/DSSS out): ACKs to 5.5
+            // and 11 Mb/s data go at 2 Mb/s.
+            PhyKind::B => &[1000, 2000],
             // Mandatory OFDM rates (17.3.5.?, 10.6.6.5.2): 6, 12, 24 Mb/s.
             PhyKind::A | PhyKind::G | PhyKind::N => &[6000, 12000, 24000],
         };

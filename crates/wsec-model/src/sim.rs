@@ -20,7 +20,7 @@
 //! Rather than stepping slot by slot, the engine computes each node's transmission instant
 //! from its counter and schedules one event for the earliest; that makes a saturated
 //! 20-station network cost O(stations) per transmission.
-use super::config::{secs, CollisionIfs, FlowSpec, ModelSpec, TopologyKind, TrafficKind};
+use super::config::{secs, CollisionIfs, FlowSpec, ModelSpec, RateControl, TopologyKind, TrafficKind};
 use super::costs::{Costs, Location};
 use super::error::{Error, Result};
 use super::phy::{Ns, Phy, PhyKind, SEC};
@@ -105,6 +105,12 @@ struct Mac {
     src: u32,
     lrc: u32,
     beacon_due: Option<Ns>,
+    /// Rate control (ARF): the rung in `Simulator::rungs`, successes and failures in a row,
+    /// and whether the last step was up (a probe).
+    rung: usize,
+    ok_run: u32,
+    fail_run: u32,
+    probing: bool,
 }
 
 /// Per-node counters.
@@ -127,6 +133,10 @@ pub struct NodeStats {
     pub msdu_bytes_ok: u64,
     /// Backoff slots drawn (for the exact single-station check).
     pub backoff_slots_drawn: u64,
+    /// Mean data rate of the data PPDUs sent (Mb/s; rate control moves it).
+    pub mean_rate_mbps: f64,
+    #[serde(skip)]
+    rate_sum_kbps: u64,
 }
 
 struct Node {
@@ -279,6 +289,8 @@ pub struct Simulator<'a> {
     edca: bool,
     /// ACKTimeout, when the senders of a failed frame wait it.
     ack_timeout: Option<Ns>,
+    /// ARF's rungs: the PHY at each data rate up to the configured one (empty: fixed rate).
+    rungs: Vec<Phy>,
     header_bytes: usize,
 }
 
@@ -313,6 +325,10 @@ impl<'a> Simulator<'a> {
             src: 0,
             lrc: 0,
             beacon_due: None,
+            rung: usize::MAX,
+            ok_run: 0,
+            fail_run: 0,
+            probing: false,
         };
         let sec = &spec.security;
         let stage = |loc: Location| -> Option<(Location, Fifo)> {
@@ -492,6 +508,23 @@ impl<'a> Simulator<'a> {
         };
         let eifs = phy.sifs + eifs_ack + aifs;
         let ack_timeout = (spec.mac.eifs && spec.mac.ack_timeout).then(|| phy.ack_timeout());
+        let rungs: Vec<Phy> = match spec.phy.rate_control {
+            RateControl::Fixed => Vec::new(),
+            RateControl::Arf => phy
+                .rate_ladder()
+                .into_iter()
+                .map(|r| {
+                    let mut q = phy.clone();
+                    q.rate_kbps = r;
+                    q
+                })
+                .collect(),
+        };
+        for n in nodes.iter_mut() {
+            if let Some(m) = n.mac.as_mut() {
+                m.rung = rungs.len().saturating_sub(1);
+            }
+        }
         let header_bytes = spec.mac.header_bytes.unwrap_or(if phy.kind == PhyKind::N { 30 } else { 28 });
         Ok(Simulator {
             phy,
@@ -520,6 +553,7 @@ impl<'a> Simulator<'a> {
             eifs,
             edca: access.edca,
             ack_timeout,
+            rungs,
             header_bytes,
         })
     }
@@ -1063,14 +1097,17 @@ impl<'a> Simulator<'a> {
                 bytes = psdu;
             }
             let rts = self.spec.mac.rts_threshold.is_some_and(|th| bytes > th);
-            let data = p.data_txtime(bytes);
-            let busy = if rts { p.rts_time() } else { data };
+            let q = self.rungs.get(m.rung).unwrap_or(p);
+            let data = q.data_txtime(bytes);
+            let busy = if rts { q.rts_time() } else { data };
+            let rate = q.rate_kbps as u64;
             longest = longest.max(busy);
             ex.txers.push((i, n, rts));
             ex.own_end.push(s + busy + d);
             single = Some((i, n, rts, data));
             let st = &mut self.nodes[i].stats;
             st.tx_attempts += 1;
+            st.rate_sum_kbps += rate;
         }
         if let Some(owner) = beacon {
             longest = longest.max(p.beacon_time(self.spec.mac.beacon_bytes));
@@ -1079,6 +1116,7 @@ impl<'a> Simulator<'a> {
         let end;
         if n_tx == 1 && beacon.is_none() {
             let (i, n, rts, data) = single.unwrap();
+            let p = self.nodes[i].mac.as_ref().and_then(|m| self.rungs.get(m.rung)).unwrap_or(p);
             let mut t = s;
             if rts {
                 t += p.rts_time() + d + p.sifs + p.cts_time() + d + p.sifs;
@@ -1188,6 +1226,27 @@ impl<'a> Simulator<'a> {
                     }
                 }
                 m.earliest = end;
+                // ARF (config.rs): it sees only "acknowledged" or "not".
+                if m.rung != usize::MAX && !self.rungs.is_empty() {
+                    if ex.success {
+                        m.fail_run = 0;
+                        m.ok_run += 1;
+                        m.probing = false;
+                        if m.ok_run >= 10 && m.rung + 1 < self.rungs.len() {
+                            m.rung += 1;
+                            m.ok_run = 0;
+                            m.probing = true;
+                        }
+                    } else {
+                        m.ok_run = 0;
+                        m.fail_run += 1;
+                        if (m.probing || m.fail_run >= 2) && m.rung > 0 {
+                            m.rung -= 1;
+                            m.fail_run = 0;
+                        }
+                        m.probing = false;
+                    }
+                }
             }
             let cw = self.nodes[i].mac.as_ref().unwrap().cw;
             let k = self.rng.gen_range(0..=cw);
@@ -1269,6 +1328,9 @@ impl<'a> Simulator<'a> {
         for n in self.nodes.iter_mut() {
             if let Some((_, st)) = &n.stage {
                 n.stats.crypto_utilisation = st.busy as f64 / sim_end.max(1) as f64 / st.free.len() as f64;
+            }
+            if n.stats.tx_attempts > 0 {
+                n.stats.mean_rate_mbps = n.stats.rate_sum_kbps as f64 / n.stats.tx_attempts as f64 / 1000.0;
             }
             nodes.push(std::mem::take(&mut n.stats));
         }

@@ -94,3 +94,33 @@ fn edca_categories_single_station_closed_form() {
         assert!(err.abs() < 0.004, "{ac:?}: {expect} vs {}", s.throughput_mbps.mean);
     }
 }
+
+/// ARF: alone on a clean channel it stays on the top rung (the same throughput as a fixed
+/// rate); with ten saturated stations it reads collisions as losses and steps down, which a
+/// fixed rate does not; with 30% frame errors and one station it steps down too.
+#[test]
+fn arf_moves_only_on_failures() {
+    use wsec_model::config::RateControl;
+    let run = |n: usize, rc: RateControl, fer: f64| {
+        let phy = PhySpec { standard: "g".into(), rate_mbps: 54.0, rate_control: rc, ..Default::default() };
+        let mut spec = saturation_spec(phy, n, 1472, false, 3.0, 1);
+        spec.mac.beacons = false;
+        spec.mac.frame_error_rate = fer;
+        let r = run_once(&spec, &Costs::shipped(), 1).unwrap();
+        let rates: Vec<f64> = r.nodes.iter().filter(|x| x.name.starts_with("sta")).map(|x| x.mean_rate_mbps).collect();
+        (r.aggregate_throughput_mbps, rates.iter().sum::<f64>() / rates.len() as f64)
+    };
+    let (fixed1, rate_fixed1) = run(1, RateControl::Fixed, 0.0);
+    let (arf1, rate_arf1) = run(1, RateControl::Arf, 0.0);
+    println!("1 station: fixed {fixed1:.3} Mb/s at {rate_fixed1}, ARF {arf1:.3} at {rate_arf1}");
+    assert_eq!(rate_arf1, 54.0);
+    assert_eq!(rate_fixed1, 54.0);
+    assert!((arf1 - fixed1).abs() < 1e-9);
+    let (fixed10, _) = run(10, RateControl::Fixed, 0.0);
+    let (arf10, rate_arf10) = run(10, RateControl::Arf, 0.0);
+    println!("10 stations: fixed {fixed10:.3} Mb/s, ARF {arf10:.3} at a mean {rate_arf10:.1} Mb/s");
+    assert!(rate_arf10 < 50.0 && arf10 < fixed10, "{arf10} {fixed10} {rate_arf10}");
+    let (_, rate_err) = run(1, RateControl::Arf, 0.3);
+    println!("1 station, 30% frame errors: ARF at a mean {rate_err:.1} Mb/s");
+    assert!(rate_err < 50.0);
+}
