@@ -142,6 +142,14 @@ pub struct MacSpec {
     pub ack_timeout: bool,
     /// The ACK time inside EIFS, µs (default: [`Phy::eifs_ack_time`], 304 µs at 2.4 GHz).
     pub eifs_ack_us: Option<f64>,
+    /// A frame that reaches an empty queue with no backoff pending while the medium is idle:
+    /// `immediate` = it goes at once if the medium has already been idle for DIFS/AIFS
+    /// since the last busy period (10.3.4.2: "idle when a frame is queued ... and remains
+    /// idle for a period of a DIFS ... from the end of the immediately preceding
+    /// medium-busy event"); `difs` = it waits a DIFS counted from its arrival, which is
+    /// what ns-3 3.37's DCF does (`ChannelAccessManager::NeedBackoffUponAccess`: backoff
+    /// start = now + SIFS + AIFSN x slot for a non-QoS Txop; its EDCA Txops go at once).
+    pub access_on_arrival: AccessOnArrival,
     /// The access function of every node: `dcf`, or the EDCA category `be`, `bk`, `vi`,
     /// `vo` (Table 9-155). Default: `be` for 802.11n (QoS is mandatory for HT and WMM APs
     /// put untagged traffic in AC_BE; ns-3 does the same), `dcf` for the others.
@@ -177,6 +185,7 @@ impl Default for MacSpec {
             ack_timeout: true,
             eifs_ack_us: None,
             access: None,
+            access_on_arrival: AccessOnArrival::Immediate,
             beacons: true,
             beacon_interval_tu: 100.0,
             beacon_bytes: 160,
@@ -185,6 +194,14 @@ impl Default for MacSpec {
             busy_slot_decrement: false,
         }
     }
+}
+
+/// See [`MacSpec::access_on_arrival`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AccessOnArrival {
+    Immediate,
+    Difs,
 }
 
 /// See [`MacSpec::collision_ifs`].

@@ -20,7 +20,7 @@
 //! Rather than stepping slot by slot, the engine computes each node's transmission instant
 //! from its counter and schedules one event for the earliest; that makes a saturated
 //! 20-station network cost O(stations) per transmission.
-use super::config::{secs, CollisionIfs, FlowSpec, ModelSpec, RateControl, TopologyKind, TrafficKind};
+use super::config::{secs, AccessOnArrival, CollisionIfs, FlowSpec, ModelSpec, RateControl, TopologyKind, TrafficKind};
 use super::costs::{Costs, Location};
 use super::error::{Error, Result};
 use super::phy::{Ns, Phy, PhyKind, SEC};
@@ -289,6 +289,8 @@ pub struct Simulator<'a> {
     edca: bool,
     /// ACKTimeout, when the senders of a failed frame wait it.
     ack_timeout: Option<Ns>,
+    /// What a frame arriving to an idle medium waits from its arrival (0, or DIFS/AIFS).
+    arrival_wait: Ns,
     /// ARF's rungs: the PHY at each data rate up to the configured one (empty: fixed rate).
     rungs: Vec<Phy>,
     header_bytes: usize,
@@ -553,6 +555,7 @@ impl<'a> Simulator<'a> {
             eifs,
             edca: access.edca,
             ack_timeout,
+            arrival_wait: if spec.mac.access_on_arrival == AccessOnArrival::Difs { aifs } else { 0 },
             rungs,
             header_bytes,
         })
@@ -1001,7 +1004,7 @@ impl<'a> Simulator<'a> {
             return None;
         }
         let k = m.bo.unwrap_or(0) as u64;
-        Some((m.ifs_end + k * self.phy.slot).max(m.earliest))
+        Some((m.ifs_end + k * self.phy.slot).max(m.earliest + self.arrival_wait))
     }
 
     fn beacon_start(&self) -> Option<(usize, Ns)> {

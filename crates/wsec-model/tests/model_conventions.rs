@@ -124,3 +124,30 @@ fn arf_moves_only_on_failures() {
     println!("1 station, 30% frame errors: ARF at a mean {rate_err:.1} Mb/s");
     assert!(rate_err < 50.0);
 }
+
+/// A frame reaching an idle station on an idle medium: sent at once (`immediate`, the
+/// standard when the medium has been idle for DIFS) or a DIFS after its arrival (`difs`,
+/// ns-3's DCF); its delay is DATA or DIFS + DATA, exactly.
+#[test]
+fn access_on_arrival_delay_is_exact() {
+    use wsec_model::config::{AccessOnArrival, FlowSpec, TrafficKind};
+    for (mode, expect_us) in [(AccessOnArrival::Immediate, 254.0), (AccessOnArrival::Difs, 254.0 + 28.0)] {
+        let phy = PhySpec { standard: "g".into(), rate_mbps: 54.0, ..Default::default() };
+        let mut spec = saturation_spec(phy, 1, 1472, false, 2.0, 1);
+        spec.mac.beacons = false;
+        spec.mac.access_on_arrival = mode;
+        // One 1472-octet datagram every 10 ms: the medium is always idle when it arrives.
+        spec.flows = vec![FlowSpec {
+            src: "sta1".into(),
+            dst: "ap".into(),
+            traffic: TrafficKind::Cbr,
+            payload: 1472,
+            rate_mbps: 1.1776,
+            ..Default::default()
+        }];
+        let r = run_once(&spec, &Costs::shipped(), 1).unwrap();
+        let d = r.flows[0].delay_mean_ms * 1000.0;
+        println!("{mode:?}: delay {d:.3} µs (expected {expect_us})");
+        assert!((d - expect_us).abs() < 1e-6, "{mode:?}: {d} vs {expect_us}");
+    }
+}
