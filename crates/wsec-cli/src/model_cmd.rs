@@ -114,11 +114,6 @@ struct CommonRun {
     /// Include every replication's raw result in the JSON
     #[arg(long)]
     raw: bool,
-    /// The card processor's speed in million instructions per second (clock MHz x IPC) for
-    /// the card's instruction counts (shipped: the cost file's clock_mhz x ipc); for the
-    /// calibration sweep, scripts/model-card-calibrate
-    #[arg(long)]
-    card_mips: Option<f64>,
 }
 
 #[derive(Args)]
@@ -325,22 +320,6 @@ fn load_costs(p: &Option<PathBuf>) -> Result<Costs, (u8, String)> {
     }
 }
 
-/// Rescales the card's instruction counts to a processor of `mips` million instructions per
-/// second (clock_mhz = mips, ipc = 1).
-fn set_card_mips(costs: &mut Costs, mips: f64) -> Result<(), (u8, String)> {
-    if !(mips.is_finite() && (0.1..=1e6).contains(&mips)) {
-        return Err((2, format!("--card-mips {mips}: want 0.1..=1000000")));
-    }
-    let card = costs.locations.get_mut("card").ok_or((2, "the cost file has no 'card' entry".to_string()))?;
-    if card.instructions.is_none() {
-        return Err((2, "--card-mips: the cost file's 'card' entry has no instruction counts".into()));
-    }
-    card.clock_mhz = Some(mips);
-    card.ipc = Some(1.0);
-    costs.derive();
-    Ok(())
-}
-
 fn run_scenario(path: &Path, sweep: Option<(String, Vec<String>)>, c: CommonRun) -> CmdResult {
     crate::inputs_exist(std::iter::once(path).chain(c.costs.as_deref()))?;
     if let Some(p) = &c.plot {
@@ -350,10 +329,7 @@ fn run_scenario(path: &Path, sweep: Option<(String, Vec<String>)>, c: CommonRun)
         }
     }
     let sc = Scenario::load(path).map_err(|e| (2, e.to_string()))?;
-    let mut costs = load_costs(&c.costs)?;
-    if let Some(mips) = c.card_mips {
-        set_card_mips(&mut costs, mips)?;
-    }
+    let costs = load_costs(&c.costs)?;
     let mut params = Vec::new();
     for s in &c.set {
         let (k, v) = s.split_once('=').ok_or((2, format!("--set {s}: want PATH=VALUE")))?;

@@ -271,11 +271,22 @@ pub struct SecuritySpec {
     pub stage_queue_limit: usize,
     /// Parallel servers of the host CPU stage (cores given to the crypto).
     pub host_cores: usize,
+    /// The card processor's speed in million instructions per second for this scenario
+    /// (clock x IPC; default: the cost file's). The seed scenarios set the speed calibrated
+    /// against their paper (docs/model.md 2a).
+    pub card_mips: Option<f64>,
 }
 
 impl Default for SecuritySpec {
     fn default() -> Self {
-        SecuritySpec { mode: "open".into(), sta_crypto: Location::Card, ap_crypto: Location::ApCpu, stage_queue_limit: 100, host_cores: 1 }
+        SecuritySpec {
+            mode: "open".into(),
+            sta_crypto: Location::Card,
+            ap_crypto: Location::ApCpu,
+            stage_queue_limit: 100,
+            host_cores: 1,
+            card_mips: None,
+        }
     }
 }
 

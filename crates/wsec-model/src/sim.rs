@@ -1343,6 +1343,12 @@ impl<'a> Simulator<'a> {
 
 /// Runs one replication of `spec` with `seed`.
 pub fn run_once(spec: &ModelSpec, costs: &Costs, seed: u64) -> Result<RunResult> {
+    if let Some(mips) = spec.security.card_mips {
+        // The scenario's own card speed (a calibrated seed scenario).
+        let mut c = costs.clone();
+        c.set_card_mips(mips)?;
+        return Ok(Simulator::new(spec, &c, seed)?.run(seed));
+    }
     let e = Simulator::new(spec, costs, seed)?;
     Ok(e.run(seed))
 }

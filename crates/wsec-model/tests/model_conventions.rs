@@ -151,3 +151,27 @@ fn access_on_arrival_delay_is_exact() {
         assert!((d - expect_us).abs() < 1e-6, "{mode:?}: {d} vs {expect_us}");
     }
 }
+
+/// `security.card_mips` rescales the card's crypto: a saturated CCMP station whose card is
+/// the bottleneck carries twice as much at twice the speed, and the card-bound throughput
+/// is payload / (encryption time at that speed).
+#[test]
+fn card_mips_scales_the_card_bottleneck() {
+    let run = |mips: f64| {
+        let phy = PhySpec { standard: "g".into(), rate_mbps: 54.0, ..Default::default() };
+        let mut spec = saturation_spec(phy, 1, 1472, false, 3.0, 1);
+        spec.mac.beacons = false;
+        spec.security.mode = "ccmp".into();
+        spec.security.card_mips = Some(mips);
+        run_once(&spec, &Costs::shipped(), 1).unwrap().aggregate_throughput_mbps
+    };
+    let (slow, fast) = (run(5.0), run(10.0));
+    let mut c = Costs::shipped();
+    c.set_card_mips(5.0).unwrap();
+    let enc_ns = c.frame_ns(wsec_model::Location::Card, wsec::cipher::CipherSuite::Ccmp128, true, 1472 + 8 + 20 + 8).unwrap();
+    let expect = 1472.0 * 8.0 / enc_ns * 1e3; // Mb/s
+    println!("card at 5 MIPS: {slow:.4} Mb/s (encryption-bound {expect:.4}), at 10 MIPS: {fast:.4}");
+    assert!((fast / slow - 2.0).abs() < 0.02, "{slow} {fast}");
+    assert!((slow - expect).abs() / expect < 0.01, "{slow} vs {expect}");
+    assert!(Costs::shipped().set_card_mips(f64::NAN).is_err());
+}
