@@ -69,8 +69,9 @@ impl Access {
             Access::Dcf => (2, a_min, a_max),
             Access::Bk => (7, a_min, a_max),
             Access::Be => (3, a_min, a_max),
-            Access::Vi => (2, (a_min + 1) / 2 - 1, a_min),
-            Access::Vo => (2, (a_min + 1) / 4 - 1, (a_min + 1) / 2 - 1),
+            // (aCWmin + 1)/2 - 1 and (aCWmin + 1)/4 - 1 in the table; aCWmin is 2^k - 1.
+            Access::Vi => (2, a_min.div_ceil(2) - 1, a_min),
+            Access::Vo => (2, (a_min + 1) / 4 - 1, a_min.div_ceil(2) - 1),
         };
         AccessParams { aifsn, cw_min, cw_max, edca: self != Access::Dcf }
     }
