@@ -2,6 +2,7 @@
 //! field has a default taken from the standard or named as an assumption; unknown keys are
 //! errors.
 use super::costs::Location;
+use super::edca::Access;
 use super::error::{Error, Result};
 use super::phy::{Ns, Phy, PhyKind, MS, US};
 use super::tcp::TcpParams;
@@ -26,6 +27,23 @@ pub struct PhySpec {
     pub cw_max: Option<u32>,
     pub prop_delay_us: Option<f64>,
     pub control_rate_mbps: Option<f64>,
+    /// `fixed` (every data frame at `rate_mbps`) or `arf`: Auto Rate Fallback, the rate
+    /// control of the WaveLAN-II cards (Kamerman & Monteban, Bell Labs Technical Journal
+    /// 1997) that the 2003-2010 drivers' algorithms descend from (AARF, Onoe, SampleRate,
+    /// Minstrel): two failures in a row step the data rate down one rung, ten successes
+    /// step it up, and a failure of the first frame after a step up steps back at once. It
+    /// cannot tell a collision from a channel error, so contention alone lowers its rate.
+    /// `rate_mbps` is the highest rung.
+    pub rate_control: RateControl,
+}
+
+/// See [`PhySpec::rate_control`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum RateControl {
+    #[default]
+    Fixed,
+    Arf,
 }
 
 impl Default for PhySpec {
@@ -42,6 +60,7 @@ impl Default for PhySpec {
             cw_max: None,
             prop_delay_us: None,
             control_rate_mbps: None,
+            rate_control: RateControl::Fixed,
         }
     }
 }
@@ -107,9 +126,34 @@ pub struct MacSpec {
     pub long_retry_limit: u32,
     /// MAC transmit queue of every node, in frames (drops counted).
     pub queue_limit: usize,
-    /// EIFS after a frame received in error (10.3.2.3.7); `false`: DIFS after collisions,
-    /// Bianchi's assumption.
+    /// EIFS after a frame received in error (10.3.2.3.7); `false`: DIFS after every failed
+    /// exchange for every node, no ACKTimeout (Bianchi's assumption).
     pub eifs: bool,
+    /// What the nodes that did not transmit defer after a collision (with `eifs`):
+    /// `eifs` = a preamble was decoded and the frame failed its FCS, so PHY-RXEND.indication
+    /// reports an error (10.3.2.3.7): what a real receiver mostly sees, because colliding
+    /// stations arrive at different powers and one preamble is detected; `difs` = no preamble
+    /// was decoded, only energy (CCA busy, then DIFS/AIFS): ns-3 3.37 with equal received
+    /// powers, where the ThresholdPreambleDetectionModel (4 dB) rejects both preambles.
+    pub collision_ifs: CollisionIfs,
+    /// The sender of a failed frame waits ACKTimeout (10.3.2.11, [`Phy::ack_timeout`]) after
+    /// its own transmission before its DIFS/AIFS starts (standard; ns-3). Off: it defers
+    /// like the other nodes.
+    pub ack_timeout: bool,
+    /// The ACK time inside EIFS, µs (default: [`Phy::eifs_ack_time`], 304 µs at 2.4 GHz).
+    pub eifs_ack_us: Option<f64>,
+    /// A frame that reaches an empty queue with no backoff pending while the medium is idle:
+    /// `immediate` = it goes at once if the medium has already been idle for DIFS/AIFS
+    /// since the last busy period (10.3.4.2: "idle when a frame is queued ... and remains
+    /// idle for a period of a DIFS ... from the end of the immediately preceding
+    /// medium-busy event"); `difs` = it waits a DIFS counted from its arrival, which is
+    /// what ns-3 3.37's DCF does (`ChannelAccessManager::NeedBackoffUponAccess`: backoff
+    /// start = now + SIFS + AIFSN x slot for a non-QoS Txop; its EDCA Txops go at once).
+    pub access_on_arrival: AccessOnArrival,
+    /// The access function of every node: `dcf`, or the EDCA category `be`, `bk`, `vi`,
+    /// `vo` (Table 9-155). Default: `be` for 802.11n (QoS is mandatory for HT and WMM APs
+    /// put untagged traffic in AC_BE; ns-3 does the same), `dcf` for the others.
+    pub access: Option<Access>,
     pub beacons: bool,
     /// Beacon interval in TU (1 TU = 1024 µs).
     pub beacon_interval_tu: f64,
@@ -137,6 +181,11 @@ impl Default for MacSpec {
             long_retry_limit: 4,
             queue_limit: 100,
             eifs: true,
+            collision_ifs: CollisionIfs::Eifs,
+            ack_timeout: true,
+            eifs_ack_us: None,
+            access: None,
+            access_on_arrival: AccessOnArrival::Immediate,
             beacons: true,
             beacon_interval_tu: 100.0,
             beacon_bytes: 160,
@@ -147,7 +196,28 @@ impl Default for MacSpec {
     }
 }
 
+/// See [`MacSpec::access_on_arrival`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AccessOnArrival {
+    Immediate,
+    Difs,
+}
+
+/// See [`MacSpec::collision_ifs`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CollisionIfs {
+    Eifs,
+    Difs,
+}
+
 impl MacSpec {
+    /// The access function, with the PHY's default.
+    pub fn access_for(&self, kind: PhyKind) -> Access {
+        self.access.unwrap_or(if kind == PhyKind::N { Access::Be } else { Access::Dcf })
+    }
+
     pub fn beacon_interval(&self) -> Ns {
         (self.beacon_interval_tu * 1024.0 * US as f64).round() as Ns
     }
@@ -201,11 +271,22 @@ pub struct SecuritySpec {
     pub stage_queue_limit: usize,
     /// Parallel servers of the host CPU stage (cores given to the crypto).
     pub host_cores: usize,
+    /// The card processor's speed in million instructions per second for this scenario
+    /// (clock x IPC; default: the cost file's). The seed scenarios set the speed calibrated
+    /// against their paper (docs/model.md 2a).
+    pub card_mips: Option<f64>,
 }
 
 impl Default for SecuritySpec {
     fn default() -> Self {
-        SecuritySpec { mode: "open".into(), sta_crypto: Location::Card, ap_crypto: Location::ApCpu, stage_queue_limit: 100, host_cores: 1 }
+        SecuritySpec {
+            mode: "open".into(),
+            sta_crypto: Location::Card,
+            ap_crypto: Location::ApCpu,
+            stage_queue_limit: 100,
+            host_cores: 1,
+            card_mips: None,
+        }
     }
 }
 

@@ -196,6 +196,22 @@ impl Costs {
         Costs::from_json(&text).map_err(Error::in_file(path))
     }
 
+    /// Rescales the card's instruction counts to a processor of `mips` million instructions
+    /// per second (clock_mhz = mips, ipc = 1): the calibration knob of docs/model.md 2a.
+    pub fn set_card_mips(&mut self, mips: f64) -> Result<()> {
+        if !(mips.is_finite() && (0.1..=1e6).contains(&mips)) {
+            return Err(Error::Costs(format!("card speed {mips} MIPS: want 0.1..=1000000")));
+        }
+        let card = self.locations.get_mut("card").ok_or_else(|| Error::Costs("the cost file has no 'card' entry".into()))?;
+        if card.instructions.is_none() {
+            return Err(Error::Costs("the cost file's 'card' entry has no instruction counts to rescale".into()));
+        }
+        card.clock_mhz = Some(mips);
+        card.ipc = Some(1.0);
+        self.derive();
+        Ok(())
+    }
+
     /// Recomputes the `suites` of locations given as instruction counts or hardware cycles.
     pub fn derive(&mut self) {
         for loc in self.locations.values_mut() {

@@ -10,6 +10,7 @@
 //! | [`phy`] | PHY timing: IFS, slot, CW bounds, TXTIME for FHSS, 802.11b/a/g and HT single stream |
 //! | [`config`] | every parameter, as written in a scenario file |
 //! | [`sim`] | the event loop: DCF, beacons, crypto stages, Ethernet, sources and sinks |
+//! | [`edca`] | the access function: DCF or an EDCA access category (Table 9-155) |
 //! | [`tcp`] | NewReno sender and delayed-ACK receiver |
 //! | [`costs`] | the cost file: per-frame and per-byte crypto costs by location and suite |
 //! | [`stats`] | confidence intervals, percentiles, RFC 3550 jitter |
@@ -19,6 +20,7 @@
 //! Model description, assumptions and validation: `docs/model.md`.
 pub mod config;
 pub mod costs;
+pub mod edca;
 pub mod error;
 pub mod phy;
 pub mod scenario;

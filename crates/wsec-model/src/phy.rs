@@ -153,6 +153,19 @@ impl Phy {
         }
     }
 
+    /// The data rates of this PHY up to and including the configured one, lowest first
+    /// (the rungs of a rate control): 802.11b 1-11, OFDM 6-54, HT MCS 0-7 with this GI.
+    pub fn rate_ladder(&self) -> Vec<u32> {
+        let all: &[u32] = match self.kind {
+            PhyKind::Fhss => &[1000, 2000],
+            PhyKind::B => &[1000, 2000, 5500, 11000],
+            PhyKind::A | PhyKind::G => &[6000, 9000, 12000, 18000, 24000, 36000, 48000, 54000],
+            PhyKind::N if self.short_gi => &[7200, 14400, 21700, 28900, 43300, 57800, 65000, 72200],
+            PhyKind::N => &[6500, 13000, 19500, 26000, 39000, 52000, 58500, 65000],
+        };
+        all.iter().copied().filter(|&r| r <= self.rate_kbps).collect()
+    }
+
     /// DIFS = SIFS + 2 slots (10.3.2.3.5).
     pub fn difs(&self) -> Ns {
         self.sifs + 2 * self.slot
@@ -165,6 +178,14 @@ impl Phy {
 
     /// EIFS = SIFS + ACK time at the lowest mandatory rate + DIFS (10.3.2.3.7).
     pub fn eifs(&self) -> Ns {
+        self.sifs + self.eifs_ack_time() + self.difs()
+    }
+
+    /// The ACK time inside EIFS (10.3.2.3.7; 802.11-2016 Table 10-5 "EstimatedAckTxTime"):
+    /// a 14-octet ACK at the PHY's lowest mandatory rate, 1 Mb/s DSSS in the 2.4 GHz band
+    /// (304 µs; ns-3 3.37 `WifiPhy::Configure80211b/g/n` uses the same 304 µs) and 6 Mb/s
+    /// OFDM at 5 GHz (44 µs, ns-3's `Configure80211a`).
+    pub fn eifs_ack_time(&self) -> Ns {
         let lowest = match self.kind {
             PhyKind::Fhss | PhyKind::B => 1000,
             PhyKind::A => 6000,
@@ -176,7 +197,34 @@ impl Phy {
                 }
             }
         };
-        self.sifs + self.legacy_txtime(14, lowest) + self.difs()
+        self.legacy_txtime(14, lowest)
+    }
+
+    /// ACKTimeout = aSIFSTime + aSlotTime + aRxPHYStartDelay (10.3.2.11): how long the sender
+    /// of a frame that needs an ACK waits before it counts the frame as lost. aRxPHYStartDelay
+    /// is taken as the preamble and PHY header of the response at the control rate (192 µs
+    /// DSSS long preamble, 96 short, 20 µs OFDM/ERP-OFDM, 128 µs FHSS), which is what ns-3
+    /// 3.37 uses (`FrameExchangeManager`: SIFS + slot + `CalculatePhyPreambleAndHeaderDuration`
+    /// of the ACK's TXVECTOR); the PHY tables give 25 µs for 20 MHz OFDM (Table 17-21).
+    pub fn ack_timeout(&self) -> Ns {
+        let rate = self.control_rate();
+        let dsss = match self.kind {
+            PhyKind::B => true,
+            PhyKind::G | PhyKind::N => self.band_2g4 && (rate < 6000 || [5500, 11000].contains(&rate)),
+            _ => false,
+        };
+        let start = match self.kind {
+            PhyKind::Fhss => 128 * US,
+            _ if dsss => {
+                if self.short_preamble && rate != 1000 {
+                    96 * US
+                } else {
+                    192 * US
+                }
+            }
+            _ => 20 * US,
+        };
+        self.sifs + self.slot + start
     }
 
     /// The rate of control frames sent in response to (or ahead of) a data frame.
@@ -186,8 +234,11 @@ impl Phy {
         }
         let set: &[u32] = match self.kind {
             PhyKind::Fhss => &[1000],
-            // hostapd's default BSSBasicRateSet for 802.11b: 1, 2, 5.5, 11 Mb/s.
-            PhyKind::B => &[1000, 2000, 5500, 11000],
+            // hostapd's default BSSBasicRateSet for hw_mode=b is {1, 2} Mb/s
+            // (`basic_rates_b` in src/ap/hw_features.c; {1, 2, 5.5, 11} is its hw_mode=g
+            // set), and ns-3 3.37's is the same (ApWifiMac leaves HR/DSSS out): ACKs to 5.5
+            // and 11 Mb/s data go at 2 Mb/s.
+            PhyKind::B => &[1000, 2000],
             // Mandatory OFDM rates (17.3.5.?, 10.6.6.5.2): 6, 12, 24 Mb/s.
             PhyKind::A | PhyKind::G | PhyKind::N => &[6000, 12000, 24000],
         };

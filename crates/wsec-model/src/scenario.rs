@@ -291,6 +291,7 @@ pub fn summarize(runs: Vec<RunResult>) -> Summary {
                 "crypto_drops",
                 "ethernet_drops",
                 "crypto_utilisation",
+                "mean_rate_mbps",
             ];
             for k in keys {
                 let xs: Vec<f64> = runs.iter().map(|r| serde_json::to_value(&r.nodes[i]).unwrap()[k].as_f64().unwrap_or(0.0)).collect();

@@ -20,7 +20,7 @@
 //! Rather than stepping slot by slot, the engine computes each node's transmission instant
 //! from its counter and schedules one event for the earliest; that makes a saturated
 //! 20-station network cost O(stations) per transmission.
-use super::config::{secs, FlowSpec, ModelSpec, TopologyKind, TrafficKind};
+use super::config::{secs, AccessOnArrival, CollisionIfs, FlowSpec, ModelSpec, RateControl, TopologyKind, TrafficKind};
 use super::costs::{Costs, Location};
 use super::error::{Error, Result};
 use super::phy::{Ns, Phy, PhyKind, SEC};
@@ -105,6 +105,12 @@ struct Mac {
     src: u32,
     lrc: u32,
     beacon_due: Option<Ns>,
+    /// Rate control (ARF): the rung in `Simulator::rungs`, successes and failures in a row,
+    /// and whether the last step was up (a probe).
+    rung: usize,
+    ok_run: u32,
+    fail_run: u32,
+    probing: bool,
 }
 
 /// Per-node counters.
@@ -127,6 +133,10 @@ pub struct NodeStats {
     pub msdu_bytes_ok: u64,
     /// Backoff slots drawn (for the exact single-station check).
     pub backoff_slots_drawn: u64,
+    /// Mean data rate of the data PPDUs sent (Mb/s; rate control moves it).
+    pub mean_rate_mbps: f64,
+    #[serde(skip)]
+    rate_sum_kbps: u64,
 }
 
 struct Node {
@@ -180,6 +190,8 @@ const BEACON: usize = usize::MAX;
 struct Exchange {
     /// (node, frames in the PPDU, RTS used)
     txers: Vec<(usize, usize, bool)>,
+    /// When each transmitter's own PPDU (RTS, or data) ends.
+    own_end: Vec<Ns>,
     beacon: Option<usize>,
     success: bool,
     data_error: bool,
@@ -269,14 +281,30 @@ pub struct Simulator<'a> {
     stop: Ns,
     end: Ns,
     events: u64,
-    fail_ifs: Ns,
+    /// DIFS, or AIFS of the EDCA category.
+    aifs: Ns,
+    /// EIFS as the nodes that did not transmit defer it: SIFS + EstimatedAckTxTime + AIFS.
+    eifs: Ns,
+    /// EDCA's slot-boundary rule (edca.rs).
+    edca: bool,
+    /// ACKTimeout, when the senders of a failed frame wait it.
+    ack_timeout: Option<Ns>,
+    /// What a frame arriving to an idle medium waits from its arrival (0, or DIFS/AIFS).
+    arrival_wait: Ns,
+    /// ARF's rungs: the PHY at each data rate up to the configured one (empty: fixed rate).
+    rungs: Vec<Phy>,
     header_bytes: usize,
 }
 
 impl<'a> Simulator<'a> {
     pub fn new(spec: &'a ModelSpec, costs: &'a Costs, seed: u64) -> Result<Simulator<'a>> {
         spec.check_limits()?;
-        let phy = spec.phy.build()?;
+        let mut phy = spec.phy.build()?;
+        let access = spec.mac.access_for(phy.kind).params(&phy);
+        // The category's window, unless the scenario overrides it (Bianchi, exact checks).
+        phy.cw_min = spec.phy.cw_min.unwrap_or(access.cw_min);
+        phy.cw_max = spec.phy.cw_max.unwrap_or(access.cw_max).max(phy.cw_min);
+        let aifs = access.aifs(&phy);
         let suite = spec.security.suite()?;
         let topo = &spec.topology;
         if topo.stations == 0 {
@@ -293,12 +321,16 @@ impl<'a> Simulator<'a> {
         let new_mac = |phy: &Phy| Mac {
             queue: VecDeque::new(),
             bo: None,
-            ifs_end: phy.difs(),
+            ifs_end: aifs,
             earliest: 0,
             cw: phy.cw_min,
             src: 0,
             lrc: 0,
             beacon_due: None,
+            rung: usize::MAX,
+            ok_run: 0,
+            fail_run: 0,
+            probing: false,
         };
         let sec = &spec.security;
         let stage = |loc: Location| -> Option<(Location, Fifo)> {
@@ -469,7 +501,32 @@ impl<'a> Simulator<'a> {
         if spec.topology.wired_host && !(spec.topology.ethernet_mbps > 0.0 && spec.topology.ethernet_delay_us >= 0.0) {
             return Err(Error::Spec("topology: ethernet_mbps must be > 0 and ethernet_delay_us >= 0".into()));
         }
-        let fail_ifs = if spec.mac.eifs { phy.eifs() } else { phy.difs() };
+        let eifs_ack = match spec.mac.eifs_ack_us {
+            Some(x) if !(x.is_finite() && (0.0..=10_000.0).contains(&x)) => {
+                return Err(Error::Spec(format!("mac.eifs_ack_us = {x} is outside 0..=10000")));
+            }
+            Some(x) => (x * 1000.0).round() as Ns,
+            None => phy.eifs_ack_time(),
+        };
+        let eifs = phy.sifs + eifs_ack + aifs;
+        let ack_timeout = (spec.mac.eifs && spec.mac.ack_timeout).then(|| phy.ack_timeout());
+        let rungs: Vec<Phy> = match spec.phy.rate_control {
+            RateControl::Fixed => Vec::new(),
+            RateControl::Arf => phy
+                .rate_ladder()
+                .into_iter()
+                .map(|r| {
+                    let mut q = phy.clone();
+                    q.rate_kbps = r;
+                    q
+                })
+                .collect(),
+        };
+        for n in nodes.iter_mut() {
+            if let Some(m) = n.mac.as_mut() {
+                m.rung = rungs.len().saturating_sub(1);
+            }
+        }
         let header_bytes = spec.mac.header_bytes.unwrap_or(if phy.kind == PhyKind::N { 30 } else { 28 });
         Ok(Simulator {
             phy,
@@ -494,7 +551,12 @@ impl<'a> Simulator<'a> {
             stop: secs(run.duration_s),
             end: secs(run.duration_s + run.drain_s),
             events: 0,
-            fail_ifs,
+            aifs,
+            eifs,
+            edca: access.edca,
+            ack_timeout,
+            arrival_wait: if spec.mac.access_on_arrival == AccessOnArrival::Difs { aifs } else { 0 },
+            rungs,
             header_bytes,
         })
     }
@@ -942,7 +1004,7 @@ impl<'a> Simulator<'a> {
             return None;
         }
         let k = m.bo.unwrap_or(0) as u64;
-        Some((m.ifs_end + k * self.phy.slot).max(m.earliest))
+        Some((m.ifs_end + k * self.phy.slot).max(m.earliest + self.arrival_wait))
     }
 
     fn beacon_start(&self) -> Option<(usize, Ns)> {
@@ -989,7 +1051,9 @@ impl<'a> Simulator<'a> {
             return;
         }
         let slot = self.phy.slot;
-        let bianchi = self.spec.mac.busy_slot_decrement;
+        // Bianchi's rule, and EDCA's: a counter frozen at or after the end of AIFS has also
+        // lost the slot at whose boundary the busy period began (edca.rs).
+        let bianchi = self.spec.mac.busy_slot_decrement || self.edca;
         // Freeze everyone else's counter.
         for j in 0..self.nodes.len() {
             if txers.contains(&j) {
@@ -1036,13 +1100,17 @@ impl<'a> Simulator<'a> {
                 bytes = psdu;
             }
             let rts = self.spec.mac.rts_threshold.is_some_and(|th| bytes > th);
-            let data = p.data_txtime(bytes);
-            let busy = if rts { p.rts_time() } else { data };
+            let q = self.rungs.get(m.rung).unwrap_or(p);
+            let data = q.data_txtime(bytes);
+            let busy = if rts { q.rts_time() } else { data };
+            let rate = q.rate_kbps as u64;
             longest = longest.max(busy);
             ex.txers.push((i, n, rts));
+            ex.own_end.push(s + busy + d);
             single = Some((i, n, rts, data));
             let st = &mut self.nodes[i].stats;
             st.tx_attempts += 1;
+            st.rate_sum_kbps += rate;
         }
         if let Some(owner) = beacon {
             longest = longest.max(p.beacon_time(self.spec.mac.beacon_bytes));
@@ -1051,11 +1119,13 @@ impl<'a> Simulator<'a> {
         let end;
         if n_tx == 1 && beacon.is_none() {
             let (i, n, rts, data) = single.unwrap();
+            let p = self.nodes[i].mac.as_ref().and_then(|m| self.rungs.get(m.rung)).unwrap_or(p);
             let mut t = s;
             if rts {
                 t += p.rts_time() + d + p.sifs + p.cts_time() + d + p.sifs;
             }
             let data_end = t + data + d;
+            ex.own_end[0] = data_end;
             let err = self.spec.mac.frame_error_rate > 0.0 && self.rng.gen::<f64>() < self.spec.mac.frame_error_rate;
             if err {
                 end = data_end;
@@ -1088,10 +1158,25 @@ impl<'a> Simulator<'a> {
         self.busy = false;
         self.idle_since = end;
         let ex = std::mem::take(&mut self.ex);
-        let ifs = if ex.success { self.phy.difs() } else { self.fail_ifs };
+        let mac = &self.spec.mac;
+        // What the nodes that did not transmit defer: EIFS after a frame they decoded in
+        // error (a data frame hit by a channel error, or a collision when a preamble was
+        // detected), else DIFS/AIFS.
+        let ifs =
+            if ex.success || !mac.eifs || (!ex.data_error && mac.collision_ifs == CollisionIfs::Difs) { self.aifs } else { self.eifs };
         for n in self.nodes.iter_mut() {
             if let Some(m) = n.mac.as_mut() {
                 m.ifs_end = end + ifs;
+            }
+        }
+        // The senders of the failed frame did not receive it: they wait ACKTimeout after
+        // their own transmission (or CTSTimeout after an RTS, the same length), then AIFS
+        // once the medium is idle.
+        if let (false, Some(to)) = (ex.success, self.ack_timeout) {
+            for (k, &(i, _, _)) in ex.txers.iter().enumerate() {
+                if let Some(m) = self.nodes[i].mac.as_mut() {
+                    m.ifs_end = end.max(ex.own_end[k] + to) + self.aifs;
+                }
             }
         }
         if ex.beacon.is_some() {
@@ -1144,6 +1229,27 @@ impl<'a> Simulator<'a> {
                     }
                 }
                 m.earliest = end;
+                // ARF (config.rs): it sees only "acknowledged" or "not".
+                if m.rung != usize::MAX && !self.rungs.is_empty() {
+                    if ex.success {
+                        m.fail_run = 0;
+                        m.ok_run += 1;
+                        m.probing = false;
+                        if m.ok_run >= 10 && m.rung + 1 < self.rungs.len() {
+                            m.rung += 1;
+                            m.ok_run = 0;
+                            m.probing = true;
+                        }
+                    } else {
+                        m.ok_run = 0;
+                        m.fail_run += 1;
+                        if (m.probing || m.fail_run >= 2) && m.rung > 0 {
+                            m.rung -= 1;
+                            m.fail_run = 0;
+                        }
+                        m.probing = false;
+                    }
+                }
             }
             let cw = self.nodes[i].mac.as_ref().unwrap().cw;
             let k = self.rng.gen_range(0..=cw);
@@ -1226,6 +1332,9 @@ impl<'a> Simulator<'a> {
             if let Some((_, st)) = &n.stage {
                 n.stats.crypto_utilisation = st.busy as f64 / sim_end.max(1) as f64 / st.free.len() as f64;
             }
+            if n.stats.tx_attempts > 0 {
+                n.stats.mean_rate_mbps = n.stats.rate_sum_kbps as f64 / n.stats.tx_attempts as f64 / 1000.0;
+            }
             nodes.push(std::mem::take(&mut n.stats));
         }
         RunResult { seed, flows, nodes, aggregate_throughput_mbps: agg, events: self.events, simulated_s: sim_end as f64 / 1e9 }
@@ -1234,6 +1343,12 @@ impl<'a> Simulator<'a> {
 
 /// Runs one replication of `spec` with `seed`.
 pub fn run_once(spec: &ModelSpec, costs: &Costs, seed: u64) -> Result<RunResult> {
+    if let Some(mips) = spec.security.card_mips {
+        // The scenario's own card speed (a calibrated seed scenario).
+        let mut c = costs.clone();
+        c.set_card_mips(mips)?;
+        return Ok(Simulator::new(spec, &c, seed)?.run(seed));
+    }
     let e = Simulator::new(spec, costs, seed)?;
     Ok(e.run(seed))
 }
