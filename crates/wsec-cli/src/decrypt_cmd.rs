@@ -38,14 +38,23 @@ pub struct DecryptArgs {
     /// Read a PMK in hex (one line) from this file, or '-' for standard input (repeatable)
     #[arg(long)]
     pmk_file: Vec<PathBuf>,
+    /// An 802.1X MSK in hex, 64-128 octets (repeatable): the PMK is its first 32 octets (48
+    /// for Suite B 192), the FT XXKey its second 32 (FT-802.1X) or first 48 (FT-802.1X-SHA384).
+    /// Visible in the process list: prefer --msk-file or --keys
+    #[arg(long)]
+    msk: Vec<String>,
+    /// Read an MSK in hex (one line) from this file, or '-' for standard input (repeatable)
+    #[arg(long)]
+    msk_file: Vec<PathBuf>,
     /// A WEP key in hex (repeatable; visible in the process list: prefer --keys)
     #[arg(long = "wep-key")]
     wep_key: Vec<String>,
     /// A temporal key (TK or GTK) in hex, any cipher (repeatable; visible in the process
-    /// list: prefer --keys)
+    /// list: prefer --keys). A 16-octet TK also opens TKIP frames, without Michael
+    /// verification (the summary counts them)
     #[arg(long)]
     tk: Vec<String>,
-    /// Keys in Wireshark's 80211_keys format ("wpa-pwd","pass:ssid" / "wpa-psk" / "wep" / "tk"),
+    /// Keys in Wireshark's 80211_keys format ("wpa-pwd","pass:ssid" / "wpa-psk" / "wep" / "tk" / "msk"),
     /// a file of at most 4 MiB or '-' for standard input
     #[arg(long)]
     keys: Option<PathBuf>,
@@ -74,7 +83,8 @@ const BATCH_BYTES: usize = 8 << 20;
 
 fn keys_of(a: &DecryptArgs) -> Result<Vec<UserKey>, String> {
     let mut keys = Vec::new();
-    let stdin_users = a.passphrase_file.iter().chain(&a.pmk_file).chain(&a.keys).filter(|p| p.as_os_str() == "-").count();
+    let stdin_users =
+        a.passphrase_file.iter().chain(&a.pmk_file).chain(&a.msk_file).chain(&a.keys).filter(|p| p.as_os_str() == "-").count();
     if stdin_users > 1 {
         return Err("standard input ('-') can feed only one option".into());
     }
@@ -95,6 +105,13 @@ fn keys_of(a: &DecryptArgs) -> Result<Vec<UserKey>, String> {
         let p = crate::read_secret(f, "--pmk-file")?;
         keys.push(UserKey::pmk_hex(&p).map_err(|e| format!("--pmk-file {}: {e}", f.display()))?);
     }
+    for m in &a.msk {
+        keys.push(UserKey::msk_hex(m).map_err(|e| format!("--msk: {e}"))?);
+    }
+    for f in &a.msk_file {
+        let m = crate::read_secret(f, "--msk-file")?;
+        keys.push(UserKey::msk_hex(&m).map_err(|e| format!("--msk-file {}: {e}", f.display()))?);
+    }
     for w in &a.wep_key {
         keys.push(UserKey::wep_hex(w).map_err(|e| format!("--wep-key: {e}"))?);
     }
@@ -114,7 +131,7 @@ fn keys_of(a: &DecryptArgs) -> Result<Vec<UserKey>, String> {
         keys.extend(UserKey::from_80211_keys(&text).map_err(|e| format!("--keys {shown}: {e}"))?);
     }
     if keys.is_empty() {
-        return Err("no keys: give --ssid/--passphrase(-file), --pmk(-file), --wep-key, --tk or --keys".into());
+        return Err("no keys: give --ssid/--passphrase(-file), --pmk(-file), --msk(-file), --wep-key, --tk or --keys".into());
     }
     Ok(keys)
 }
@@ -149,6 +166,15 @@ fn summary(a: &DecryptArgs, s: &Stats, written: u64, read_errors: &[String]) -> 
             "not_decrypted_per_reason": per_reason,
             "handshakes_verified": s.handshakes_verified,
             "group_keys_learned": s.group_keys,
+            "tkip_michael_unchecked": s.tkip_michael_unchecked,
+            "keys_learned": s.keys_learnt.iter().map(|k| serde_json::json!({
+                "frame": k.frame,
+                "aa": k.aa.to_string(),
+                "spa": k.spa.to_string(),
+                "akm": k.akm.map(|a| a.name()),
+                "cipher": k.cipher.name(),
+                "source": k.source.name(),
+            })).collect::<Vec<_>>(),
             "frames_written": written,
             "capture_errors": read_errors,
         });
@@ -171,7 +197,15 @@ fn summary(a: &DecryptArgs, s: &Stats, written: u64, read_errors: &[String]) -> 
     }
     line("Handshakes verified", s.handshakes_verified);
     line("Group keys learned", s.group_keys);
+    if s.tkip_michael_unchecked > 0 {
+        line("TKIP, Michael unchecked (16-octet TK)", s.tkip_michael_unchecked);
+    }
+
     line("Frames written", written);
+    for k in &s.keys_learnt {
+        let akm = k.akm.map(|a| a.name()).unwrap_or("-");
+        o.push_str(&format!("key: frame {} {} {} <-> {} ({akm}, {})\n", k.frame, k.source.name(), k.aa, k.spa, k.cipher.name()));
+    }
     for e in read_errors {
         o.push_str(&format!("capture error: {e}\n"));
     }
@@ -238,7 +272,7 @@ pub fn run(a: DecryptArgs) -> Result<crate::Reply, (u8, String)> {
     // The input first: a missing or unreadable capture, or one that is not pcap/pcapng, is
     // reported before anything about the keys or the output (docs/cli.md).
     drop(open()?);
-    crate::inputs_exist(a.passphrase_file.iter().chain(&a.pmk_file).chain(&a.keys).map(PathBuf::as_path))?;
+    crate::inputs_exist(a.passphrase_file.iter().chain(&a.pmk_file).chain(&a.msk_file).chain(&a.keys).map(PathBuf::as_path))?;
     check_not_input(&a.capture, &a.output)?;
     let keys = keys_of(&a).map_err(|e| (2, e))?;
     let mut d = Decryptor::new(keys);
@@ -418,5 +452,11 @@ fn write_batch<W: std::io::Write>(
 
 /// Keys whose use depends on what the capture holds (handshakes, group keys).
 fn keys_need_learning(a: &DecryptArgs) -> bool {
-    !a.passphrase.is_empty() || !a.passphrase_file.is_empty() || !a.pmk.is_empty() || !a.pmk_file.is_empty() || a.keys.is_some()
+    !a.passphrase.is_empty()
+        || !a.passphrase_file.is_empty()
+        || !a.pmk.is_empty()
+        || !a.pmk_file.is_empty()
+        || !a.msk.is_empty()
+        || !a.msk_file.is_empty()
+        || a.keys.is_some()
 }
