@@ -3,6 +3,7 @@
 pub mod radio;
 pub mod rewrite;
 pub mod synth;
+pub mod synth_ft;
 pub mod writer;
 
 use std::fs::File;
