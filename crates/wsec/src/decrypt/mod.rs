@@ -8,6 +8,7 @@
 //! of BSSs and stations in the capture.
 mod ft;
 pub mod keys;
+mod tdls;
 
 use crate::cipher::wep::WepKey;
 use crate::cipher::{CipherSuite, KeyOptions, Protection, SuiteKey};
@@ -452,6 +453,8 @@ impl Decryptor {
             if f.has_data_body() {
                 if let Some(k) = eapol_key_of(&h) {
                     self.on_eapol(&h, k);
+                } else if let Some((code, body)) = tdls::tdls_of(&h) {
+                    self.on_tdls(code, body);
                 }
             }
             return Step::Done(Outcome::Clear);
@@ -471,6 +474,9 @@ impl Decryptor {
                         if let Some(k) = eapol_key_of(&ph) {
                             self.epoch += 1;
                             self.on_eapol(&ph, k);
+                        } else if let Some((code, body)) = tdls::tdls_of(&ph) {
+                            self.epoch += 1;
+                            self.on_tdls(code, body);
                         }
                     }
                 }
