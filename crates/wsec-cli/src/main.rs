@@ -10,6 +10,7 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod bench_cmd;
 mod decrypt_cmd;
+mod decrypt_live;
 mod demo_cmd;
 mod hwvec_cmd;
 mod live_cmd;
@@ -358,7 +359,10 @@ fn main() -> ExitCode {
     };
     match run(cli) {
         Ok(Reply { out, partial }) => {
-            println!("{out}");
+            // Nothing when the command's standard output is its data (decrypt --live -o -).
+            if !out.is_empty() {
+                println!("{out}");
+            }
             match partial {
                 None => ExitCode::SUCCESS,
                 Some((code, msg)) => {

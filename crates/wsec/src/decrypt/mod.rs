@@ -77,6 +77,10 @@ pub enum Outcome {
     Failed(FailReason),
 }
 
+/// A message 2 not yet matched to an ANonce: SNonce, the EAPOL frame, its Key Data (the
+/// FT elements), its replay counter.
+type PendingM2 = ([u8; 32], Vec<u8>, Vec<u8>, u64);
+
 /// A decrypted MPDU, its cipher, and whether it is TKIP whose Michael MIC went unchecked
 /// (a 16-octet TK carries no Michael key).
 type Plain = (Vec<u8>, CipherSuite, bool);
@@ -102,8 +106,8 @@ struct Bss {
 struct Link {
     /// ANonce by the replay counter of its message 1.
     m1: Vec<(u64, [u8; 32])>,
-    /// Messages 2 not yet matched to an ANonce (SNonce, frame, kdv, replay counter).
-    pending_m2: Vec<([u8; 32], Vec<u8>, Vec<u8>, u64)>,
+    /// Messages 2 not yet matched to an ANonce.
+    pending_m2: Vec<PendingM2>,
     /// PTKs that verified a message of this link, newest last, with the AKM and cipher.
     ptks: Vec<(Ptk, CipherSuite, u64)>,
     /// The AKM the STA chose in its (Re)Association Request.

@@ -209,6 +209,7 @@ impl Fte {
 ///
 /// with the FTE's MIC field zero; HMAC-SHA-384 truncated to 24 octets when the KCK is 24
 /// octets (the SHA-384 AKMs). The elements are whole (ID and Length included), as sent.
+#[allow(clippy::too_many_arguments)]
 pub fn fte_mic(
     kck: &[u8],
     sta: [u8; 6],

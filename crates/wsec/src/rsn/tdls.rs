@@ -56,6 +56,7 @@ pub fn derive_tpk(
 /// `AES-128-CMAC(TPK-KCK, MAC_I || MAC_R || Transaction Sequence || Link Identifier element
 /// || RSNE || Timeout Interval element || FTE with the MIC field zero)`, the Transaction
 /// Sequence being 2 (Setup Response) or 3 (Setup Confirm). Elements whole, as sent.
+#[allow(clippy::too_many_arguments)]
 pub fn tdls_mic(
     kck: &[u8],
     mac_i: [u8; 6],
