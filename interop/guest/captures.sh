@@ -10,6 +10,8 @@
 #   eap       WPA2-Enterprise with hostapd's internal EAP server (EAP-PSK); wpa_supplicant
 #             logs its keys (-K) so that the MSK can be read back
 #   ft-eap    the same with FT-802.1X: the FT initial mobility domain association
+#   ft-sae    FT-SAE, the FT initial mobility domain association (the PMK from the -K log)
+#   suite-b   WPA3-Enterprise 192-bit (AKM 12): EAP-TLS with P-384 certificates, GCMP-256
 # Results: /lab/out/<scenario>/{air.pcap,live.pcapng,live-stream.pcap,*.log,result.env}.
 export PATH=/lab/bin:/usr/sbin:/usr/bin:/sbin:/bin
 . /lab/cases/params.env
@@ -160,6 +162,8 @@ for s in $SCENARIOS; do
     tdls) scenario_tdls ;;
     eap) scenario_eap eap /lab/cases/eap-ap.conf /lab/cases/eap-sta.conf ;;
     ft-eap) scenario_eap ft-eap /lab/cases/ft-eap-ap.conf /lab/cases/ft-eap-sta.conf ;;
+    ft-sae) scenario_eap ft-sae /lab/cases/ft-sae-ap.conf /lab/cases/ft-sae-sta.conf ;;
+    suite-b) scenario_eap suite-b /lab/cases/suite-b-ap.conf /lab/cases/suite-b-sta.conf ;;
     esac
     log "scenario $s: $(tr '\n' ' ' </lab/out/$s/result.env)"
 done

@@ -2,7 +2,7 @@
 //! v2.10 and wpa_supplicant v2.10 on mac80211_hwsim (`interop/captures --save`;
 //! testdata/captures/lab/README.md): an FT-PSK roam between two APs and back, a TDLS
 //! direct link, WPA2-Enterprise and FT-802.1X with hostapd's internal EAP server (the MSK
-//! read from wpa_supplicant's key log). Each is decrypted by wsec and by tshark with the
+//! read from wpa_supplicant's key log), FT-SAE (the PMK from the same log). Each is decrypted by wsec and by tshark with the
 //! same `80211_keys` records and compared payload by payload; wsec must decrypt every
 //! protected frame and learn the keys the way the standard says. The live runs
 //! (`wsec decrypt --live` on two more monitor radios during the same exchange) must hold
@@ -65,6 +65,8 @@ fn keys_of(s: &str) -> (Vec<UserKey>, Vec<PeerKey>, String) {
     let val = line.split(',').nth(1).unwrap().trim_matches('"').to_string();
     let theirs = if line.starts_with("\"msk\"") {
         PeerKey::Msk(val)
+    } else if line.starts_with("\"wpa-psk\"") {
+        PeerKey::Psk(val)
     } else {
         let (pass, ssid) = val.split_once(':').unwrap();
         PeerKey::wpa_pwd(ssid, pass)
@@ -126,6 +128,17 @@ fn wpa2_eap_and_ft_eap_from_the_msk() {
     let (r, _) = compare("ft-eap");
     assert_eq!(sources(&r)[0].0, KeySource::FtInitial);
     assert_eq!(sources(&r)[0].1, Some(Akm::FtIeee8021x));
+}
+
+/// FT-SAE (AKM 9): the FT initial mobility domain association from the SAE PMK (the
+/// XXKey), which wpa_supplicant logged (`-K`, "SAE: PMK"); PMF required, so the
+/// management frames after it are protected too.
+#[test]
+fn ft_sae_from_the_pmk() {
+    let (r, ts) = compare("ft-sae");
+    assert_eq!(sources(&r)[0].0, KeySource::FtInitial);
+    assert_eq!(sources(&r)[0].1, Some(Akm::FtSae));
+    assert!(ts > 0);
 }
 
 /// The live runs against the recording decrypted afterwards: every data frame the live
