@@ -180,6 +180,10 @@ pub(crate) fn summary(a: &DecryptArgs, s: &Stats, written: u64, read_errors: &[S
             "handshakes_verified": s.handshakes_verified,
             "group_keys_learned": s.group_keys,
             "tkip_michael_unchecked": s.tkip_michael_unchecked,
+            "not_decrypted_per_transmitter": s.failed_by_transmitter.iter().map(|(ta, m)| {
+                let per: BTreeMap<&str, u64> = m.iter().map(|(r, n)| (reason_key(*r), *n)).collect();
+                (ta.to_string(), per)
+            }).collect::<BTreeMap<String, BTreeMap<&str, u64>>>(),
             "keys_learned": s.keys_learnt.iter().map(|k| serde_json::json!({
                 "frame": k.frame,
                 "aa": k.aa.to_string(),
@@ -215,6 +219,15 @@ pub(crate) fn summary(a: &DecryptArgs, s: &Stats, written: u64, read_errors: &[S
     }
 
     line("Frames written", written);
+    let mut by_ta: Vec<_> = s.failed_by_transmitter.iter().collect();
+    by_ta.sort_by_key(|(ta, _)| ta.0);
+    for (ta, m) in by_ta {
+        let mut rs: Vec<_> = m.iter().collect();
+        rs.sort();
+        for (r, n) in rs {
+            o.push_str(&format!("not decrypted from {ta}: {n} ({})\n", r.describe()));
+        }
+    }
     for k in &s.keys_learnt {
         let akm = k.akm.map(|a| a.name()).unwrap_or("-");
         o.push_str(&format!("key: frame {} {} {} <-> {} ({akm}, {})\n", k.frame, k.source.name(), k.aa, k.spa, k.cipher.name()));

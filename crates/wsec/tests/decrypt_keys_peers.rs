@@ -96,6 +96,20 @@ fn suite_b_192_with_a_48_octet_pmk_and_an_msk() {
     assert_eq!(ours_msk, ours);
     let (none, s) = wsec_payloads(&path, vec![UserKey::Pmk(Zeroizing::new(pmk[..32].to_vec()))]);
     assert!(none.is_empty() && s.handshakes_verified == 0);
+    // Why, per station: the AP's unicast frames and the station's have no verified
+    // handshake; the AP's group frames no GTK.
+    use wsec::decrypt::FailReason;
+    use wsec::wire::mac::MacAddr;
+    let count = |ta: u8, group: bool| frames.iter().filter(|f| f[1] & 0x40 != 0 && f[15] == ta && (f[4] & 1 == 1) == group).count() as u64;
+    let ap = &s.failed_by_transmitter[&MacAddr([2, 0, 0, 0, 0, 1])];
+    let sta = &s.failed_by_transmitter[&MacAddr([2, 0, 0, 0, 0, 2])];
+    assert_eq!(
+        (ap.get(&FailReason::WrongOrMissingPmk), ap.get(&FailReason::NoGroupKey)),
+        (Some(&count(1, false)), Some(&count(1, true))),
+        "{ap:?}"
+    );
+    assert_eq!(sta.iter().collect::<Vec<_>>(), [(&FailReason::WrongOrMissingPmk, &count(2, false))]);
+    assert_eq!(count(1, false) + count(1, true) + count(2, false), 35);
 }
 
 /// WPA2-Enterprise (AKM 1) and 802.1X-SHA256 (AKM 5) from the MSK alone.

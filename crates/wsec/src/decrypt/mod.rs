@@ -138,6 +138,9 @@ pub struct Stats {
     pub tkip_michael_unchecked: u64,
     /// Every pairwise key learnt, in capture order (bounded by [`MAX_EVENTS`]).
     pub keys_learnt: Vec<KeyEvent>,
+    /// Protected frames not decrypted, by transmitter and reason (bounded by
+    /// [`MAX_EVENTS`] transmitters): why each station's frames stayed encrypted.
+    pub failed_by_transmitter: HashMap<MacAddr, HashMap<FailReason, u64>>,
 }
 
 /// How a pairwise key was learnt.
@@ -833,7 +836,13 @@ impl Decryptor {
 
     /// The outcome of a frame's crypto, in capture order: one copy of a retransmission.
     fn commit(&mut self, j: &Job, r: Option<Plain>) -> Outcome {
-        let Some((mpdu, suite, michael_unchecked)) = r else { return Outcome::Failed(j.fail) };
+        let Some((mpdu, suite, michael_unchecked)) = r else {
+            let m = &mut self.stats.failed_by_transmitter;
+            if m.len() < MAX_EVENTS || m.contains_key(&j.ta) {
+                *m.entry(j.ta).or_default().entry(j.fail).or_default() += 1;
+            }
+            return Outcome::Failed(j.fail);
+        };
         // A retransmission (Retry set, same TA, TID and Sequence Control) decrypts like
         // the original, which proves it genuine; only one copy goes out.
         if j.retry && self.last_seq.get(&(j.ta, j.tid)) == Some(&j.sc) {
