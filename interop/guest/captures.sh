@@ -10,6 +10,7 @@
 #   eap       WPA2-Enterprise with hostapd's internal EAP server (EAP-PSK); wpa_supplicant
 #             logs its keys (-K) so that the MSK can be read back
 #   ft-eap    the same with FT-802.1X: the FT initial mobility domain association
+#   ft-ds     FT-PSK, both APs on a bridge (RRB), a transition over the DS (wpa_cli ft_ds)
 #   ft-sae    FT-SAE, the FT initial mobility domain association (the PMK from the -K log)
 #   suite-b   WPA3-Enterprise 192-bit (AKM 12): EAP-TLS with P-384 certificates, GCMP-256
 # Results: /lab/out/<scenario>/{air.pcap,live.pcapng,live-stream.pcap,*.log,result.env}.
@@ -112,6 +113,33 @@ scenario_ft_psk() {
     stop_record
 }
 
+scenario_ft_ds() {
+    O=/lab/out/ft-ds; mkdir -p $O; R=$O/result.env; : >$R
+    radios 6
+    to_ns wlan2 sta
+    record $O wlan3 wlan4 wlan5 --ssid "$SSID_FTDS" --passphrase "$PASS"
+    ip link add br0 type bridge
+    ip link set br0 up
+    ip addr add 10.9.0.1/24 dev br0
+    hapd - /lab/cases/ftds-ap1.conf $O/ap1.log || echo "ap1=fail" >>$R
+    ns sta wpa_supplicant -t -dd -K -i wlan2 -D nl80211 -c /lab/cases/ftds-sta.conf >$O/sta.log 2>&1 &
+    ns sta ip addr add 10.9.0.2/24 dev wlan2
+    wait_state sta wlan2 'wpa_state=COMPLETED' 40 && echo "assoc=ok" >>$R || echo "assoc=fail" >>$R
+    ns sta ping -c 4 -W 3 10.9.0.1 >$O/ping1.txt 2>&1 && echo "ping1=ok" >>$R || echo "ping1=fail" >>$R
+    hapd - /lab/cases/ftds-ap2.conf $O/ap2.log || echo "ap2=fail" >>$R
+    ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 scan >/dev/null
+    for i in $(seq 1 60); do
+        ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 scan_results 2>/dev/null | grep -q '^02:00:00:00:01:00' && break
+        sleep 0.5
+    done
+    ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 ft_ds 02:00:00:00:01:00 >$O/ftds.txt 2>&1
+    wait_state sta wlan2 'bssid=02:00:00:00:01:00' 20 && echo "ft_ds=ok" >>$R || echo "ft_ds=fail" >>$R
+    ns sta ip neigh flush dev wlan2
+    ns sta ping -c 4 -W 3 10.9.0.1 >$O/ping2.txt 2>&1 && echo "ping2=ok" >>$R || echo "ping2=fail" >>$R
+    stop_record
+    ip link del br0 2>/dev/null
+}
+
 scenario_tdls() {
     O=/lab/out/tdls; mkdir -p $O; R=$O/result.env; : >$R
     radios 6
@@ -162,6 +190,7 @@ for s in $SCENARIOS; do
     tdls) scenario_tdls ;;
     eap) scenario_eap eap /lab/cases/eap-ap.conf /lab/cases/eap-sta.conf ;;
     ft-eap) scenario_eap ft-eap /lab/cases/ft-eap-ap.conf /lab/cases/ft-eap-sta.conf ;;
+    ft-ds) scenario_ft_ds ;;
     ft-sae) scenario_eap ft-sae /lab/cases/ft-sae-ap.conf /lab/cases/ft-sae-sta.conf ;;
     suite-b) scenario_eap suite-b /lab/cases/suite-b-ap.conf /lab/cases/suite-b-sta.conf ;;
     esac
