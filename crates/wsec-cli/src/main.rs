@@ -54,7 +54,8 @@ enum Cmd {
     Passphrase(rsn_cmd::PassphraseArgs),
     /// The PTK of a 4-way handshake and its KCK, KEK and TK (and KDK).
     Ptk(rsn_cmd::PtkArgs),
-    /// Decrypt an 802.11 capture (pcap/pcapng) with passphrases, PMKs, WEP keys or TKs.
+    /// Decrypt an 802.11 capture (pcap/pcapng) or a live monitor interface with passphrases,
+    /// PMKs, MSKs, WEP keys or TKs (4-way handshakes, FT, TDLS).
     Decrypt(decrypt_cmd::DecryptArgs),
     /// Write a capture of synthetic, standard 802.11 traffic (handshake + protected data)
     /// made by wsec's own core.
