@@ -15,10 +15,23 @@ use wsec::decrypt::{Decryptor, FailReason, Outcome, Stats};
 #[derive(Args)]
 pub struct DecryptArgs {
     /// The capture to decrypt (pcap or pcapng)
-    capture: PathBuf,
-    /// Where to write the decrypted capture
+    #[arg(required_unless_present = "live", conflicts_with = "live")]
+    pub(crate) capture: Option<PathBuf>,
+    /// Decrypt live from this Linux 802.11 interface, taken over as a monitor (radiotap) on
+    /// --channel until SIGINT/SIGTERM or --duration; one pass, frames written in the order
+    /// received. With -o - the output is a pcap stream on standard output (for `tshark -i -`)
+    /// and the summary goes to standard error
+    #[arg(long, value_name = "IFACE")]
+    pub(crate) live: Option<String>,
+    /// Channel of --live (2.4 GHz 1-14, 5 GHz 36-165)
+    #[arg(long, default_value_t = 6, requires = "live")]
+    pub(crate) channel: u8,
+    /// Stop --live after this many seconds
+    #[arg(long, requires = "live")]
+    pub(crate) duration: Option<f64>,
+    /// Where to write the decrypted capture ('-' with --live: a pcap stream on standard output)
     #[arg(short, long)]
-    output: PathBuf,
+    pub(crate) output: PathBuf,
     /// SSID of a network whose passphrase follows (repeatable, pairs in order with
     /// --passphrase or with --passphrase-file)
     #[arg(long)]
@@ -38,23 +51,32 @@ pub struct DecryptArgs {
     /// Read a PMK in hex (one line) from this file, or '-' for standard input (repeatable)
     #[arg(long)]
     pmk_file: Vec<PathBuf>,
+    /// An 802.1X MSK in hex, 64-128 octets (repeatable): the PMK is its first 32 octets (48
+    /// for Suite B 192), the FT XXKey its second 32 (FT-802.1X) or first 48 (FT-802.1X-SHA384).
+    /// Visible in the process list: prefer --msk-file or --keys
+    #[arg(long)]
+    msk: Vec<String>,
+    /// Read an MSK in hex (one line) from this file, or '-' for standard input (repeatable)
+    #[arg(long)]
+    msk_file: Vec<PathBuf>,
     /// A WEP key in hex (repeatable; visible in the process list: prefer --keys)
     #[arg(long = "wep-key")]
     wep_key: Vec<String>,
     /// A temporal key (TK or GTK) in hex, any cipher (repeatable; visible in the process
-    /// list: prefer --keys)
+    /// list: prefer --keys). A 16-octet TK also opens TKIP frames, without Michael
+    /// verification (the summary counts them)
     #[arg(long)]
     tk: Vec<String>,
-    /// Keys in Wireshark's 80211_keys format ("wpa-pwd","pass:ssid" / "wpa-psk" / "wep" / "tk"),
+    /// Keys in Wireshark's 80211_keys format ("wpa-pwd","pass:ssid" / "wpa-psk" / "wep" / "tk" / "msk"),
     /// a file of at most 4 MiB or '-' for standard input
     #[arg(long)]
     keys: Option<PathBuf>,
     /// Write Ethernet frames (DA, SA, EtherType, payload) like airdecap-ng
     #[arg(long)]
-    ethernet: bool,
+    pub(crate) ethernet: bool,
     /// Leave out frames that could not be decrypted (kept unchanged by default)
     #[arg(long)]
-    drop_undecrypted: bool,
+    pub(crate) drop_undecrypted: bool,
     /// One streaming pass (for pipes); by default a file is read twice so that keys seen
     /// late (e.g. a GTK) also decrypt earlier frames
     #[arg(long)]
@@ -72,9 +94,10 @@ pub struct DecryptArgs {
 const BATCH_FRAMES: usize = 4096;
 const BATCH_BYTES: usize = 8 << 20;
 
-fn keys_of(a: &DecryptArgs) -> Result<Vec<UserKey>, String> {
+pub(crate) fn keys_of(a: &DecryptArgs) -> Result<Vec<UserKey>, String> {
     let mut keys = Vec::new();
-    let stdin_users = a.passphrase_file.iter().chain(&a.pmk_file).chain(&a.keys).filter(|p| p.as_os_str() == "-").count();
+    let stdin_users =
+        a.passphrase_file.iter().chain(&a.pmk_file).chain(&a.msk_file).chain(&a.keys).filter(|p| p.as_os_str() == "-").count();
     if stdin_users > 1 {
         return Err("standard input ('-') can feed only one option".into());
     }
@@ -95,6 +118,13 @@ fn keys_of(a: &DecryptArgs) -> Result<Vec<UserKey>, String> {
         let p = crate::read_secret(f, "--pmk-file")?;
         keys.push(UserKey::pmk_hex(&p).map_err(|e| format!("--pmk-file {}: {e}", f.display()))?);
     }
+    for m in &a.msk {
+        keys.push(UserKey::msk_hex(m).map_err(|e| format!("--msk: {e}"))?);
+    }
+    for f in &a.msk_file {
+        let m = crate::read_secret(f, "--msk-file")?;
+        keys.push(UserKey::msk_hex(&m).map_err(|e| format!("--msk-file {}: {e}", f.display()))?);
+    }
     for w in &a.wep_key {
         keys.push(UserKey::wep_hex(w).map_err(|e| format!("--wep-key: {e}"))?);
     }
@@ -114,7 +144,7 @@ fn keys_of(a: &DecryptArgs) -> Result<Vec<UserKey>, String> {
         keys.extend(UserKey::from_80211_keys(&text).map_err(|e| format!("--keys {shown}: {e}"))?);
     }
     if keys.is_empty() {
-        return Err("no keys: give --ssid/--passphrase(-file), --pmk(-file), --wep-key, --tk or --keys".into());
+        return Err("no keys: give --ssid/--passphrase(-file), --pmk(-file), --msk(-file), --wep-key, --tk or --keys".into());
     }
     Ok(keys)
 }
@@ -131,14 +161,14 @@ fn reason_key(r: FailReason) -> &'static str {
     }
 }
 
-fn summary(a: &DecryptArgs, s: &Stats, written: u64, read_errors: &[String]) -> String {
+pub(crate) fn summary(a: &DecryptArgs, s: &Stats, written: u64, read_errors: &[String]) -> String {
     let decrypted: u64 = s.decrypted.values().sum();
     let failed: u64 = s.failed.values().sum();
     let per_suite: BTreeMap<&str, u64> = s.decrypted.iter().map(|(k, v)| (k.name(), *v)).collect();
     let per_reason: BTreeMap<&str, u64> = s.failed.iter().map(|(k, v)| (reason_key(*k), *v)).collect();
     if a.json {
         let j = serde_json::json!({
-            "input": a.capture.display().to_string(),
+            "input": input_name(a),
             "output": a.output.display().to_string(),
             "frames_read": s.frames,
             "protected": s.protected,
@@ -149,6 +179,19 @@ fn summary(a: &DecryptArgs, s: &Stats, written: u64, read_errors: &[String]) -> 
             "not_decrypted_per_reason": per_reason,
             "handshakes_verified": s.handshakes_verified,
             "group_keys_learned": s.group_keys,
+            "tkip_michael_unchecked": s.tkip_michael_unchecked,
+            "not_decrypted_per_transmitter": s.failed_by_transmitter.iter().map(|(ta, m)| {
+                let per: BTreeMap<&str, u64> = m.iter().map(|(r, n)| (reason_key(*r), *n)).collect();
+                (ta.to_string(), per)
+            }).collect::<BTreeMap<String, BTreeMap<&str, u64>>>(),
+            "keys_learned": s.keys_learnt.iter().map(|k| serde_json::json!({
+                "frame": k.frame,
+                "aa": k.aa.to_string(),
+                "spa": k.spa.to_string(),
+                "akm": k.akm.map(|a| a.name()),
+                "cipher": k.cipher.name(),
+                "source": k.source.name(),
+            })).collect::<Vec<_>>(),
             "frames_written": written,
             "capture_errors": read_errors,
         });
@@ -171,11 +214,37 @@ fn summary(a: &DecryptArgs, s: &Stats, written: u64, read_errors: &[String]) -> 
     }
     line("Handshakes verified", s.handshakes_verified);
     line("Group keys learned", s.group_keys);
+    if s.tkip_michael_unchecked > 0 {
+        line("TKIP, Michael unchecked (16-octet TK)", s.tkip_michael_unchecked);
+    }
+
     line("Frames written", written);
+    let mut by_ta: Vec<_> = s.failed_by_transmitter.iter().collect();
+    by_ta.sort_by_key(|(ta, _)| ta.0);
+    for (ta, m) in by_ta {
+        let mut rs: Vec<_> = m.iter().collect();
+        rs.sort();
+        for (r, n) in rs {
+            o.push_str(&format!("not decrypted from {ta}: {n} ({})\n", r.describe()));
+        }
+    }
+    for k in &s.keys_learnt {
+        let akm = k.akm.map(|a| a.name()).unwrap_or("-");
+        o.push_str(&format!("key: frame {} {} {} <-> {} ({akm}, {})\n", k.frame, k.source.name(), k.aa, k.spa, k.cipher.name()));
+    }
     for e in read_errors {
         o.push_str(&format!("capture error: {e}\n"));
     }
     o
+}
+
+/// The input as the summary names it: the capture file, or `live:IFACE`.
+fn input_name(a: &DecryptArgs) -> String {
+    match (&a.capture, &a.live) {
+        (Some(c), _) => c.display().to_string(),
+        (None, Some(i)) => format!("live:{i}"),
+        (None, None) => String::new(),
+    }
 }
 
 /// Runs `wsec decrypt`; returns the summary to print, or (exit code, message).
@@ -234,16 +303,19 @@ fn check_not_input(input: &Path, output: &Path) -> Result<(), (u8, String)> {
 /// still gives its output (what was read before the damage) and summary, with exit code
 /// [`crate::EXIT_PARTIAL`] and the error on standard error (docs/cli.md).
 pub fn run(a: DecryptArgs) -> Result<crate::Reply, (u8, String)> {
-    let open = || CaptureReader::open(&a.capture).map_err(|e| (1u8, format!("{}: {e}", a.capture.display())));
+    let Some(capture) = a.capture.clone() else {
+        return crate::decrypt_live::run(&a);
+    };
+    let open = || CaptureReader::open(&capture).map_err(|e| (1u8, format!("{}: {e}", capture.display())));
     // The input first: a missing or unreadable capture, or one that is not pcap/pcapng, is
     // reported before anything about the keys or the output (docs/cli.md).
     drop(open()?);
-    crate::inputs_exist(a.passphrase_file.iter().chain(&a.pmk_file).chain(&a.keys).map(PathBuf::as_path))?;
-    check_not_input(&a.capture, &a.output)?;
+    crate::inputs_exist(a.passphrase_file.iter().chain(&a.pmk_file).chain(&a.msk_file).chain(&a.keys).map(PathBuf::as_path))?;
+    check_not_input(&capture, &a.output)?;
     let keys = keys_of(&a).map_err(|e| (2, e))?;
     let mut d = Decryptor::new(keys);
     let mut read_errors = Vec::new();
-    let total = std::fs::metadata(&a.capture).map(|m| m.len()).unwrap_or(0);
+    let total = std::fs::metadata(&capture).map(|m| m.len()).unwrap_or(0);
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = indicatif::ProgressBar::new(total);
         b.set_style(
@@ -289,7 +361,7 @@ pub fn run(a: DecryptArgs) -> Result<crate::Reply, (u8, String)> {
     // The first four octets say pcapng (never read the whole file: it may be gigabytes).
     let mut magic = [0u8; 4];
     let is_ng =
-        File::open(&a.capture).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic)).is_ok() && magic == [0x0a, 0x0d, 0x0d, 0x0a];
+        File::open(&capture).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic)).is_ok() && magic == [0x0a, 0x0d, 0x0d, 0x0a];
     let first_lt = match &first {
         Some(Ok(p)) => p.linktype,
         _ => 105,
@@ -343,11 +415,8 @@ pub fn run(a: DecryptArgs) -> Result<crate::Reply, (u8, String)> {
     let decrypted: u64 = d.stats.decrypted.values().sum();
     let partial = match read_errors.first() {
         Some(e) => {
-            let msg = format!(
-                "{}: damaged capture: {e}; {} wrote the {written} frame(s) read before it",
-                a.capture.display(),
-                a.output.display()
-            );
+            let msg =
+                format!("{}: damaged capture: {e}; {} wrote the {written} frame(s) read before it", capture.display(), a.output.display());
             Some((crate::EXIT_PARTIAL, msg))
         }
         // Keys were given (keys_of insists) and the capture has protected frames, but none
@@ -355,7 +424,7 @@ pub fn run(a: DecryptArgs) -> Result<crate::Reply, (u8, String)> {
         None if d.stats.protected > 0 && decrypted == 0 => {
             let msg = format!(
                 "{}: none of the {} protected frame(s) decrypted with the keys given (wrong passphrase or key, or no handshake: see the summary)",
-                a.capture.display(),
+                capture.display(),
                 d.stats.protected
             );
             Some((crate::EXIT_NOTHING_DECRYPTED, msg))
@@ -418,5 +487,11 @@ fn write_batch<W: std::io::Write>(
 
 /// Keys whose use depends on what the capture holds (handshakes, group keys).
 fn keys_need_learning(a: &DecryptArgs) -> bool {
-    !a.passphrase.is_empty() || !a.passphrase_file.is_empty() || !a.pmk.is_empty() || !a.pmk_file.is_empty() || a.keys.is_some()
+    !a.passphrase.is_empty()
+        || !a.passphrase_file.is_empty()
+        || !a.pmk.is_empty()
+        || !a.pmk_file.is_empty()
+        || !a.msk.is_empty()
+        || !a.msk_file.is_empty()
+        || a.keys.is_some()
 }

@@ -10,6 +10,7 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod bench_cmd;
 mod decrypt_cmd;
+mod decrypt_live;
 mod demo_cmd;
 mod hwvec_cmd;
 mod live_cmd;
@@ -54,7 +55,8 @@ enum Cmd {
     Passphrase(rsn_cmd::PassphraseArgs),
     /// The PTK of a 4-way handshake and its KCK, KEK and TK (and KDK).
     Ptk(rsn_cmd::PtkArgs),
-    /// Decrypt an 802.11 capture (pcap/pcapng) with passphrases, PMKs, WEP keys or TKs.
+    /// Decrypt an 802.11 capture (pcap/pcapng) or a live monitor interface with passphrases,
+    /// PMKs, MSKs, WEP keys or TKs (4-way handshakes, FT, TDLS).
     Decrypt(decrypt_cmd::DecryptArgs),
     /// Write a capture of synthetic, standard 802.11 traffic (handshake + protected data)
     /// made by wsec's own core.
@@ -364,7 +366,10 @@ fn main() -> ExitCode {
     };
     match run(cli) {
         Ok(Reply { out, partial }) => {
-            println!("{out}");
+            // Nothing when the command's standard output is its data (decrypt --live -o -).
+            if !out.is_empty() {
+                println!("{out}");
+            }
             match partial {
                 None => ExitCode::SUCCESS,
                 Some((code, msg)) => {

@@ -21,10 +21,10 @@ pub struct SynthArgs {
     /// Passphrase (PSK AKMs); the PMK is derived from it and the SSID
     #[arg(long, default_value = "correct horse battery")]
     passphrase: String,
-    /// PMK in hex instead of a passphrase (required for SAE and OWE)
+    /// PMK in hex instead of a passphrase (required for SAE, OWE and 802.1X; 48 octets for Suite B 192)
     #[arg(long)]
     pmk: Option<String>,
-    /// AKM: psk, psk-sha256, sae, owe
+    /// AKM: psk, psk-sha256, sae, owe, wpa-eap, wpa-eap-sha256, wpa-eap-suite-b-192
     #[arg(long, default_value = "psk")]
     akm: String,
     /// Pairwise cipher (ccmp, ccmp-256, gcmp, gcmp-256, tkip)
@@ -54,7 +54,7 @@ pub struct SynthArgs {
 }
 
 /// The AKMs `wsec synth` makes handshakes for.
-const SYNTH_AKMS: [Akm; 4] = [Akm::Psk, Akm::PskSha256, Akm::Sae, Akm::Owe];
+const SYNTH_AKMS: [Akm; 7] = [Akm::Psk, Akm::PskSha256, Akm::Sae, Akm::Owe, Akm::Ieee8021x, Akm::Ieee8021xSha256, Akm::SuiteB192];
 
 pub fn run(a: SynthArgs) -> Result<String, (u8, String)> {
     let usage = |e: String| (2u8, e);

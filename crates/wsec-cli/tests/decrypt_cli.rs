@@ -146,3 +146,36 @@ fn sae_capture_explains_why_not() {
     assert!(err.contains("none of the") && err.lines().count() == 1, "{err}");
     assert!(stdout.contains("a passive observer needs the PMK (--pmk)"), "{stdout}");
 }
+
+/// Issue 24: `--msk` (and its file form) opens an 802.1X capture that `wsec synth` makes
+/// with the MSK's first half as the PMK; a short MSK is a usage error naming the option;
+/// `--live` needs an interface that exists and excludes a capture file.
+#[test]
+fn msk_option_and_live_usage() {
+    let cap = tmp("eap.pcap");
+    let msk: String = (0..64u8).map(|i| format!("{:02x}", i.wrapping_mul(7).wrapping_add(1))).collect();
+    let (code, _, err) =
+        wsec(&["synth", "-o", cap.to_str().unwrap(), "--akm", "wpa-eap", "--pmk", &msk[..64], "--frames", "30", "--payload", "100"]);
+    assert_eq!(code, 0, "{err}");
+    let out = tmp("eap-out.pcap");
+    let (code, stdout, err) = wsec(&["decrypt", cap.to_str().unwrap(), "-o", out.to_str().unwrap(), "--msk", &msk, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!((j["decrypted"].as_u64(), j["protected"].as_u64()), (Some(25), Some(25)));
+    assert_eq!(j["keys_learned"][0]["akm"], "wpa-eap");
+    assert_eq!(j["keys_learned"][0]["source"], "4-way handshake");
+    let f = tmp("msk.hex");
+    std::fs::write(&f, format!("{msk}\n")).unwrap();
+    let (code, _, err) = wsec(&["decrypt", cap.to_str().unwrap(), "-o", out.to_str().unwrap(), "--msk-file", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = wsec(&["decrypt", cap.to_str().unwrap(), "-o", out.to_str().unwrap(), "--msk", &msk[..100]]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--msk: malformed: an MSK is 64 to 128 octets"), "{err}");
+    let (code, _, err) = wsec(&["decrypt", "--live", "wsec-no-such-if0", "-o", out.to_str().unwrap(), "--msk", &msk]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("wsec-no-such-if0"), "{err}");
+    let (code, _, err) = wsec(&["decrypt", cap.to_str().unwrap(), "--live", "wlan9", "-o", out.to_str().unwrap(), "--msk", &msk]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = wsec(&["decrypt", "-o", out.to_str().unwrap(), "--msk", &msk]);
+    assert_eq!(code, 2, "{err}");
+}

@@ -3,6 +3,8 @@
 pub mod radio;
 pub mod rewrite;
 pub mod synth;
+pub mod synth_ft;
+pub mod synth_tdls;
 pub mod writer;
 
 use std::fs::File;

@@ -209,6 +209,11 @@ impl<W: Write> CaptureWriter<W> {
         Ok(())
     }
 
+    /// Flushes the sink (a live capture streams each frame as it is written).
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+
     /// Flushes and returns the sink. (Dropping the writer without calling this leaves a
     /// valid file too, once the sink itself is flushed: there is no trailer.)
     pub fn finish(mut self) -> io::Result<W> {

@@ -1,6 +1,7 @@
-//! The keys a capture decryptor is given: passphrases with their SSIDs, PMKs, WEP keys and
-//! temporal keys; and Wireshark's `80211_keys` file format.
+//! The keys a capture decryptor is given: passphrases with their SSIDs, PMKs, MSKs, WEP keys
+//! and temporal keys; and Wireshark's `80211_keys` file format.
 use crate::error::{Error, Result};
+use crate::rsn::akm::Akm;
 use zeroize::Zeroizing;
 
 /// One key as the user gave it.
@@ -8,8 +9,13 @@ use zeroize::Zeroizing;
 pub enum UserKey {
     /// A WPA/WPA2 passphrase for one SSID.
     Passphrase { ssid: Vec<u8>, passphrase: Zeroizing<Vec<u8>> },
-    /// A PMK (or PSK) for any network (PSK, PSK-SHA256, SAE, OWE, 802.1X...).
+    /// A PMK (or PSK) for any network (PSK, PSK-SHA256, SAE, OWE, 802.1X...): 32 octets, or
+    /// 48 for the SHA-384 AKMs (Suite B 192, 12.7.1.3). For the FT AKMs it is the XXKey
+    /// (the PSK of FT-PSK, the PMK of FT-SAE; 12.7.1.7.3).
     Pmk(Zeroizing<Vec<u8>>),
+    /// The MSK an EAP method exported (RFC 3748, at least 64 octets): the PMK and the FT
+    /// XXKey of 802.1X AKMs derive from it ([`msk_pmk`], [`msk_xxkey`]).
+    Msk(Zeroizing<Vec<u8>>),
     /// A WEP key (5, 13 or 16 octets).
     Wep(Zeroizing<Vec<u8>>),
     /// A temporal key (TK or GTK) of any cipher: 16 or 32 octets.
@@ -21,6 +27,7 @@ impl core::fmt::Debug for UserKey {
         match self {
             UserKey::Passphrase { ssid, .. } => write!(f, "Passphrase(ssid {:?})", String::from_utf8_lossy(ssid)),
             UserKey::Pmk(k) => write!(f, "Pmk({} octets)", k.len()),
+            UserKey::Msk(k) => write!(f, "Msk({} octets)", k.len()),
             UserKey::Wep(k) => write!(f, "Wep({} octets)", k.len()),
             UserKey::Tk(k) => write!(f, "Tk({} octets)", k.len()),
         }
@@ -45,6 +52,34 @@ impl std::error::Error for KeyFileError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.reason)
     }
+}
+
+/// Shortest and longest MSK accepted: RFC 3748 7.10 requires at least 64 octets; EAP
+/// methods export 64 (Wireshark takes up to 128).
+pub const MSK_MIN_LEN: usize = 64;
+pub const MSK_MAX_LEN: usize = 128;
+
+/// The PMK of an 802.1X AKM from the MSK (IEEE 802.11-2020 12.7.1.3): `L(MSK, 0,
+/// PMK_bits)`, 384 bits for AKM 00-0F-AC:12 (Suite B 192), 256 bits otherwise. `None` for
+/// the FT AKMs, which use the XXKey ([`msk_xxkey`]), and for an MSK too short.
+pub fn msk_pmk(akm: Akm, msk: &[u8]) -> Option<Zeroizing<Vec<u8>>> {
+    if akm.is_ft() {
+        return None;
+    }
+    let n = if akm == Akm::SuiteB192 { 48 } else { 32 };
+    msk.get(..n).map(|p| Zeroizing::new(p.to_vec()))
+}
+
+/// The FT XXKey from the MSK (12.7.1.7.3): for FT-802.1X (AKM 3) the second 256 bits of
+/// the MSK, `L(MSK, 256, 256)`; for FT-802.1X-SHA384 (AKM 13) the first 384 bits. `None`
+/// for the other AKMs (FT-PSK's XXKey is the PSK, FT-SAE's the PMK).
+pub fn msk_xxkey(akm: Akm, msk: &[u8]) -> Option<Zeroizing<Vec<u8>>> {
+    let r = match akm {
+        Akm::FtIeee8021x => msk.get(32..64),
+        Akm::FtIeee8021xSha384 => msk.get(..48),
+        _ => None,
+    };
+    r.map(|x| Zeroizing::new(x.to_vec()))
 }
 
 fn unhex(s: &str) -> Result<Vec<u8>> {
@@ -93,6 +128,14 @@ impl UserKey {
         Ok(UserKey::Pmk(Zeroizing::new(k)))
     }
 
+    pub fn msk_hex(s: &str) -> Result<UserKey> {
+        let k = unhex(s)?;
+        if !(MSK_MIN_LEN..=MSK_MAX_LEN).contains(&k.len()) {
+            return Err(Error::Malformed("an MSK is 64 to 128 octets"));
+        }
+        Ok(UserKey::Msk(Zeroizing::new(k)))
+    }
+
     pub fn wep_hex(s: &str) -> Result<UserKey> {
         let k = unhex(s)?;
         if ![5, 13, 16].contains(&k.len()) {
@@ -110,7 +153,7 @@ impl UserKey {
     }
 
     /// One line of Wireshark's `80211_keys` file: `"wpa-pwd","pass:ssid"`, `"wpa-psk","<pmk>"`,
-    /// `"wep","<key>"`, `"tk","<key>"` (a third field, if any, is ignored). `None` for blank
+    /// `"wep","<key>"`, `"tk","<key>"`, `"msk","<key>"` (a third field, if any, is ignored). `None` for blank
     /// and comment lines.
     pub fn from_80211_keys_line(line: &str) -> Result<Option<UserKey>> {
         let l = line.trim();
@@ -132,7 +175,8 @@ impl UserKey {
             "wpa-psk" => UserKey::pmk_hex(val)?,
             "wep" => UserKey::wep_hex(val)?,
             "tk" => UserKey::tk_hex(val)?,
-            _ => return Err(Error::Unsupported("80211_keys key type (wpa-pwd, wpa-psk, wep, tk)")),
+            "msk" => UserKey::msk_hex(val)?,
+            _ => return Err(Error::Unsupported("80211_keys key type (wpa-pwd, wpa-psk, wep, tk, msk)")),
         }))
     }
 
@@ -169,6 +213,25 @@ mod tests {
         assert_eq!(e.to_string(), "line 2: malformed: key is not hex");
         assert!(UserKey::from_80211_keys("\"wpa-pwd\",\"short:x\"").is_err());
         assert!(UserKey::from_80211_keys("\"foo\",\"00\"").is_err());
+    }
+
+    /// Wireshark's `"msk"` records: 64 to 128 octets; the PMK and XXKey are the slices
+    /// 12.7.1.3 and 12.7.1.7.3 name (checked on an MSK whose octet i is i).
+    #[test]
+    fn msk_records_pmk_and_xxkey() {
+        let msk: String = (0u8..64).map(|i| format!("{i:02x}")).collect();
+        let k = UserKey::from_80211_keys(&format!("\"msk\",\"{msk}\"\n")).unwrap();
+        let UserKey::Msk(m) = &k[0] else { panic!("{k:?}") };
+        assert_eq!(m.len(), 64);
+        assert_eq!(msk_pmk(Akm::Ieee8021x, m).unwrap()[..], (0u8..32).collect::<Vec<_>>()[..]);
+        assert_eq!(msk_pmk(Akm::SuiteB192, m).unwrap()[..], (0u8..48).collect::<Vec<_>>()[..]);
+        assert!(msk_pmk(Akm::FtIeee8021x, m).is_none());
+        assert_eq!(msk_xxkey(Akm::FtIeee8021x, m).unwrap()[..], (32u8..64).collect::<Vec<_>>()[..]);
+        assert_eq!(msk_xxkey(Akm::FtIeee8021xSha384, m).unwrap()[..], (0u8..48).collect::<Vec<_>>()[..]);
+        assert!(msk_xxkey(Akm::FtPsk, m).is_none());
+        let e = UserKey::from_80211_keys(&format!("\"msk\",\"{}\"", &msk[..126])).unwrap_err();
+        assert_eq!(e.reason, Error::Malformed("an MSK is 64 to 128 octets"));
+        assert_eq!(format!("{:?}", k[0]), "Msk(64 octets)");
     }
 
     /// Issue 19, defect 7: a sign is not a hex digit ("+f" parsed as 0x0f), and a

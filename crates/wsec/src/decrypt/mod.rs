@@ -6,7 +6,9 @@
 //! The engine sees MPDUs only (no radio header, no FCS); the capture plumbing is in
 //! [`crate::capture`]. It never panics on wire data and keeps memory bounded by the number
 //! of BSSs and stations in the capture.
+mod ft;
 pub mod keys;
+mod tdls;
 
 use crate::cipher::wep::WepKey;
 use crate::cipher::{CipherSuite, KeyOptions, Protection, SuiteKey};
@@ -75,6 +77,14 @@ pub enum Outcome {
     Failed(FailReason),
 }
 
+/// A message 2 not yet matched to an ANonce: SNonce, the EAPOL frame, its Key Data (the
+/// FT elements), its replay counter.
+type PendingM2 = ([u8; 32], Vec<u8>, Vec<u8>, u64);
+
+/// A decrypted MPDU, its cipher, and whether it is TKIP whose Michael MIC went unchecked
+/// (a 16-octet TK carries no Michael key).
+type Plain = (Vec<u8>, CipherSuite, bool);
+
 /// A key and the position of the frame that revealed it.
 type KeyAt = (Zeroizing<Vec<u8>>, u64);
 
@@ -87,6 +97,8 @@ struct Bss {
     /// Group keys by Key ID, newest last (a GTK rekey may reuse a Key ID), with the
     /// position of the frame that revealed each (see `Decryptor::pos`).
     gtks: HashMap<u8, Vec<KeyAt>>,
+    /// MDID of the Mobility Domain element of its Beacons (FT, 9.4.2.46).
+    mdid: Option<[u8; 2]>,
 }
 
 /// One station's link to its AP: handshake state and the PTKs it produced.
@@ -94,12 +106,16 @@ struct Bss {
 struct Link {
     /// ANonce by the replay counter of its message 1.
     m1: Vec<(u64, [u8; 32])>,
-    /// Messages 2 not yet matched to an ANonce (SNonce, frame, kdv, replay counter).
-    pending_m2: Vec<([u8; 32], Vec<u8>, u8, u64)>,
+    /// Messages 2 not yet matched to an ANonce.
+    pending_m2: Vec<PendingM2>,
     /// PTKs that verified a message of this link, newest last, with the AKM and cipher.
     ptks: Vec<(Ptk, CipherSuite, u64)>,
     /// The AKM the STA chose in its (Re)Association Request.
     akm: Option<Akm>,
+    /// The pairwise cipher the STA chose in its (Re)Association Request.
+    pairwise: Option<CipherSuite>,
+    /// FT: MDID and the key holders' IDs from the (Re)Association Response or message 2.
+    ft: ft::FtIds,
     /// A handshake was seen but nothing verified it.
     unverified: bool,
     /// Index (in capture order) of the frame whose handshake gave the first PTK: in a
@@ -117,11 +133,61 @@ pub struct Stats {
     pub duplicates: u64,
     pub handshakes_verified: u64,
     pub group_keys: u64,
+    /// Frames TKIP-decrypted with a 16-octet TK (no Michael key): ICV checked, Michael MIC
+    /// removed unverified (as Wireshark does).
+    pub tkip_michael_unchecked: u64,
+    /// Every pairwise key learnt, in capture order (bounded by [`MAX_EVENTS`]).
+    pub keys_learnt: Vec<KeyEvent>,
+    /// Protected frames not decrypted, by transmitter and reason (bounded by
+    /// [`MAX_EVENTS`] transmitters): why each station's frames stayed encrypted.
+    pub failed_by_transmitter: HashMap<MacAddr, HashMap<FailReason, u64>>,
 }
+
+/// How a pairwise key was learnt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KeySource {
+    /// A 4-way handshake (12.7.6) verified by message 2's MIC.
+    FourWay,
+    /// The 4-way handshake of an FT initial mobility domain association (12.7.1.7, PTK
+    /// from PMK-R1).
+    FtInitial,
+    /// A fast BSS transition (13.8): the (Re)Association Request's FTE MIC verified the
+    /// PTK of the target AP.
+    FtTransition,
+    /// A TDLS setup (12.7.8): the TPK, verified by the Setup Response's FTE MIC.
+    Tdls,
+}
+
+impl KeySource {
+    pub fn name(self) -> &'static str {
+        match self {
+            KeySource::FourWay => "4-way handshake",
+            KeySource::FtInitial => "FT initial mobility domain association",
+            KeySource::FtTransition => "FT transition (roam)",
+            KeySource::Tdls => "TDLS setup (TPK)",
+        }
+    }
+}
+
+/// One learnt pairwise key: the frame that revealed it (1-based), the two ends (AP or TDLS
+/// initiator first), the AKM and cipher, how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyEvent {
+    pub frame: u64,
+    pub aa: MacAddr,
+    pub spa: MacAddr,
+    pub akm: Option<Akm>,
+    pub cipher: CipherSuite,
+    pub source: KeySource,
+}
+
+/// Most key events kept in [`Stats::keys_learnt`].
+pub const MAX_EVENTS: usize = 4096;
 
 pub struct Decryptor {
     passphrases: Vec<(Vec<u8>, Zeroizing<Vec<u8>>)>,
     pmks: Vec<Zeroizing<Vec<u8>>>,
+    msks: Vec<Zeroizing<Vec<u8>>>,
     wep: Vec<WepKey>,
     tks: Vec<Zeroizing<Vec<u8>>>,
     /// PSKs derived from passphrases, by SSID (PBKDF2 runs once per SSID and passphrase).
@@ -171,13 +237,13 @@ enum Step {
 }
 
 impl Job {
-    fn run(&self, wep: &[WepKey], mpdu: &[u8]) -> Option<(Vec<u8>, CipherSuite)> {
+    fn run(&self, wep: &[WepKey], mpdu: &[u8]) -> Option<Plain> {
         for c in &self.cands {
             let r = match c {
                 Cand::Wep(i) => {
                     let mut out = Vec::new();
                     let k = &wep[*i];
-                    k.decapsulate(mpdu, &mut out).is_ok().then(|| (out, k.suite()))
+                    k.decapsulate(mpdu, &mut out).is_ok().then(|| (out, k.suite(), false))
                 }
                 Cand::Key(k, cipher) => decrypt_with(k, *cipher, mpdu),
                 Cand::Tk(t) => Decryptor::try_tk(t, mpdu),
@@ -206,6 +272,7 @@ impl Decryptor {
         let mut d = Decryptor {
             passphrases: Vec::new(),
             pmks: Vec::new(),
+            msks: Vec::new(),
             wep: Vec::new(),
             tks: Vec::new(),
             psk_cache: HashMap::new(),
@@ -221,6 +288,7 @@ impl Decryptor {
             match k {
                 UserKey::Passphrase { ssid, passphrase } => d.passphrases.push((ssid, passphrase)),
                 UserKey::Pmk(p) => d.pmks.push(p),
+                UserKey::Msk(m) => d.msks.push(m),
                 UserKey::Wep(w) => {
                     if let Ok(k) = WepKey::new(&w) {
                         d.wep.push(k)
@@ -232,9 +300,19 @@ impl Decryptor {
         d
     }
 
-    /// Candidate PMKs for a BSS: the PSKs of the passphrases given for its SSID (or for
-    /// every SSID given, when the BSS's SSID was not seen), then the given PMKs.
-    fn pmk_candidates(&mut self, bssid: &MacAddr) -> Vec<Zeroizing<Vec<u8>>> {
+    /// Candidate PMKs for a BSS and AKM: the PSKs of the passphrases given for its SSID (or
+    /// for every SSID given, when the BSS's SSID was not seen), the given PMKs, then the
+    /// PMKs of the given MSKs ([`keys::msk_pmk`]).
+    fn pmk_candidates(&mut self, bssid: &MacAddr, akm: Akm) -> Vec<Zeroizing<Vec<u8>>> {
+        let mut out = self.psk_candidates(bssid);
+        out.extend(self.pmks.iter().cloned());
+        out.extend(self.msks.iter().filter_map(|m| keys::msk_pmk(akm, m)));
+        out
+    }
+
+    /// The PSKs of the passphrases given for the BSS's SSID (every SSID given when its SSID
+    /// was not seen).
+    fn psk_candidates(&mut self, bssid: &MacAddr) -> Vec<Zeroizing<Vec<u8>>> {
         let ssid = self.bss.get(bssid).and_then(|b| b.ssid.clone());
         let ssids: Vec<Vec<u8>> = match ssid {
             Some(s) => vec![s],
@@ -254,7 +332,6 @@ impl Decryptor {
             }
             out.extend(self.psk_cache[&s].iter().cloned());
         }
-        out.extend(self.pmks.iter().cloned());
         out
     }
 
@@ -271,7 +348,12 @@ impl Decryptor {
     pub fn end_learning(&mut self) {
         self.learning = false;
         // What the capture holds (handshakes, group keys) stays; frame counters restart.
-        self.stats = Stats { handshakes_verified: self.stats.handshakes_verified, group_keys: self.stats.group_keys, ..Stats::default() };
+        self.stats = Stats {
+            handshakes_verified: self.stats.handshakes_verified,
+            group_keys: self.stats.group_keys,
+            keys_learnt: core::mem::take(&mut self.stats.keys_learnt),
+            ..Stats::default()
+        };
         self.last_seq.clear();
         for l in self.links.values_mut() {
             for p in l.ptks.iter_mut() {
@@ -310,7 +392,7 @@ impl Decryptor {
     /// decrypt under an older key verified its MIC, so it stands.
     pub fn process_batch(&mut self, mpdus: &[&[u8]], threads: usize) -> Vec<Outcome> {
         let steps: Vec<Step> = mpdus.iter().map(|m| self.plan(m)).collect();
-        let mut results: Vec<Option<(Vec<u8>, CipherSuite)>> = (0..mpdus.len()).map(|_| None).collect();
+        let mut results: Vec<Option<Plain>> = (0..mpdus.len()).map(|_| None).collect();
         let threads = threads.clamp(1, 64);
         let crypto = steps.iter().filter(|s| matches!(s, Step::Crypto(_))).count();
         let wep = &self.wep;
@@ -378,6 +460,8 @@ impl Decryptor {
             if f.has_data_body() {
                 if let Some(k) = eapol_key_of(&h) {
                     self.on_eapol(&h, k);
+                } else if let Some((code, body)) = tdls::tdls_of(&h) {
+                    self.on_tdls(code, body);
                 }
             }
             return Step::Done(Outcome::Clear);
@@ -397,6 +481,9 @@ impl Decryptor {
                         if let Some(k) = eapol_key_of(&ph) {
                             self.epoch += 1;
                             self.on_eapol(&ph, k);
+                        } else if let Some((code, body)) = tdls::tdls_of(&ph) {
+                            self.epoch += 1;
+                            self.on_tdls(code, body);
                         }
                     }
                 }
@@ -415,6 +502,13 @@ impl Decryptor {
             s @ (mgmt_subtype::ASSOC_REQ | mgmt_subtype::REASSOC_REQ) => {
                 AssocRequestRepr::parse(body, s == mgmt_subtype::REASSOC_REQ).map(|r| (r.elements, false))
             }
+            mgmt_subtype::ASSOC_RESP | mgmt_subtype::REASSOC_RESP => {
+                // Capability, Status Code, AID, then the elements (9.3.3.6, 9.3.3.8).
+                if let Some(ies) = body.get(6..) {
+                    self.on_ft_assoc_resp(h, ies);
+                }
+                return;
+            }
             _ => return,
         };
         let Ok((ies, is_beacon)) = parsed else { return };
@@ -425,10 +519,12 @@ impl Decryptor {
         let mut ssid = None;
         let mut rsn = None;
         let mut wpa = None;
+        let mut mdid = None;
         for e in element::elements(ies) {
             let Ok(e) = e else { break };
             match e.id {
                 element::id::SSID => ssid = Some(e.body.to_vec()),
+                element::id::MOBILITY_DOMAIN => mdid = crate::rsn::ft::mdid_of(e.body),
                 element::id::RSN => rsn = RsnElementRepr::parse(e.bytes).ok(),
                 element::id::VENDOR_SPECIFIC if ie::is_wpa_element(e.bytes) => wpa = WpaElementRepr::parse(e.bytes).ok(),
                 _ => {}
@@ -439,6 +535,7 @@ impl Decryptor {
             if let Some(s) = ssid.filter(|s| !s.is_empty() && s.iter().any(|&c| c != 0)) {
                 b.ssid = Some(s);
             }
+            b.mdid = mdid.or(b.mdid);
             if let Some(r) = rsn {
                 b.akms = r.akms.iter().filter_map(|s| s.akm()).collect();
                 b.pairwise = r.pairwise.iter().filter_map(|s| s.cipher()).collect();
@@ -451,7 +548,16 @@ impl Decryptor {
         } else if let (Some(sta), Some(r)) = (h.addr2(), rsn) {
             // The STA's choice in its (Re)Association Request.
             let akm = r.akms.first().and_then(|s| s.akm());
-            self.links.entry((a3, sta)).or_default().akm = akm;
+            let l = self.links.entry((a3, sta)).or_default();
+            l.akm = akm;
+            l.pairwise = r.pairwise.first().and_then(|s| s.cipher());
+            if mdid.is_some() {
+                l.ft.mdid = mdid;
+            }
+            if akm.is_some_and(|a| a.is_ft()) {
+                // A fast BSS transition: the FTE carries both nonces and the MIC.
+                self.on_ft_reassoc_req(a3, sta, ies);
+            }
         }
     }
 
@@ -475,9 +581,12 @@ impl Decryptor {
         }
     }
 
-    fn pairwise_of(&self, aa: &MacAddr, kdv: u8) -> CipherSuite {
+    fn pairwise_of(&self, aa: &MacAddr, spa: &MacAddr, kdv: u8) -> CipherSuite {
         if kdv == 1 {
             return CipherSuite::Tkip;
+        }
+        if let Some(c) = self.links.get(&(*aa, *spa)).and_then(|l| l.pairwise) {
+            return c;
         }
         match self.bss.get(aa).map(|b| &b.pairwise[..]) {
             Some([c, ..]) if *c != CipherSuite::Tkip => *c,
@@ -487,12 +596,9 @@ impl Decryptor {
     }
 
     fn on_eapol(&mut self, h: &Header<&[u8]>, k: (Vec<u8>, EapolKeyRepr)) {
-        let (frame, r) = k;
+        let (frame, mut r) = k;
         let Some((a1, a2)) = addr_pair(h) else { return };
         let ki = r.key_info;
-        // The handshake cores' classification: Request/Error frames and unknown flag
-        // combinations teach nothing.
-        let Some(msg) = Msg::classify(ki, r.key_data.len()) else { return };
         // The Authenticator sends the frames with Key Ack set.
         let (aa, spa) = if ki.key_ack() { (a2, a1) } else { (a1, a2) };
         let kdv = ki.descriptor_version();
@@ -500,13 +606,19 @@ impl Decryptor {
         let akm = self.akm_of(&aa, &spa, kdv);
         let mic_len = eapol::mic_len(kdv_e, akm);
         if r.key_mic.len() != mic_len {
-            // Re-parse with the AKM's MIC length (24 for the SHA-384 AKMs).
-            return;
+            // Re-parse with the AKM's MIC length (24 for the SHA-384 AKMs, 12.7.2).
+            match EapolKeyRepr::parse(&frame, mic_len) {
+                Ok(r2) => r = r2,
+                Err(_) => return,
+            }
         }
+        // The handshake cores' classification: Request/Error frames and unknown flag
+        // combinations teach nothing.
+        let Some(msg) = Msg::classify(ki, r.key_data.len()) else { return };
         if self.links.len() >= MAX_TRACKED && !self.links.contains_key(&(aa, spa)) {
             return;
         }
-        let pairwise = self.pairwise_of(&aa, kdv);
+        let pairwise = self.pairwise_of(&aa, &spa, kdv);
         if msg == Msg::M1 {
             let l = self.links.entry((aa, spa)).or_default();
             l.m1.push((r.replay_counter, r.key_nonce));
@@ -521,13 +633,13 @@ impl Decryptor {
             let an = self.links.get(&(aa, spa)).and_then(|l| l.m1.iter().rev().find(|(rc, _)| *rc == r.replay_counter).map(|(_, a)| *a));
             match an {
                 Some(an) => {
-                    if !self.try_handshake(aa, spa, akm, pairwise, &an, &r.key_nonce, &view, kdv_e) {
+                    if !self.try_handshake(aa, spa, akm, pairwise, &an, &r.key_nonce, &view, kdv_e, &r.key_data) {
                         self.links.entry((aa, spa)).or_default().unverified = true;
                     }
                 }
                 None => {
                     let l = self.links.entry((aa, spa)).or_default();
-                    l.pending_m2.push((r.key_nonce, frame.clone(), kdv, r.replay_counter));
+                    l.pending_m2.push((r.key_nonce, frame.clone(), r.key_data.clone(), r.replay_counter));
                     if l.pending_m2.len() > 8 {
                         l.pending_m2.remove(0);
                     }
@@ -540,9 +652,9 @@ impl Decryptor {
         if found.is_none() && msg == Msg::M3 {
             // Message 1 was missed: match pending messages 2 with this message 3's ANonce.
             let pend = self.links.get(&(aa, spa)).map(|l| l.pending_m2.clone()).unwrap_or_default();
-            for (sn, m2, _, _) in pend.iter().rev() {
+            for (sn, m2, kd, _) in pend.iter().rev() {
                 let Ok(m2v) = EapolKey::new_checked(&m2[..], mic_len) else { continue };
-                if self.try_handshake(aa, spa, akm, pairwise, &r.key_nonce, sn, &m2v, kdv_e) {
+                if self.try_handshake(aa, spa, akm, pairwise, &r.key_nonce, sn, &m2v, kdv_e, kd) {
                     found = self.find_ptk(&aa, &spa, &view, kdv_e, akm);
                     break;
                 }
@@ -583,16 +695,21 @@ impl Decryptor {
                 }
             }
         }
+        for (id, g) in gtks {
+            self.learn_gtk(aa, id, Zeroizing::new(g));
+        }
+    }
+
+    /// Keeps a group key of the BSS `aa` under its Key ID (at most four per Key ID).
+    fn learn_gtk(&mut self, aa: MacAddr, key_id: u8, g: Zeroizing<Vec<u8>>) {
         let at = self.pos;
         let b = self.bss.entry(aa).or_default();
-        for (id, g) in gtks {
-            let v = b.gtks.entry(id).or_default();
-            if !v.iter().any(|x| x.0[..] == g[..]) {
-                v.push((Zeroizing::new(g), at));
-                self.stats.group_keys += 1;
-                if v.len() > 4 {
-                    v.remove(0);
-                }
+        let v = b.gtks.entry(key_id).or_default();
+        if !v.iter().any(|x| x.0[..] == g[..]) {
+            v.push((g, at));
+            self.stats.group_keys += 1;
+            if v.len() > 4 {
+                v.remove(0);
             }
         }
     }
@@ -609,7 +726,9 @@ impl Decryptor {
         (0..l.ptks.len()).rev().find(|&i| view.verify_mic(kdv, akm, l.ptks[i].0.kck()).is_ok())
     }
 
-    /// Derives the PTK for every candidate PMK and keeps the one whose MIC verifies `m2`.
+    /// Derives the PTK for every candidate PMK (for the FT AKMs: every candidate XXKey,
+    /// through PMK-R0 and PMK-R1, with the FT elements of message 2's Key Data or of the
+    /// Association Response) and keeps the one whose MIC verifies `m2`.
     #[allow(clippy::too_many_arguments)]
     fn try_handshake(
         &mut self,
@@ -621,28 +740,45 @@ impl Decryptor {
         snonce: &[u8; 32],
         m2: &EapolKey<&[u8]>,
         kdv: crate::rsn::akm::KeyDescriptorVersion,
+        m2_key_data: &[u8],
     ) -> bool {
-        for pmk in self.pmk_candidates(&aa) {
-            if pmk.len() != akm.pmk_len() {
-                continue;
-            }
-            let Ok(ptk) = derive_ptk(akm, &pmk, aa.as_bytes(), spa.as_bytes(), anonce, snonce, pairwise, 0) else { continue };
+        let (ptks, source) = if akm.is_ft() {
+            (self.ft_initial_ptks(aa, spa, akm, pairwise, anonce, snonce, m2_key_data), KeySource::FtInitial)
+        } else {
+            let v = self
+                .pmk_candidates(&aa, akm)
+                .iter()
+                .filter(|p| p.len() == akm.pmk_len())
+                .filter_map(|pmk| derive_ptk(akm, pmk, aa.as_bytes(), spa.as_bytes(), anonce, snonce, pairwise, 0).ok())
+                .collect();
+            (v, KeySource::FourWay)
+        };
+        for ptk in ptks {
             if m2.verify_mic(kdv, akm, ptk.kck()).is_ok() {
-                let at = self.pos;
-                let l = self.links.entry((aa, spa)).or_default();
-                l.first_ptk_at.get_or_insert(at);
-                if !l.ptks.iter().any(|(p, _, _)| p.tk() == ptk.tk()) {
-                    l.ptks.push((ptk, pairwise, at));
-                    if l.ptks.len() > 4 {
-                        l.ptks.remove(0);
-                    }
-                    self.stats.handshakes_verified += 1;
-                }
-                l.unverified = false;
+                self.learn_ptk(aa, spa, ptk, pairwise, Some(akm), source);
                 return true;
             }
         }
         false
+    }
+
+    /// Keeps a verified pairwise key of the link (AA, SPA) and records how it was learnt.
+    fn learn_ptk(&mut self, aa: MacAddr, spa: MacAddr, ptk: Ptk, pairwise: CipherSuite, akm: Option<Akm>, source: KeySource) {
+        let at = self.pos;
+        let l = self.links.entry((aa, spa)).or_default();
+        l.first_ptk_at.get_or_insert(at);
+        l.unverified = false;
+        if l.ptks.iter().any(|(p, _, _)| p.tk() == ptk.tk()) {
+            return;
+        }
+        l.ptks.push((ptk, pairwise, at));
+        if l.ptks.len() > 4 {
+            l.ptks.remove(0);
+        }
+        self.stats.handshakes_verified += 1;
+        if self.stats.keys_learnt.len() < MAX_EVENTS {
+            self.stats.keys_learnt.push(KeyEvent { frame: at, aa, spa, akm, cipher: pairwise, source });
+        }
     }
 
     /// The keys that may open a protected frame, in the order to try them.
@@ -699,8 +835,14 @@ impl Decryptor {
     }
 
     /// The outcome of a frame's crypto, in capture order: one copy of a retransmission.
-    fn commit(&mut self, j: &Job, r: Option<(Vec<u8>, CipherSuite)>) -> Outcome {
-        let Some((mpdu, suite)) = r else { return Outcome::Failed(j.fail) };
+    fn commit(&mut self, j: &Job, r: Option<Plain>) -> Outcome {
+        let Some((mpdu, suite, michael_unchecked)) = r else {
+            let m = &mut self.stats.failed_by_transmitter;
+            if m.len() < MAX_EVENTS || m.contains_key(&j.ta) {
+                *m.entry(j.ta).or_default().entry(j.fail).or_default() += 1;
+            }
+            return Outcome::Failed(j.fail);
+        };
         // A retransmission (Retry set, same TA, TID and Sequence Control) decrypts like
         // the original, which proves it genuine; only one copy goes out.
         if j.retry && self.last_seq.get(&(j.ta, j.tid)) == Some(&j.sc) {
@@ -709,17 +851,25 @@ impl Decryptor {
         if self.last_seq.len() < MAX_TRACKED || self.last_seq.contains_key(&(j.ta, j.tid)) {
             self.last_seq.insert((j.ta, j.tid), j.sc);
         }
+        if michael_unchecked {
+            self.stats.tkip_michael_unchecked += 1;
+        }
         Outcome::Decrypted { mpdu, suite }
     }
 
-    /// Tries a temporal key under every cipher its length allows.
-    fn try_tk(tk: &[u8], mpdu: &[u8]) -> Option<(Vec<u8>, CipherSuite)> {
+    /// Tries a temporal key under every cipher its length allows: 16 octets as CCMP-128,
+    /// GCMP-128, then TKIP without Michael (the TK alone, as Wireshark's `"tk"` records carry
+    /// it); 32 octets as TKIP (TK || Michael keys), CCMP-256, GCMP-256.
+    fn try_tk(tk: &[u8], mpdu: &[u8]) -> Option<Plain> {
         let suites: &[CipherSuite] = match tk.len() {
             16 => &[CipherSuite::Ccmp128, CipherSuite::Gcmp128],
             32 => &[CipherSuite::Tkip, CipherSuite::Ccmp256, CipherSuite::Gcmp256],
             _ => &[],
         };
-        suites.iter().find_map(|&c| decrypt_with(tk, c, mpdu))
+        suites
+            .iter()
+            .find_map(|&c| decrypt_with(tk, c, mpdu))
+            .or_else(|| if tk.len() == 16 { tkip_without_michael(tk, mpdu) } else { None })
     }
 
     /// Says why a unicast frame of this link has no key.
@@ -752,7 +902,7 @@ impl Decryptor {
 }
 
 /// Decrypts with a TK under `cipher` (TKIP: the direction from the frame; fragments by ICV).
-fn decrypt_with(tk: &[u8], cipher: CipherSuite, mpdu: &[u8]) -> Option<(Vec<u8>, CipherSuite)> {
+fn decrypt_with(tk: &[u8], cipher: CipherSuite, mpdu: &[u8]) -> Option<Plain> {
     // Only the data suites that use the Ext IV header: WEP keys are tried as `Cand::Wep`,
     // and BIP encrypts nothing.
     if cipher.is_bip() || matches!(cipher, CipherSuite::Wep40 | CipherSuite::Wep104) {
@@ -774,7 +924,28 @@ fn decrypt_with(tk: &[u8], cipher: CipherSuite, mpdu: &[u8]) -> Option<(Vec<u8>,
         SuiteKey::Tkip(k) => k.decapsulate(mpdu, &mut out).is_ok() || k.decapsulate_fragment_into(mpdu, &mut out).is_ok(),
         k => k.as_protection().decapsulate(mpdu, &mut out).is_ok(),
     };
-    ok.then_some((out, cipher))
+    ok.then_some((out, cipher, false))
+}
+
+/// TKIP (12.5.2) with the 16-octet TK alone: the ICV is checked; the Michael MIC (the last
+/// 8 octets of an unfragmented MSDU) is removed without being verified, since its key is
+/// not known. Fragments keep their octets (the MIC may straddle them).
+fn tkip_without_michael(tk: &[u8], mpdu: &[u8]) -> Option<Plain> {
+    let mut full = Zeroizing::new([0u8; 32]);
+    full[..16].copy_from_slice(tk.get(..16)?);
+    let SuiteKey::Tkip(k) = SuiteKey::new(CipherSuite::Tkip, &full[..], KeyOptions::default()).ok()? else { return None };
+    let mut out = Vec::new();
+    k.decapsulate_fragment_into(mpdu, &mut out).ok()?;
+    let h = Header::new_checked(&out[..]).ok()?;
+    let fragmented = h.frame_control().more_fragments() || h.seq_control().is_some_and(|s| s.fragment() != 0);
+    if !fragmented {
+        let hl = out.len() - h.payload().len();
+        if out.len() < hl + 8 {
+            return None;
+        }
+        out.truncate(out.len() - 8);
+    }
+    Some((out, CipherSuite::Tkip, true))
 }
 
 /// The EAPOL-Key frame carried by a plaintext data MPDU (LLC/SNAP, EtherType 0x888E).

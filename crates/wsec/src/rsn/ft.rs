@@ -117,3 +117,122 @@ pub fn derive_ft_ptk(
     kdf_hash_length(h, &r1.key, b"FT-PTK", &ctx, &mut raw)?;
     Ptk::split(akm, cipher, kdk_len, &raw)
 }
+
+/// The Mobility Domain element's MDID (IEEE 802.11-2020 9.4.2.46): the first two octets
+/// of its body. `None` for a body shorter than the element's 3 octets.
+pub fn mdid_of(mde_body: &[u8]) -> Option<[u8; 2]> {
+    (mde_body.len() >= 3).then(|| [mde_body[0], mde_body[1]])
+}
+
+/// FTE subelement IDs (9.4.2.47, Table 9-188).
+pub mod subelement {
+    pub const R1KH_ID: u8 = 1;
+    pub const GTK: u8 = 2;
+    pub const R0KH_ID: u8 = 3;
+}
+
+/// The GTK subelement of an FTE (9.4.2.47): Key ID (Key Info b0-b1), Key Length, RSC and
+/// the GTK wrapped with the KEK (AES Key Wrap, padded as in 12.7.2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FtGtk {
+    pub key_id: u8,
+    pub key_len: u8,
+    pub rsc: [u8; 8],
+    pub wrapped: Vec<u8>,
+}
+
+/// A Fast BSS Transition element (9.4.2.47): MIC Control, MIC, ANonce, SNonce and the
+/// subelements an observer needs (R0KH-ID, R1KH-ID, GTK).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Fte {
+    /// Octet 2 of MIC Control: the number of elements the MIC covers.
+    pub element_count: u8,
+    /// MIC Control b0 (RSNXE Used, 9.4.2.47).
+    pub rsnxe_used: bool,
+    pub mic: Vec<u8>,
+    pub anonce: [u8; 32],
+    pub snonce: [u8; 32],
+    pub r0kh_id: Option<Vec<u8>>,
+    pub r1kh_id: Option<[u8; 6]>,
+    pub gtk: Option<FtGtk>,
+}
+
+impl Fte {
+    /// Parses an FTE body whose MIC field is `mic_len` octets (16; 24 with the SHA-384 AKMs,
+    /// 9.4.2.47). Unknown subelements are skipped; a subelement that runs past the body,
+    /// an R1KH-ID not 6 octets or an R0KH-ID not 1-48 octets is `Malformed`.
+    pub fn parse(body: &[u8], mic_len: usize) -> Result<Fte> {
+        let fixed = 2 + mic_len + 64;
+        if body.len() < fixed {
+            return Err(Error::Truncated);
+        }
+        let mut f = Fte { rsnxe_used: body[0] & 1 != 0, element_count: body[1], mic: body[2..2 + mic_len].to_vec(), ..Default::default() };
+        f.anonce.copy_from_slice(&body[2 + mic_len..2 + mic_len + 32]);
+        f.snonce.copy_from_slice(&body[2 + mic_len + 32..fixed]);
+        let mut rest = &body[fixed..];
+        while !rest.is_empty() {
+            let (id, len) = match rest {
+                [id, len, ..] => (*id, *len as usize),
+                _ => return Err(Error::Malformed("FTE subelement header cut short")),
+            };
+            let data = rest.get(2..2 + len).ok_or(Error::Malformed("FTE subelement runs past the element"))?;
+            match id {
+                subelement::R1KH_ID => {
+                    f.r1kh_id = Some(data.try_into().map_err(|_| Error::Malformed("R1KH-ID is not 6 octets"))?);
+                }
+                subelement::R0KH_ID => {
+                    if data.is_empty() || data.len() > 48 {
+                        return Err(Error::Malformed("R0KH-ID is not 1-48 octets"));
+                    }
+                    f.r0kh_id = Some(data.to_vec());
+                }
+                subelement::GTK => {
+                    if data.len() < 11 + 24 {
+                        return Err(Error::Malformed("FTE GTK subelement too short"));
+                    }
+                    let mut rsc = [0u8; 8];
+                    rsc.copy_from_slice(&data[3..11]);
+                    f.gtk = Some(FtGtk { key_id: data[0] & 3, key_len: data[2], rsc, wrapped: data[11..].to_vec() });
+                }
+                _ => {}
+            }
+            rest = &rest[2 + len..];
+        }
+        Ok(f)
+    }
+}
+
+/// The MIC of an FTE in a (Re)Association Request (Transaction Sequence Number 5) or
+/// Response (6), or an FT Confirm/Ack (13.8.4, 13.8.5; 12.7.1.7.5 for the KCK):
+///
+/// `MIC = AES-128-CMAC(KCK, STA-ADDR || BSSID || TSN || RSNE || MDE || FTE || [RSNXE])`
+///
+/// with the FTE's MIC field zero; HMAC-SHA-384 truncated to 24 octets when the KCK is 24
+/// octets (the SHA-384 AKMs). The elements are whole (ID and Length included), as sent.
+#[allow(clippy::too_many_arguments)]
+pub fn fte_mic(
+    kck: &[u8],
+    sta: [u8; 6],
+    bssid: [u8; 6],
+    tsn: u8,
+    rsne: &[u8],
+    mde: &[u8],
+    fte_zero_mic: &[u8],
+    rsnxe: Option<&[u8]>,
+) -> Result<Vec<u8>> {
+    use hmac::Mac;
+    let parts: [&[u8]; 7] = [&sta, &bssid, &[tsn], rsne, mde, fte_zero_mic, rsnxe.unwrap_or(&[])];
+    match kck.len() {
+        16 => {
+            let mut m = <cmac::Cmac<aes::Aes128> as cmac::digest::KeyInit>::new_from_slice(kck).map_err(|_| Error::BadKeyLength)?;
+            parts.iter().for_each(|p| m.update(p));
+            Ok(m.finalize().into_bytes().to_vec())
+        }
+        24 => {
+            let mut m = <hmac::Hmac<Sha384> as hmac::digest::KeyInit>::new_from_slice(kck).map_err(|_| Error::BadKeyLength)?;
+            parts.iter().for_each(|p| m.update(p));
+            Ok(m.finalize().into_bytes()[..24].to_vec())
+        }
+        _ => Err(Error::BadKeyLength),
+    }
+}

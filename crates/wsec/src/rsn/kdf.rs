@@ -164,6 +164,11 @@ impl Ptk {
         Ok(Ptk { kck: kck.to_vec(), kek: kek.to_vec(), tk: tk.to_vec(), kdk: kdk.to_vec() })
     }
 
+    /// A TDLS TPK (12.7.8.5): TPK-KCK and TPK-TK, no KEK (the TPK handshake wraps no key).
+    pub fn tpk(kck: &[u8], tk: &[u8]) -> Ptk {
+        Ptk { kck: kck.to_vec(), kek: Vec::new(), tk: tk.to_vec(), kdk: Vec::new() }
+    }
+
     /// EAPOL-Key Confirmation Key (MIC key).
     pub fn kck(&self) -> &[u8] {
         &self.kck

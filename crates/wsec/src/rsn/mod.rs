@@ -18,3 +18,4 @@ pub mod kde;
 pub mod kdf;
 pub mod keywrap;
 pub mod pbkdf2;
+pub mod tdls;

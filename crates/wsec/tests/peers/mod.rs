@@ -65,6 +65,8 @@ pub enum PeerKey {
     Psk(String),
     /// Temporal key, hex (tshark only).
     Tk(String),
+    /// 802.1X MSK, hex (tshark only, Wireshark 3.6+ `"msk"` records).
+    Msk(String),
 }
 
 impl PeerKey {
@@ -119,6 +121,7 @@ pub fn tshark_uat_record(key: &PeerKey) -> Result<String, String> {
         PeerKey::Wep(k) => format!("\"wep\",\"{}\"", key_hex(k)?),
         PeerKey::Psk(k) => format!("\"wpa-psk\",\"{}\"", key_hex(k)?),
         PeerKey::Tk(k) => format!("\"tk\",\"{}\"", key_hex(k)?),
+        PeerKey::Msk(k) => format!("\"msk\",\"{}\"", key_hex(k)?),
     })
 }
 
@@ -161,6 +164,29 @@ fn run(cmd: &mut Command, what: &str) -> Result<std::process::Output, String> {
         ));
     }
     Ok(out)
+}
+
+/// One field per frame as tshark dissects it with `keys` (`-T fields -e FIELD`), by frame
+/// number; empty fields are left out. Panics if tshark cannot be run.
+pub fn tshark_field(capture: &Path, keys: &[PeerKey], field: &str) -> BTreeMap<u32, String> {
+    let conf = TempDir::new("tshark-conf").expect("temporary directory");
+    let mut cmd = Command::new("tshark");
+    cmd.env("WIRESHARK_CONFIG_DIR", &conf.0).arg("-n").arg("-r").arg(capture);
+    cmd.args(["-o", "wlan.enable_decryption:TRUE"]);
+    for k in keys {
+        cmd.arg("-o").arg(format!("uat:80211_keys:{}", tshark_uat_record(k).expect("key")));
+    }
+    cmd.args(["-T", "fields", "-e", "frame.number", "-e", field]);
+    let out = run(&mut cmd, "tshark").unwrap_or_else(|e| panic!("tshark on {}: {e}", capture.display()));
+    let mut m = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        if let Some((n, v)) = line.split_once('\t') {
+            if !v.is_empty() {
+                m.insert(n.parse().expect("frame number"), v.to_string());
+            }
+        }
+    }
+    m
 }
 
 /// Frames tshark decrypts in `capture` with `keys`. Panics if tshark cannot be run.
@@ -314,7 +340,7 @@ pub fn try_airdecap(capture: &Path, key: &PeerKey, bssid: Option<&str>, keep_hea
         PeerKey::Wep(k) => {
             cmd.arg("-w").arg(key_hex(k)?);
         }
-        PeerKey::Tk(_) => return Err("airdecap-ng takes no temporal key".into()),
+        PeerKey::Tk(_) | PeerKey::Msk(_) => return Err("airdecap-ng takes no temporal key or MSK".into()),
     }
     cmd.arg("-o").arg(&out_path).arg("-c").arg(dir.0.join("bad.cap")).arg(&input);
     let out = run(&mut cmd, "airdecap-ng")?;
@@ -385,7 +411,7 @@ pub fn airdecap_output_bytes(capture: &Path, key: &PeerKey, bssid: Option<&str>)
         PeerKey::WpaPwd { ssid, passphrase } => cmd.arg("-e").arg(ssid).arg("-p").arg(passphrase),
         PeerKey::Psk(k) => cmd.arg("-k").arg(k),
         PeerKey::Wep(k) => cmd.arg("-w").arg(k),
-        PeerKey::Tk(_) => panic!("airdecap-ng takes no temporal key"),
+        PeerKey::Tk(_) | PeerKey::Msk(_) => panic!("airdecap-ng takes no temporal key or MSK"),
     };
     cmd.arg("-o").arg(&out_path).arg(capture);
     run(&mut cmd, "airdecap-ng").unwrap_or_else(|e| panic!("{e}"));
