@@ -908,29 +908,6 @@ pub fn parse_demo(text: &str) -> std::result::Result<Vec<DemoRow>, String> {
     Ok(rows)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn demo_table_parses_and_rejects_garbage() {
-        let t = "CPU: x\n| mode | crypto | 4-way handshake (ms) | TCP sta->sta via AP (Mb/s) | TCP sta->wired (Mb/s) | ping RTT sta->sta (ms) |\n|---|---|---|---|---|---|\n| open | - | - | 812.5 | 900.1 | 0.210 |\n| ccmp | host | 3.10 | 700.0 | 750.0 | 0.250 |\n";
-        let r = parse_demo(t).unwrap();
-        assert_eq!(r.len(), 2);
-        assert_eq!(r[1], DemoRow { mode: "ccmp".into(), relay_mbps: 700.0, wired_mbps: 750.0, rtt_ms: 0.25 });
-        assert!(parse_demo("nothing here").is_err());
-        assert!(parse_demo("| open | - | - | NaN | 1 | 1 |").is_err());
-    }
-
-    #[test]
-    fn ratio_is_ours_over_paper_and_never_nan() {
-        let r = Row::new("x", "bench", "us", Some(40.0), Some(10.0), "");
-        assert_eq!(r.ratio, Some(0.25));
-        assert_eq!(Row::new("x", "bench", "us", Some(0.0), Some(1.0), "").ratio, None);
-        assert_eq!(Row::new("x", "bench", "us", Some(f64::NAN), Some(1.0), "").paper, None);
-    }
-}
-
 /// Our figure of the row labelled `label`, with `digits` decimals, or "no figure".
 fn fmt_ours(rows: &[Row], label: &str, digits: usize) -> String {
     rows.iter().find(|r| r.label == label).and_then(|r| r.ours).map_or("no figure".into(), |x| format!("{x:.digits$}"))
@@ -973,4 +950,27 @@ fn seed002_why(table: usize, rows: &[Row], t1_wpa: Option<f64>) -> String {
         String::new()
     };
     format!("{link}: our TCP baseline is {base} the paper's.{wpa}{relay}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demo_table_parses_and_rejects_garbage() {
+        let t = "CPU: x\n| mode | crypto | 4-way handshake (ms) | TCP sta->sta via AP (Mb/s) | TCP sta->wired (Mb/s) | ping RTT sta->sta (ms) |\n|---|---|---|---|---|---|\n| open | - | - | 812.5 | 900.1 | 0.210 |\n| ccmp | host | 3.10 | 700.0 | 750.0 | 0.250 |\n";
+        let r = parse_demo(t).unwrap();
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[1], DemoRow { mode: "ccmp".into(), relay_mbps: 700.0, wired_mbps: 750.0, rtt_ms: 0.25 });
+        assert!(parse_demo("nothing here").is_err());
+        assert!(parse_demo("| open | - | - | NaN | 1 | 1 |").is_err());
+    }
+
+    #[test]
+    fn ratio_is_ours_over_paper_and_never_nan() {
+        let r = Row::new("x", "bench", "us", Some(40.0), Some(10.0), "");
+        assert_eq!(r.ratio, Some(0.25));
+        assert_eq!(Row::new("x", "bench", "us", Some(0.0), Some(1.0), "").ratio, None);
+        assert_eq!(Row::new("x", "bench", "us", Some(f64::NAN), Some(1.0), "").paper, None);
+    }
 }
