@@ -42,6 +42,14 @@ fn shift_right(buf: &mut [u8], n: u32) {
     }
 }
 
+/// What a hunting-and-pecking run did, for the timing test: the round whose candidate
+/// became x (secret: do not log it outside tests) and how many rounds ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HnpTrace {
+    pub found_at: u8,
+    pub rounds: u8,
+}
+
 macro_rules! ecc_group {
     ($m:ident, $curve:ty, $krate:ident, $len:literal, $bits:literal, $z_neg:literal, $h2e_hash:expr) => {
         pub mod $m {
@@ -151,13 +159,14 @@ macro_rules! ecc_group {
                 }
             }
 
-            /// PWE by hunting and pecking (12.4.4.2.2), as `x || y`.
+            /// PWE by hunting and pecking (12.4.4.2.2), as `x || y`, with the round that
+            /// found x and the number of rounds run.
             pub fn pwe_hunting_and_pecking(
                 addr1: &[u8; 6],
                 addr2: &[u8; 6],
                 password: &[u8],
                 rng: &mut dyn CryptoRngCore,
-            ) -> Result<Zeroizing<Vec<u8>>> {
+            ) -> Result<(Zeroizing<Vec<u8>>, HnpTrace)> {
                 let key = max_min(addr1, addr2);
                 let p = prime();
                 // After x is found, the rounds hash a random stub instead of the password.
@@ -167,6 +176,7 @@ macro_rules! ecc_group {
                 let mut found = Choice::from(0);
                 let mut x = Fe::ZERO;
                 let mut seed_odd = 0u8;
+                let mut found_at = 0u8;
                 let mut counter: u8 = 1;
                 loop {
                     for ((b, pw), st) in base.iter_mut().zip(password).zip(stub.iter()) {
@@ -185,6 +195,7 @@ macro_rules! ecc_group {
                     let take = is_qr & !found;
                     x.conditional_assign(&xc, take);
                     seed_odd.conditional_assign(&(seed[31] & 1), take);
+                    found_at.conditional_assign(&counter, take);
                     found |= is_qr;
                     if counter >= HNP_MIN_ROUNDS && bool::from(found) {
                         break;
@@ -198,7 +209,8 @@ macro_rules! ecc_group {
                 let flip = !seed_odd.ct_eq(&y.is_odd().unwrap_u8());
                 let y = Fe::conditional_select(&y, &-y, flip);
                 let pwe = point_fe(&x, &y).ok_or(Error::Malformed("SAE: PWE not on the curve"))?;
-                encode(&ProjectivePoint::from(pwe)).ok_or(Error::Malformed("SAE: PWE"))
+                let pwe = encode(&ProjectivePoint::from(pwe)).ok_or(Error::Malformed("SAE: PWE"))?;
+                Ok((pwe, HnpTrace { found_at, rounds: counter }))
             }
 
             /// Simplified SWU map (RFC 9380 6.6.2) with this curve's Z (RFC 9380 8.2-8.4),
@@ -361,6 +373,17 @@ impl Group {
         password: &[u8],
         rng: &mut dyn CryptoRngCore,
     ) -> Result<Zeroizing<Vec<u8>>> {
+        Ok(self.pwe_hunting_and_pecking_traced(addr1, addr2, password, rng)?.0)
+    }
+
+    /// [`Group::pwe_hunting_and_pecking`] with its [`HnpTrace`].
+    pub fn pwe_hunting_and_pecking_traced(
+        self,
+        addr1: &[u8; 6],
+        addr2: &[u8; 6],
+        password: &[u8],
+        rng: &mut dyn CryptoRngCore,
+    ) -> Result<(Zeroizing<Vec<u8>>, HnpTrace)> {
         dispatch!(self, pwe_hunting_and_pecking(addr1, addr2, password, rng))
     }
 
