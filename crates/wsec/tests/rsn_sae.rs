@@ -75,7 +75,7 @@ fn hunting_and_pecking_is_symmetric_and_password_bound() {
         assert_eq!(a, b, "group {}", g.id());
         assert_ne!(a, c, "group {}", g.id());
         assert!(g.valid_element(&a));
-        assert_eq!(a.len(), 2 * g.len());
+        assert_eq!(a.len(), 2 * g.prime_len());
     }
 }
 
@@ -121,8 +121,8 @@ fn rfc9380_sswu_vectors() {
     for (gid, u, x, y) in RFC9380_SSWU {
         let g = Group::from_id(*gid).unwrap();
         let q = g.sswu(&h(u)).unwrap();
-        assert_eq!(hex::encode(&q[..g.len()]), *x, "group {gid} u {u}");
-        assert_eq!(hex::encode(&q[g.len()..]), *y, "group {gid} u {u}");
+        assert_eq!(hex::encode(&q[..g.prime_len()]), *x, "group {gid} u {u}");
+        assert_eq!(hex::encode(&q[g.prime_len()..]), *y, "group {gid} u {u}");
     }
 }
 
@@ -152,7 +152,7 @@ fn order(g: Group) -> Vec<u8> {
 #[test]
 fn scalar_and_element_validation() {
     for g in [Group::P256, Group::P384, Group::P521] {
-        let n = g.len();
+        let n = g.prime_len();
         let pwe = g.pwe_hunting_and_pecking(&ADDR1, &ADDR2, PW, &mut rng()).unwrap();
         // 1 < scalar < r (12.4.5.4).
         let mut one = vec![0u8; n];

@@ -202,14 +202,14 @@ impl Exchange {
             };
             [enc(first), enc(second)].concat()
         } else {
-            vec![0u8; hash.len()]
+            vec![0u8; hash.output_len()]
         };
         let keyseed = hmac(hash, &salt, &[k]);
         let val = self.group.scalar_sum(&self.scalar, peer_scalar).ok_or(Error::Malformed("SAE: scalar sum"))?;
-        let out = kdf_bits(hash, &keyseed, b"SAE KCK and PMK", &val, (hash.len() + PMK_LEN) * 8);
+        let out = kdf_bits(hash, &keyseed, b"SAE KCK and PMK", &val, (hash.output_len() + PMK_LEN) * 8);
         let mut pmkid = [0u8; 16];
         pmkid.copy_from_slice(&val[..16]);
-        Ok(SaeKeys { kck: out[..hash.len()].to_vec(), pmk: out[hash.len()..].to_vec(), pmkid })
+        Ok(SaeKeys { kck: out[..hash.output_len()].to_vec(), pmk: out[hash.output_len()..].to_vec(), pmkid })
     }
 
     /// CN(KCK, send-confirm, scalar1, element1, scalar2, element2) (12.4.5.5).
@@ -220,9 +220,7 @@ impl Exchange {
 
     /// Our next Confirm (Send-Confirm incremented first, saturating, as hostapd).
     pub fn confirm(&mut self) -> Option<Confirm> {
-        if self.send_confirm < u16::MAX {
-            self.send_confirm += 1;
-        }
+        self.send_confirm = self.send_confirm.saturating_add(1);
         self.confirm_with(self.send_confirm)
     }
 

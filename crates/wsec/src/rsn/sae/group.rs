@@ -255,7 +255,7 @@ macro_rules! ecc_group {
             pub fn pwe_from_pt(pt: &[u8], addr1: &[u8; 6], addr2: &[u8; 6]) -> Result<Zeroizing<Vec<u8>>> {
                 let hash: SaeHash = $h2e_hash;
                 let pt = element(pt).ok_or(Error::Malformed("SAE: PT"))?;
-                let h = hmac(hash, &vec![0u8; hash.len()], &[&max_min(addr1, addr2)]);
+                let h = hmac(hash, &vec![0u8; hash.output_len()], &[&max_min(addr1, addr2)]);
                 // val depends on the addresses only: public, so plain big integers will do.
                 let mut wide = [0u8; 72];
                 wide[72 - h.len()..].copy_from_slice(&h);
@@ -348,7 +348,7 @@ impl Group {
     }
 
     /// Octets of a scalar or coordinate (the prime's length).
-    pub fn len(self) -> usize {
+    pub fn prime_len(self) -> usize {
         match self {
             Group::P256 => p256_ops::LEN,
             Group::P384 => p384_ops::LEN,

@@ -3,7 +3,7 @@
 
 use hmac::{Mac, SimpleHmac};
 use sha2::{Sha256, Sha384, Sha512};
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, Zeroizing};
 
 /// The hash `H` of a SAE exchange (12.4.2): SHA-256 for hunting-and-pecking of every group;
 /// for hash-to-element the one that fits the prime, as `sae_ecc_prime_len_2_hash_len`.
@@ -16,7 +16,7 @@ pub enum SaeHash {
 
 impl SaeHash {
     /// Output length in octets.
-    pub fn len(self) -> usize {
+    pub fn output_len(self) -> usize {
         match self {
             SaeHash::Sha256 => 32,
             SaeHash::Sha384 => 48,
@@ -67,7 +67,7 @@ pub fn hkdf_expand(hash: SaeHash, prk: &[u8], info: &[u8], len: usize) -> Zeroiz
 /// (as hostapd's `sha256_prf_bits`).
 pub fn kdf_bits(hash: SaeHash, key: &[u8], label: &[u8], context: &[u8], bits: usize) -> Zeroizing<Vec<u8>> {
     let n = bits.div_ceil(8);
-    let mut out = Zeroizing::new(Vec::with_capacity(n + hash.len()));
+    let mut out = Zeroizing::new(Vec::with_capacity(n + hash.output_len()));
     let length = (bits as u16).to_le_bytes();
     let mut i: u16 = 1;
     while out.len() < n {
@@ -75,8 +75,9 @@ pub fn kdf_bits(hash: SaeHash, key: &[u8], label: &[u8], context: &[u8], bits: u
         out.extend_from_slice(&block);
         i += 1;
     }
+    out[n..].zeroize();
     out.truncate(n);
-    if bits % 8 != 0 {
+    if !bits.is_multiple_of(8) {
         out[n - 1] &= 0xffu8 << (8 - bits % 8);
     }
     out

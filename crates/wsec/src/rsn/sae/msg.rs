@@ -88,7 +88,7 @@ impl Commit {
         }
         let group_id = u16::from_le_bytes([body[0], body[1]]);
         let group = Group::from_id(group_id).ok_or(status::FINITE_CYCLIC_GROUP_NOT_SUPPORTED)?;
-        let len = group.len();
+        let len = group.prime_len();
         let mut rest = &body[2..];
         let mut token = None;
         if !h2e && rest.len() > 3 * len {

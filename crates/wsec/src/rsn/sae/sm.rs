@@ -395,7 +395,7 @@ impl Instance {
                     return;
                 }
                 let ex = self.ex.as_ref().expect("confirmed");
-                let Ok(c) = Confirm::parse(body, ex.hash().len()) else { return };
+                let Ok(c) = Confirm::parse(body, ex.hash().output_len()) else { return };
                 if !ex.verify_confirm(&c) {
                     self.fail(status::CHALLENGE_FAIL, out);
                     return;
@@ -526,7 +526,7 @@ impl Instance {
             }
             (State::Committed, 2) => {
                 let ex = self.ex.as_ref().expect("committed");
-                let Ok(c) = Confirm::parse(body, ex.hash().len()) else { return };
+                let Ok(c) = Confirm::parse(body, ex.hash().output_len()) else { return };
                 if !ex.verify_confirm(&c) {
                     // hostapd answers a Confirm that does not verify with status 15.
                     out.push(Output::Send { transaction: 2, status: status::CHALLENGE_FAIL, body: Vec::new() });
@@ -541,7 +541,7 @@ impl Instance {
                 // A retransmitted Confirm (ours was lost): only with a larger Send-Confirm,
                 // and answered with our Confirm again.
                 let ex = self.ex.as_ref().expect("accepted");
-                let Ok(c) = Confirm::parse(body, ex.hash().len()) else { return };
+                let Ok(c) = Confirm::parse(body, ex.hash().output_len()) else { return };
                 if self.rc.is_some_and(|rc| c.send_confirm <= rc) || !ex.verify_confirm(&c) {
                     return;
                 }
