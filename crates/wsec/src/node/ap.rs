@@ -146,6 +146,8 @@ pub struct AccessPoint {
     rng: crate::rng::BoxRng,
     /// Anti-clogging tokens of SAE (12.4.6).
     anti_clogging: crate::rsn::sae::AntiClogging,
+    /// PMKSAs of SAE exchanges, for stations that come back with a PMKID (12.6.10.3).
+    pmksa: BTreeMap<MacAddr, ap_sae::Pmksa>,
 }
 
 /// A fresh GTK under `key_id`, and an IGTK (12.7.1.5) under `mgmt`'s Key ID (4 or 5)
@@ -280,6 +282,7 @@ impl AccessPoint {
             clock: now,
             counters: Counters::default(),
             anti_clogging: crate::rsn::sae::AntiClogging::new(&mut *rng),
+            pmksa: BTreeMap::new(),
             rng,
             cfg,
         })
@@ -923,7 +926,7 @@ impl AccessPoint {
                 return;
             }
         }
-        let sae_pmk = self.peers.get(sta).and_then(|p| p.sae_pmk.clone());
+        let sae_pmk = self.peers.get(sta).and_then(|p| p.sae_pmk.clone()).or_else(|| self.cached_pmk(now, sta, rsne.as_deref()));
         let negotiated = match (&self.cfg.security, &rsne) {
             (_, _) if !ssid_ok => Err(StatusCode::UNSPECIFIED),
             // AKM 8 needs the PMK of a SAE exchange with this station (12.4.5.4).
@@ -986,7 +989,12 @@ impl AccessPoint {
                     ap_rsne: if rsne.as_deref().is_some_and(crate::rsn::ie::is_wpa_element) {
                         self.wpa_ie.clone().unwrap_or_default()
                     } else {
-                        self.rsne.clone().unwrap_or_default()
+                        // Message 3 repeats the RSNE and the RSNXE of the Beacon (12.7.6.4).
+                        let mut e = self.rsne.clone().unwrap_or_default();
+                        if self.cfg.sae.as_ref().is_some_and(|s| s.offers_h2e()) {
+                            e.extend_from_slice(&super::sae::rsnxe_h2e());
+                        }
+                        e
                     },
                     sta_rsne: rsne.unwrap_or_default(),
                     timers: self.cfg.eapol_timers,

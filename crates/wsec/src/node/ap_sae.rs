@@ -11,6 +11,15 @@ use zeroize::Zeroizing;
 
 /// dot11RSNASAERetransPeriod of hostapd's AP (ms).
 const RETRANS_MS: u64 = 40;
+/// dot11RSNAConfigPMKLifetime (hostapd's default, s).
+const PMK_LIFETIME_S: u64 = 43_200;
+
+/// A cached PMKSA (12.6.10.3): the PMK of an accepted SAE exchange, its PMKID, expiry (ns).
+pub(super) struct Pmksa {
+    pmk: Zeroizing<Vec<u8>>,
+    pmkid: [u8; 16],
+    expires: u64,
+}
 
 impl AccessPoint {
     /// An Authentication frame of algorithm 3 from `sta`.
@@ -60,6 +69,15 @@ impl AccessPoint {
         self.sae_outputs(now, sta, outs, out);
     }
 
+    /// PMKSA caching: the cached PMK when the station's RSN element names its PMKID and it
+    /// has not expired (the station then skips SAE: open system authentication, 12.6.10.3).
+    pub(super) fn cached_pmk(&mut self, now: u64, sta: &MacAddr, rsne: Option<&[u8]>) -> Option<Zeroizing<Vec<u8>>> {
+        self.pmksa.retain(|_, c| c.expires > now);
+        let e = crate::rsn::ie::RsnElementRepr::parse(rsne?).ok()?;
+        let c = self.pmksa.get(sta)?;
+        e.pmkids.iter().any(|id| bool::from(subtle::ConstantTimeEq::ct_eq(&id[..], &c.pmkid[..]))).then(|| c.pmk.clone())
+    }
+
     /// Retransmissions and the Sync limit of open SAE exchanges.
     pub(super) fn sae_timeouts(&mut self, now: u64, out: &mut Output) {
         let due: Vec<MacAddr> = self
@@ -104,6 +122,8 @@ impl AccessPoint {
                             ..Self::new_peer(now, PeerState::Authenticated)
                         };
                     }
+                    let expires = now.saturating_add(PMK_LIFETIME_S * crate::node::SEC);
+                    self.pmksa.insert(*sta, Pmksa { pmk: Zeroizing::new(keys.pmk().to_vec()), pmkid: *keys.pmkid(), expires });
                     out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::SaeAuthenticated { group, h2e } });
                 }
                 sae::Output::Failed(status) => {

@@ -349,7 +349,7 @@ impl Station {
         let Some(b) = self.bss.clone() else { return };
         let capability = Capability(Capability::ESS | Capability::SHORT_PREAMBLE).with(Capability::PRIVACY, !self.cfg.security.is_open());
         let seq = self.seq.take();
-        let rsne = self.neg.as_ref().map(|n| n.sta_rsne.clone());
+        let rsne = self.neg.as_ref().map(|n| self.with_rsnxe(n.akm, n.sta_rsne.clone()));
         let f = frames::assoc_req(&self.cfg.addr, &b.bssid, seq, capability, &self.cfg.ssid, rsne.as_deref());
         self.tx(now, f, out);
         self.tries += 1;
@@ -581,7 +581,7 @@ impl Station {
                             aa: bssid,
                             spa: self.cfg.addr,
                             ap_rsne: n.ap_rsne,
-                            sta_rsne: n.sta_rsne,
+                            sta_rsne: self.with_rsnxe(n.akm, n.sta_rsne),
                             timers: Timers::default(),
                         };
                         self.supplicant = Some(Supplicant::new(hc, crate::rng::fork(&mut *self.rng)));

@@ -52,6 +52,17 @@ impl Station {
         }
     }
 
+    /// Our RSNE, followed by an RSNXE with the hash-to-element bit when SAE used it: the
+    /// Association Request and message 2 carry both (hostapd checks that they match and
+    /// that an H2E station says so, 12.4.4.2.3).
+    pub(super) fn with_rsnxe(&self, akm: crate::rsn::akm::Akm, mut rsne: Vec<u8>) -> Vec<u8> {
+        let h2e = self.sae.as_ref().and_then(|i| i.exchange()).is_some_and(|e| e.h2e());
+        if akm == crate::rsn::akm::Akm::Sae && h2e {
+            rsne.extend_from_slice(&crate::node::sae::rsnxe_h2e());
+        }
+        rsne
+    }
+
     /// The instance's retransmission timer.
     pub(super) fn sae_timeout(&mut self, now: u64, out: &mut Output) {
         let Some(inst) = self.sae.as_mut() else { return };
