@@ -292,6 +292,28 @@ macro_rules! ecc_group {
                 Some(Zeroizing::new(k[..LEN].to_vec()))
             }
 
+            /// The x coordinate of secret * G: an OWE / ECDH public key in RFC 8110's
+            /// compact form (RFC 6090).
+            pub fn ecdh_public(secret: &[u8]) -> Option<Vec<u8>> {
+                let k = scalar(secret)?;
+                Some(encode(&(ProjectivePoint::GENERATOR * k))?[..LEN].to_vec())
+            }
+
+            /// z = x of secret * Y, Y the point with x = `peer_x` (either y: the x of the
+            /// product is the same), `None` for an x not on the curve or an identity result.
+            pub fn ecdh_shared(secret: &[u8], peer_x: &[u8]) -> Option<Zeroizing<Vec<u8>>> {
+                if peer_x.len() != LEN {
+                    return None;
+                }
+                let k = scalar(secret)?;
+                let mut sec1 = vec![0x02u8];
+                sec1.extend_from_slice(peer_x);
+                let ep = EncodedPoint::<$curve>::from_bytes(&sec1).ok()?;
+                let y: AffinePoint = Option::from(AffinePoint::from_encoded_point(&ep))?;
+                let z = encode(&(ProjectivePoint::from(y) * k))?;
+                Some(Zeroizing::new(z[..LEN].to_vec()))
+            }
+
             /// (a + b) mod r of two scalars, `LEN` octets.
             pub fn scalar_sum(a: &[u8], b: &[u8]) -> Option<Vec<u8>> {
                 let a: Option<Scalar> = Scalar::from_repr(FieldBytes::<$curve>::clone_from_slice(a)).into();
@@ -425,6 +447,16 @@ impl Group {
     /// The shared secret k (12.4.5.4); `None` if K is the identity.
     pub fn shared_k(self, pwe: &[u8], rand: &[u8], peer_scalar: &[u8], peer_element: &[u8]) -> Option<Zeroizing<Vec<u8>>> {
         dispatch!(self, shared_k(pwe, rand, peer_scalar, peer_element))
+    }
+
+    /// The ECDH public key (x coordinate) of a secret scalar (OWE, RFC 8110).
+    pub fn ecdh_public(self, secret: &[u8]) -> Option<Vec<u8>> {
+        dispatch!(self, ecdh_public(secret))
+    }
+
+    /// The ECDH shared secret z (x coordinate) with a peer's x-only public key.
+    pub fn ecdh_shared(self, secret: &[u8], peer_x: &[u8]) -> Option<Zeroizing<Vec<u8>>> {
+        dispatch!(self, ecdh_shared(secret, peer_x))
     }
 
     /// (a + b) mod r.
