@@ -175,3 +175,71 @@ fn configuration_errors() {
     let s = parse_sta(&sta_conf(STA1, "", " key_mgmt=SAE\n sae_password=\"pw\"")).unwrap();
     assert!(s.sta.mfp.required(), "SAE alone: PMF required by default");
 }
+
+/// PMKSA caching at the AP (12.6.10.3): a station that comes back after SAE with open
+/// system authentication and the PMKID of the cached PMKSA in its RSNE associates without
+/// a new SAE exchange and gets message 1 of the 4-way handshake; a PMKID the AP does not
+/// hold is refused (status 43, as AKM 8 then has no PMK).
+#[test]
+fn pmksa_caching_at_the_ap() {
+    use wsec::cipher::CipherSuite;
+    use wsec::node::frames;
+    use wsec::node::mfp::Mfp;
+    use wsec::rsn::ie::{RsnElementRepr, Suite};
+    use wsec::wire::mgmt::{AuthAlgorithm, AuthRepr, Capability, StatusCode};
+    let ap = ap_conf("wpa_key_mgmt=SAE\nieee80211w=2\nsae_password=secret sauce\n");
+    let sta = sta_conf(STA1, "", " key_mgmt=SAE\n sae_password=\"secret sauce\"");
+    let mut s = sim(&ap, &[sta], 0.0, 9);
+    assert!(s.run_until(3_000, |s| s.all_established()), "{:?}", s.events);
+    let addr = s.sta(0).addr();
+    let bssid = s.sta(0).bssid().unwrap();
+    let pmkid = s.ap().pmksa_pmkid(&addr).expect("the AP cached the PMKSA of the SAE exchange");
+    // The station leaves (a protected Deauthentication), then comes back with the PMKID.
+    s.with_sta(0, |st, now, out| st.shutdown(now, out));
+    s.stas[0] = None;
+    s.run(5);
+    assert!(
+        s.phases(0).iter().any(|p| matches!(p, Phase::Deauthenticated { by_peer: true, .. })),
+        "the AP let the station go: {:?}",
+        s.phases(0)
+    );
+    let rejoin = |s: &mut Sim, id: [u8; 16]| -> (StatusCode, bool) {
+        let before = s.air.len();
+        let auth = frames::auth(&bssid, &addr, &bssid, 100, AuthRepr::new(AuthAlgorithm::OPEN_SYSTEM, 1, StatusCode::SUCCESS));
+        s.with_ap(|a, now, out| a.handle_air(now, &auth, out));
+        let rsne = RsnElementRepr {
+            version: 1,
+            group_cipher: Some(Suite::from_cipher(CipherSuite::Ccmp128)),
+            pairwise: vec![Suite::from_cipher(CipherSuite::Ccmp128)],
+            akms: vec![Suite::from_akm(Akm::Sae)],
+            capabilities: Some(Mfp::Required.capabilities()),
+            pmkids: vec![id],
+            group_mgmt_cipher: None,
+        }
+        .to_bytes()
+        .unwrap();
+        let cap = Capability(Capability::ESS | Capability::PRIVACY);
+        let req = frames::assoc_req(&addr, &bssid, 101, cap, b"wsec-wpa3", Some(&rsne));
+        s.with_ap(|a, now, out| a.handle_air(now, &req, out));
+        let sent: Vec<Vec<u8>> = s.air[before..].to_vec();
+        let status = sent
+            .iter()
+            .find_map(|f| match frames::parse_mgmt(f) {
+                Ok(frames::Mgmt::AssocResp { status, .. }) => Some(status),
+                _ => None,
+            })
+            .expect("an association response");
+        // EAPOL (LLC SNAP 88-8E) from the AP: message 1 of the 4-way handshake.
+        let m1 = sent.iter().any(|f| f.windows(8).any(|w| w == [0xaa, 0xaa, 0x03, 0, 0, 0, 0x88, 0x8e]));
+        (status, m1)
+    };
+    let mut wrong = pmkid;
+    wrong[0] ^= 1;
+    assert_eq!(rejoin(&mut s, wrong), (StatusCode(43), false), "unknown PMKID");
+    assert_eq!(rejoin(&mut s, pmkid), (StatusCode::SUCCESS, true), "cached PMKSA");
+    assert!(!s
+        .phases(0)
+        .iter()
+        .skip_while(|p| !matches!(p, Phase::Established { .. }))
+        .any(|p| matches!(p, Phase::SaeAuthenticated { .. })));
+}

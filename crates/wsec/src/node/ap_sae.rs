@@ -78,6 +78,12 @@ impl AccessPoint {
         e.pmkids.iter().any(|id| bool::from(subtle::ConstantTimeEq::ct_eq(&id[..], &c.pmkid[..]))).then(|| c.pmk.clone())
     }
 
+    /// The PMKID of the cached PMKSA with `sta`, if any (sent in the clear by stations
+    /// that use it; for tests and status).
+    pub fn pmksa_pmkid(&self, sta: &MacAddr) -> Option<[u8; 16]> {
+        self.pmksa.get(sta).map(|c| c.pmkid)
+    }
+
     /// Retransmissions and the Sync limit of open SAE exchanges.
     pub(super) fn sae_timeouts(&mut self, now: u64, out: &mut Output) {
         let due: Vec<MacAddr> = self
