@@ -580,7 +580,11 @@ impl Station {
                             pmk,
                             aa: bssid,
                             spa: self.cfg.addr,
-                            ap_rsne: n.ap_rsne,
+                            // The Beacon's RSNXE too: message 3 must repeat it (12.7.6.4).
+                            ap_rsne: match self.bss.as_ref().and_then(|b| b.rsnxe.clone()) {
+                                Some(x) if !crate::rsn::ie::is_wpa_element(&n.ap_rsne) => [n.ap_rsne, x].concat(),
+                                _ => n.ap_rsne,
+                            },
                             sta_rsne: self.with_rsnxe(n.akm, n.sta_rsne),
                             timers: Timers::default(),
                         };
