@@ -73,6 +73,18 @@ impl Mode {
                 let sta = format!("{sta}    ieee80211w=2\n");
                 Mode { name: "wpa2-mfp", ap, sta, sta_global: "crypto_offload=host\n".into(), tshark_key: tk }
             }
+            // WPA3-Personal: SAE (hash-to-element, group 19) with PMF required, CCMP in the
+            // host engine. tshark cannot decrypt it from the passphrase (the PMK comes
+            // from SAE).
+            "sae" => Mode {
+                name: "sae",
+                ap: format!(
+                    "wpa=2\nwpa_key_mgmt=SAE\nrsn_pairwise=CCMP\nsae_password={pass}\nsae_groups=19\nsae_pwe=2\nieee80211w=2\ncrypto_offload=host\n"
+                ),
+                sta: format!("    key_mgmt=SAE\n    sae_password=\"{pass}\"\n    ieee80211w=2\n"),
+                sta_global: "crypto_offload=host\nsae_pwe=2\nsae_groups=19\n".into(),
+                tshark_key: None,
+            },
             "enhanced" => {
                 let (ap, sta) = wpa("CCMP", "crypto_offload=host\neccmp_lanes=4\n");
                 Mode { name: "enhanced", ap, sta, sta_global: "crypto_offload=host\neccmp_lanes=4\n".into(), tshark_key: None }

@@ -414,6 +414,27 @@ fn failures_have_reasons() {
     let o = sta.handle_eapol(3, &m3);
     assert!(o.tx.is_empty());
     assert!(o.events.contains(&Event::Failed("RSNE in message 3 differs from the Beacon's")));
+    // The Beacon had an RSNXE (SAE hash-to-element) that message 3 lacks, and the other
+    // way round: the STA refuses both; with the same RSNXE on both sides it completes.
+    let rsnxe = [244u8, 1, 0x20];
+    for (beacon, m3, ok) in [(true, false, false), (false, true, false), (true, true, true)] {
+        let mut ap_cfg = cfg.clone();
+        let mut sta_cfg = cfg.clone();
+        if m3 {
+            ap_cfg.ap_rsne.extend_from_slice(&rsnxe);
+        }
+        if beacon {
+            sta_cfg.ap_rsne.extend_from_slice(&rsnxe);
+        }
+        let mut ap = Authenticator::new(ap_cfg.clone(), GroupKeys::random(&ap_cfg, 1, &mut OsRng), Box::new(OsRng));
+        let mut sta = Supplicant::new(sta_cfg, Box::new(OsRng));
+        let m1 = ap.start(0).tx.remove(0);
+        let m2 = sta.handle_eapol(1, &m1).tx.remove(0);
+        let m3f = ap.handle_eapol(2, &m2).tx.remove(0);
+        let o = sta.handle_eapol(3, &m3f);
+        assert_eq!(o.tx.len(), usize::from(ok), "beacon {beacon} m3 {m3}");
+        assert_eq!(o.events.contains(&Event::Failed("RSNXE in message 3 differs from the Beacon's")), !ok, "beacon {beacon} m3 {m3}");
+    }
 }
 
 /// Every truncation and every single-bit flip of each message is refused with a reason

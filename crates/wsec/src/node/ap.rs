@@ -52,6 +52,8 @@ pub struct ApConfig {
     /// 254) with these pairwise ciphers (`wpa_pairwise`: TKIP and/or CCMP). WPA-PSK only,
     /// no management frame protection; the group cipher is `Security::Rsn`'s.
     pub wpa1_pairwise: Option<Vec<CipherSuite>>,
+    /// SAE (`wpa_key_mgmt` with `SAE`): passwords, groups, `sae_pwe`, anti-clogging.
+    pub sae: Option<super::sae::SaeSettings>,
 }
 
 impl ApConfig {
@@ -74,6 +76,7 @@ impl ApConfig {
             group_mgmt_cipher: CipherSuite::BipCmac128,
             rsn: true,
             wpa1_pairwise: None,
+            sae: None,
         }
     }
 }
@@ -82,6 +85,8 @@ impl ApConfig {
 enum PeerState {
     /// Shared-key authentication: challenge sent, waiting for frame 3.
     Challenged,
+    /// A SAE exchange (12.4.8) is under way.
+    Sae,
     Authenticated,
     Associated,
     /// Data may flow (RSNA: the 4-way handshake is done).
@@ -155,6 +160,9 @@ struct Peer {
     akm: Option<Akm>,
     wpa1: bool,
     associated_at: u64,
+    /// The SAE protocol instance with this station, and the PMK it produced (12.4.5.4).
+    sae: Option<Box<crate::rsn::sae::Instance>>,
+    sae_pmk: Option<Zeroizing<Vec<u8>>>,
 }
 
 /// The AP core.
@@ -179,6 +187,10 @@ pub struct AccessPoint {
     pub counters: Counters,
     /// Nonces, group keys, challenges and SA Query identifiers come from here.
     rng: crate::rng::BoxRng,
+    /// Anti-clogging tokens of SAE (12.4.6).
+    anti_clogging: crate::rsn::sae::AntiClogging,
+    /// PMKSAs of SAE exchanges, for stations that come back with a PMKID (12.6.10.3).
+    pmksa: BTreeMap<MacAddr, ap_sae::Pmksa>,
 }
 
 /// A fresh GTK under `key_id`, and an IGTK (12.7.1.5) under `mgmt`'s Key ID (4 or 5)
@@ -240,6 +252,9 @@ pub fn ap_wpa_element(akms: &[Akm], pairwise: &[CipherSuite], group: CipherSuite
     WpaElementRepr { version: 1, group_cipher: Some(c(group).map_err(no)?), pairwise, akms, capabilities: None }.to_bytes()
 }
 
+#[path = "ap_sae.rs"]
+mod ap_sae;
+
 impl AccessPoint {
     /// A new AP; `now` is the monotonic time (ns) it starts at.
     /// Its randomness (nonces, group keys, challenges, SA Query identifiers) comes from
@@ -257,8 +272,11 @@ impl AccessPoint {
             Security::Wep { keys, tx_key, .. } => engine.install_wep(keys, *tx_key, &mut *rng)?,
             Security::Rsn { akms, pairwise, groups, pmk } => {
                 let g = *groups.first().ok_or(crate::Error::Malformed("no group cipher"))?;
-                if akms.is_empty() || pairwise.is_empty() || akms.iter().any(|a| !a.is_psk() || a.is_ft()) {
-                    return Err(crate::Error::Unsupported("the AP needs PSK AKMs and a pairwise cipher"));
+                if akms.is_empty() || pairwise.is_empty() || akms.iter().any(|a| !(a.is_psk() || *a == Akm::Sae) || a.is_ft()) {
+                    return Err(crate::Error::Unsupported("the AP needs PSK or SAE AKMs and a pairwise cipher"));
+                }
+                if akms.contains(&Akm::Sae) && cfg.sae.as_ref().is_none_or(|s| s.passwords.is_empty()) {
+                    return Err(crate::Error::Unsupported("SAE needs sae_password (or wpa_passphrase)"));
                 }
                 if pmk.len() != 32 {
                     return Err(crate::Error::BadKeyLength);
@@ -306,6 +324,8 @@ impl AccessPoint {
             next_group_rekey,
             clock: now,
             counters: Counters::default(),
+            anti_clogging: crate::rsn::sae::AntiClogging::new(&mut *rng),
+            pmksa: BTreeMap::new(),
             rng,
             cfg,
         })
@@ -490,6 +510,7 @@ impl AccessPoint {
             capability: self.capability(),
             rsne: self.rsne.clone(),
             wpa_ie: self.wpa_ie.clone(),
+            rsnxe: self.cfg.sae.as_ref().filter(|s| s.offers_h2e()).map(|_| super::sae::rsnxe_h2e()),
         }
     }
 
@@ -517,6 +538,9 @@ impl AccessPoint {
             if let Some(d) = p.ptk_rekey_at {
                 t = t.min(d);
             }
+            if let Some(d) = p.sae.as_ref().and_then(|i| i.deadline()) {
+                t = t.min(d.saturating_mul(1_000_000));
+            }
         }
         t
     }
@@ -526,6 +550,7 @@ impl AccessPoint {
         self.clock = now;
         self.dp.release(now, out);
         self.sa_query_timeouts(now, out);
+        self.sae_timeouts(now, out);
         if now >= self.next_beacon {
             let tsf = (now - self.start) / 1000;
             let seq = self.seq.take();
@@ -789,6 +814,12 @@ impl AccessPoint {
             // Otherwise only the third frame of shared-key authentication is protected.
             return self.shared_key_frame3(now, &sa, mpdu, out);
         }
+        if let Some((t, st, body)) = super::sae::parse_auth_frame(mpdu) {
+            if bssid == self.cfg.bssid {
+                return self.sae_auth(now, &sa, t, st, body, out);
+            }
+            return;
+        }
         let m = match frames::parse_mgmt(mpdu) {
             Ok(m) => m,
             Err(_) => return self.counters.drop("malformed"),
@@ -882,6 +913,8 @@ impl AccessPoint {
             akm: None,
             wpa1: false,
             associated_at: now,
+            sae: None,
+            sae_pmk: None,
         }
     }
 
@@ -1018,7 +1051,7 @@ impl AccessPoint {
 
     fn assoc_request(&mut self, now: u64, sta: &MacAddr, ssid_ok: bool, rsne: Option<Vec<u8>>, out: &mut Output) {
         let bssid = self.cfg.bssid;
-        let authed = self.peers.get(sta).is_some_and(|p| p.state != PeerState::Challenged);
+        let authed = self.peers.get(sta).is_some_and(|p| !matches!(p.state, PeerState::Challenged | PeerState::Sae));
         if !authed {
             // Class 2 frame from an unauthenticated STA (11.3.3).
             let seq = self.seq.take();
@@ -1060,9 +1093,14 @@ impl AccessPoint {
                 return;
             }
         }
+        let sae_pmk = self.peers.get(sta).and_then(|p| p.sae_pmk.clone()).or_else(|| self.cached_pmk(now, sta, rsne.as_deref()));
         let negotiated = match (&self.cfg.security, &rsne) {
             (_, _) if !ssid_ok => Err(StatusCode::UNSPECIFIED),
-            (Security::Rsn { .. }, Some(r)) => self.check_sta_rsne(r).map(Some),
+            // AKM 8 needs the PMK of a SAE exchange with this station (12.4.5.4).
+            (Security::Rsn { .. }, Some(r)) => self.check_sta_rsne(r).and_then(|n| match n.0 {
+                Akm::Sae if sae_pmk.is_none() => Err(StatusCode::INVALID_AKMP),
+                _ => Ok(Some(n)),
+            }),
             (Security::Rsn { .. }, None) => Err(StatusCode::INVALID_ELEMENT),
             (_, Some(_)) => Err(StatusCode::INVALID_ELEMENT),
             (_, None) => Ok(None),
@@ -1099,6 +1137,7 @@ impl AccessPoint {
         let Ok(neg) = negotiated else { return };
         match (neg, &self.cfg.security) {
             (Some((akm, pw, g, mgmt)), Security::Rsn { pmk, .. }) => {
+                let pmk = if akm == Akm::Sae { sae_pmk.unwrap_or_default() } else { pmk.clone() };
                 p.state = PeerState::Associated;
                 p.pairwise = Some(pw);
                 p.akm = Some(akm);
@@ -1113,14 +1152,19 @@ impl AccessPoint {
                     pairwise: pw,
                     group: g,
                     group_mgmt: mgmt,
-                    pmk: pmk.clone(),
+                    pmk,
                     aa: bssid,
                     spa: *sta,
                     // A WPA1 station's handshake repeats the WPA elements (and so runs as WPA1).
                     ap_rsne: if rsne.as_deref().is_some_and(crate::rsn::ie::is_wpa_element) {
                         self.wpa_ie.clone().unwrap_or_default()
                     } else {
-                        self.rsne.clone().unwrap_or_default()
+                        // Message 3 repeats the RSNE and the RSNXE of the Beacon (12.7.6.4).
+                        let mut e = self.rsne.clone().unwrap_or_default();
+                        if self.cfg.sae.as_ref().is_some_and(|s| s.offers_h2e()) {
+                            e.extend_from_slice(&super::sae::rsnxe_h2e());
+                        }
+                        e
                     },
                     sta_rsne: rsne.unwrap_or_default(),
                     timers: self.cfg.eapol_timers,

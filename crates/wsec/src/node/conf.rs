@@ -19,11 +19,13 @@
 use super::ap::ApConfig;
 use super::card::{Offload, CARD_NS_PER_BYTE, CARD_NS_PER_FRAME};
 use super::mfp::Mfp;
+use super::sae::{SaePassword, SaeSettings};
 use super::sta::StaConfig;
 use super::{AuthAlgs, Security};
 use crate::cipher::CipherSuite;
 use crate::rsn::akm::Akm;
 use crate::rsn::pbkdf2::psk_from_passphrase;
+use crate::rsn::sae::{Group, PweMethod};
 use crate::wire::mac::MacAddr;
 use zeroize::Zeroizing;
 
@@ -245,7 +247,8 @@ fn akms(line: usize, v: &str) -> Result<Vec<Akm>, ConfError> {
         out.push(match w {
             "WPA-PSK" => Akm::Psk,
             "WPA-PSK-SHA256" => Akm::PskSha256,
-            _ => return err(line, format!("unsupported key management {w} (WPA-PSK, WPA-PSK-SHA256)")),
+            "SAE" => Akm::Sae,
+            _ => return err(line, format!("unsupported key management {w} (WPA-PSK, WPA-PSK-SHA256, SAE)")),
         });
     }
     if out.is_empty() {
@@ -295,6 +298,43 @@ struct Common {
     engine_threads: Option<usize>,
     /// `ieee80211w` and its line.
     mfp: Option<(usize, Mfp)>,
+    /// `sae_password` lines (hostapd: several, `|mac=` / `|id=`), `sae_password_id` (STA).
+    sae_passwords: Vec<SaePassword>,
+    sae_password_id: Option<Vec<u8>>,
+    sae_groups: Option<Vec<Group>>,
+    sae_pwe: Option<PweMethod>,
+    sae_anti_clogging: Option<usize>,
+    sae_sync: Option<u16>,
+}
+
+/// hostapd's `sae_password` value: `password[|mac=<addr>][|id=<identifier>][|vlanid=..][|pk=..]`
+/// (`parse_sae_password`: the password ends at the first parameter); a STA's is quoted.
+fn parse_sae_password(line: usize, v: &str) -> Result<SaePassword, ConfError> {
+    if let Some(p) = unquote(v) {
+        if p.is_empty() {
+            return err(line, "sae_password must not be empty");
+        }
+        return Ok(SaePassword { password: Zeroizing::new(p.as_bytes().to_vec()), identifier: None, mac: None });
+    }
+    let cut = ["|mac=", "|id=", "|vlanid=", "|pk="].iter().filter_map(|m| v.find(m)).min().unwrap_or(v.len());
+    let (pw, params) = v.split_at(cut);
+    if pw.is_empty() {
+        return err(line, "sae_password must not be empty");
+    }
+    let mut out = SaePassword { password: Zeroizing::new(pw.as_bytes().to_vec()), identifier: None, mac: None };
+    for p in params.split('|').skip(1) {
+        match p.split_once('=') {
+            Some(("mac", a)) => {
+                let a = a.parse::<MacAddr>().map_err(|_| ConfError { line, msg: "sae_password: mac= must be aa:bb:cc:dd:ee:ff".into() })?;
+                // hostapd: ff:ff:ff:ff:ff:ff is "any station".
+                out.mac = (!a.is_broadcast()).then_some(a);
+            }
+            Some(("id", id)) if !id.is_empty() && id.len() <= 255 => out.identifier = Some(id.as_bytes().to_vec()),
+            Some(("vlanid" | "pk", _)) => return err(line, "sae_password: vlanid= and pk= (SAE-PK) are not supported"),
+            _ => return err(line, "sae_password: parameters are |mac=, |id="),
+        }
+    }
+    Ok(out)
 }
 
 impl Common {
@@ -366,6 +406,33 @@ impl Common {
                 self.auth_algs = Some(AuthAlgs(a));
             }
             "ieee80211w" => self.mfp = Some((line, parse_mfp(line, k, v)?)),
+            "sae_password" => self.sae_passwords.push(parse_sae_password(line, v)?),
+            "sae_password_id" => {
+                let id = unquote(v).unwrap_or(v);
+                if id.is_empty() || id.len() > 255 {
+                    return err(line, "sae_password_id must be 1 to 255 octets");
+                }
+                self.sae_password_id = Some(id.as_bytes().to_vec());
+            }
+            "sae_groups" => {
+                let mut g = Vec::new();
+                for w in v.split_whitespace() {
+                    let id: u16 = num(line, k, w, 1, 65535)?;
+                    g.push(Group::from_id(id).ok_or_else(|| ConfError { line, msg: format!("unsupported SAE group {id} (19, 20, 21)") })?);
+                }
+                if g.is_empty() {
+                    return err(line, "sae_groups names no group (19, 20, 21)");
+                }
+                self.sae_groups = Some(g);
+            }
+            "sae_pwe" => {
+                let m: u8 = num(line, "sae_pwe (0 hunting-and-pecking, 1 hash-to-element, 2 both)", v, 0, 2)?;
+                self.sae_pwe = PweMethod::from_conf(m);
+            }
+            "sae_anti_clogging_threshold" | "anti_clogging_threshold" => {
+                self.sae_anti_clogging = Some(num(line, k, v, 0, HOSTAPD_INT_MAX)?);
+            }
+            "sae_sync" => self.sae_sync = Some(num(line, k, v, 0, 255)?),
             "crypto_offload" => match v {
                 "host" | "card" => self.offload = Some(v.to_string()),
                 _ => return err(line, "crypto_offload must be host or card"),
@@ -409,6 +476,43 @@ impl Common {
             _ if self.mfp.is_none() => Ok(Mfp::Disabled),
             _ => err(line, "ieee80211w=1/2 needs WPA2 (wpa=2 / key_mgmt=WPA-PSK)"),
         }
+    }
+
+    /// SAE settings when the AKMs include SAE: the `sae_password` lines, else the
+    /// passphrase (hostapd and wpa_supplicant use `wpa_passphrase` / `psk` then).
+    fn sae(&self, security: &Security) -> Result<Option<SaeSettings>, ConfError> {
+        let Security::Rsn { akms, .. } = security else { return Ok(None) };
+        if !akms.contains(&Akm::Sae) {
+            return Ok(None);
+        }
+        let mut passwords = self.sae_passwords.clone();
+        if passwords.is_empty() {
+            if let Some((_, p)) = &self.passphrase {
+                passwords.push(SaePassword { password: Zeroizing::new(p.as_bytes().to_vec()), identifier: None, mac: None });
+            }
+        }
+        if passwords.is_empty() {
+            return err(0, "SAE needs sae_password (or a passphrase)");
+        }
+        if let Some(id) = &self.sae_password_id {
+            for p in &mut passwords {
+                p.identifier = Some(id.clone());
+            }
+        }
+        let mut s = SaeSettings::new(passwords);
+        if let Some(g) = &self.sae_groups {
+            s.groups = g.clone();
+        }
+        if let Some(p) = self.sae_pwe {
+            s.pwe = p;
+        }
+        if let Some(t) = self.sae_anti_clogging {
+            s.anti_clogging_threshold = t;
+        }
+        if let Some(n) = self.sae_sync {
+            s.sync = n;
+        }
+        Ok(Some(s))
     }
 
     fn offload(&self) -> Result<Offload, ConfError> {
@@ -476,15 +580,18 @@ impl Common {
         if self.wep.iter().any(|k| k.is_some()) {
             return err(0, "WEP keys and WPA together are not supported");
         }
+        let akms = self.key_mgmt.clone().filter(|k| !k.is_empty()).unwrap_or_else(|| vec![Akm::Psk]);
+        let sae_only = akms.iter().all(|a| *a == Akm::Sae);
         let pmk = match (&self.psk, &self.passphrase) {
             (Some(p), _) => p.clone(),
             (None, Some((line, p))) => match psk_from_passphrase(p.as_bytes(), ssid) {
                 Ok(k) => Zeroizing::new(k.to_vec()),
                 Err(_) => return err(*line, "cannot derive the PSK from this passphrase"),
             },
+            // SAE alone derives its PMK per exchange; this one is never used.
+            (None, None) if sae_only => Zeroizing::new(vec![0u8; 32]),
             (None, None) => return err(0, "WPA needs wpa_passphrase or wpa_psk"),
         };
-        let akms = self.key_mgmt.clone().filter(|k| !k.is_empty()).unwrap_or_else(|| vec![Akm::Psk]);
         let wpa1 = if is_ap { self.ap_wpa1_pairwise()? } else { None };
         // hostapd: rsn_pairwise defaults to wpa_pairwise; wpa=1 alone uses WPA1's list.
         let rsn_pw = if is_ap && self.wpa == Some(1) { wpa1.clone() } else { self.pairwise.clone() };
@@ -528,6 +635,9 @@ impl Common {
         }
         if pairwise.contains(&CipherSuite::Tkip) && akms.contains(&Akm::PskSha256) {
             return err(0, "TKIP needs WPA-PSK (key descriptor version 1)");
+        }
+        if akms.contains(&Akm::Sae) && is_ap && pairwise.contains(&CipherSuite::Tkip) {
+            return err(0, "SAE cannot use TKIP (WPA3 needs CCMP or GCMP)");
         }
         Ok(Security::Rsn { akms, pairwise, groups, pmk })
     }
@@ -635,7 +745,15 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     }
     let security = c.security(&ssid, true)?;
     let mfp = c.mfp(&security, (0, Mfp::Disabled), true)?;
+    let sae = c.sae(&security)?;
+    if let Security::Rsn { akms, .. } = &security {
+        // WPA3-Personal only: SAE with management frame protection required.
+        if akms.iter().all(|a| *a == Akm::Sae) && !mfp.required() {
+            return err(c.mfp.map_or(0, |(l, _)| l), "wpa_key_mgmt=SAE alone (WPA3-only) needs ieee80211w=2");
+        }
+    }
     let mut ap = ApConfig::new(bssid, &ssid, security);
+    ap.sae = sae;
     ap.wpa1_pairwise = c.ap_wpa1_pairwise()?;
     ap.rsn = c.wpa != Some(1);
     ap.mfp = mfp;
@@ -757,6 +875,10 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                 "pmf" => pmf = (n, parse_mfp(n, k, v)?),
                 "ctrl_interface" => ctrl = Some(v.to_string()),
                 "ctrl_interface_group" => ctrl_group = Some(v.to_string()),
+                // wpa_supplicant's SAE settings are global.
+                "sae_groups" | "sae_pwe" => {
+                    c.set(n, k, v)?;
+                }
                 "update_config" | "ap_scan" => {}
                 _ => return err(n, format!("unknown key{}", shown_key(k))),
             }
@@ -770,7 +892,11 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     }
     let ssid = c.ssid.clone().ok_or(ConfError { line: 0, msg: "ssid is required in the network block".into() })?;
     let security = c.security(&ssid, false)?;
+    // SAE alone: management frame protection required unless set (WPA3-Personal).
+    let sae_only = matches!(&security, Security::Rsn { akms, .. } if akms.iter().all(|a| *a == Akm::Sae));
+    let pmf = if sae_only && pmf.0 == 0 { (0, Mfp::Required) } else { pmf };
     let mfp = c.mfp(&security, pmf, false)?;
+    let sae = c.sae(&security)?;
     let radio = driver.as_ref().is_some_and(|(_, d)| d == "nl80211");
     let address_from_radio = addr.is_none() && radio;
     let addr = match addr {
@@ -785,6 +911,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     (sta.proto_rsn, sta.proto_wpa1) = proto;
     sta.bssid = bssid;
     sta.mfp = mfp;
+    sta.sae = sae;
     sta.offload = c.offload()?;
     sta.engine_threads = c.engine_threads.unwrap_or(1);
     let (interface, medium) = resolve_driver(driver, interface, wired, medium)?;

@@ -66,6 +66,8 @@ pub struct BssInfo {
     pub rsne: Option<Vec<u8>>,
     /// The whole WPA1 vendor element (OUI 00-50-F2 type 1), as advertised.
     pub wpa_ie: Option<Vec<u8>>,
+    /// The whole RSN Extension element (9.4.2.241), as advertised (SAE hash-to-element).
+    pub rsnxe: Option<Vec<u8>>,
 }
 
 /// Builds a Beacon (`probe_resp_to == None`) or a Probe Response to a STA.
@@ -82,6 +84,9 @@ pub fn beacon(info: &BssInfo, tsf_us: u64, seq: u16, probe_resp_to: Option<&MacA
         ies.extend_from_slice(r);
     }
     push(&mut ies, eid::EXTENDED_SUPPORTED_RATES, &EXT_SUPP_RATES);
+    if let Some(x) = &info.rsnxe {
+        ies.extend_from_slice(x);
+    }
     // Vendor Specific elements come last (9.3.3.2, Table 9-34); hostapd puts the WPA
     // element there too.
     if let Some(w) = &info.wpa_ie {
@@ -150,6 +155,7 @@ fn bss_info(bssid: MacAddr, b: &BeaconRepr<'_>) -> Result<BssInfo> {
         capability: b.capability,
         rsne: element::find(ies, eid::RSN)?.map(|e| e.bytes.to_vec()),
         wpa_ie: crate::rsn::ie::find_wpa_element(ies)?.map(|e| e.to_vec()),
+        rsnxe: element::find(ies, super::sae::EID_RSNXE)?.map(|e| e.bytes.to_vec()),
     })
 }
 

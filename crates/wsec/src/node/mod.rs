@@ -22,6 +22,7 @@
 //!   queue of frames waiting for the card, their release, the parsed receive header.
 //! - [`card`]: the wireless card's timing model (`crypto_offload=host|card`).
 //! - [`ap`], [`sta`]: the two cores.
+//! - [`sae`]: SAE authentication (algorithm 3) settings and frames for the cores.
 //! - [`conf`]: hostapd.conf / wpa_supplicant.conf style configuration.
 pub mod ap;
 pub mod card;
@@ -30,6 +31,7 @@ pub mod datapath;
 pub mod engine;
 pub mod frames;
 pub mod mfp;
+pub mod sae;
 pub mod sta;
 
 use crate::cipher::CipherSuite;
@@ -119,6 +121,17 @@ pub enum Phase {
     Authenticated {
         shared_key: bool,
     },
+    /// SAE authentication (12.4) succeeded: its group and whether hash-to-element derived
+    /// the password element.
+    SaeAuthenticated {
+        group: u16,
+        h2e: bool,
+    },
+    /// SAE authentication failed with this status code (15: the peer's confirm did not
+    /// verify, a wrong password).
+    SaeFailed {
+        status: u16,
+    },
     /// Association succeeded; for an RSNA the negotiated AKM and ciphers.
     Associated {
         aid: u16,
@@ -161,6 +174,10 @@ impl core::fmt::Display for Phase {
             Phase::Authenticated { shared_key } => {
                 write!(f, "authenticated ({})", if *shared_key { "shared key" } else { "open system" })
             }
+            Phase::SaeAuthenticated { group, h2e } => {
+                write!(f, "authenticated (sae group {group} {})", if *h2e { "hash-to-element" } else { "hunting-and-pecking" })
+            }
+            Phase::SaeFailed { status } => write!(f, "sae authentication failed status {status}"),
             Phase::Associated { aid, akm, pairwise, group } => {
                 write!(f, "associated aid {aid}")?;
                 if let Some(a) = akm {

@@ -16,6 +16,7 @@ use crate::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite, WpaElementRepr};
 use crate::wire::ethernet::EtherType;
 use crate::wire::mac::{FrameType, Header, MacAddr};
 use crate::wire::mgmt::{AuthAlgorithm, AuthRepr, Capability, ReasonCode, StatusCode};
+use zeroize::Zeroizing;
 
 /// What the STA is configured with (a wpa_supplicant `network={...}` block).
 #[derive(Debug, Clone)]
@@ -43,6 +44,8 @@ pub struct StaConfig {
     /// offering both is joined with RSN (wpa_supplicant `wpa_supplicant_set_suites`).
     pub proto_rsn: bool,
     pub proto_wpa1: bool,
+    /// SAE (`key_mgmt` with `SAE`): the password, `sae_groups`, `sae_pwe`.
+    pub sae: Option<super::sae::SaeSettings>,
 }
 
 impl StaConfig {
@@ -62,6 +65,7 @@ impl StaConfig {
             mfp: Mfp::Disabled,
             proto_rsn: true,
             proto_wpa1: false,
+            sae: None,
         }
     }
 }
@@ -105,6 +109,9 @@ pub struct Station {
     pub counters: Counters,
     /// Nonces, group keys, challenges and SA Query identifiers come from here.
     rng: crate::rng::BoxRng,
+    /// The SAE protocol instance with the AP, and the PMK it produced (12.4.5.4).
+    sae: Option<Box<crate::rsn::sae::Instance>>,
+    sae_pmk: Option<Zeroizing<Vec<u8>>>,
 }
 
 /// Picks AKM, pairwise and group cipher from the AP's RSN element and the STA's lists
@@ -182,6 +189,9 @@ fn negotiate_wpa1(ap_ie: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: 
     Some(Negotiated { akm: Akm::Psk, pairwise: pw, group, ap_rsne: ap_ie.to_vec(), sta_rsne: sta.to_bytes().ok()?, group_mgmt: None })
 }
 
+#[path = "sta_sae.rs"]
+mod sta_sae;
+
 impl Station {
     /// Its randomness (nonces, group keys, challenges, SA Query identifiers) comes from
     /// `rng`: the OS CSPRNG in the live system, a seeded one for a reproducible run.
@@ -210,6 +220,8 @@ impl Station {
             sa_query: None,
             counters: Counters::default(),
             rng,
+            sae: None,
+            sae_pmk: None,
         })
     }
 
@@ -322,6 +334,8 @@ impl Station {
         self.neg = None;
         self.supplicant = None;
         self.sa_query = None;
+        self.sae = None;
+        self.sae_pmk = None;
         self.tries = 0;
         self.deadline = now + backoff_ms * 1_000_000;
     }
@@ -345,6 +359,9 @@ impl Station {
     }
 
     fn send_auth(&mut self, now: u64, out: &mut Output) {
+        if self.neg.as_ref().is_some_and(|n| n.akm == Akm::Sae) {
+            return self.sae_start(now, out);
+        }
         let Some(b) = self.bss.clone() else { return };
         let shared = matches!(self.state, State::Authenticating { shared: true });
         let alg = if shared { AuthAlgorithm::SHARED_KEY } else { AuthAlgorithm::OPEN_SYSTEM };
@@ -359,7 +376,7 @@ impl Station {
         let Some(b) = self.bss.clone() else { return };
         let capability = Capability(Capability::ESS | Capability::SHORT_PREAMBLE).with(Capability::PRIVACY, !self.cfg.security.is_open());
         let seq = self.seq.take();
-        let rsne = self.neg.as_ref().map(|n| n.sta_rsne.clone());
+        let rsne = self.neg.as_ref().map(|n| self.with_rsnxe(n.akm, n.sta_rsne.clone()));
         let f = frames::assoc_req(&self.cfg.addr, &b.bssid, seq, capability, &self.cfg.ssid, rsne.as_deref());
         self.tx(now, f, out);
         self.tries += 1;
@@ -385,6 +402,7 @@ impl Station {
                 self.tx(now, f, out);
                 self.deadline = now + self.cfg.retry_ms * 1_000_000;
             }
+            State::Authenticating { .. } if self.sae.is_some() => self.sae_timeout(now, out),
             State::Authenticating { shared } if now >= self.deadline => {
                 if self.tries >= self.cfg.max_tries {
                     return self.reset(now, self.cfg.retry_ms);
@@ -509,6 +527,9 @@ impl Station {
     }
 
     fn handle_mgmt_plain(&mut self, now: u64, mpdu: &[u8], from_ap: bool, protected: bool, out: &mut Output) {
+        if let Some((t, st, body)) = super::sae::parse_auth_frame(mpdu).filter(|_| from_ap) {
+            return self.sae_rx(now, t, st, body, out);
+        }
         let m = match frames::parse_mgmt(mpdu) {
             Ok(m) => m,
             Err(_) => return self.counters.drop("malformed"),
@@ -577,16 +598,21 @@ impl Station {
                 });
                 match (n, &self.cfg.security) {
                     (Some(n), Security::Rsn { pmk, .. }) => {
+                        let pmk = if n.akm == Akm::Sae { self.sae_pmk.clone().unwrap_or_default() } else { pmk.clone() };
                         let hc = handshake::Config {
                             akm: n.akm,
                             pairwise: n.pairwise,
                             group: n.group,
                             group_mgmt: n.group_mgmt,
-                            pmk: pmk.clone(),
+                            pmk,
                             aa: bssid,
                             spa: self.cfg.addr,
-                            ap_rsne: n.ap_rsne,
-                            sta_rsne: n.sta_rsne,
+                            // The Beacon's RSNXE too: message 3 must repeat it (12.7.6.4).
+                            ap_rsne: match self.bss.as_ref().and_then(|b| b.rsnxe.clone()) {
+                                Some(x) if !crate::rsn::ie::is_wpa_element(&n.ap_rsne) => [n.ap_rsne, x].concat(),
+                                _ => n.ap_rsne,
+                            },
+                            sta_rsne: self.with_rsnxe(n.akm, n.sta_rsne),
                             timers: Timers::default(),
                         };
                         self.supplicant = Some(Supplicant::new(hc, crate::rng::fork(&mut *self.rng)));

@@ -8,6 +8,8 @@
 //! - [`eapol`]: EAPOL-Key frames (wire format) and their MIC.
 //! - [`kde`]: Key Data: KDEs (GTK, IGTK, BIGTK, MAC address, PMKID) and elements.
 //! - [`ie`]: the RSN element and the WPA1 vendor element, negotiation.
+//! - [`owe`]: OWE (RFC 8110): the DH element, PMK and PMKID.
+//! - [`sae`]: SAE (12.4): commit, confirm, both PWE derivations, the state machine.
 //! - [`handshake`]: the 4-way and group key handshakes, sans-IO and KRACK-safe.
 pub mod akm;
 pub mod eapol;
@@ -17,5 +19,7 @@ pub mod ie;
 pub mod kde;
 pub mod kdf;
 pub mod keywrap;
+pub mod owe;
 pub mod pbkdf2;
+pub mod sae;
 pub mod tdls;

@@ -148,7 +148,14 @@ impl Authenticator {
         }
         let mut b = KeyDataBuilder::new();
         if with_rsne {
-            b.element(&self.cfg.ap_rsne)?;
+            // The AP's RSNE, then its RSNXE when it advertises one (12.7.6.4): `ap_rsne`
+            // holds whole elements back to back.
+            let mut rest = &self.cfg.ap_rsne[..];
+            while rest.len() >= 2 {
+                let n = (2 + rest[1] as usize).min(rest.len());
+                b.element(&rest[..n])?;
+                rest = &rest[n..];
+            }
         }
         b.gtk(self.group.gtk_key_id, false, &self.group.gtk)?;
         if let Some((igtk, id, ipn)) = &self.group.igtk {

@@ -158,9 +158,22 @@ impl Supplicant {
         };
         // 12.7.6.4: the RSNE in message 3 must equal the one in the Beacon/Probe Response
         // (a mismatch is a downgrade attempt: deauthenticate). WPA1: the WPA element.
-        if ap_rsne != Some(&self.cfg.ap_rsne[..]) {
+        // `ap_rsne` may hold the Beacon's RSNXE after its RSNE: message 3 must then carry
+        // the same RSNXE, and none when the Beacon had none (as wpa_supplicant checks).
+        let (beacon_rsne, beacon_rsnxe) = split_rsnxe(&self.cfg.ap_rsne);
+        if ap_rsne != Some(beacon_rsne) {
             out.events.push(Event::Failed("RSNE in message 3 differs from the Beacon's"));
             return Ok(());
+        }
+        if !wpa1 {
+            let m3_rsnxe = items.iter().find_map(|i| match i {
+                KeyDataItem::Element(e) if e[0] == RSNXE_ID => Some(*e),
+                _ => None,
+            });
+            if m3_rsnxe != beacon_rsnxe {
+                out.events.push(Event::Failed("RSNXE in message 3 differs from the Beacon's"));
+                return Ok(());
+            }
         }
         self.rx_replay_counter = Some(r.replay_counter);
         if retransmit {
@@ -317,4 +330,18 @@ pub(crate) fn reason(e: Error) -> &'static str {
         Error::BadKeyLength => "key of the wrong length",
         _ => "EAPOL-Key frame refused",
     }
+}
+
+/// Element ID of the RSN Extension element (9.4.2.241).
+const RSNXE_ID: u8 = 244;
+
+/// `ap_rsne` as (its first element, the RSNXE after it if any).
+fn split_rsnxe(ap_rsne: &[u8]) -> (&[u8], Option<&[u8]>) {
+    if ap_rsne.len() < 2 {
+        return (ap_rsne, None);
+    }
+    let n = (2 + ap_rsne[1] as usize).min(ap_rsne.len());
+    let rest = &ap_rsne[n..];
+    let rsnxe = (rest.len() >= 2 && rest[0] == RSNXE_ID && rest.len() == 2 + rest[1] as usize).then_some(rest);
+    (&ap_rsne[..n], rsnxe)
 }

@@ -1,0 +1,119 @@
+//! The station's side of SAE authentication (IEEE 802.11-2020 12.4; wpa_supplicant
+//! `sme_send_authentication` / `sme_sae_auth`): the exchange replaces open system
+//! authentication when the negotiated AKM is SAE, and its PMK feeds the 4-way handshake.
+
+use super::{State, Station};
+use crate::node::sae::{auth_frame, ms, rsnxe_has_h2e, SaeSettings};
+use crate::node::{NodeEvent, Output, Phase};
+use crate::rsn::sae::{self, Instance, PweMethod, Role};
+use zeroize::Zeroizing;
+
+/// wpa_supplicant's SAE retransmission period (ms): `sme_auth_timer` is 1 s; a shorter one
+/// keeps a lossy medium's exchange short, still far above an AP's answer time.
+const RETRANS_MS: u64 = 200;
+
+impl Station {
+    /// Start SAE with the chosen BSS (Nothing -> Committed). Hash-to-element when
+    /// `sae_pwe=1`, or `sae_pwe=2` and the AP's RSNXE offers it (12.4.4.2.3).
+    pub(super) fn sae_start(&mut self, now: u64, out: &mut Output) {
+        let (Some(settings), Some(b)) = (self.cfg.sae.clone(), self.bss.clone()) else {
+            self.counters.drop("sae without sae_password");
+            return self.reset(now, self.cfg.retry_ms * 5);
+        };
+        let h2e = match settings.pwe {
+            PweMethod::HuntingAndPecking => false,
+            PweMethod::HashToElement => true,
+            PweMethod::Both => rsnxe_has_h2e(b.rsnxe.as_deref()),
+        };
+        let Some(pw) = settings.password_for(&b.bssid) else {
+            self.counters.drop("sae without sae_password");
+            return self.reset(now, self.cfg.retry_ms * 5);
+        };
+        let inst = Instance::new(
+            Role::Sta,
+            settings.sm_config(RETRANS_MS),
+            h2e,
+            self.cfg.addr.0,
+            b.bssid.0,
+            &self.cfg.ssid,
+            SaeSettings::credentials(pw),
+        );
+        let mut inst = match inst {
+            Ok(i) => Box::new(i),
+            Err(_) => return self.reset(now, self.cfg.retry_ms * 5),
+        };
+        self.tries += 1;
+        match inst.start(ms(now), &mut *self.rng) {
+            Ok(outs) => {
+                self.sae = Some(inst);
+                self.sae_outputs(now, outs, out);
+            }
+            Err(_) => self.reset(now, self.cfg.retry_ms * 5),
+        }
+    }
+
+    /// Our RSNE, followed by an RSNXE with the hash-to-element bit when SAE used it: the
+    /// Association Request and message 2 carry both (hostapd checks that they match and
+    /// that an H2E station says so, 12.4.4.2.3).
+    pub(super) fn with_rsnxe(&self, akm: crate::rsn::akm::Akm, mut rsne: Vec<u8>) -> Vec<u8> {
+        let h2e = self.sae.as_ref().and_then(|i| i.exchange()).is_some_and(|e| e.h2e());
+        if akm == crate::rsn::akm::Akm::Sae && h2e {
+            rsne.extend_from_slice(&crate::node::sae::rsnxe_h2e());
+        }
+        rsne
+    }
+
+    /// The instance's retransmission timer.
+    pub(super) fn sae_timeout(&mut self, now: u64, out: &mut Output) {
+        let Some(inst) = self.sae.as_mut() else { return };
+        if inst.deadline().is_some_and(|d| d <= ms(now)) {
+            let outs = inst.on_timeout(ms(now));
+            self.sae_outputs(now, outs, out);
+        }
+    }
+
+    /// An Authentication frame of algorithm 3 from the AP.
+    pub(super) fn sae_rx(&mut self, now: u64, transaction: u16, status: u16, body: &[u8], out: &mut Output) {
+        if !matches!(self.state, State::Authenticating { .. }) {
+            return self.counters.drop("unexpected sae authentication frame");
+        }
+        let Some(inst) = self.sae.as_mut() else { return self.counters.drop("unexpected sae authentication frame") };
+        self.last_from_ap = now;
+        let outs = inst.receive(ms(now), transaction, status, body, &mut *self.rng, None);
+        self.sae_outputs(now, outs, out);
+    }
+
+    fn sae_outputs(&mut self, now: u64, outs: Vec<sae::Output>, out: &mut Output) {
+        let bssid = self.bssid().unwrap_or_default();
+        for o in outs {
+            match o {
+                sae::Output::Send { transaction, status, body } => {
+                    let seq = self.seq.take();
+                    let f = auth_frame(&bssid, &self.cfg.addr, &bssid, seq, transaction, status, &body);
+                    self.tx(now, f, out);
+                }
+                sae::Output::Accepted(keys) => {
+                    let (group, h2e) = match self.sae.as_ref() {
+                        Some(i) => (i.group().id(), i.exchange().is_some_and(|e| e.h2e())),
+                        None => (0, false),
+                    };
+                    self.sae_pmk = Some(Zeroizing::new(keys.pmk().to_vec()));
+                    out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::SaeAuthenticated { group, h2e } });
+                    self.state = State::Associating;
+                    self.tries = 0;
+                    self.send_assoc(now, out);
+                    return;
+                }
+                sae::Output::Failed(status) => {
+                    self.counters.drop("sae authentication failed");
+                    out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::SaeFailed { status } });
+                    return self.reset(now, self.cfg.retry_ms * 5);
+                }
+            }
+        }
+        // Wake up for the instance's retransmission.
+        if let Some(d) = self.sae.as_ref().and_then(|i| i.deadline()) {
+            self.deadline = d.saturating_mul(1_000_000);
+        }
+    }
+}
