@@ -361,6 +361,7 @@ mod tests {
             capability: Capability(Capability::ESS | Capability::PRIVACY),
             rsne: Some(rsne),
             wpa_ie: None,
+            rsnxe: None,
         };
         assert_eq!(bss_flags(&b), "[WPA2-PSK-CCMP][ESS]");
         let b2 = BssInfo { rsne: None, ..b.clone() };
@@ -384,6 +385,7 @@ mod tests {
             capability: Capability(Capability::ESS),
             rsne: None,
             wpa_ie: None,
+            rsnxe: None,
         };
         let rt = |rate: u8, dbm: i8| {
             let mut v = vec![0, 0, 15, 0];
