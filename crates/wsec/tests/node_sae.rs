@@ -242,4 +242,14 @@ fn pmksa_caching_at_the_ap() {
         .iter()
         .skip_while(|p| !matches!(p, Phase::Established { .. }))
         .any(|p| matches!(p, Phase::SaeAuthenticated { .. })));
+    // The cache as the control interface lists it (hostapd_cli pmksa): this station, its
+    // PMKID, and the lifetime left (dot11RSNAConfigPMKLifetime, 43200 s, minus the run).
+    let list = s.ap().pmksa_list(s.now);
+    assert_eq!(list.len(), 1, "{list:?}");
+    assert_eq!((list[0].0, list[0].1), (addr, pmkid));
+    assert!((43_100..43_200).contains(&list[0].2), "{list:?}");
+    // PMKSA_FLUSH: the PMKID no longer opens the door.
+    s.with_ap(|a, _, _| a.pmksa_flush());
+    assert!(s.ap().pmksa_list(s.now).is_empty() && s.ap().pmksa_pmkid(&addr).is_none());
+    assert_eq!(rejoin(&mut s, pmkid), (StatusCode(43), false), "flushed PMKSA");
 }

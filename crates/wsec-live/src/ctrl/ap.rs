@@ -118,9 +118,20 @@ impl Ctrl {
             "SET" => set(ap, now, arg),
             "GET" => get(ap, arg),
             "TERMINATE" => return ("OK\n".into(), Some(Action::Terminate)),
-            // PMKSA caching is not built yet (issue 22): the cache is empty.
-            "PMKSA" => "Index / SPA / PMKID / expiration (in seconds) / opportunistic\n".into(),
-            "PMKSA_FLUSH" => "OK\n".into(),
+            // hostapd's pmksa_cache_auth_list(): the SAE PMKSAs (wsec does no opportunistic
+            // key caching, so the last column is 0).
+            "PMKSA" => {
+                let mut r = String::from("Index / SPA / PMKID / expiration (in seconds) / opportunistic\n");
+                for (i, (sta, pmkid, left)) in ap.pmksa_list(now).into_iter().enumerate() {
+                    let hex: String = pmkid.iter().map(|b| format!("{b:02x}")).collect();
+                    r += &format!("{i} {sta} {hex} {left} 0\n");
+                }
+                r
+            }
+            "PMKSA_FLUSH" => {
+                ap.pmksa_flush();
+                "OK\n".into()
+            }
             // Beacons are built from the running configuration at each interval.
             "UPDATE_BEACON" => "OK\n".into(),
             _ => "UNKNOWN COMMAND\n".into(),

@@ -84,6 +84,17 @@ impl AccessPoint {
         self.pmksa.get(sta).map(|c| c.pmkid)
     }
 
+    /// The unexpired PMKSA cache entries (12.6.10.3), by station: (station, PMKID, seconds
+    /// left), for the control interface's `PMKSA`.
+    pub fn pmksa_list(&self, now: u64) -> Vec<(MacAddr, [u8; 16], u64)> {
+        self.pmksa.iter().filter(|(_, c)| c.expires > now).map(|(a, c)| (*a, c.pmkid, (c.expires - now) / 1_000_000_000)).collect()
+    }
+
+    /// Forgets every cached PMKSA (`PMKSA_FLUSH`): returning stations run SAE again.
+    pub fn pmksa_flush(&mut self) {
+        self.pmksa.clear();
+    }
+
     /// Retransmissions and the Sync limit of open SAE exchanges.
     pub(super) fn sae_timeouts(&mut self, now: u64, out: &mut Output) {
         let due: Vec<MacAddr> = self
