@@ -37,7 +37,9 @@ fresh_radios() {
 start_ap() {
     case $AP in
     hostapd)
-        hostapd -t "$C/ap.conf" >"$O/ap.log" 2>&1 &
+        # -d -K: the debug log with key material, from which the host takes the SAE PMK to
+        # decrypt the recorded air (a passive observer cannot derive it from the password).
+        hostapd -d -K -t "$C/ap.conf" >"$O/ap.log" 2>&1 &
         AP_PID=$!
         for i in $(seq 1 100); do grep -q 'AP-ENABLED' "$O/ap.log" && break; sleep 0.1; done
         ip addr add $AP_IP/24 dev wlan0
@@ -56,7 +58,7 @@ start_sta() {
     case $STA in
     wpas)
         iw phy "$(cat /sys/class/net/wlan1/phy80211/name)" set netns name sta
-        nsx wpa_supplicant -d -t -i wlan1 -D nl80211 -c "$C/sta.conf" >"$O/sta.log" 2>&1 &
+        nsx wpa_supplicant -d -K -t -i wlan1 -D nl80211 -c "$C/sta.conf" >"$O/sta.log" 2>&1 &
         STA_PID=$!
         for i in $(seq 1 50); do nsx ip link show wlan1 >/dev/null 2>&1 && break; sleep 0.1; done
         nsx ip addr add $STA_IP/24 dev wlan1
