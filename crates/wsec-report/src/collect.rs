@@ -780,38 +780,22 @@ impl<'a> Collector<'a> {
                 let o = cfg(&name, "ECP5");
                 let key = format!("seed003/table{n}");
                 let what = format!("{name}, ECP5");
-                rows.push(Row::new(
-                    format!("{r} AES() x {}: area", 10 / r),
-                    "hw",
-                    "LE / LUT4",
-                    s.nth(&format!("{key}/le"), i),
-                    g(&o, "luts"),
-                    what.clone(),
-                ));
-                rows.push(Row::new(
-                    format!("{r} AES() x {}: clock", 10 / r),
-                    "hw",
-                    "MHz",
-                    s.nth(&format!("{key}/mhz"), i),
-                    g(&o, "fmax_mhz"),
-                    what.clone(),
-                ));
-                rows.push(Row::new(
-                    format!("{r} AES() x {}: cycles per block", 10 / r),
-                    "hw",
-                    "cycles",
-                    s.nth(&format!("{key}/cycles"), i),
-                    g(&o, "cycles_per_block"),
-                    what.clone(),
-                ));
-                rows.push(Row::new(
-                    format!("{r} AES() x {}: throughput", 10 / r),
-                    "hw",
-                    "Mb/s",
-                    s.nth(&format!("{key}/mbps"), i),
-                    g(&o, "gbps").map(|x| x * 1e3),
-                    what,
-                ));
+                // (metric, unit, the seed's field, our field, scale to the seed's unit)
+                for (metric, unit, field, ours, scale) in [
+                    ("area", "LE / LUT4", "le", "luts", 1.0),
+                    ("clock", "MHz", "mhz", "fmax_mhz", 1.0),
+                    ("cycles per block", "cycles", "cycles", "cycles_per_block", 1.0),
+                    ("throughput", "Mb/s", "mbps", "gbps", 1e3),
+                ] {
+                    rows.push(Row::new(
+                        format!("{r} AES() x {}: {metric}", 10 / r),
+                        "hw",
+                        unit,
+                        s.nth(&format!("{key}/{field}"), i),
+                        g(&o, ours).map(|x| x * scale),
+                        what.clone(),
+                    ));
+                }
             }
             tables.push(Table {
                 id: format!("seed003-table{n}"),
