@@ -253,3 +253,46 @@ fn pmksa_caching_at_the_ap() {
     assert!(s.ap().pmksa_list(s.now).is_empty() && s.ap().pmksa_pmkid(&addr).is_none());
     assert_eq!(rejoin(&mut s, pmkid), (StatusCode(43), false), "flushed PMKSA");
 }
+
+/// PMKSA caching at the station (12.6.10.3): after a disassociation wsec sta comes back
+/// with open system authentication and the PMKID of its cached PMKSA in its RSNE, runs no
+/// new SAE exchange, and completes a fresh 4-way handshake on the cached PMK. When the AP
+/// no longer holds the PMKSA (refused, status 43), the station forgets its cache and runs
+/// SAE again.
+#[test]
+fn pmksa_caching_at_the_station() {
+    use wsec::wire::mgmt::ReasonCode;
+    for pwe in [0, 1] {
+        let ap = ap_conf(&format!("wpa_key_mgmt=SAE\nieee80211w=2\nsae_password=secret sauce\nsae_pwe={pwe}\n"));
+        let sta = sta_conf(STA1, &format!("sae_pwe={pwe}\n"), " key_mgmt=SAE\n sae_password=\"secret sauce\"");
+        let mut s = sim(&ap, &[sta], 0.0, 11 + pwe);
+        assert!(s.run_until(3_000, |s| s.all_established()), "{:?}", s.events);
+        let addr = s.sta(0).addr();
+        let (bssid, pmkid) = s.sta(0).pmksa_pmkid().expect("the station cached the PMKSA of its SAE exchange");
+        assert_eq!(bssid, s.sta(0).bssid().unwrap());
+        // Both ends derived the same PMKID from the exchange (12.4.5.4).
+        assert_eq!(s.ap().pmksa_pmkid(&addr), Some(pmkid));
+        let (aa, id, left) = s.sta(0).pmksa_list(s.now).expect("listed");
+        assert!((aa, id) == (bssid, pmkid) && (43_100..43_200).contains(&left), "{left}");
+        let rejoin = |s: &mut Sim| -> Vec<Phase> {
+            let n = s.phases(0).len();
+            s.with_ap(|a, now, out| a.disassociate(now, &addr, ReasonCode::DEAUTH_LEAVING, out));
+            let back = s.run_until(5_000, |s| s.phases(0)[n..].iter().skip(1).any(|p| matches!(p, Phase::Established { .. })));
+            assert!(back, "pwe {pwe}: the station did not come back: {:?}", &s.phases(0)[n..]);
+            s.phases(0)[n..].to_vec()
+        };
+        let again = rejoin(&mut s);
+        assert!(again.iter().any(|p| matches!(p, Phase::Authenticated { shared_key: false })), "pwe {pwe}: {again:?}");
+        assert!(!again.iter().any(|p| matches!(p, Phase::SaeAuthenticated { .. })), "pwe {pwe}: SAE ran again: {again:?}");
+        assert_eq!(s.sta(0).pmksa_pmkid(), Some((bssid, pmkid)));
+        traffic(&mut s, 0);
+        // The AP forgets: the cached PMKID is refused, the station drops it and runs SAE.
+        s.with_ap(|a, _, _| a.pmksa_flush());
+        let fresh = rejoin(&mut s);
+        assert!(fresh.iter().any(|p| matches!(p, Phase::SaeAuthenticated { .. })), "pwe {pwe}: {fresh:?}");
+        let (_, new_id) = s.sta(0).pmksa_pmkid().expect("a new PMKSA");
+        assert_ne!(new_id, pmkid);
+        assert_eq!(s.ap().pmksa_pmkid(&addr), Some(new_id));
+        traffic(&mut s, 0);
+    }
+}

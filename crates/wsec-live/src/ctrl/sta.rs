@@ -200,9 +200,20 @@ impl Ctrl {
                 }
                 _ => "FAIL\n".into(),
             },
-            // PMKSA caching is not built yet (issue 22): the cache is empty.
-            "PMKSA" => "Index / AA / PMKID / expiration (in seconds) / opportunistic\n".into(),
-            "PMKSA_FLUSH" => "OK\n".into(),
+            // wpa_supplicant's pmksa_cache_list(): entries counted from 1; wsec keeps the
+            // PMKSA of the last SAE exchange (no opportunistic key caching: 0).
+            "PMKSA" => {
+                let mut r = String::from("Index / AA / PMKID / expiration (in seconds) / opportunistic\n");
+                if let Some((aa, pmkid, left)) = sta.pmksa_list(now) {
+                    let hex: String = pmkid.iter().map(|b| format!("{b:02x}")).collect();
+                    r += &format!("1 {aa} {hex} {left} 0\n");
+                }
+                r
+            }
+            "PMKSA_FLUSH" => {
+                sta.pmksa_flush();
+                "OK\n".into()
+            }
             "MIB" => mib(sta),
             "TERMINATE" => return ("OK\n".into(), Some(Action::Terminate)),
             _ => "UNKNOWN COMMAND\n".into(),

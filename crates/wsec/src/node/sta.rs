@@ -112,6 +112,10 @@ pub struct Station {
     /// The SAE protocol instance with the AP, and the PMK it produced (12.4.5.4).
     sae: Option<Box<crate::rsn::sae::Instance>>,
     sae_pmk: Option<Zeroizing<Vec<u8>>>,
+    /// The PMKSA of the last accepted SAE exchange (12.6.10.3), kept across
+    /// disconnections; `pmksa_in_use` while this association rides on it.
+    pmksa: Option<sta_sae::StaPmksa>,
+    pmksa_in_use: bool,
 }
 
 /// Picks AKM, pairwise and group cipher from the AP's RSN element and the STA's lists
@@ -222,6 +226,8 @@ impl Station {
             rng,
             sae: None,
             sae_pmk: None,
+            pmksa: None,
+            pmksa_in_use: false,
         })
     }
 
@@ -336,6 +342,7 @@ impl Station {
         self.sa_query = None;
         self.sae = None;
         self.sae_pmk = None;
+        self.pmksa_in_use = false;
         self.tries = 0;
         self.deadline = now + backoff_ms * 1_000_000;
     }
@@ -359,7 +366,9 @@ impl Station {
     }
 
     fn send_auth(&mut self, now: u64, out: &mut Output) {
-        if self.neg.as_ref().is_some_and(|n| n.akm == Akm::Sae) {
+        // SAE, unless a cached PMKSA with this AP lets us skip it: open system
+        // authentication, then the PMKID in the Association Request (12.6.10.3).
+        if self.neg.as_ref().is_some_and(|n| n.akm == Akm::Sae) && !self.pmksa_in_use && !self.use_cached_pmksa(now) {
             return self.sae_start(now, out);
         }
         let Some(b) = self.bss.clone() else { return };
@@ -422,6 +431,10 @@ impl Station {
                     peer: self.bssid().unwrap_or_default(),
                     phase: Phase::HandshakeFailed("no 4-way handshake completed in time"),
                 });
+                if self.pmksa_in_use {
+                    // The cached PMK did not work with this AP: forget it.
+                    self.pmksa = None;
+                }
                 self.leave(now, ReasonCode::FOURWAY_TIMEOUT, out);
             }
             State::Established => {
@@ -584,6 +597,12 @@ impl Station {
                 }
                 if st != StatusCode::SUCCESS {
                     self.counters.drop("association refused");
+                    if self.pmksa_in_use {
+                        // The AP does not know our PMKID (status 53, or 43 from wsec): run
+                        // SAE next time, without a backoff.
+                        self.pmksa = None;
+                        return self.reset(now, self.cfg.retry_ms);
+                    }
                     return self.reset(now, self.cfg.retry_ms * 5);
                 }
                 let n = self.neg.clone();

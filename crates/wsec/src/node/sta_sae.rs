@@ -6,11 +6,25 @@ use super::{State, Station};
 use crate::node::sae::{auth_frame, ms, rsnxe_has_h2e, SaeSettings};
 use crate::node::{NodeEvent, Output, Phase};
 use crate::rsn::sae::{self, Instance, PweMethod, Role};
+use crate::wire::MacAddr;
 use zeroize::Zeroizing;
 
 /// wpa_supplicant's SAE retransmission period (ms): `sme_auth_timer` is 1 s; a shorter one
 /// keeps a lossy medium's exchange short, still far above an AP's answer time.
 const RETRANS_MS: u64 = 200;
+
+/// dot11RSNAConfigPMKLifetime (s), wpa_supplicant's and hostapd's default.
+const PMK_LIFETIME_S: u64 = 43_200;
+
+/// A PMKSA from SAE (12.6.10.3): its AP, PMK, PMKID, whether SAE used hash-to-element (the
+/// Association Request then carries the RSNXE again), and its expiry (ns).
+pub(super) struct StaPmksa {
+    bssid: MacAddr,
+    pmk: Zeroizing<Vec<u8>>,
+    pmkid: [u8; 16],
+    h2e: bool,
+    expires: u64,
+}
 
 impl Station {
     /// Start SAE with the chosen BSS (Nothing -> Committed). Hash-to-element when
@@ -52,11 +66,44 @@ impl Station {
         }
     }
 
+    /// Rides on the cached PMKSA with the chosen AP if there is one and it has not expired:
+    /// its PMK for the 4-way handshake and its PMKID in our RSNE (in the Association
+    /// Request and message 2 alike). Returns whether it did.
+    pub(super) fn use_cached_pmksa(&mut self, now: u64) -> bool {
+        let Some(b) = self.bss.as_ref() else { return false };
+        let Some(c) = self.pmksa.as_ref().filter(|c| c.bssid == b.bssid && c.expires > now) else { return false };
+        let Some(n) = self.neg.as_mut() else { return false };
+        let Ok(mut e) = crate::rsn::ie::RsnElementRepr::parse(&n.sta_rsne) else { return false };
+        e.pmkids = vec![c.pmkid];
+        let Ok(rsne) = e.to_bytes() else { return false };
+        n.sta_rsne = rsne;
+        self.sae_pmk = Some(c.pmk.clone());
+        self.pmksa_in_use = true;
+        true
+    }
+
+    /// The AP and PMKID of the cached PMKSA, if any.
+    pub fn pmksa_pmkid(&self) -> Option<(MacAddr, [u8; 16])> {
+        self.pmksa.as_ref().map(|c| (c.bssid, c.pmkid))
+    }
+
+    /// The cached PMKSA while it has not expired: (AP, PMKID, seconds left), for the
+    /// control interface's `PMKSA`.
+    pub fn pmksa_list(&self, now: u64) -> Option<(MacAddr, [u8; 16], u64)> {
+        self.pmksa.as_ref().filter(|c| c.expires > now).map(|c| (c.bssid, c.pmkid, (c.expires - now) / 1_000_000_000))
+    }
+
+    /// Forgets the cached PMKSA (`PMKSA_FLUSH`): the next association runs SAE.
+    pub fn pmksa_flush(&mut self) {
+        self.pmksa = None;
+    }
+
     /// Our RSNE, followed by an RSNXE with the hash-to-element bit when SAE used it: the
     /// Association Request and message 2 carry both (hostapd checks that they match and
     /// that an H2E station says so, 12.4.4.2.3).
     pub(super) fn with_rsnxe(&self, akm: crate::rsn::akm::Akm, mut rsne: Vec<u8>) -> Vec<u8> {
-        let h2e = self.sae.as_ref().and_then(|i| i.exchange()).is_some_and(|e| e.h2e());
+        let h2e = self.sae.as_ref().and_then(|i| i.exchange()).is_some_and(|e| e.h2e())
+            || (self.pmksa_in_use && self.pmksa.as_ref().is_some_and(|c| c.h2e));
         if akm == crate::rsn::akm::Akm::Sae && h2e {
             rsne.extend_from_slice(&crate::node::sae::rsnxe_h2e());
         }
@@ -98,6 +145,13 @@ impl Station {
                         None => (0, false),
                     };
                     self.sae_pmk = Some(Zeroizing::new(keys.pmk().to_vec()));
+                    self.pmksa = Some(StaPmksa {
+                        bssid,
+                        pmk: Zeroizing::new(keys.pmk().to_vec()),
+                        pmkid: *keys.pmkid(),
+                        h2e,
+                        expires: now.saturating_add(PMK_LIFETIME_S * 1_000_000_000),
+                    });
                     out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::SaeAuthenticated { group, h2e } });
                     self.state = State::Associating;
                     self.tries = 0;
