@@ -469,16 +469,7 @@ impl AccessPoint {
         let seq = self.seq.take();
         let f = frames::deauth(sta, &self.cfg.bssid, &self.cfg.bssid, seq, why, false);
         self.send_mgmt(now, sta, f, out);
-        self.forget_keys(sta);
-        if let Some(p) = self.peers.get_mut(sta) {
-            p.state = PeerState::Authenticated;
-            p.mfp = false;
-            p.sa_query = None;
-            p.auth = None;
-            p.hs_deadline = None;
-            p.ptk_rekey_at = None;
-            out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Disassociated { reason: why, by_peer: false } });
-        }
+        self.end_association(sta, why, out);
     }
 
     /// MFP negotiated and the PTK in place: robust management frames to and from this
@@ -758,6 +749,11 @@ impl AccessPoint {
     /// Ends an association silently (the SA Query got no answer: the station is gone);
     /// the station stays authenticated and may associate again.
     fn drop_association(&mut self, sta: &MacAddr, out: &mut Output) {
+        self.end_association(sta, ReasonCode::PREV_AUTH_NOT_VALID, out);
+    }
+
+    /// The station's keys and association state go; it stays authenticated.
+    fn end_association(&mut self, sta: &MacAddr, why: ReasonCode, out: &mut Output) {
         self.forget_keys(sta);
         if let Some(p) = self.peers.get_mut(sta) {
             p.state = PeerState::Authenticated;
@@ -766,10 +762,7 @@ impl AccessPoint {
             p.auth = None;
             p.hs_deadline = None;
             p.ptk_rekey_at = None;
-            out.events.push(NodeEvent::Phase {
-                peer: *sta,
-                phase: Phase::Disassociated { reason: ReasonCode::PREV_AUTH_NOT_VALID, by_peer: false },
-            });
+            out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Disassociated { reason: why, by_peer: false } });
         }
     }
 
