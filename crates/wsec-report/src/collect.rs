@@ -584,8 +584,8 @@ impl<'a> Collector<'a> {
         let t0 = Instant::now();
         let committed = self.o.repo.join("docs/results/hw-report.json");
         let path: PathBuf = if self.o.depth == Depth::Full {
-            // Place and route of every engine: hours on 2 cores.
-            for args in [&["synth"][..], &["report"][..]] {
+            // Every committed record again with its own settings (hours on 2 cores; resumable).
+            for args in [&["full"][..], &["report"][..]] {
                 let st = std::process::Command::new("bash")
                     .arg(self.o.repo.join("hw/run"))
                     .args(args)
@@ -601,7 +601,7 @@ impl<'a> Collector<'a> {
             committed.clone()
         };
         let hw: Value = serde_json::from_str(&read_bounded(&path)?).map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
-        let cmd = "hw/run synth ecp5 <config> && hw/run report";
+        let cmd = if self.o.depth == Depth::Full { "hw/run full && hw/run report" } else { "hw/run synth ecp5 <config> && hw/run report" };
         if self.o.depth == Depth::Full {
             self.rerun("hw", "The Verilog engines: synthesis, place and route (hw/run)", t0, cmd);
         } else {
