@@ -74,9 +74,12 @@ pub fn run(a: ReportArgs) -> Result<String, (u8, String)> {
     }
     let depth = if a.full { Depth::Full } else { Depth::Quick };
     let mut demo = a.demo.clone();
+    let mut demo_wall_s = None;
     if depth == Depth::Full && demo.is_none() {
         if wsec_live::medium::netns::is_root() {
+            let t = std::time::Instant::now();
             demo = Some(fresh_demo(&std::env::temp_dir().join(format!("wsec-report-demo-{}", std::process::id()))).map_err(|e| (1, e))?);
+            demo_wall_s = Some(t.elapsed().as_secs_f64());
         } else {
             eprintln!("report: not root, so the live demo is not rerun; its committed result is used");
         }
@@ -90,7 +93,7 @@ pub fn run(a: ReportArgs) -> Result<String, (u8, String)> {
     } else {
         ProgressBar::hidden()
     };
-    let opts = Options { repo, depth, demo };
+    let opts = Options { repo, depth, demo, demo_wall_s };
     let r = wsec_report::build(&opts, &mut |m| {
         bar.println(format!("report: {m}"));
         bar.set_message(m.to_string());

@@ -343,7 +343,15 @@ impl<'a> Collector<'a> {
         let cmd = "sudo wsec demo --mode all --seconds 3";
         if let Some(p) = &self.o.demo {
             let rows = parse_demo(&read_bounded(p)?).map_err(|e| Error::Input(format!("{}: {e}", p.display())))?;
-            self.rerun("demo", "The live system: AP, two stations, wired host (wsec demo, measured just before the report and given with --demo; its own wall time is not in this part's)", t0, cmd);
+            match self.o.demo_wall_s {
+                Some(w) => {
+                    self.rerun("demo", "The live system: AP, two stations, wired host (wsec demo, run by this report)", t0, cmd);
+                    if let Some(p) = self.parts.last_mut() {
+                        p.wall_s += w;
+                    }
+                }
+                None => self.rerun("demo", "The live system: AP, two stations, wired host (wsec demo, measured just before the report and given with --demo; its own wall time is not in this part's)", t0, cmd),
+            }
             return Ok(rows);
         }
         let p = self.o.repo.join("docs/results/demo-all.md");

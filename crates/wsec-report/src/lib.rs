@@ -68,6 +68,8 @@ pub struct Options {
     /// A fresh `wsec demo --mode all` table (its standard output), used instead of the
     /// committed one.
     pub demo: Option<PathBuf>,
+    /// The wall time of that demo when the caller ran it for this report (`--full`).
+    pub demo_wall_s: Option<f64>,
 }
 
 /// One part of the run: what produced a group of numbers, how, and how long it took.
