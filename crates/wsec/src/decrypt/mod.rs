@@ -547,7 +547,16 @@ impl Decryptor {
             }
         } else if let (Some(sta), Some(r)) = (h.addr2(), rsn) {
             // The STA's choice in its (Re)Association Request.
-            let akm = r.akms.first().and_then(|s| s.akm());
+            let mut akm = r.akms.first().and_then(|s| s.akm());
+            if akm == Some(Akm::Owe) {
+                // OWE's hash follows the group of the station's DH element (RFC 8110 4.4).
+                let dh = crate::wire::element::find_by(ies, |e| e.ext_id() == Some(crate::rsn::owe::EXT_OWE_DH_PARAM)).ok().flatten();
+                if let Some(a) =
+                    dh.and_then(|e| crate::rsn::owe::parse_dh_param_element(e.bytes).ok()).and_then(|(g, _)| Akm::owe_for_group(g))
+                {
+                    akm = Some(a);
+                }
+            }
             let l = self.links.entry((a3, sta)).or_default();
             l.akm = akm;
             l.pairwise = r.pairwise.first().and_then(|s| s.cipher());
