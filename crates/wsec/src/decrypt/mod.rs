@@ -549,13 +549,14 @@ impl Decryptor {
             // The STA's choice in its (Re)Association Request.
             let mut akm = r.akms.first().and_then(|s| s.akm());
             if akm == Some(Akm::Owe) {
-                // OWE's hash follows the group of the station's DH element (RFC 8110 4.4).
+                // OWE's hash follows the group of the station's DH element (RFC 8110 4.4);
+                // a request naming a PMKID rides on the earlier PMKSA of the link, whose
+                // group the new DH element need not repeat (wpa_supplicant starts at 19).
+                let prev = self.links.get(&(a3, sta)).and_then(|l| l.akm).filter(|a| a.is_owe());
                 let dh = crate::wire::element::find_by(ies, |e| e.ext_id() == Some(crate::rsn::owe::EXT_OWE_DH_PARAM)).ok().flatten();
-                if let Some(a) =
-                    dh.and_then(|e| crate::rsn::owe::parse_dh_param_element(e.bytes).ok()).and_then(|(g, _)| Akm::owe_for_group(g))
-                {
-                    akm = Some(a);
-                }
+                let by_group =
+                    dh.and_then(|e| crate::rsn::owe::parse_dh_param_element(e.bytes).ok()).and_then(|(g, _)| Akm::owe_for_group(g));
+                akm = if !r.pmkids.is_empty() && prev.is_some() { prev } else { by_group.or(akm) };
             }
             let l = self.links.entry((a3, sta)).or_default();
             l.akm = akm;

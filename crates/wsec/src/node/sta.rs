@@ -201,6 +201,9 @@ fn negotiate_wpa1(ap_ie: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: 
 
 #[path = "sta_owe.rs"]
 mod sta_owe;
+
+/// How long an OWE Association Request waits for its answer before it is sent again (ms).
+const OWE_ASSOC_WAIT_MS: u64 = 1000;
 #[path = "sta_sae.rs"]
 mod sta_sae;
 
@@ -397,12 +400,18 @@ impl Station {
         let seq = self.seq.take();
         // OWE: the Diffie-Hellman Parameter element after the RSNE (and RSNXE).
         let dh = self.owe_assoc_elements(now);
+        let dh_sent = !dh.is_empty();
         let rsne = self.neg.as_ref().map(|n| [self.with_rsnxe(n.akm, n.sta_rsne.clone()), dh].concat());
         // The BSS's SSID: the configured one, or the hidden OWE BSS's in transition mode.
         let f = frames::assoc_req(&self.cfg.addr, &b.bssid, seq, capability, &b.ssid, rsne.as_deref());
         self.tx(now, f, out);
         self.tries += 1;
-        self.deadline = now + self.cfg.retry_ms * 1_000_000;
+        // An OWE AP runs an ECDH before it answers (hostapd under emulation: over 200 ms
+        // for group 20); a second request makes hostapd restart the association and its
+        // 4-way handshake under the first one (mac80211 waits 500 ms after an acknowledged
+        // request). Give it a second.
+        let wait_ms = if dh_sent { self.cfg.retry_ms.max(OWE_ASSOC_WAIT_MS) } else { self.cfg.retry_ms };
+        self.deadline = now + wait_ms * 1_000_000;
     }
 
     pub fn handle_timeout(&mut self, now: u64, out: &mut Output) {
