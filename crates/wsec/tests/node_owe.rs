@@ -277,3 +277,50 @@ fn configuration_as_hostapd_and_wpa_supplicant_spell_it() {
         assert!(e.to_string().contains(want), "{net:?}: {e}");
     }
 }
+
+/// `wsec decrypt` on an OWE capture takes the handshake's hash from the group of the
+/// station's DH element: a synthetic 4-way handshake with the hash of group 19, 20 and 21
+/// (`capture::synth`, its PMK given as the observer's key) behind an Association Request
+/// naming AKM 18 and that group decrypts completely; without the request's DH element (so
+/// group 19's SHA-256 assumed) the group 20/21 traffic does not.
+#[test]
+fn decrypt_follows_the_owe_group() {
+    use wsec::capture::synth::{Synth, SynthConfig};
+    use wsec::decrypt::keys::UserKey;
+    use wsec::decrypt::{Decryptor, Outcome};
+    use wsec::rsn::sae::Group;
+    for (g, akm, pmk_len) in [(Group::P256, Akm::Owe, 32usize), (Group::P384, Akm::OweSha384, 48), (Group::P521, Akm::OweSha512, 64)] {
+        let pmk: Vec<u8> = (0..pmk_len as u8).map(|i| i.wrapping_mul(7)).collect();
+        let mut cfg = SynthConfig::wpa2(b"wsec-owe", &pmk);
+        cfg.akm = akm;
+        let fs: Vec<Vec<u8>> = Synth::new(cfg.clone()).unwrap().take(40).map(|f| f.unwrap()).collect();
+        let kp = wsec::rsn::owe::OweKeyPair::generate(g, &mut rand::rngs::OsRng);
+        let rsne = [48u8, 18, 1, 0, 0, 0x0f, 0xac, 4, 1, 0, 0, 0x0f, 0xac, 4, 1, 0, 0, 0x0f, 0xac, 18];
+        let cap = Capability(Capability::ESS | Capability::PRIVACY);
+        for with_dh in [true, false] {
+            let ies = if with_dh { [&rsne[..], &wsec::rsn::owe::dh_param_element(g, kp.public())].concat() } else { rsne.to_vec() };
+            let req = frames::assoc_req(&cfg.sta, &cfg.bssid, 1, cap, b"wsec-owe", Some(&ies));
+            // The Beacon first, then the request, then the handshake and the data.
+            let mut all = vec![fs[0].clone(), req];
+            all.extend(fs[1..].iter().cloned());
+            let mut d = Decryptor::new(vec![UserKey::Pmk(zeroize::Zeroizing::new(pmk.clone()))]);
+            let (mut prot, mut ok) = (0, 0);
+            for f in &all {
+                match d.process(f) {
+                    Outcome::Clear => {}
+                    Outcome::Decrypted { .. } | Outcome::Duplicate { .. } => {
+                        prot += 1;
+                        ok += 1
+                    }
+                    _ => prot += 1,
+                }
+            }
+            assert!(prot > 20, "{akm}: {prot} protected frames");
+            if with_dh || akm == Akm::Owe {
+                assert_eq!(ok, prot, "{akm} with DH element {with_dh}");
+            } else {
+                assert_eq!(ok, 0, "{akm}: decrypted with SHA-256 although the group's hash is not");
+            }
+        }
+    }
+}

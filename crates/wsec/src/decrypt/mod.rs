@@ -970,7 +970,11 @@ fn eapol_key_of(h: &Header<&[u8]>) -> Option<(Vec<u8>, EapolKeyRepr)> {
     }
     let l = &body[eapol::field::PACKET_BODY_LENGTH];
     let len = (eapol::EAPOL_HEADER_LEN + u16::from_be_bytes([l[0], l[1]]) as usize).min(body.len());
-    // The MIC length depends on the AKM: try 16, then 24 (SHA-384 AKMs).
-    let r = EapolKeyRepr::parse(&body[..len], 16).or_else(|_| EapolKeyRepr::parse(&body[..len], 24)).ok()?;
+    // The MIC length depends on the AKM: try 16, then 24 (SHA-384 AKMs), then 32 (OWE
+    // with group 21).
+    let r = EapolKeyRepr::parse(&body[..len], 16)
+        .or_else(|_| EapolKeyRepr::parse(&body[..len], 24))
+        .or_else(|_| EapolKeyRepr::parse(&body[..len], 32))
+        .ok()?;
     Some((body[..len].to_vec(), r))
 }
