@@ -324,3 +324,55 @@ fn decrypt_follows_the_owe_group() {
         }
     }
 }
+
+/// The station's side of a bad Association Response: a success status with a DH element
+/// that is off the curve, in another group than ours, cut short, or missing. wsec sta
+/// leaves with a Deauthentication (reason 1, as wpa_supplicant after "OWE: Failed to
+/// process OWE"), counts why, and scans again; nothing panics.
+#[test]
+fn station_refuses_a_bad_dh_element_in_the_response() {
+    use wsec::cipher::CipherSuite;
+    use wsec::node::ap::ap_rsn_element;
+    use wsec::wire::mgmt::ReasonCode;
+    let bssid: MacAddr = "02:00:00:00:00:01".parse().unwrap();
+    let rsne = ap_rsn_element(&[Akm::Owe], &[CipherSuite::Ccmp128], CipherSuite::Ccmp128).unwrap();
+    let info = frames::BssInfo {
+        bssid,
+        ssid: b"wsec-owe".to_vec(),
+        channel: 6,
+        beacon_interval_tu: 100,
+        capability: Capability(Capability::ESS | Capability::PRIVACY),
+        rsne: Some(rsne.clone()),
+        wpa_ie: None,
+        rsnxe: None,
+        owe_transition: None,
+    };
+    let mut one = [0u8; 32];
+    one[31] = 1;
+    let elem = |group: u16, key: &[u8]| [&[255u8, (3 + key.len()) as u8, EXT_OWE_DH_PARAM][..], &group.to_le_bytes(), key].concat();
+    let other = wsec::rsn::owe::OweKeyPair::generate(wsec::rsn::sae::Group::P384, &mut rand::rngs::OsRng);
+    for bad in [elem(19, &one), elem(20, other.public()), vec![255, 3, EXT_OWE_DH_PARAM, 19, 0], vec![]] {
+        let cfg = parse_sta(&sta_conf(" owe_group=19")).unwrap().sta;
+        let now = 1_000_000_000u64;
+        let mut sta = nodesim::sta_core(cfg, now);
+        let mut out = Output::default();
+        sta.handle_air(now, &frames::beacon(&info, 0, 0, None), &mut out);
+        let auth = frames::auth(&sta.addr(), &bssid, &bssid, 1, AuthRepr::new(AuthAlgorithm::OPEN_SYSTEM, 2, StatusCode::SUCCESS));
+        sta.handle_air(now, &auth, &mut out);
+        let req = out.air.iter().find_map(|f| match frames::parse_mgmt(f) {
+            Ok(Mgmt::AssocReq { owe_dh: Some(d), .. }) => Some(parse_dh_param_element(d).unwrap().0),
+            _ => None,
+        });
+        assert_eq!(req, Some(19), "the station asked in group 19");
+        out.air.clear();
+        let mut resp = frames::assoc_resp(&sta.addr(), &bssid, 2, Capability(Capability::ESS), StatusCode::SUCCESS, 1);
+        resp.extend_from_slice(&rsne);
+        resp.extend_from_slice(&bad);
+        sta.handle_air(now, &resp, &mut out);
+        assert!(!sta.is_established() && sta.wpa_state() == "SCANNING", "{bad:02x?}");
+        assert_eq!(sta.counters.dropped("owe: bad diffie-hellman parameter element"), 1, "{bad:02x?}");
+        let deauth = out.air.iter().any(|f| matches!(frames::parse_mgmt(f), Ok(Mgmt::Deauth { reason: ReasonCode::UNSPECIFIED })));
+        assert!(deauth, "a Deauthentication with reason 1: {bad:02x?}");
+        assert!(sta.owe_pmkid().is_none(), "no PMKSA from a refused response");
+    }
+}
