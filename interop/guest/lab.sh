@@ -5,7 +5,9 @@
 #   phy1/wlan1  the station (wpa_supplicant in netns "sta", or wsec sta on radio:wlan1
 #               with its TAP in netns "sta")
 #   phy2/wlan2  a monitor recording the air (tcpdump -> air.pcap)
-#   phy3/wlan3  an injector (wsec inject) for the replay cases
+#   phy3/wlan3  an injector (wsec inject) for the replay cases, or the second AP of an
+#               OWE transition pair (ap2.conf: hostapd's second configuration file in the
+#               same process, or a second wsec ap on radio:wlan3)
 # A case directory holds case.env (AP=hostapd|wsec STA=wpas|wsec EXPECT=connect|fail
 # MB=<transfer size> ...), ap.conf and sta.conf. Results go to /lab/out/<case>/result.env.
 export PATH=/lab/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -39,9 +41,14 @@ start_ap() {
     hostapd)
         # -d -K: the debug log with key material, from which the host takes the SAE PMK to
         # decrypt the recorded air (a passive observer cannot derive it from the password).
-        hostapd -d -K -t "$C/ap.conf" >"$O/ap.log" 2>&1 &
+        # A second configuration file (OWE transition mode's pair): one process, two radios.
+        AP2=
+        [ -f "$C/ap2.conf" ] && AP2="$C/ap2.conf"
+        hostapd -d -K -t "$C/ap.conf" $AP2 >"$O/ap.log" 2>&1 &
         AP_PID=$!
-        for i in $(seq 1 100); do grep -q 'AP-ENABLED' "$O/ap.log" && break; sleep 0.1; done
+        want=1
+        [ -n "$AP2" ] && want=2
+        for i in $(seq 1 100); do [ "$(grep -c 'AP-ENABLED' "$O/ap.log")" -ge $want ] && break; sleep 0.1; done
         ip addr add $AP_IP/24 dev wlan0
         ;;
     wsec)
@@ -50,6 +57,13 @@ start_ap() {
         for i in $(seq 1 100); do ip link show wap0 >/dev/null 2>&1 && break; sleep 0.1; done
         ip addr add $AP_IP/24 dev wap0
         ip link set wap0 up
+        if [ -f "$C/ap2.conf" ]; then
+            # The second BSS of an OWE transition pair: its own process and radio.
+            wsec ap -c "$C/ap2.conf" --counters >"$O/ap2.log" 2>&1 &
+            AP2_PID=$!
+            for i in $(seq 1 100); do ip link show wap1 >/dev/null 2>&1 && break; sleep 0.1; done
+            ip link set wap1 up
+        fi
         ;;
     esac
 }
@@ -126,6 +140,7 @@ run_case() {
     RECONNECT=1
     AP_LOG_HAS=
     STA_LOG_HAS=
+    AP2_PID=
     . "$C/case.env"
     R="$O/result.env"
     : >"$R"
@@ -200,7 +215,7 @@ run_case() {
         fi
         [ $ok = 1 ] && put result pass || put result fail
     fi
-    kill $STA_PID $AP_PID 2>/dev/null
+    kill $STA_PID $AP_PID $AP2_PID 2>/dev/null
     sleep 1
     killall -q tcpdump
     wait 2>/dev/null

@@ -11,11 +11,11 @@ use wsec_live::lab::{Lab, Mode, STA_IP, WIRED_IP};
 use wsec_live::runtime::{install_signal_handlers, STOP};
 
 /// The modes of `--mode` (`wsec_live::lab::Mode::named`); `all` runs the first six.
-const MODES: [&str; 10] = ["open", "wep", "tkip", "ccmp", "gcmp", "enhanced", "wpa2-host", "wpa2-mfp", "sae", "all"];
+const MODES: [&str; 11] = ["open", "wep", "tkip", "ccmp", "gcmp", "enhanced", "wpa2-host", "wpa2-mfp", "sae", "owe", "all"];
 
 #[derive(Args)]
 pub struct DemoArgs {
-    /// Security mode to measure; all: every one but wpa2-host, wpa2-mfp and sae
+    /// Security mode to measure; all: every one but wpa2-host, wpa2-mfp, sae and owe
     #[arg(long, default_value = "all", value_parser = clap::builder::PossibleValuesParser::new(MODES))]
     mode: String,
     /// SSID of the demo network

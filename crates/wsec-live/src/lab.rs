@@ -85,6 +85,16 @@ impl Mode {
                 sta_global: "crypto_offload=host\nsae_pwe=2\nsae_groups=19\n".into(),
                 tshark_key: None,
             },
+            // Enhanced Open: OWE (RFC 8110; group 19 by the station's default order), PMF
+            // optional, CCMP in the host engine. Nothing to decrypt the air with: the PMK
+            // comes from the Diffie-Hellman exchange.
+            "owe" => Mode {
+                name: "owe",
+                ap: "wpa=2\nwpa_key_mgmt=OWE\nrsn_pairwise=CCMP\nieee80211w=1\ncrypto_offload=host\n".into(),
+                sta: "    key_mgmt=OWE\n    ieee80211w=1\n".into(),
+                sta_global: "crypto_offload=host\n".into(),
+                tshark_key: None,
+            },
             "enhanced" => {
                 let (ap, sta) = wpa("CCMP", "crypto_offload=host\neccmp_lanes=4\n");
                 Mode { name: "enhanced", ap, sta, sta_global: "crypto_offload=host\neccmp_lanes=4\n".into(), tshark_key: None }

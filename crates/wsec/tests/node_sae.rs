@@ -159,7 +159,8 @@ fn configuration_errors() {
         ("wpa_key_mgmt=SAE\nieee80211w=2\nsae_password=x\nsae_pwe=3\n", "sae_pwe"),
         ("wpa_key_mgmt=SAE\nieee80211w=2\nsae_password=x|vlanid=3\n", "not supported"),
         ("wpa_key_mgmt=SAE\nieee80211w=2\nsae_password=x|mac=zz\n", "mac="),
-        ("wpa_key_mgmt=OWE\n", "unsupported key management OWE"),
+        ("wpa_key_mgmt=OWE\nowe_groups=19 22\n", "unsupported OWE group 22"),
+        ("wpa_key_mgmt=FT-PSK\n", "unsupported key management FT-PSK"),
     ] {
         let e = parse_ap(&ap_conf(text)).unwrap_err();
         assert!(e.to_string().contains(want), "{text:?}: {e}");

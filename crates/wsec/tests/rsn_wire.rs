@@ -190,8 +190,12 @@ fn mic_algorithms_against_openssl() {
     let mut f24 = EapolKeyRepr::parse(&f, 16).unwrap();
     f24.key_mic = vec![0; 24];
     let f24 = f24.to_bytes().unwrap();
+    let mut f32_ = EapolKeyRepr::parse(&f, 16).unwrap();
+    f32_.key_mic = vec![0; 32];
+    let f32_ = f32_.to_bytes().unwrap();
     let k16: Vec<u8> = (0u8..16).collect();
     let k24: Vec<u8> = (0u8..24).collect();
+    let k32: Vec<u8> = (0u8..32).collect();
     let hmac = |md: MessageDigest, k: &[u8], m: &[u8]| {
         let key = PKey::hmac(k).unwrap();
         let mut s = Signer::new(md, &key).unwrap();
@@ -218,6 +222,9 @@ fn mic_algorithms_against_openssl() {
         (AkmDefined, Akm::SaeExtKey, &k16, &f, hmac(MessageDigest::sha256(), &k16, &f)[..16].to_vec()),
         (AkmDefined, Akm::SuiteB192, &k24, &f24, hmac(MessageDigest::sha384(), &k24, &f24)[..24].to_vec()),
         (AkmDefined, Akm::FtIeee8021xSha384, &k24, &f24, hmac(MessageDigest::sha384(), &k24, &f24)[..24].to_vec()),
+        // OWE with groups 20 and 21 (hostapd wpa_eapol_key_mic: HMAC-SHA384/512 by KCK length).
+        (AkmDefined, Akm::OweSha384, &k24, &f24, hmac(MessageDigest::sha384(), &k24, &f24)[..24].to_vec()),
+        (AkmDefined, Akm::OweSha512, &k32, &f32_, hmac(MessageDigest::sha512(), &k32, &f32_)[..32].to_vec()),
     ];
     for (kdv, akm, k, frame, want) in cases {
         let got = eapol::compute_mic(kdv, akm, k, frame).unwrap();
@@ -295,9 +302,10 @@ fn eapol_padding_and_length_rules() {
         b[1] = t;
         assert!(matches!(EapolKeyRepr::parse(&b, 16), Err(Error::Unsupported(_))));
     }
-    // MIC lengths: 24 does not fit this frame; other lengths are refused
+    // MIC lengths: 24 and 32 (OWE group 21) do not fit this frame; other lengths are refused
     assert!(EapolKeyRepr::parse(&f, 24).is_err());
-    for ml in [0usize, 8, 20, 32] {
+    assert!(EapolKeyRepr::parse(&f, 32).is_err());
+    for ml in [0usize, 8, 20, 40] {
         assert!(matches!(EapolKeyRepr::parse(&f, ml), Err(Error::Unsupported(_))));
     }
 }

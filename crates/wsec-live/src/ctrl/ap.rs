@@ -31,7 +31,7 @@ pub fn akm_conf_txt(a: Akm) -> &'static str {
         Akm::SuiteB => "WPA-EAP-SUITE-B",
         Akm::SuiteB192 => "WPA-EAP-SUITE-B-192",
         Akm::FtIeee8021xSha384 => "FT-EAP-SHA384",
-        Akm::Owe => "OWE",
+        Akm::Owe | Akm::OweSha384 | Akm::OweSha512 => "OWE",
         Akm::SaeExtKey => "SAE-EXT-KEY",
     }
 }

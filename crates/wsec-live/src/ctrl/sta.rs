@@ -77,7 +77,7 @@ fn akm_flag(a: Akm) -> &'static str {
         Akm::Ieee8021x => "EAP",
         Akm::Ieee8021xSha256 => "EAP-SHA256",
         Akm::FtIeee8021x => "FT/EAP",
-        Akm::Owe => "OWE",
+        Akm::Owe | Akm::OweSha384 | Akm::OweSha512 => "OWE",
         _ => "?",
     }
 }
@@ -373,6 +373,7 @@ mod tests {
             rsne: Some(rsne),
             wpa_ie: None,
             rsnxe: None,
+            owe_transition: None,
         };
         assert_eq!(bss_flags(&b), "[WPA2-PSK-CCMP][ESS]");
         let b2 = BssInfo { rsne: None, ..b.clone() };
@@ -397,6 +398,7 @@ mod tests {
             rsne: None,
             wpa_ie: None,
             rsnxe: None,
+            owe_transition: None,
         };
         let rt = |rate: u8, dbm: i8| {
             let mut v = vec![0, 0, 15, 0];

@@ -10,7 +10,8 @@ pub enum UserKey {
     /// A WPA/WPA2 passphrase for one SSID.
     Passphrase { ssid: Vec<u8>, passphrase: Zeroizing<Vec<u8>> },
     /// A PMK (or PSK) for any network (PSK, PSK-SHA256, SAE, OWE, 802.1X...): 32 octets, or
-    /// 48 for the SHA-384 AKMs (Suite B 192, 12.7.1.3). For the FT AKMs it is the XXKey
+    /// 48 for the SHA-384 AKMs (Suite B 192, 12.7.1.3, and OWE with group 20), 64 for OWE
+    /// with group 21. For the FT AKMs it is the XXKey
     /// (the PSK of FT-PSK, the PMK of FT-SAE; 12.7.1.7.3).
     Pmk(Zeroizing<Vec<u8>>),
     /// The MSK an EAP method exported (RFC 3748, at least 64 octets): the PMK and the FT
@@ -122,8 +123,8 @@ impl UserKey {
 
     pub fn pmk_hex(s: &str) -> Result<UserKey> {
         let k = unhex(s)?;
-        if k.len() != 32 && k.len() != 48 {
-            return Err(Error::Malformed("a PMK is 32 or 48 octets"));
+        if k.len() != 32 && k.len() != 48 && k.len() != 64 {
+            return Err(Error::Malformed("a PMK is 32, 48 or 64 octets (OWE with group 21)"));
         }
         Ok(UserKey::Pmk(Zeroizing::new(k)))
     }

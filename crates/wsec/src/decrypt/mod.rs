@@ -547,7 +547,17 @@ impl Decryptor {
             }
         } else if let (Some(sta), Some(r)) = (h.addr2(), rsn) {
             // The STA's choice in its (Re)Association Request.
-            let akm = r.akms.first().and_then(|s| s.akm());
+            let mut akm = r.akms.first().and_then(|s| s.akm());
+            if akm == Some(Akm::Owe) {
+                // OWE's hash follows the group of the station's DH element (RFC 8110 4.4);
+                // a request naming a PMKID rides on the earlier PMKSA of the link, whose
+                // group the new DH element need not repeat (wpa_supplicant starts at 19).
+                let prev = self.links.get(&(a3, sta)).and_then(|l| l.akm).filter(|a| a.is_owe());
+                let dh = crate::wire::element::find_by(ies, |e| e.ext_id() == Some(crate::rsn::owe::EXT_OWE_DH_PARAM)).ok().flatten();
+                let by_group =
+                    dh.and_then(|e| crate::rsn::owe::parse_dh_param_element(e.bytes).ok()).and_then(|(g, _)| Akm::owe_for_group(g));
+                akm = if !r.pmkids.is_empty() && prev.is_some() { prev } else { by_group.or(akm) };
+            }
             let l = self.links.entry((a3, sta)).or_default();
             l.akm = akm;
             l.pairwise = r.pairwise.first().and_then(|s| s.cipher());
@@ -960,7 +970,11 @@ fn eapol_key_of(h: &Header<&[u8]>) -> Option<(Vec<u8>, EapolKeyRepr)> {
     }
     let l = &body[eapol::field::PACKET_BODY_LENGTH];
     let len = (eapol::EAPOL_HEADER_LEN + u16::from_be_bytes([l[0], l[1]]) as usize).min(body.len());
-    // The MIC length depends on the AKM: try 16, then 24 (SHA-384 AKMs).
-    let r = EapolKeyRepr::parse(&body[..len], 16).or_else(|_| EapolKeyRepr::parse(&body[..len], 24)).ok()?;
+    // The MIC length depends on the AKM: try 16, then 24 (SHA-384 AKMs), then 32 (OWE
+    // with group 21).
+    let r = EapolKeyRepr::parse(&body[..len], 16)
+        .or_else(|_| EapolKeyRepr::parse(&body[..len], 24))
+        .or_else(|_| EapolKeyRepr::parse(&body[..len], 32))
+        .ok()?;
     Some((body[..len].to_vec(), r))
 }

@@ -54,6 +54,15 @@ pub struct ApConfig {
     pub wpa1_pairwise: Option<Vec<CipherSuite>>,
     /// SAE (`wpa_key_mgmt` with `SAE`): passwords, groups, `sae_pwe`, anti-clogging.
     pub sae: Option<super::sae::SaeSettings>,
+    /// OWE (`wpa_key_mgmt=OWE`): the Diffie-Hellman groups accepted (hostapd `owe_groups`,
+    /// default 19 20 21).
+    pub owe_groups: Vec<u16>,
+    /// The other BSS of an OWE transition pair (`owe_transition_bssid`/`_ssid`): the open
+    /// BSS names the hidden OWE BSS and the OWE BSS the open one.
+    pub owe_transition: Option<super::owe::OweTransition>,
+    /// hostapd `ignore_broadcast_ssid`: 0 SSID in Beacons, 1 empty SSID, 2 SSID of zeros;
+    /// with 1 or 2 only Probe Requests naming the SSID are answered.
+    pub ignore_broadcast_ssid: u8,
 }
 
 impl ApConfig {
@@ -77,6 +86,9 @@ impl ApConfig {
             rsn: true,
             wpa1_pairwise: None,
             sae: None,
+            owe_groups: super::owe::DEFAULT_GROUPS.to_vec(),
+            owe_transition: None,
+            ignore_broadcast_ssid: 0,
         }
     }
 }
@@ -163,6 +175,8 @@ struct Peer {
     /// The SAE protocol instance with this station, and the PMK it produced (12.4.5.4).
     sae: Option<Box<crate::rsn::sae::Instance>>,
     sae_pmk: Option<Zeroizing<Vec<u8>>>,
+    /// Our OWE key pair with this station and its group (kept for a repeated request).
+    owe: Option<(u16, crate::rsn::owe::OweKeyPair)>,
 }
 
 /// The AP core.
@@ -252,6 +266,8 @@ pub fn ap_wpa_element(akms: &[Akm], pairwise: &[CipherSuite], group: CipherSuite
     WpaElementRepr { version: 1, group_cipher: Some(c(group).map_err(no)?), pairwise, akms, capabilities: None }.to_bytes()
 }
 
+#[path = "ap_owe.rs"]
+mod ap_owe;
 #[path = "ap_sae.rs"]
 mod ap_sae;
 
@@ -272,8 +288,11 @@ impl AccessPoint {
             Security::Wep { keys, tx_key, .. } => engine.install_wep(keys, *tx_key, &mut *rng)?,
             Security::Rsn { akms, pairwise, groups, pmk } => {
                 let g = *groups.first().ok_or(crate::Error::Malformed("no group cipher"))?;
-                if akms.is_empty() || pairwise.is_empty() || akms.iter().any(|a| !(a.is_psk() || *a == Akm::Sae) || a.is_ft()) {
-                    return Err(crate::Error::Unsupported("the AP needs PSK or SAE AKMs and a pairwise cipher"));
+                if akms.is_empty()
+                    || pairwise.is_empty()
+                    || akms.iter().any(|a| !(a.is_psk() || *a == Akm::Sae || *a == Akm::Owe) || a.is_ft())
+                {
+                    return Err(crate::Error::Unsupported("the AP needs PSK, SAE or OWE AKMs and a pairwise cipher"));
                 }
                 if akms.contains(&Akm::Sae) && cfg.sae.as_ref().is_none_or(|s| s.passwords.is_empty()) {
                     return Err(crate::Error::Unsupported("SAE needs sae_password (or wpa_passphrase)"));
@@ -492,16 +511,24 @@ impl AccessPoint {
         Capability(Capability::ESS | Capability::SHORT_PREAMBLE).with(Capability::PRIVACY, !self.cfg.security.is_open())
     }
 
-    fn bss_info(&self) -> frames::BssInfo {
+    /// What Beacons (`probe: false`) and Probe Responses say; a hidden BSS
+    /// (`ignore_broadcast_ssid`) leaves its SSID out of Beacons only.
+    fn bss_info(&self, probe: bool) -> frames::BssInfo {
+        let ssid = match self.cfg.ignore_broadcast_ssid {
+            1 if !probe => Vec::new(),
+            2 if !probe => vec![0; self.cfg.ssid.len()],
+            _ => self.cfg.ssid.clone(),
+        };
         frames::BssInfo {
             bssid: self.cfg.bssid,
-            ssid: self.cfg.ssid.clone(),
+            ssid,
             channel: self.cfg.channel,
             beacon_interval_tu: self.cfg.beacon_interval_tu,
             capability: self.capability(),
             rsne: self.rsne.clone(),
             wpa_ie: self.wpa_ie.clone(),
             rsnxe: self.cfg.sae.as_ref().filter(|s| s.offers_h2e()).map(|_| super::sae::rsnxe_h2e()),
+            owe_transition: self.cfg.owe_transition.as_ref().map(|t| t.element()),
         }
     }
 
@@ -545,7 +572,7 @@ impl AccessPoint {
         if now >= self.next_beacon {
             let tsf = (now - self.start) / 1000;
             let seq = self.seq.take();
-            let b = frames::beacon(&self.bss_info(), tsf, seq, None);
+            let b = frames::beacon(&self.bss_info(false), tsf, seq, None);
             self.tx_mgmt(b, out);
             let iv = self.cfg.beacon_interval_tu as u64 * TU;
             self.next_beacon = (self.next_beacon + iv).max(now + iv / 2);
@@ -829,15 +856,15 @@ impl AccessPoint {
             p.last_rx = now;
         }
         match m {
-            Mgmt::ProbeReq { ssid } if ssid.is_empty() || ssid == &self.cfg.ssid[..] => {
+            Mgmt::ProbeReq { ssid } if (ssid.is_empty() && self.cfg.ignore_broadcast_ssid == 0) || ssid == &self.cfg.ssid[..] => {
                 let tsf = (now - self.start) / 1000;
                 let seq = self.seq.take();
-                let f = frames::beacon(&self.bss_info(), tsf, seq, Some(&sa));
+                let f = frames::beacon(&self.bss_info(true), tsf, seq, Some(&sa));
                 self.tx_mgmt(f, out);
             }
             Mgmt::Auth { alg, seq: 1, .. } => self.auth_request(now, &sa, alg, out),
             Mgmt::Auth { .. } => self.counters.drop("unexpected authentication frame"),
-            Mgmt::AssocReq { capability: _, ssid, rsne, wpa_ie } => {
+            Mgmt::AssocReq { capability: _, ssid, rsne, wpa_ie, owe_dh } => {
                 // hostapd (`hostapd_notif_assoc` / `check_assoc_ies`): the RSNE when RSN is
                 // offered and the station sent one, else the WPA element when WPA1 is.
                 let ie = match (rsne, wpa_ie) {
@@ -847,7 +874,8 @@ impl AccessPoint {
                 };
                 let ie = ie.map(|r| r.to_vec());
                 let ssid_ok = ssid == &self.cfg.ssid[..];
-                self.assoc_request(now, &sa, ssid_ok, ie, out)
+                let owe_dh = owe_dh.map(|d| d.to_vec());
+                self.assoc_request(now, &sa, ssid_ok, ie, owe_dh.as_deref(), out)
             }
             Mgmt::Deauth { reason } => self.peer_left(&sa, Phase::Deauthenticated { reason, by_peer: true }, out),
             Mgmt::Disassoc { reason } => self.peer_left(&sa, Phase::Disassociated { reason, by_peer: true }, out),
@@ -908,6 +936,7 @@ impl AccessPoint {
             associated_at: now,
             sae: None,
             sae_pmk: None,
+            owe: None,
         }
     }
 
@@ -1042,7 +1071,7 @@ impl AccessPoint {
         Ok((akm, pw, group, None))
     }
 
-    fn assoc_request(&mut self, now: u64, sta: &MacAddr, ssid_ok: bool, rsne: Option<Vec<u8>>, out: &mut Output) {
+    fn assoc_request(&mut self, now: u64, sta: &MacAddr, ssid_ok: bool, rsne: Option<Vec<u8>>, owe_dh: Option<&[u8]>, out: &mut Output) {
         let bssid = self.cfg.bssid;
         let authed = self.peers.get(sta).is_some_and(|p| !matches!(p.state, PeerState::Challenged | PeerState::Sae));
         if !authed {
@@ -1098,6 +1127,18 @@ impl AccessPoint {
             (_, Some(_)) => Err(StatusCode::INVALID_ELEMENT),
             (_, None) => Ok(None),
         };
+        // OWE (AKM 18): the Diffie-Hellman exchange or a cached PMKSA (RFC 8110 4.3).
+        let mut owe = None;
+        let negotiated = match negotiated {
+            Ok(Some(n)) if n.0 == Akm::Owe => match self.owe_assoc(now, sta, rsne.as_deref().unwrap_or_default(), owe_dh) {
+                Ok(o) => {
+                    owe = Some(o);
+                    Ok(Some(n))
+                }
+                Err(st) => Err(st),
+            },
+            other => other,
+        };
         let seq = self.seq.take();
         let used: HashSet<u16> = self.peers.values().map(|p| p.aid).collect();
         let aid = match self.peers.get(sta) {
@@ -1109,7 +1150,11 @@ impl AccessPoint {
             Ok(_) if aid == 0 => StatusCode::AP_FULL,
             Ok(_) => StatusCode::SUCCESS,
         };
-        let f = frames::assoc_resp(sta, &bssid, seq, capability, st, aid);
+        let mut f = frames::assoc_resp(sta, &bssid, seq, capability, st, aid);
+        if let Some(o) = owe.as_ref().filter(|_| st == StatusCode::SUCCESS) {
+            // Elements are the last thing in the body: our RSNE and the DH element.
+            f.extend_from_slice(&o.resp_elements);
+        }
         self.tx_mgmt(f, out);
         if st != StatusCode::SUCCESS {
             self.counters.drop("association refused");
@@ -1130,7 +1175,11 @@ impl AccessPoint {
         let Ok(neg) = negotiated else { return };
         match (neg, &self.cfg.security) {
             (Some((akm, pw, g, mgmt)), Security::Rsn { pmk, .. }) => {
-                let pmk = if akm == Akm::Sae { sae_pmk.unwrap_or_default() } else { pmk.clone() };
+                let (hs_akm, pmk) = match (akm, owe) {
+                    (Akm::Sae, _) => (akm, sae_pmk.unwrap_or_default()),
+                    (Akm::Owe, Some(o)) => (o.akm, o.pmk),
+                    _ => (akm, pmk.clone()),
+                };
                 p.state = PeerState::Associated;
                 p.pairwise = Some(pw);
                 p.akm = Some(akm);
@@ -1141,7 +1190,7 @@ impl AccessPoint {
                     phase: Phase::Associated { aid, akm: Some(akm), pairwise: Some(pw), group: Some(g) },
                 });
                 let hc = handshake::Config {
-                    akm,
+                    akm: hs_akm,
                     pairwise: pw,
                     group: g,
                     group_mgmt: mgmt,

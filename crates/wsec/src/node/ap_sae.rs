@@ -12,13 +12,15 @@ use zeroize::Zeroizing;
 /// dot11RSNASAERetransPeriod of hostapd's AP (ms).
 const RETRANS_MS: u64 = 40;
 /// dot11RSNAConfigPMKLifetime (hostapd's default, s).
-const PMK_LIFETIME_S: u64 = 43_200;
+pub(super) const PMK_LIFETIME_S: u64 = 43_200;
 
-/// A cached PMKSA (12.6.10.3): the PMK of an accepted SAE exchange, its PMKID, expiry (ns).
+/// A cached PMKSA (12.6.10.3): the PMK of an accepted SAE exchange or OWE association
+/// (`owe`), its PMKID, expiry (ns).
 pub(super) struct Pmksa {
-    pmk: Zeroizing<Vec<u8>>,
-    pmkid: [u8; 16],
-    expires: u64,
+    pub(super) pmk: Zeroizing<Vec<u8>>,
+    pub(super) pmkid: [u8; 16],
+    pub(super) expires: u64,
+    pub(super) owe: bool,
 }
 
 impl AccessPoint {
@@ -74,7 +76,7 @@ impl AccessPoint {
     pub(super) fn cached_pmk(&mut self, now: u64, sta: &MacAddr, rsne: Option<&[u8]>) -> Option<Zeroizing<Vec<u8>>> {
         self.pmksa.retain(|_, c| c.expires > now);
         let e = crate::rsn::ie::RsnElementRepr::parse(rsne?).ok()?;
-        let c = self.pmksa.get(sta)?;
+        let c = self.pmksa.get(sta).filter(|c| !c.owe)?;
         e.pmkids.iter().any(|id| bool::from(subtle::ConstantTimeEq::ct_eq(&id[..], &c.pmkid[..]))).then(|| c.pmk.clone())
     }
 
@@ -140,7 +142,7 @@ impl AccessPoint {
                         };
                     }
                     let expires = now.saturating_add(PMK_LIFETIME_S * crate::node::SEC);
-                    self.pmksa.insert(*sta, Pmksa { pmk: Zeroizing::new(keys.pmk().to_vec()), pmkid: *keys.pmkid(), expires });
+                    self.pmksa.insert(*sta, Pmksa { pmk: Zeroizing::new(keys.pmk().to_vec()), pmkid: *keys.pmkid(), expires, owe: false });
                     out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::SaeAuthenticated { group, h2e } });
                 }
                 sae::Output::Failed(status) => {

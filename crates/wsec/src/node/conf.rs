@@ -248,7 +248,8 @@ fn akms(line: usize, v: &str) -> Result<Vec<Akm>, ConfError> {
             "WPA-PSK" => Akm::Psk,
             "WPA-PSK-SHA256" => Akm::PskSha256,
             "SAE" => Akm::Sae,
-            _ => return err(line, format!("unsupported key management {w} (WPA-PSK, WPA-PSK-SHA256, SAE)")),
+            "OWE" => Akm::Owe,
+            _ => return err(line, format!("unsupported key management {w} (WPA-PSK, WPA-PSK-SHA256, SAE, OWE)")),
         });
     }
     if out.is_empty() {
@@ -305,6 +306,23 @@ struct Common {
     sae_pwe: Option<PweMethod>,
     sae_anti_clogging: Option<usize>,
     sae_sync: Option<u16>,
+}
+
+/// hostapd `owe_groups` (a space-separated list) or wpa_supplicant `owe_group` (one number;
+/// 0 there: every group in turn): the OWE Diffie-Hellman groups 19, 20, 21 (RFC 8110 4.3).
+fn parse_owe_groups(line: usize, k: &str, v: &str, zero_ok: bool) -> Result<Vec<u16>, ConfError> {
+    let mut out = Vec::new();
+    for w in v.split_whitespace() {
+        let g: u16 = num(line, k, w, 0, 65535)?;
+        if !(matches!(g, 19..=21) || (zero_ok && g == 0)) {
+            return err(line, format!("{k}: unsupported OWE group {g} (19, 20, 21)"));
+        }
+        out.push(g);
+    }
+    if out.is_empty() {
+        return err(line, format!("{k} names no group (19, 20, 21)"));
+    }
+    Ok(out)
 }
 
 /// hostapd's `sae_password` value: `password[|mac=<addr>][|id=<identifier>][|vlanid=..][|pk=..]`
@@ -581,7 +599,8 @@ impl Common {
             return err(0, "WEP keys and WPA together are not supported");
         }
         let akms = self.key_mgmt.clone().filter(|k| !k.is_empty()).unwrap_or_else(|| vec![Akm::Psk]);
-        let sae_only = akms.iter().all(|a| *a == Akm::Sae);
+        // SAE and OWE derive their PMK per exchange: without a passphrase this one is unused.
+        let sae_only = akms.iter().all(|a| *a == Akm::Sae || *a == Akm::Owe);
         let pmk = match (&self.psk, &self.passphrase) {
             (Some(p), _) => p.clone(),
             (None, Some((line, p))) => match psk_from_passphrase(p.as_bytes(), ssid) {
@@ -691,6 +710,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     let mut max_sta = MAX_STA_COUNT as usize;
     let mut group_mgmt = None;
     let (mut ctrl, mut ctrl_group) = (None, None);
+    let (mut owe_groups, mut owe_bssid, mut owe_ssid, mut hidden) = (None, None, None, 0u8);
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
         let Some(kv) = ap_line(l) else { continue };
@@ -727,6 +747,18 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
             "group_mgmt_cipher" => group_mgmt = Some(parse_group_mgmt(n, v)?),
             "ctrl_interface" => ctrl = Some(v.to_string()),
             "ctrl_interface_group" => ctrl_group = Some(v.to_string()),
+            "owe_groups" => owe_groups = Some(parse_owe_groups(n, k, v, false)?),
+            "owe_transition_bssid" => {
+                let a = v
+                    .parse::<MacAddr>()
+                    .map_err(|_| ConfError { line: n, msg: "owe_transition_bssid must be aa:bb:cc:dd:ee:ff".into() })?;
+                if a.is_group() {
+                    return err(n, "owe_transition_bssid must be an individual address");
+                }
+                owe_bssid = Some(a);
+            }
+            "owe_transition_ssid" => owe_ssid = Some(parse_ssid(n, v)?),
+            "ignore_broadcast_ssid" => hidden = num(n, "ignore_broadcast_ssid (0, 1 empty SSID, 2 zeros)", v, 0, 2)?,
             _ => return err(n, format!("unknown key{}", shown_key(k))),
         }
     }
@@ -752,8 +784,25 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
             return err(c.mfp.map_or(0, |(l, _)| l), "wpa_key_mgmt=SAE alone (WPA3-only) needs ieee80211w=2");
         }
     }
+    let owe = matches!(&security, Security::Rsn { akms, .. } if akms.contains(&Akm::Owe));
+    if owe_groups.is_some() && !owe {
+        return err(0, "owe_groups needs wpa_key_mgmt=OWE");
+    }
+    let owe_transition = match (owe_bssid, owe_ssid) {
+        (Some(bssid), Some(ssid)) => Some(super::owe::OweTransition { bssid, ssid }),
+        (None, None) => None,
+        _ => return err(0, "owe_transition_bssid and owe_transition_ssid go together"),
+    };
+    if owe_transition.is_some() && !(owe || matches!(security, Security::Open)) {
+        return err(0, "owe_transition_* belongs to an open BSS or an OWE BSS (wpa_key_mgmt=OWE)");
+    }
     let mut ap = ApConfig::new(bssid, &ssid, security);
     ap.sae = sae;
+    if let Some(g) = owe_groups {
+        ap.owe_groups = g;
+    }
+    ap.owe_transition = owe_transition;
+    ap.ignore_broadcast_ssid = hidden;
     ap.wpa1_pairwise = c.ap_wpa1_pairwise()?;
     ap.rsn = c.wpa != Some(1);
     ap.mfp = mfp;
@@ -790,6 +839,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     // wpa_supplicant's default proto is "WPA RSN" (RSN, WPA1).
     let mut proto = (true, true);
     let (mut ctrl, mut ctrl_group) = (None, None);
+    let mut owe_group = 0u16;
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
         let Some(t) = sta_line(l) else { continue };
@@ -854,6 +904,16 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                 "priority" => {
                     let _: u32 = num(n, k, v, 0, HOSTAPD_INT_MAX)?;
                 }
+                "owe_group" => {
+                    owe_group = parse_owe_groups(n, k, v, true).and_then(|g| match g[..] {
+                        [g] => Ok(g),
+                        _ => err(n, "owe_group is one group (0, 19, 20, 21)"),
+                    })?
+                }
+                // wsec never joins an open BSS for an OWE network: owe_only=1's behaviour.
+                "owe_only" => {
+                    let _: u8 = num(n, k, v, 0, 1)?;
+                }
                 _ => return err(n, format!("unknown network key{}", shown_key(k))),
             }
         } else {
@@ -912,6 +972,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     sta.bssid = bssid;
     sta.mfp = mfp;
     sta.sae = sae;
+    sta.owe_group = owe_group;
     sta.offload = c.offload()?;
     sta.engine_threads = c.engine_threads.unwrap_or(1);
     let (interface, medium) = resolve_driver(driver, interface, wired, medium)?;

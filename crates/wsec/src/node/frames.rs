@@ -68,6 +68,9 @@ pub struct BssInfo {
     pub wpa_ie: Option<Vec<u8>>,
     /// The whole RSN Extension element (9.4.2.241), as advertised (SAE hash-to-element).
     pub rsnxe: Option<Vec<u8>>,
+    /// The whole OWE Transition Mode element (WFA vendor element), naming the other BSS of
+    /// an open/OWE pair ([`crate::rsn::owe::transition_element`]).
+    pub owe_transition: Option<Vec<u8>>,
 }
 
 /// Builds a Beacon (`probe_resp_to == None`) or a Probe Response to a STA.
@@ -91,6 +94,9 @@ pub fn beacon(info: &BssInfo, tsf_us: u64, seq: u16, probe_resp_to: Option<&MacA
     // element there too.
     if let Some(w) = &info.wpa_ie {
         ies.extend_from_slice(w);
+    }
+    if let Some(t) = &info.owe_transition {
+        ies.extend_from_slice(t);
     }
     let b = BeaconRepr { timestamp: tsf_us, beacon_interval: info.beacon_interval_tu, capability: info.capability, elements: &ies };
     match probe_resp_to {
@@ -119,10 +125,16 @@ pub enum Mgmt<'a> {
         rsne: Option<&'a [u8]>,
         /// The WPA1 element of a `proto=WPA` station.
         wpa_ie: Option<&'a [u8]>,
+        /// The OWE Diffie-Hellman Parameter element (whole element, RFC 8110 4.3).
+        owe_dh: Option<&'a [u8]>,
     },
     AssocResp {
         status: StatusCode,
         aid: u16,
+        /// The AP's RSN element (OWE: with the PMKID when it accepted a cached PMKSA).
+        rsne: Option<&'a [u8]>,
+        /// The OWE Diffie-Hellman Parameter element (whole element).
+        owe_dh: Option<&'a [u8]>,
     },
     Deauth {
         reason: ReasonCode,
@@ -156,7 +168,13 @@ fn bss_info(bssid: MacAddr, b: &BeaconRepr<'_>) -> Result<BssInfo> {
         rsne: element::find(ies, eid::RSN)?.map(|e| e.bytes.to_vec()),
         wpa_ie: crate::rsn::ie::find_wpa_element(ies)?.map(|e| e.to_vec()),
         rsnxe: element::find(ies, super::sae::EID_RSNXE)?.map(|e| e.bytes.to_vec()),
+        owe_transition: element::find_by(ies, |e| crate::rsn::owe::is_transition_element(e.bytes))?.map(|e| e.bytes.to_vec()),
     })
+}
+
+/// The OWE Diffie-Hellman Parameter element (Element ID Extension 32) among `ies`.
+fn owe_dh(ies: &[u8]) -> Result<Option<&[u8]>> {
+    Ok(element::find_by(ies, |e| e.ext_id() == Some(crate::rsn::owe::EXT_OWE_DH_PARAM))?.map(|e| e.bytes))
 }
 
 /// Parses an unprotected management frame (the Authentication frame 3 of shared-key
@@ -173,8 +191,14 @@ pub fn parse_mgmt(mpdu: &[u8]) -> Result<Mgmt<'_>> {
             ssid: element::find(r.elements, eid::SSID)?.map(|e| e.body).ok_or(Error::Malformed("no SSID element"))?,
             rsne: element::find(r.elements, eid::RSN)?.map(|e| e.bytes),
             wpa_ie: crate::rsn::ie::find_wpa_element(r.elements)?,
+            owe_dh: owe_dh(r.elements)?,
         },
-        BodyRepr::AssocResponse(r) | BodyRepr::ReassocResponse(r) => Mgmt::AssocResp { status: r.status, aid: r.aid },
+        BodyRepr::AssocResponse(r) | BodyRepr::ReassocResponse(r) => Mgmt::AssocResp {
+            status: r.status,
+            aid: r.aid,
+            rsne: element::find(r.elements, eid::RSN)?.map(|e| e.bytes),
+            owe_dh: owe_dh(r.elements)?,
+        },
         BodyRepr::Deauth(d) => Mgmt::Deauth { reason: d.reason },
         BodyRepr::Disassoc(d) => Mgmt::Disassoc { reason: d.reason },
         BodyRepr::SaQuery(q) => Mgmt::SaQuery { request: q.request, id: q.transaction_id },

@@ -31,6 +31,7 @@ pub mod datapath;
 pub mod engine;
 pub mod frames;
 pub mod mfp;
+pub mod owe;
 pub mod sae;
 pub mod sta;
 
@@ -129,6 +130,12 @@ pub enum Phase {
     },
     /// SAE authentication failed with this status code (15: the peer's confirm did not
     /// verify, a wrong password).
+    /// OWE (RFC 8110): the PMK from the Diffie-Hellman exchange in `group`, or from the
+    /// cached PMKSA the AP accepted (`cached`).
+    OweKeys {
+        group: u16,
+        cached: bool,
+    },
     SaeFailed {
         status: u16,
     },
@@ -177,6 +184,8 @@ impl core::fmt::Display for Phase {
             Phase::SaeAuthenticated { group, h2e } => {
                 write!(f, "authenticated (sae group {group} {})", if *h2e { "hash-to-element" } else { "hunting-and-pecking" })
             }
+            Phase::OweKeys { group, cached: false } => write!(f, "owe pmk from diffie-hellman group {group}"),
+            Phase::OweKeys { cached: true, .. } => write!(f, "owe pmk from the cached pmksa"),
             Phase::SaeFailed { status } => write!(f, "sae authentication failed status {status}"),
             Phase::Associated { aid, akm, pairwise, group } => {
                 write!(f, "associated aid {aid}")?;

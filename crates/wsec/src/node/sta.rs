@@ -46,6 +46,9 @@ pub struct StaConfig {
     pub proto_wpa1: bool,
     /// SAE (`key_mgmt` with `SAE`): the password, `sae_groups`, `sae_pwe`.
     pub sae: Option<super::sae::SaeSettings>,
+    /// OWE (`key_mgmt=OWE`): wpa_supplicant `owe_group` (0: 19, then 20 and 21 after
+    /// status 77).
+    pub owe_group: u16,
 }
 
 impl StaConfig {
@@ -66,6 +69,7 @@ impl StaConfig {
             proto_rsn: true,
             proto_wpa1: false,
             sae: None,
+            owe_group: 0,
         }
     }
 }
@@ -116,6 +120,8 @@ pub struct Station {
     /// disconnections; `pmksa_in_use` while this association rides on it.
     pmksa: Option<sta_sae::StaPmksa>,
     pmksa_in_use: bool,
+    /// OWE: the group tried, our key pair, the OWE PMKSA, a transition target.
+    owe: sta_owe::StaOwe,
 }
 
 /// Picks AKM, pairwise and group cipher from the AP's RSN element and the STA's lists
@@ -193,6 +199,11 @@ fn negotiate_wpa1(ap_ie: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: 
     Some(Negotiated { akm: Akm::Psk, pairwise: pw, group, ap_rsne: ap_ie.to_vec(), sta_rsne: sta.to_bytes().ok()?, group_mgmt: None })
 }
 
+#[path = "sta_owe.rs"]
+mod sta_owe;
+
+/// How long an OWE Association Request waits for its answer before it is sent again (ms).
+const OWE_ASSOC_WAIT_MS: u64 = 1000;
 #[path = "sta_sae.rs"]
 mod sta_sae;
 
@@ -228,6 +239,7 @@ impl Station {
             sae_pmk: None,
             pmksa: None,
             pmksa_in_use: false,
+            owe: sta_owe::StaOwe::default(),
         })
     }
 
@@ -343,6 +355,7 @@ impl Station {
         self.sae = None;
         self.sae_pmk = None;
         self.pmksa_in_use = false;
+        self.owe.restart();
         self.tries = 0;
         self.deadline = now + backoff_ms * 1_000_000;
     }
@@ -385,11 +398,20 @@ impl Station {
         let Some(b) = self.bss.clone() else { return };
         let capability = Capability(Capability::ESS | Capability::SHORT_PREAMBLE).with(Capability::PRIVACY, !self.cfg.security.is_open());
         let seq = self.seq.take();
-        let rsne = self.neg.as_ref().map(|n| self.with_rsnxe(n.akm, n.sta_rsne.clone()));
-        let f = frames::assoc_req(&self.cfg.addr, &b.bssid, seq, capability, &self.cfg.ssid, rsne.as_deref());
+        // OWE: the Diffie-Hellman Parameter element after the RSNE (and RSNXE).
+        let dh = self.owe_assoc_elements(now);
+        let dh_sent = !dh.is_empty();
+        let rsne = self.neg.as_ref().map(|n| [self.with_rsnxe(n.akm, n.sta_rsne.clone()), dh].concat());
+        // The BSS's SSID: the configured one, or the hidden OWE BSS's in transition mode.
+        let f = frames::assoc_req(&self.cfg.addr, &b.bssid, seq, capability, &b.ssid, rsne.as_deref());
         self.tx(now, f, out);
         self.tries += 1;
-        self.deadline = now + self.cfg.retry_ms * 1_000_000;
+        // An OWE AP runs an ECDH before it answers (hostapd under emulation: over 200 ms
+        // for group 20); a second request makes hostapd restart the association and its
+        // 4-way handshake under the first one (mac80211 waits 500 ms after an acknowledged
+        // request). Give it a second.
+        let wait_ms = if dh_sent { self.cfg.retry_ms.max(OWE_ASSOC_WAIT_MS) } else { self.cfg.retry_ms };
+        self.deadline = now + wait_ms * 1_000_000;
     }
 
     pub fn handle_timeout(&mut self, now: u64, out: &mut Output) {
@@ -407,7 +429,8 @@ impl Station {
         match self.state {
             State::Scanning if now >= self.deadline => {
                 let seq = self.seq.take();
-                let f = frames::probe_req(&self.cfg.addr, &self.cfg.ssid, seq);
+                let ssid = self.owe.probe_ssid().unwrap_or(&self.cfg.ssid).to_vec();
+                let f = frames::probe_req(&self.cfg.addr, &ssid, seq);
                 self.tx(now, f, out);
                 self.deadline = now + self.cfg.retry_ms * 1_000_000;
             }
@@ -585,8 +608,13 @@ impl Station {
                     _ => self.counters.drop("unexpected authentication frame"),
                 }
             }
-            Mgmt::AssocResp { status: st, aid } if from_ap && self.state == State::Associating => {
+            Mgmt::AssocResp { status: st, aid, rsne, owe_dh } if from_ap && self.state == State::Associating => {
                 let bssid = self.bssid().unwrap_or_default();
+                let owe = match self.owe_assoc_resp(now, st, rsne, owe_dh, out) {
+                    sta_owe::OweResp::Done => return,
+                    sta_owe::OweResp::Keys(akm, pmk) => Some((akm, pmk)),
+                    sta_owe::OweResp::NotOwe => None,
+                };
                 if st == StatusCode::REFUSED_TEMPORARILY {
                     // 11.13: the AP checks our old association with an SA Query; come back
                     // after the time it names (Timeout Interval, type 3).
@@ -617,9 +645,13 @@ impl Station {
                 });
                 match (n, &self.cfg.security) {
                     (Some(n), Security::Rsn { pmk, .. }) => {
-                        let pmk = if n.akm == Akm::Sae { self.sae_pmk.clone().unwrap_or_default() } else { pmk.clone() };
+                        let (akm, pmk) = match owe {
+                            Some(o) => o,
+                            None if n.akm == Akm::Sae => (n.akm, self.sae_pmk.clone().unwrap_or_default()),
+                            None => (n.akm, pmk.clone()),
+                        };
                         let hc = handshake::Config {
-                            akm: n.akm,
+                            akm,
                             pairwise: n.pairwise,
                             group: n.group,
                             group_mgmt: n.group_mgmt,
@@ -666,7 +698,10 @@ impl Station {
 
     /// A Beacon or Probe Response while scanning: join it if SSID, BSSID and security fit.
     fn consider(&mut self, now: u64, info: BssInfo, out: &mut Output) {
-        if info.ssid != self.cfg.ssid || self.cfg.bssid.is_some_and(|b| b != info.bssid) {
+        // OWE transition mode: an open BSS pointing to an OWE BSS is followed.
+        let Some(info) = self.owe_consider(now, info) else { return };
+        let owe_target = self.owe.probe_ssid().is_some_and(|s| s == &info.ssid[..]);
+        if (info.ssid != self.cfg.ssid && !owe_target) || self.cfg.bssid.is_some_and(|b| b != info.bssid) {
             return;
         }
         let privacy = info.capability.has(Capability::PRIVACY);

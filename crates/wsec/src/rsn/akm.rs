@@ -28,8 +28,14 @@ pub enum Akm {
     SuiteB192,
     /// 13: FT over IEEE 802.1X with SHA-384.
     FtIeee8021xSha384,
-    /// 18: OWE (SHA-256 for group 19; this table assumes group 19).
+    /// 18: OWE with group 19 (SHA-256). OWE's hash follows its DH group (RFC 8110 4.4,
+    /// hostapd `wpa_kck_len`/`wpa_pmk_to_ptk` by PMK length): the next two are the same
+    /// suite 18 with group 20 and 21; the RSNE always names 00-0F-AC:18.
     Owe,
+    /// 18 with group 20: SHA-384, PMK 48, KCK 24, KEK 32, MIC 24.
+    OweSha384,
+    /// 18 with group 21: SHA-512, PMK 64, KCK 32, KEK 32, MIC 32.
+    OweSha512,
     /// 24: SAE with a group-dependent hash (SHA-256 for group 19, as assumed here).
     SaeExtKey,
 }
@@ -40,6 +46,8 @@ pub enum KdfHash {
     Sha1,
     Sha256,
     Sha384,
+    /// OWE with group 21 only (RFC 8110 4.4).
+    Sha512,
 }
 
 /// How EAPOL-Key frames are integrity-protected and their Key Data encrypted
@@ -97,7 +105,7 @@ impl Akm {
             Akm::SuiteB => 11,
             Akm::SuiteB192 => 12,
             Akm::FtIeee8021xSha384 => 13,
-            Akm::Owe => 18,
+            Akm::Owe | Akm::OweSha384 | Akm::OweSha512 => 18,
             Akm::SaeExtKey => 24,
         }
     }
@@ -121,6 +129,8 @@ impl Akm {
             Akm::SuiteB192 => "wpa-eap-suite-b-192",
             Akm::FtIeee8021xSha384 => "ft-eap-sha384",
             Akm::Owe => "owe",
+            Akm::OweSha384 => "owe-sha384",
+            Akm::OweSha512 => "owe-sha512",
             Akm::SaeExtKey => "sae-ext-key",
         }
     }
@@ -134,7 +144,8 @@ impl Akm {
     pub fn kdf_hash(self) -> KdfHash {
         match self {
             Akm::Ieee8021x | Akm::Psk => KdfHash::Sha1,
-            Akm::SuiteB192 | Akm::FtIeee8021xSha384 => KdfHash::Sha384,
+            Akm::SuiteB192 | Akm::FtIeee8021xSha384 | Akm::OweSha384 => KdfHash::Sha384,
+            Akm::OweSha512 => KdfHash::Sha512,
             _ => KdfHash::Sha256,
         }
     }
@@ -159,36 +170,47 @@ impl Akm {
         }
     }
 
-    /// KCK, KEK and EAPOL-Key MIC lengths in octets (12.7.3, Table 12-11).
+    /// KCK, KEK and EAPOL-Key MIC lengths in octets (12.7.3, Table 12-11; OWE's from
+    /// hostapd `wpa_kck_len`/`wpa_kek_len`/`wpa_mic_len`: half the PMK, KEK 32 beyond 32).
     pub fn kck_len(self) -> usize {
-        if self.kdf_hash() == KdfHash::Sha384 {
-            24
-        } else {
-            16
+        match self.kdf_hash() {
+            KdfHash::Sha384 => 24,
+            KdfHash::Sha512 => 32,
+            _ => 16,
         }
     }
     pub fn kek_len(self) -> usize {
-        if self.kdf_hash() == KdfHash::Sha384 {
-            32
-        } else {
-            16
+        match self.kdf_hash() {
+            KdfHash::Sha384 | KdfHash::Sha512 => 32,
+            _ => 16,
         }
     }
     pub fn mic_len(self) -> usize {
-        if self.kdf_hash() == KdfHash::Sha384 {
-            24
-        } else {
-            16
+        self.kck_len()
+    }
+
+    /// PMK length: 32 octets, 48 for the SHA-384 AKMs, 64 for OWE with group 21.
+    pub fn pmk_len(self) -> usize {
+        match self.kdf_hash() {
+            KdfHash::Sha384 => 48,
+            KdfHash::Sha512 => 64,
+            _ => 32,
         }
     }
 
-    /// PMK length: 32 octets, 48 for the SHA-384 AKMs.
-    pub fn pmk_len(self) -> usize {
-        if self.kdf_hash() == KdfHash::Sha384 {
-            48
-        } else {
-            32
+    /// OWE's AKM for a DH group (19, 20, 21), the hash of RFC 8110 4.4.
+    pub fn owe_for_group(group: u16) -> Option<Akm> {
+        match group {
+            19 => Some(Akm::Owe),
+            20 => Some(Akm::OweSha384),
+            21 => Some(Akm::OweSha512),
+            _ => None,
         }
+    }
+
+    /// Whether this is OWE (suite 18) with any group.
+    pub fn is_owe(self) -> bool {
+        matches!(self, Akm::Owe | Akm::OweSha384 | Akm::OweSha512)
     }
 
     /// Whether the PMK comes from a passphrase/PSK (PSK, FT-PSK, PSK-SHA256).
@@ -219,5 +241,17 @@ mod tests {
         assert_eq!(Akm::Sae.key_descriptor_version(CipherSuite::Ccmp128).number(), 0);
         assert_eq!((Akm::SuiteB192.kck_len(), Akm::SuiteB192.kek_len(), Akm::SuiteB192.mic_len()), (24, 32, 24));
         assert!(Akm::from_suite_type(7).is_err());
+        // OWE with groups 20 and 21 (hostapd wpa_kck_len/wpa_kek_len/wpa_mic_len, pmk_len/2).
+        assert_eq!(
+            (Akm::OweSha384.kck_len(), Akm::OweSha384.kek_len(), Akm::OweSha384.mic_len(), Akm::OweSha384.pmk_len()),
+            (24, 32, 24, 48)
+        );
+        assert_eq!(
+            (Akm::OweSha512.kck_len(), Akm::OweSha512.kek_len(), Akm::OweSha512.mic_len(), Akm::OweSha512.pmk_len()),
+            (32, 32, 32, 64)
+        );
+        assert_eq!((Akm::Owe.kck_len(), Akm::Owe.kek_len(), Akm::Owe.mic_len(), Akm::Owe.pmk_len()), (16, 16, 16, 32));
+        assert_eq!(Akm::OweSha512.suite_type(), 18);
+        assert_eq!(Akm::from_suite_type(18).unwrap(), Akm::Owe);
     }
 }

@@ -199,11 +199,12 @@ impl KeyInfo {
     }
 }
 
+/// 16, 24, or 32 (OWE with group 21, hostapd `wpa_mic_len`).
 fn check_mic_len(mic_len: usize) -> Result<()> {
-    if mic_len == 16 || mic_len == 24 {
+    if mic_len == 16 || mic_len == 24 || mic_len == 32 {
         Ok(())
     } else {
-        Err(Error::Unsupported("EAPOL-Key MIC length other than 16 or 24"))
+        Err(Error::Unsupported("EAPOL-Key MIC length other than 16, 24 or 32"))
     }
 }
 
@@ -233,7 +234,7 @@ impl<T: AsRef<[u8]>> EapolKey<T> {
     }
 
     /// Checks, in this order:
-    /// - `mic_len` is 16 or 24 (else Error::Unsupported);
+    /// - `mic_len` is 16, 24 or 32 (else Error::Unsupported);
     /// - the EAPOL header is present (Truncated) and its Packet Type is EAPOL-Key
     ///   (Unsupported);
     /// - the buffer holds the whole Packet Body Length (Truncated; more is allowed: padding);
@@ -494,11 +495,11 @@ impl EapolKeyRepr {
     }
 
     /// Writes the frame to the first [`EapolKeyRepr::buffer_len`] octets of `buf`.
-    /// Errors: `buf` too short (Truncated), Key MIC not 16 or 24 octets (Malformed), body
+    /// Errors: `buf` too short (Truncated), Key MIC not 16, 24 or 32 octets (Malformed), body
     /// over 65535 octets (Oversize).
     pub fn emit(&self, buf: &mut [u8]) -> Result<()> {
         if check_mic_len(self.key_mic.len()).is_err() {
-            return Err(Error::Malformed("Key MIC of a length other than 16 or 24"));
+            return Err(Error::Malformed("Key MIC of a length other than 16, 24 or 32"));
         }
         let len = self.buffer_len();
         let body_len = u16::try_from(len - EAPOL_HEADER_LEN).map_err(|_| Error::Oversize)?;
@@ -572,7 +573,8 @@ fn aes_cmac(kck: &[u8], frame: &[u8]) -> Result<Vec<u8>> {
 /// | 3 | any | AES-128-CMAC (16) |
 /// | 0 (AKM-defined) | SAE (8), FT-SAE (9) | AES-128-CMAC (16) |
 /// | 0 | Suite B (11), OWE (18, group 19), SAE-EXT-KEY (24, group 19) | HMAC-SHA256-128 |
-/// | 0 | Suite B 192 (12), FT-802.1X-SHA384 (13) | HMAC-SHA384-192 |
+/// | 0 | Suite B 192 (12), FT-802.1X-SHA384 (13), OWE (group 20) | HMAC-SHA384-192 |
+/// | 0 | OWE (group 21) | HMAC-SHA512-256 |
 ///
 /// The SAE rows follow Table 12-11 and hostap's `wpa_eapol_key_mic()`. The KCK must be
 /// 16 octets (24 for the SHA-384 AKMs): else Error::BadKeyLength. An AKM-defined version
@@ -594,7 +596,9 @@ pub fn compute_mic(kdv: KeyDescriptorVersion, akm: Akm, kck: &[u8], eapol_frame_
         KeyDescriptorVersion::AkmDefined => match akm {
             Akm::Sae | Akm::FtSae => aes_cmac(kck, frame),
             Akm::SuiteB | Akm::Owe | Akm::SaeExtKey => hmac_trunc::<Hmac<sha2::Sha256>>(kck, frame, 16),
-            Akm::SuiteB192 | Akm::FtIeee8021xSha384 => hmac_trunc::<Hmac<sha2::Sha384>>(kck, frame, 24),
+            Akm::SuiteB192 | Akm::FtIeee8021xSha384 | Akm::OweSha384 => hmac_trunc::<Hmac<sha2::Sha384>>(kck, frame, 24),
+            // hostapd wpa_eapol_key_mic, OWE with a 32-octet KCK (group 21).
+            Akm::OweSha512 => hmac_trunc::<Hmac<sha2::Sha512>>(kck, frame, 32),
             Akm::Ieee8021x | Akm::Psk | Akm::FtIeee8021x | Akm::FtPsk | Akm::Ieee8021xSha256 | Akm::PskSha256 => {
                 Err(Error::Unsupported("AKM-defined EAPOL-Key MIC for an AKM that defines none"))
             }

@@ -18,7 +18,7 @@ use crate::rsn::akm::{Akm, KdfHash};
 use core::fmt;
 use hmac::{Hmac, Mac};
 use sha1::Sha1;
-use sha2::{Sha256, Sha384};
+use sha2::{Sha256, Sha384, Sha512};
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
 /// Label of the PTK derivation (12.7.1.3).
@@ -126,6 +126,7 @@ macro_rules! kdf_impl {
 
 kdf_impl!(kdf_sha256, Sha256, "SHA-256");
 kdf_impl!(kdf_sha384, Sha384, "SHA-384");
+kdf_impl!(kdf_sha512, Sha512, "SHA-512");
 
 /// The key derivation an AKM uses for its PTK (Table 9-151): PRF-Length (12.7.1.2) for
 /// [`KdfHash::Sha1`], KDF-SHA-256/384-Length (12.7.1.7.2) otherwise. `label` is the ASCII
@@ -135,6 +136,7 @@ pub fn kdf_hash_length(hash: KdfHash, k: &[u8], label: &[u8], context: &[u8], ou
         KdfHash::Sha1 => prf_sha1(k, label, context, out),
         KdfHash::Sha256 => kdf_sha256(k, label, context, out),
         KdfHash::Sha384 => kdf_sha384(k, label, context, out),
+        KdfHash::Sha512 => kdf_sha512(k, label, context, out),
     }
 }
 
@@ -299,6 +301,7 @@ pub fn pmkid(akm: Akm, pmk: &[u8], aa: &[u8; 6], spa: &[u8; 6]) -> [u8; 16] {
         KdfHash::Sha1 => run!(Sha1),
         KdfHash::Sha256 => run!(Sha256),
         KdfHash::Sha384 => run!(Sha384),
+        KdfHash::Sha512 => run!(Sha512),
     }
     out
 }

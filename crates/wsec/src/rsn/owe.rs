@@ -81,3 +81,44 @@ pub fn parse_dh_param_element(e: &[u8]) -> Result<(u16, &[u8])> {
     }
     Ok((u16::from_le_bytes([e[3], e[4]]), &e[5..]))
 }
+
+/// The Wi-Fi Alliance OUI and the OWE Transition Mode element's OUI type (Wi-Fi Alliance
+/// OWE Specification 2.3.1; hostapd `OWE_IE_VENDOR_TYPE` 0x506f9a1c).
+pub const WFA_OUI: [u8; 3] = [0x50, 0x6f, 0x9a];
+pub const OUI_TYPE_OWE_TRANSITION: u8 = 0x1c;
+
+/// The OWE Transition Mode element (Vendor Specific, element ID 221): the other BSS of the
+/// pair, `BSSID | SSID Length | SSID` (hostapd `hostapd_eid_owe_trans` sends no band or
+/// channel: the pair shares the channel). `ssid` is 1 to 32 octets.
+pub fn transition_element(bssid: &[u8; 6], ssid: &[u8]) -> Vec<u8> {
+    let ssid = &ssid[..ssid.len().min(32)];
+    let mut out = vec![221, (4 + 6 + 1 + ssid.len()) as u8];
+    out.extend_from_slice(&WFA_OUI);
+    out.push(OUI_TYPE_OWE_TRANSITION);
+    out.extend_from_slice(bssid);
+    out.push(ssid.len() as u8);
+    out.extend_from_slice(ssid);
+    out
+}
+
+/// Whether a whole element is an OWE Transition Mode element.
+pub fn is_transition_element(e: &[u8]) -> bool {
+    e.len() >= 6 && e[0] == 221 && e[2..5] == WFA_OUI && e[5] == OUI_TYPE_OWE_TRANSITION
+}
+
+/// (BSSID, SSID) of an OWE Transition Mode element (whole element); the optional Band
+/// Info and Channel octets after the SSID are allowed and not used.
+pub fn parse_transition_element(e: &[u8]) -> Result<([u8; 6], &[u8])> {
+    let bad = Error::Malformed("OWE Transition Mode element");
+    if !is_transition_element(e) || e.len() != 2 + e[1] as usize || e.len() < 6 + 7 {
+        return Err(bad);
+    }
+    let mut bssid = [0u8; 6];
+    bssid.copy_from_slice(&e[6..12]);
+    let n = e[12] as usize;
+    let ssid = e.get(13..13 + n).ok_or(bad)?;
+    if n == 0 || n > 32 || !matches!(e.len() - 13 - n, 0 | 2) {
+        return Err(Error::Malformed("OWE Transition Mode element"));
+    }
+    Ok((bssid, ssid))
+}

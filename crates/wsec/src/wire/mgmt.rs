@@ -143,6 +143,11 @@ impl StatusCode {
     /// Cipher suite rejected because of the security policy (hostapd: a group management
     /// cipher other than the AP's).
     pub const CIPHER_REJECTED_PER_POLICY: StatusCode = StatusCode(46);
+    /// Invalid PMKID (a PMKSA the AP does not hold).
+    pub const INVALID_PMKID: StatusCode = StatusCode(53);
+    /// Authentication is rejected because the offered finite cyclic group is not
+    /// supported (OWE's Diffie-Hellman group, RFC 8110 4.3).
+    pub const FINITE_CYCLIC_GROUP_NOT_SUPPORTED: StatusCode = StatusCode(77);
 
     pub fn is_success(self) -> bool {
         self == StatusCode::SUCCESS
