@@ -1,12 +1,14 @@
 //! Real captures of issue 24's cases, made in the interoperability lab with real hostapd
 //! v2.10 and wpa_supplicant v2.10 on mac80211_hwsim (`interop/captures --save`;
-//! testdata/captures/lab/README.md): an FT-PSK roam between two APs and back, a TDLS
-//! direct link, WPA2-Enterprise and FT-802.1X with hostapd's internal EAP server (the MSK
-//! read from wpa_supplicant's key log), FT-SAE (the PMK from the same log). Each is decrypted by wsec and by tshark with the
-//! same `80211_keys` records and compared payload by payload; wsec must decrypt every
-//! protected frame and learn the keys the way the standard says. The live runs
-//! (`wsec decrypt --live` on two more monitor radios during the same exchange) must hold
-//! only frames that the recording, decrypted afterwards, holds too, and nearly all of them.
+//! testdata/captures/lab/README.md): an FT-PSK roam between two APs and back, FT-PSK over
+//! the DS there and back, a TDLS direct link, WPA2-Enterprise with hostapd's internal EAP
+//! server (the MSK read from wpa_supplicant's key log), FT-802.1X (the same MSK) and FT-SAE
+//! (the PMK from the same log) each roaming between two APs over the air and over the DS,
+//! Suite B 192. Each is decrypted by wsec and by tshark with the same `80211_keys` records
+//! and compared payload by payload; wsec must decrypt every protected frame and learn the
+//! keys the way the standard says, one per roam. The live runs (`wsec decrypt --live` on
+//! two more monitor radios during the same exchange) must hold only frames that the
+//! recording, decrypted afterwards, holds too, and nearly all of them.
 mod common;
 mod peers;
 use peers::PeerKey;
@@ -32,7 +34,8 @@ fn mpdus(p: &Path) -> Vec<Vec<u8>> {
 
 struct Run {
     payloads: BTreeMap<u32, Vec<u8>>,
-    decrypted: Vec<Vec<u8>>,
+    /// The decrypted MPDUs by frame number.
+    decrypted: BTreeMap<u32, Vec<u8>>,
     clear_data: Vec<Vec<u8>>,
     protected: u64,
     stats: Stats,
@@ -41,13 +44,14 @@ struct Run {
 /// One pass over the recording, frame numbers from 1.
 fn wsec_run(p: &Path, keys: Vec<UserKey>) -> Run {
     let mut d = Decryptor::new(keys);
-    let mut r = Run { payloads: BTreeMap::new(), decrypted: Vec::new(), clear_data: Vec::new(), protected: 0, stats: Stats::default() };
+    let mut r =
+        Run { payloads: BTreeMap::new(), decrypted: BTreeMap::new(), clear_data: Vec::new(), protected: 0, stats: Stats::default() };
     for (i, m) in mpdus(p).iter().enumerate() {
         match d.process(m) {
             Outcome::Decrypted { mpdu, .. } => {
                 let hl = Header::new_checked(&mpdu[..]).unwrap().header_len();
                 r.payloads.insert(i as u32 + 1, mpdu[hl..].to_vec());
-                r.decrypted.push(mpdu);
+                r.decrypted.insert(i as u32 + 1, mpdu);
             }
             Outcome::Clear if Header::new_checked(&m[..]).is_ok_and(|h| h.frame_control().has_data_body()) => r.clear_data.push(m.clone()),
             _ => {}
@@ -118,30 +122,168 @@ fn tdls_direct_link_between_two_wpa_supplicants() {
     let src = sources(&r);
     assert!(src.iter().any(|k| k.0 == KeySource::Tdls && k.2 == [1, 2]), "the TPK of the two stations: {src:?}");
     // Frames on the direct link (To DS = From DS = 0) were protected and decrypted.
-    let direct = r.decrypted.iter().filter(|m| m[0] & 0x0c == 0x08 && m[1] & 0x03 == 0).count();
+    let direct = r.decrypted.values().filter(|m| m[0] & 0x0c == 0x08 && m[1] & 0x03 == 0).count();
     assert!(direct >= 10, "direct-link frames decrypted: {direct}");
     assert!(ts > 0);
 }
 
 #[test]
-fn wpa2_eap_and_ft_eap_from_the_msk() {
+fn wpa2_eap_from_the_msk() {
     let (r, ts) = compare("eap");
     assert_eq!(sources(&r)[0].0, KeySource::FourWay);
     assert_eq!(sources(&r)[0].1, Some(Akm::Ieee8021x));
     assert!(ts > 0, "tshark decrypts WPA2-EAP from the MSK");
-    let (r, _) = compare("ft-eap");
+}
+
+/// The station (radio 2) and the two APs of the roaming scenarios (radios 0 and 1).
+const STA: [u8; 6] = [2, 0, 0, 0, 2, 0];
+fn ap(i: u8) -> [u8; 6] {
+    [2, 0, 0, 0, i, 0]
+}
+
+/// The roams the station made, in order, as the guest script saw them (`result.env`:
+/// `roamN=air-ok` or `ds-ok`), each confirmed by wpa_supplicant's status (the target BSSID,
+/// state COMPLETED) before a ping.
+fn station_roams(s: &str) -> Vec<&'static str> {
+    let text = std::fs::read_to_string(dir(s).join("result.env")).unwrap();
+    let mut v = Vec::new();
+    for l in text.lines() {
+        let Some((k, val)) = l.split_once('=') else { continue };
+        let Some(n) = k.strip_prefix("roam").and_then(|n| n.parse::<usize>().ok()) else { continue };
+        let how = match val {
+            "air-ok" => "air",
+            "ds-ok" => "ds",
+            other => panic!("{s}: roam {n} did not complete: {other}"),
+        };
+        assert_eq!(n, v.len() + 1, "{s}: roams in order");
+        v.push(how);
+    }
+    v
+}
+
+/// The frames of a fast BSS transition as the air shows them (in the clear, or as wsec
+/// decrypted them: with PMF the FT Action frames are robust, hence protected, 12.6.19):
+/// Authentication frames with the FT algorithm (number 2, 9.4.1.1) over the air (13.5.2),
+/// FT Request and Response Action frames (category 6, actions 1 and 2, 9.6.8.2-3) over
+/// the DS (13.5.3).
+#[derive(Debug, PartialEq, Eq)]
+enum FtFrame {
+    Auth { sa: [u8; 6], da: [u8; 6], seq: u16, status: u16 },
+    Request { sta: [u8; 6], target: [u8; 6] },
+    Response { sta: [u8; 6], target: [u8; 6], status: u16 },
+}
+
+fn ft_frames(s: &str, r: &Run) -> BTreeMap<u32, FtFrame> {
+    let mut out = BTreeMap::new();
+    for (i, raw) in mpdus(&dir(s).join("air.pcap")).into_iter().enumerate() {
+        let n = i as u32 + 1;
+        let m = r.decrypted.get(&n).cloned().unwrap_or(raw);
+        let Ok(h) = Header::new_checked(&m[..]) else { continue };
+        let fc = h.frame_control();
+        if !fc.is_mgmt() || fc.protected() {
+            continue;
+        }
+        let b = &m[h.header_len()..];
+        let a6 = |o: usize| -> [u8; 6] { b[o..o + 6].try_into().unwrap() };
+        let le = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
+        let f = match fc.subtype() {
+            11 if b.len() >= 6 && le(0) == 2 => {
+                FtFrame::Auth { sa: m[10..16].try_into().unwrap(), da: m[4..10].try_into().unwrap(), seq: le(2), status: le(4) }
+            }
+            13 if b.len() >= 14 && b[0] == 6 && b[1] == 1 => FtFrame::Request { sta: a6(2), target: a6(8) },
+            13 if b.len() >= 16 && b[0] == 6 && b[1] == 2 => FtFrame::Response { sta: a6(2), target: a6(8), status: le(14) },
+            _ => continue,
+        };
+        out.insert(n, f);
+    }
+    out
+}
+
+/// Every roam of a scenario against the air and wsec: one FT transition key per roam the
+/// station made, for the target AP (`want`: how, and the AP's radio), learnt from the
+/// Reassociation Request whose FTE MIC it verifies (13.8.4); before it, the FT
+/// authentication (over the air) or the FT Request/Response through the current AP (over
+/// the DS), and no other; after it, the pings of that roam decrypted. The `--json` reports
+/// of the recording (decrypt.json, by interop/captures) and of the live run count the
+/// roams too.
+fn check_roams(s: &str, r: &Run, want: &[(&str, u8)]) {
+    let roams = station_roams(s);
+    assert_eq!(roams, want.iter().map(|w| w.0).collect::<Vec<_>>(), "{s}: the station's roams");
+    let all: Vec<u64> = r.stats.keys_learnt.iter().map(|k| k.frame).collect();
+    let ev: Vec<_> = r.stats.keys_learnt.iter().filter(|k| k.source == KeySource::FtTransition).collect();
+    assert_eq!(ev.len(), want.len(), "{s}: one FT transition key per roam: {:?}", sources(r));
+    let ft = ft_frames(s, r);
+    for (i, (e, (how, target))) in ev.iter().zip(want).enumerate() {
+        let (target, sta) = (ap(*target), STA);
+        assert_eq!((e.aa.0, e.spa.0), (target, sta), "{s}: roam {}", i + 1);
+        let from = all.iter().copied().filter(|&f| f < e.frame).max().unwrap_or(0) as u32;
+        let to = all.iter().copied().filter(|&f| f > e.frame).min().unwrap_or(u64::MAX).min(u32::MAX as u64) as u32;
+        let before: Vec<&FtFrame> = ft.range(from + 1..e.frame as u32).map(|(_, f)| f).collect();
+        let auth = [FtFrame::Auth { sa: sta, da: target, seq: 1, status: 0 }, FtFrame::Auth { sa: target, da: sta, seq: 2, status: 0 }];
+        let action = [FtFrame::Request { sta, target }, FtFrame::Response { sta, target, status: 0 }];
+        let (yes, no) = if *how == "air" { (&auth, &action) } else { (&action, &auth) };
+        for f in yes {
+            assert!(before.contains(&f), "{s}: roam {} ({how}): {f:?} before the reassociation: {before:?}", i + 1);
+        }
+        for f in no {
+            assert!(!before.contains(&f), "{s}: roam {} ({how}): {f:?}", i + 1);
+        }
+        let link = |m: &Vec<u8>| {
+            let (a1, a2) = (&m[4..10], &m[10..16]);
+            m[0] & 0x0c == 0x08 && ((a1 == target && a2 == sta) || (a1 == sta && a2 == target))
+        };
+        let after = r.decrypted.range(e.frame as u32 + 1..to).filter(|(_, m)| link(m)).count();
+        eprintln!(
+            "{s}: roam {} {how} to {} at frame {}: {} FT frames before it, {after} data frames decrypted after",
+            i + 1,
+            e.aa,
+            e.frame,
+            before.len()
+        );
+        // Four echo requests and four replies (ping -c 4), besides ARP.
+        assert!(after >= 8, "{s}: roam {}: {after} frames decrypted after the reassociation", i + 1);
+    }
+    let json = |f: &str| std::fs::read_to_string(dir(s).join(f)).unwrap().matches("\"FT transition (roam)\"").count();
+    assert_eq!(json("decrypt.json"), want.len(), "{s}: decrypt.json");
+}
+
+/// FT-PSK over the DS (13.5.3, 13.6): the station sends its FT Request to AP 1 in an Action
+/// frame, AP 1 hands it to AP 2 over the DS (hostapd's RRB), AP 2's FT Response comes back
+/// through AP 1, and the station reassociates with AP 2, then the same way back.
+#[test]
+fn ft_psk_over_the_ds() {
+    let (r, ts) = compare("ft-ds");
+    let src = sources(&r);
+    assert_eq!(src[0].0, KeySource::FtInitial, "{src:?}");
+    assert!(src.iter().all(|k| k.1 == Some(Akm::FtPsk)));
+    check_roams("ft-ds", &r, &[("ds", 1), ("ds", 0)]);
+    assert!(ts > 0);
+}
+
+/// FT-802.1X (AKM 3) between two APs: the initial mobility domain association with AP 1
+/// (EAP-PSK, the XXKey from the MSK, 12.7.1.7.3), AP 1 pushes the PMK-R1 to AP 2 (R0KH to
+/// R1KH), then to AP 2 and back over the air and over the DS.
+#[test]
+fn ft_eap_roams_from_the_msk() {
+    let (r, ts) = compare("ft-eap");
     assert_eq!(sources(&r)[0].0, KeySource::FtInitial);
-    assert_eq!(sources(&r)[0].1, Some(Akm::FtIeee8021x));
+    assert!(sources(&r).iter().all(|k| k.1 == Some(Akm::FtIeee8021x)));
+    check_roams("ft-eap", &r, &[("air", 1), ("air", 0), ("ds", 1), ("ds", 0)]);
+    assert!(ts > 0);
 }
 
 /// FT-SAE (AKM 9): the FT initial mobility domain association from the SAE PMK (the
-/// XXKey), which wpa_supplicant logged (`-K`, "SAE: PMK"); PMF required, so the
-/// management frames after it are protected too.
+/// XXKey), which wpa_supplicant logged (`-K`, "SAE: PMK"), then the roams of FT-802.1X;
+/// PMF required, so the management frames after it (the FT Action frames among them) are
+/// protected too.
 #[test]
-fn ft_sae_from_the_pmk() {
+fn ft_sae_roams_from_the_pmk() {
     let (r, ts) = compare("ft-sae");
     assert_eq!(sources(&r)[0].0, KeySource::FtInitial);
-    assert_eq!(sources(&r)[0].1, Some(Akm::FtSae));
+    assert!(sources(&r).iter().all(|k| k.1 == Some(Akm::FtSae)));
+    check_roams("ft-sae", &r, &[("air", 1), ("air", 0), ("ds", 1), ("ds", 0)]);
+    let protected_actions = r.decrypted.values().filter(|m| m[0] == 0xd0 && m[24] == 6).count();
+    assert_eq!(protected_actions, 4, "the FT Request and Response of both roams over the DS, decrypted");
     assert!(ts > 0);
 }
 
@@ -153,7 +295,7 @@ fn suite_b_192_from_the_msk() {
     assert_eq!(sources(&r)[0].0, KeySource::FourWay);
     assert_eq!(sources(&r)[0].1, Some(Akm::SuiteB192));
     assert_eq!(r.stats.decrypted.keys().map(|c| c.name()).collect::<Vec<_>>(), ["gcmp-256"]);
-    let unicast = r.decrypted.iter().filter(|m| m[4] & 1 == 0).count();
+    let unicast = r.decrypted.values().filter(|m| m[4] & 1 == 0).count();
     assert_eq!(ts, unicast, "tshark: the unicast frames");
 }
 
@@ -163,14 +305,14 @@ fn suite_b_192_from_the_msk() {
 /// before tcpdump's recording and stop after it).
 #[test]
 fn live_decryption_matches_the_recording() {
-    for s in ["ft-psk", "tdls"] {
+    for s in ["ft-psk", "tdls", "ft-ds"] {
         let (ours, _, _) = keys_of(s);
         let r = wsec_run(&dir(s).join("air.pcap"), ours);
         let mut file: HashMap<Vec<u8>, usize> = HashMap::new();
-        for m in r.decrypted.iter().chain(&r.clear_data) {
+        for m in r.decrypted.values().chain(&r.clear_data) {
             *file.entry(m.clone()).or_default() += 1;
         }
-        let decrypted: std::collections::HashSet<&Vec<u8>> = r.decrypted.iter().collect();
+        let decrypted: std::collections::HashSet<&Vec<u8>> = r.decrypted.values().collect();
         for live in ["live.pcapng", "live-stream.pcap"] {
             let p = dir(s).join(live);
             let frames = mpdus(&p);
@@ -192,6 +334,11 @@ fn live_decryption_matches_the_recording() {
                 r.decrypted.len()
             );
             assert_eq!(common, r.decrypted.len(), "{s}/{live}");
+        }
+        if s == "ft-ds" {
+            // The live run's --json names the two roams over the DS as the recording does.
+            let live = std::fs::read_to_string(dir(s).join("live.json")).unwrap();
+            assert_eq!(live.matches("\"FT transition (roam)\"").count(), station_roams(s).len(), "{s}: live.json");
         }
     }
 }
