@@ -97,22 +97,28 @@ scenario_ft_psk() {
     ns sta ping -c 4 -W 3 10.9.0.1 >$O/ping1.txt 2>&1 && echo "ping1=ok" >>$R || echo "ping1=fail" >>$R
     hapd ap2 /lab/cases/ft-ap2.conf $O/ap2.log || echo "ap2=fail" >>$R
     ns ap2 ip addr add 10.9.0.1/24 dev wlan1
-    # A scan under TCG takes several seconds: wait until AP 2 is in the BSS table.
+    wait_scan
+    roam 1 air 02:00:00:00:01:00
+    roam 2 air 02:00:00:00:00:00
+    # FT Authentication Responses (algorithm 2) the station received.
+    echo "ft_auth=$(grep -c 'auth_type=2 auth_transaction=2' $O/sta.log)" >>$R
+    stop_record
+}
+
+wait_scan() { # a fresh scan by the station (netns sta, wlan2) that has seen AP 2
+    # A scan under TCG takes seconds: wait until it has completed, not only until AP 2 is
+    # in the BSS table (it may be, from the first scan). A transition started while the
+    # station is still scanning fails: the FT Request goes out off channel, or (over the
+    # DS) the reassociation is delayed until the scan is aborted and wpa_supplicant's GTK
+    # from the Reassociation Response reaches the kernel before the association does ("key
+    # not allowed", "FT: Validation of Reassociation Response failed", deauthentication).
+    scans=$(grep -c 'Scan completed' $O/sta.log)
     ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 scan >/dev/null
     for i in $(seq 1 60); do
-        ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 scan_results 2>/dev/null | grep -q '^02:00:00:00:01:00' && break
+        [ "$(grep -c 'Scan completed' $O/sta.log)" -gt "$scans" ] &&
+            ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 scan_results 2>/dev/null | grep -q '^02:00:00:00:01:00' && break
         sleep 0.5
     done
-    ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 roam 02:00:00:00:01:00 >$O/roam1.txt 2>&1
-    wait_state sta wlan2 'bssid=02:00:00:00:01:00' 20 && echo "roam1=ok" >>$R || echo "roam1=fail" >>$R
-    ns sta ip neigh flush dev wlan2
-    ns sta ping -c 4 -W 3 10.9.0.1 >$O/ping2.txt 2>&1 && echo "ping2=ok" >>$R || echo "ping2=fail" >>$R
-    ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 roam 02:00:00:00:00:00 >$O/roam2.txt 2>&1
-    wait_state sta wlan2 'bssid=02:00:00:00:00:00' 20 && echo "roam2=ok" >>$R || echo "roam2=fail" >>$R
-    ns sta ip neigh flush dev wlan2
-    ns sta ping -c 4 -W 3 10.9.0.1 >$O/ping3.txt 2>&1 && echo "ping3=ok" >>$R || echo "ping3=fail" >>$R
-    echo "ft_auth=$(grep -c 'FT authentication\|FT: Received authentication' $O/sta.log)" >>$R
-    stop_record
 }
 
 roam() { # $1 step, $2 air|ds, $3 target BSSID: one fast BSS transition, then pings
@@ -147,19 +153,7 @@ scenario_roams() { # $1 name, $2 ap1 conf, $3 ap2 conf, $4 sta conf, $5 roams ("
     ns sta ip addr add 10.9.0.2/24 dev wlan2
     wait_state sta wlan2 'wpa_state=COMPLETED' 40 && echo "assoc=ok" >>$R || echo "assoc=fail" >>$R
     ns sta ping -c 4 -W 3 10.9.0.1 >$O/ping1.txt 2>&1 && echo "ping1=ok" >>$R || echo "ping1=fail" >>$R
-    # A scan under TCG takes seconds: wait until it has completed, not only until AP 2 is in
-    # the BSS table (it is, from the first scan). A transition started while the station
-    # is still scanning fails: the FT Request goes out off channel, or (over the DS) the
-    # reassociation is delayed until the scan is aborted and wpa_supplicant's GTK from the
-    # Reassociation Response reaches the kernel before the association does ("key not
-    # allowed", "FT: Validation of Reassociation Response failed", deauthentication).
-    scans=$(grep -c 'Scan completed' $O/sta.log)
-    ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 scan >/dev/null
-    for i in $(seq 1 60); do
-        [ "$(grep -c 'Scan completed' $O/sta.log)" -gt "$scans" ] &&
-            ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 scan_results 2>/dev/null | grep -q '^02:00:00:00:01:00' && break
-        sleep 0.5
-    done
+    wait_scan
     step=1
     for r in $roams; do
         roam $step "${r%%:*}" "${r#*:}"
