@@ -163,7 +163,8 @@ fn station_roams(s: &str) -> Vec<&'static str> {
 }
 
 /// The frames of a fast BSS transition as the air shows them (in the clear, or as wsec
-/// decrypted them: with PMF the FT Action frames are robust, hence protected, 12.6.19):
+/// decrypted them: with PMF the FT Action frames are protected, category 6 being robust
+/// in the Category values table of 9.4.1.11):
 /// Authentication frames with the FT algorithm (number 2, 9.4.1.1) over the air (13.5.2),
 /// FT Request and Response Action frames (category 6, actions 1 and 2, 9.6.8.2-3) over
 /// the DS (13.5.3).
