@@ -12,6 +12,7 @@
 #   ft-eap    FT-802.1X between two APs of one hostapd process (RRB inside it, PMK-R1
 #             pushed by the R0KH): initial association with AP 1 (EAP-PSK), roams to AP 2
 #             and back over the air, then over the DS
+#   ft-eap-sha384  the same with FT-802.1X-SHA384 (AKM 13)
 #   ft-ds     FT-PSK, the same two APs, to AP 2 and back over the DS (wpa_cli ft_ds)
 #   ft-sae    FT-SAE, the roams of ft-eap (the PMK from the -K log)
 #   suite-b   WPA3-Enterprise 192-bit (AKM 12): EAP-TLS with P-384 certificates, GCMP-256
@@ -225,6 +226,8 @@ for s in $SCENARIOS; do
     ft-eap) scenario_roams ft-eap /lab/cases/ft-eap-ap1.conf /lab/cases/ft-eap-ap2.conf /lab/cases/ft-eap-sta.conf "$ROAMS" --pmk "$NO_KEY" ;;
     ft-ds) scenario_roams ft-ds /lab/cases/ftds-ap1.conf /lab/cases/ftds-ap2.conf /lab/cases/ftds-sta.conf "ds:$AP2 ds:$AP1" \
         --ssid "$SSID_FTDS" --passphrase "$PASS" ;;
+    ft-eap-sha384) scenario_roams ft-eap-sha384 /lab/cases/ft-eap384-ap1.conf /lab/cases/ft-eap384-ap2.conf /lab/cases/ft-eap384-sta.conf \
+        "$ROAMS" --pmk "$NO_KEY" ;;
     ft-sae) scenario_roams ft-sae /lab/cases/ft-sae-ap1.conf /lab/cases/ft-sae-ap2.conf /lab/cases/ft-sae-sta.conf "$ROAMS" --pmk "$NO_KEY" ;;
     suite-b) scenario_eap suite-b /lab/cases/suite-b-ap.conf /lab/cases/suite-b-sta.conf ;;
     esac
