@@ -102,7 +102,7 @@ impl Decryptor {
         let before = l.ptks.len();
         l.ptks.retain(|(_, _, p)| *p != at);
         if l.ptks.len() == before {
-            return; // the key was known already (learnt earlier, kept)
+            return;
         }
         if l.first_ptk_at == Some(at) {
             l.first_ptk_at = l.ptks.iter().map(|p| p.2).min();
@@ -204,11 +204,13 @@ impl Decryptor {
         for ptk in self.ft_ptks(bssid, sta, akm, pairwise, &fte.anonce, &fte.snonce, &ids) {
             let Ok(mic) = ft::fte_mic(ptk.kck(), sta.0, bssid.0, 5, rsne, mde, &zeroed, rsnxe) else { continue };
             if bool::from(mic.ct_eq(&fte.mic)) {
+                let tk = Zeroizing::new(ptk.tk().to_vec());
                 self.learn_ptk(bssid, sta, ptk, pairwise, Some(akm), KeySource::FtTransition);
-                let at = self.pos;
                 if let Some(l) = self.links.get_mut(&(bssid, sta)) {
                     l.unverified = false;
-                    l.ft_pending = Some(at);
+                    // Where that key was first learnt: a retransmitted Request (same FTE)
+                    // gives the key of the first one.
+                    l.ft_pending = l.ptks.iter().find(|(p, _, _)| p.tk() == &tk[..]).map(|p| p.2);
                 }
                 return;
             }
