@@ -302,7 +302,9 @@ fn ft_sae_roams_from_the_pmk() {
 #[test]
 fn refused_transitions_are_no_roams() {
     use KeySource::{FtInitial, FtTransition};
-    let cases: [(&str, &[&str], &[(KeySource, [u8; 6])]); 2] = [
+    /// Name, the station's roam results, the keys wsec must learn (how, from which AP).
+    type Case<'a> = (&'a str, &'a [&'a str], &'a [(KeySource, [u8; 6])]);
+    let cases: [Case; 2] = [
         (
             "ft-sae-refused",
             &["roam1=air-fail", "roam2=air-ok", "roam3=ds-ok", "roam4=ds-ok"],
