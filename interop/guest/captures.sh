@@ -9,9 +9,12 @@
 #             link, ping over it and tear it down
 #   eap       WPA2-Enterprise with hostapd's internal EAP server (EAP-PSK); wpa_supplicant
 #             logs its keys (-K) so that the MSK can be read back
-#   ft-eap    the same with FT-802.1X: the FT initial mobility domain association
-#   ft-ds     FT-PSK, both APs on a bridge (RRB), a transition over the DS (wpa_cli ft_ds)
-#   ft-sae    FT-SAE, the FT initial mobility domain association (the PMK from the -K log)
+#   ft-eap    FT-802.1X between two APs of one hostapd process (RRB inside it, PMK-R1
+#             pushed by the R0KH): initial association with AP 1 (EAP-PSK), roams to AP 2
+#             and back over the air, then over the DS
+#   ft-eap-sha384  the same with FT-802.1X-SHA384 (AKM 13)
+#   ft-ds     FT-PSK, the same two APs, to AP 2 and back over the DS (wpa_cli ft_ds)
+#   ft-sae    FT-SAE, the roams of ft-eap (the PMK from the -K log)
 #   suite-b   WPA3-Enterprise 192-bit (AKM 12): EAP-TLS with P-384 certificates, GCMP-256
 # Results: /lab/out/<scenario>/{air.pcap,live.pcapng,live-stream.pcap,*.log,result.env}.
 export PATH=/lab/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -95,49 +98,71 @@ scenario_ft_psk() {
     ns sta ping -c 4 -W 3 10.9.0.1 >$O/ping1.txt 2>&1 && echo "ping1=ok" >>$R || echo "ping1=fail" >>$R
     hapd ap2 /lab/cases/ft-ap2.conf $O/ap2.log || echo "ap2=fail" >>$R
     ns ap2 ip addr add 10.9.0.1/24 dev wlan1
-    # A scan under TCG takes several seconds: wait until AP 2 is in the BSS table.
-    ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 scan >/dev/null
-    for i in $(seq 1 60); do
-        ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 scan_results 2>/dev/null | grep -q '^02:00:00:00:01:00' && break
-        sleep 0.5
-    done
-    ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 roam 02:00:00:00:01:00 >$O/roam1.txt 2>&1
-    wait_state sta wlan2 'bssid=02:00:00:00:01:00' 20 && echo "roam1=ok" >>$R || echo "roam1=fail" >>$R
-    ns sta ip neigh flush dev wlan2
-    ns sta ping -c 4 -W 3 10.9.0.1 >$O/ping2.txt 2>&1 && echo "ping2=ok" >>$R || echo "ping2=fail" >>$R
-    ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 roam 02:00:00:00:00:00 >$O/roam2.txt 2>&1
-    wait_state sta wlan2 'bssid=02:00:00:00:00:00' 20 && echo "roam2=ok" >>$R || echo "roam2=fail" >>$R
-    ns sta ip neigh flush dev wlan2
-    ns sta ping -c 4 -W 3 10.9.0.1 >$O/ping3.txt 2>&1 && echo "ping3=ok" >>$R || echo "ping3=fail" >>$R
-    echo "ft_auth=$(grep -c 'FT authentication\|FT: Received authentication' $O/sta.log)" >>$R
+    wait_scan
+    roam 1 air 02:00:00:00:01:00
+    roam 2 air 02:00:00:00:00:00
+    # FT Authentication Responses (algorithm 2) the station received.
+    echo "ft_auth=$(grep -c 'auth_type=2 auth_transaction=2' $O/sta.log)" >>$R
     stop_record
 }
 
-scenario_ft_ds() {
-    O=/lab/out/ft-ds; mkdir -p $O; R=$O/result.env; : >$R
+wait_scan() { # a fresh scan by the station (netns sta, wlan2) that has seen AP 2
+    # A scan under TCG takes seconds: wait until it has completed, not only until AP 2 is
+    # in the BSS table (it may be, from the first scan). A transition over the DS started
+    # while the station was still scanning failed: the reassociation waited until the scan
+    # was aborted and wpa_supplicant's GTK from the Reassociation Response reached the
+    # kernel before the association did ("key not allowed", "FT: Validation of
+    # Reassociation Response failed", deauthentication with reason 13).
+    scans=$(grep -c 'Scan completed' $O/sta.log)
+    ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 scan >/dev/null
+    for i in $(seq 1 60); do
+        [ "$(grep -c 'Scan completed' $O/sta.log)" -gt "$scans" ] &&
+            ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 scan_results 2>/dev/null | grep -q '^02:00:00:00:01:00' && break
+        sleep 0.5
+    done
+}
+
+roam() { # $1 step, $2 air|ds, $3 target BSSID: one fast BSS transition, then pings
+    if [ "$2" = ds ]; then cmd=ft_ds; else cmd=roam; fi
+    ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 $cmd "$3" >$O/roam$1.txt 2>&1
+    if wait_state sta wlan2 "bssid=$3" 20 && wait_state sta wlan2 'wpa_state=COMPLETED' 10; then
+        echo "roam$1=$2-ok" >>$R
+    else
+        echo "roam$1=$2-fail" >>$R
+    fi
+    ns sta ip neigh flush dev wlan2
+    ns sta ping -c 4 -W 3 10.9.0.1 >$O/ping-roam$1.txt 2>&1 && echo "ping_roam$1=ok" >>$R || echo "ping_roam$1=fail" >>$R
+}
+
+scenario_roams() { # $1 name, $2 ap1 conf, $3 ap2 conf, $4 sta conf, $5 roams ("air:BSSID ds:BSSID ..."), then record args
+    name=$1; ap1=$2; ap2=$3; staconf=$4; roams=$5; shift 5
+    O=/lab/out/$name; mkdir -p $O; R=$O/result.env; : >$R
     radios 6
     to_ns wlan2 sta
-    record $O wlan3 wlan4 wlan5 --ssid "$SSID_FTDS" --passphrase "$PASS"
+    record $O wlan3 wlan4 wlan5 "$@"
     ip link add br0 type bridge
     ip link set br0 up
     ip addr add 10.9.0.1/24 dev br0
-    # One hostapd process for both APs: its RRB messages (FT Request forwarding) reach a
-    # BSS of the same process directly; the bridge carries the data.
-    hostapd -t -dd -K /lab/cases/ftds-ap1.conf /lab/cases/ftds-ap2.conf >$O/ap.log 2>&1 &
+    # One hostapd process for both APs: hostapd hands RRB messages (the FT Request and
+    # Response of a transition over the DS, PMK-R1 push/pull) from one BSS to the other
+    # within the process (hostapd_wpa_auth_send_ether, hostapd_wpa_auth_oui_iter); the
+    # bridge carries the data.
+    hostapd -t -dd -K "$ap1" "$ap2" >$O/ap.log 2>&1 &
     for i in $(seq 1 100); do [ "$(grep -c 'AP-ENABLED' $O/ap.log)" -ge 2 ] && break; sleep 0.1; done
-    ns sta wpa_supplicant -t -dd -K -i wlan2 -D nl80211 -c /lab/cases/ftds-sta.conf >$O/sta.log 2>&1 &
+    [ "$(grep -c 'AP-ENABLED' $O/ap.log)" -ge 2 ] || echo "aps=fail" >>$R
+    ns sta wpa_supplicant -t -dd -K -i wlan2 -D nl80211 -c "$staconf" >$O/sta.log 2>&1 &
     ns sta ip addr add 10.9.0.2/24 dev wlan2
     wait_state sta wlan2 'wpa_state=COMPLETED' 40 && echo "assoc=ok" >>$R || echo "assoc=fail" >>$R
     ns sta ping -c 4 -W 3 10.9.0.1 >$O/ping1.txt 2>&1 && echo "ping1=ok" >>$R || echo "ping1=fail" >>$R
-    ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 scan >/dev/null
-    for i in $(seq 1 60); do
-        ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 scan_results 2>/dev/null | grep -q '^02:00:00:00:01:00' && break
-        sleep 0.5
+    wait_scan
+    step=1
+    for r in $roams; do
+        roam $step "${r%%:*}" "${r#*:}"
+        step=$((step + 1))
     done
-    ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 ft_ds 02:00:00:00:01:00 >$O/ftds.txt 2>&1
-    wait_state sta wlan2 'bssid=02:00:00:00:01:00' 20 && echo "ft_ds=ok" >>$R || echo "ft_ds=fail" >>$R
-    ns sta ip neigh flush dev wlan2
-    ns sta ping -c 4 -W 3 10.9.0.1 >$O/ping2.txt 2>&1 && echo "ping2=ok" >>$R || echo "ping2=fail" >>$R
+    echo "ft_action_rx=$(grep -c 'FT: Received FT Action frame' $O/ap.log)" >>$R
+    echo "ft_over_ds_assoc=$(grep -c 'ft_over_ds=1 reassoc=1' $O/ap.log)" >>$R
+    echo "pmk_r1_push_rx=$(grep -c 'FT: Received PMK-R1 push' $O/ap.log)" >>$R
     stop_record
     ip link del br0 2>/dev/null
 }
@@ -182,6 +207,13 @@ scenario_eap() { # $1 name, $2 ap conf, $3 sta conf
     stop_record
 }
 
+AP1=02:00:00:00:00:00
+AP2=02:00:00:00:01:00
+# FT-802.1X and FT-SAE: to AP 2 and back over the air, then the same over the DS.
+ROAMS="air:$AP2 air:$AP1 ds:$AP2 ds:$AP1"
+# No key for the live runs of the 802.1X and SAE scenarios: the MSK or PMK is known only
+# afterwards (from wpa_supplicant's key log); they record the air.
+NO_KEY=0000000000000000000000000000000000000000000000000000000000000000
 hostapd -v 2>&1 | head -1 >/lab/out/versions.txt
 wpa_supplicant -v 2>&1 | head -1 >>/lab/out/versions.txt
 uname -r >>/lab/out/versions.txt
@@ -191,9 +223,12 @@ for s in $SCENARIOS; do
     ft-psk) scenario_ft_psk ;;
     tdls) scenario_tdls ;;
     eap) scenario_eap eap /lab/cases/eap-ap.conf /lab/cases/eap-sta.conf ;;
-    ft-eap) scenario_eap ft-eap /lab/cases/ft-eap-ap.conf /lab/cases/ft-eap-sta.conf ;;
-    ft-ds) scenario_ft_ds ;;
-    ft-sae) scenario_eap ft-sae /lab/cases/ft-sae-ap.conf /lab/cases/ft-sae-sta.conf ;;
+    ft-eap) scenario_roams ft-eap /lab/cases/ft-eap-ap1.conf /lab/cases/ft-eap-ap2.conf /lab/cases/ft-eap-sta.conf "$ROAMS" --pmk "$NO_KEY" ;;
+    ft-ds) scenario_roams ft-ds /lab/cases/ftds-ap1.conf /lab/cases/ftds-ap2.conf /lab/cases/ftds-sta.conf "ds:$AP2 ds:$AP1" \
+        --ssid "$SSID_FTDS" --passphrase "$PASS" ;;
+    ft-eap-sha384) scenario_roams ft-eap-sha384 /lab/cases/ft-eap384-ap1.conf /lab/cases/ft-eap384-ap2.conf /lab/cases/ft-eap384-sta.conf \
+        "$ROAMS" --pmk "$NO_KEY" ;;
+    ft-sae) scenario_roams ft-sae /lab/cases/ft-sae-ap1.conf /lab/cases/ft-sae-ap2.conf /lab/cases/ft-sae-sta.conf "$ROAMS" --pmk "$NO_KEY" ;;
     suite-b) scenario_eap suite-b /lab/cases/suite-b-ap.conf /lab/cases/suite-b-sta.conf ;;
     esac
     log "scenario $s: $(tr '\n' ' ' </lab/out/$s/result.env)"

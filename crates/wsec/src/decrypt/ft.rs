@@ -91,6 +91,26 @@ impl FtIds {
 }
 
 impl Decryptor {
+    /// The target AP refused the transition whose Reassociation Request gave the link's
+    /// newest PTK (a Reassociation Response with a Status Code other than SUCCESS, e.g.
+    /// 55 "invalid FTE" when the STA answered an ANonce the AP had replaced): no PTKSA
+    /// was set up (13.5.2, 13.8.5), so that key and the roam it reported are dropped. The
+    /// STA's MIC verified it, so nothing else tells an observer the roam did not happen.
+    fn ft_refused(&mut self, bssid: MacAddr, sta: MacAddr) {
+        let Some(l) = self.links.get_mut(&(bssid, sta)) else { return };
+        let Some(at) = l.ft_pending.take() else { return };
+        let before = l.ptks.len();
+        l.ptks.retain(|(_, _, p)| *p != at);
+        if l.ptks.len() == before {
+            return;
+        }
+        if l.first_ptk_at == Some(at) {
+            l.first_ptk_at = l.ptks.iter().map(|p| p.2).min();
+        }
+        self.stats.handshakes_verified = self.stats.handshakes_verified.saturating_sub(1);
+        self.stats.keys_learnt.retain(|k| !(k.frame == at && k.aa == bssid && k.spa == sta && k.source == KeySource::FtTransition));
+    }
+
     /// SSIDs to derive PMK-R0 with: the BSS's, else every SSID seen or given.
     fn ft_ssids(&self, bssid: &MacAddr) -> Vec<Vec<u8>> {
         if let Some(s) = self.bss.get(bssid).and_then(|b| b.ssid.clone()) {
@@ -184,9 +204,13 @@ impl Decryptor {
         for ptk in self.ft_ptks(bssid, sta, akm, pairwise, &fte.anonce, &fte.snonce, &ids) {
             let Ok(mic) = ft::fte_mic(ptk.kck(), sta.0, bssid.0, 5, rsne, mde, &zeroed, rsnxe) else { continue };
             if bool::from(mic.ct_eq(&fte.mic)) {
+                let tk = Zeroizing::new(ptk.tk().to_vec());
                 self.learn_ptk(bssid, sta, ptk, pairwise, Some(akm), KeySource::FtTransition);
                 if let Some(l) = self.links.get_mut(&(bssid, sta)) {
                     l.unverified = false;
+                    // Where that key was first learnt: a retransmitted Request (same FTE)
+                    // gives the key of the first one.
+                    l.ft_pending = l.ptks.iter().find(|(p, _, _)| p.tk() == &tk[..]).map(|p| p.2);
                 }
                 return;
             }
@@ -197,8 +221,16 @@ impl Decryptor {
     /// A (Re)Association Response: its FTE names the key holders (R0KH-ID, R1KH-ID) for an
     /// initial association's 4-way handshake; after a transition it carries the GTK,
     /// wrapped with the KEK of the PTK whose KCK gives its MIC (Transaction Sequence 6).
-    pub(super) fn on_ft_assoc_resp(&mut self, h: &Header<&[u8]>, ies: &[u8]) {
+    /// A Status Code other than SUCCESS (9.4.1.9) refuses the transition.
+    pub(super) fn on_ft_assoc_resp(&mut self, h: &Header<&[u8]>, status: u16, ies: &[u8]) {
         let (sta, Some(bssid)) = (h.addr1(), h.addr3()) else { return };
+        if status != 0 {
+            self.ft_refused(bssid, sta);
+            return;
+        }
+        if let Some(l) = self.links.get_mut(&(bssid, sta)) {
+            l.ft_pending = None;
+        }
         let e = ft_elements(ies);
         let Some(akm) = self.links.get(&(bssid, sta)).and_then(|l| l.akm).filter(|a| a.is_ft()) else { return };
         let Some(fte_whole) = e.fte else { return };

@@ -121,6 +121,9 @@ struct Link {
     /// Index (in capture order) of the frame whose handshake gave the first PTK: in a
     /// second pass, frames before it belong to a session whose handshake is not there.
     first_ptk_at: Option<u64>,
+    /// FT: position of the Reassociation Request whose FTE MIC gave the newest PTK, until
+    /// the target AP's Reassociation Response accepts or refuses the transition.
+    ft_pending: Option<u64>,
 }
 
 /// Counters for the summary.
@@ -504,8 +507,8 @@ impl Decryptor {
             }
             mgmt_subtype::ASSOC_RESP | mgmt_subtype::REASSOC_RESP => {
                 // Capability, Status Code, AID, then the elements (9.3.3.6, 9.3.3.8).
-                if let Some(ies) = body.get(6..) {
-                    self.on_ft_assoc_resp(h, ies);
+                if let (Some(st), Some(ies)) = (body.get(2..4), body.get(6..)) {
+                    self.on_ft_assoc_resp(h, u16::from_le_bytes([st[0], st[1]]), ies);
                 }
                 return;
             }
