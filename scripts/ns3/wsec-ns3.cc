@@ -2,8 +2,9 @@
 // for scripts/model-ns3: n stations and an AP in one collision domain (all nodes at one
 // point: equal powers, no propagation delay, no channel errors), UDP datagrams with Poisson
 // arrivals from every station to the AP (or from sta1 to sta2 through the AP), fixed rates.
-// Prints one JSON object: throughput, mean delay and RFC 3550 jitter over the measurement
-// window, and what ns-3 actually used (slot, SIFS, CWmin, AIFSN, the rate of ACKs, CTSs and
+// Prints one JSON object: throughput, mean delay, RFC 3550 jitter (the smoothed estimate
+// at the end of the window) and the mean |D(i-1,i)| over the window (what FlowMonitor's
+// jitterSum / (rxPackets - 1) gives), and what ns-3 actually used (slot, SIFS, CWmin, AIFSN, the rate of ACKs, CTSs and
 // beacons, the beacon length), so the comparison can name each convention.
 //
 // Built by scripts/model-ns3 into $CARGO_TARGET_DIR/ns3/ (not committed).
@@ -91,6 +92,8 @@ struct FlowStats
     bool havePrev = false;
     double prevTransit = 0;
     double jitter = 0; // RFC 3550 6.4.1
+    double ipdvSum = 0; // sum of |D(i-1,i)|: FlowMonitor's jitterSum
+    uint64_t ipdvN = 0;
 };
 
 std::map<Ipv4Address, FlowStats> g_flows;
@@ -120,6 +123,8 @@ Receive(Ptr<Socket> sock)
             if (f.havePrev)
             {
                 f.jitter += (std::fabs(transit - f.prevTransit) - f.jitter) / 16.0;
+                f.ipdvSum += std::fabs(transit - f.prevTransit);
+                f.ipdvN++;
             }
             f.havePrev = true;
             f.prevTransit = transit;
@@ -333,7 +338,7 @@ main(int argc, char* argv[])
     Ptr<WifiNetDevice> sd = DynamicCast<WifiNetDevice>(staDevs.Get(0));
     Ptr<WifiMac> sm = sd->GetMac();
     Ptr<Txop> txop = sm->GetQosSupported() ? Ptr<Txop>(sm->GetQosTxop(AC_BE)) : sm->GetTxop();
-    double thr = 0, delay = 0, jitter = 0;
+    double thr = 0, delay = 0, jitter = 0, ipdv = 0;
     uint64_t rx = 0, sent = 0;
     for (auto& [a, f] : g_flows)
     {
@@ -341,12 +346,14 @@ main(int argc, char* argv[])
         delay += f.delaySum;
         rx += f.rxCreatedWindow;
         jitter += f.jitter;
+        ipdv += f.ipdvN ? f.ipdvSum / f.ipdvN : 0;
     }
     for (auto& s : sources)
         sent += s->sentInWindow;
     std::cout << std::setprecision(9) << "{\"ns3_version\": \"3.37\", \"throughput_mbps\": " << thr
               << ", \"delay_mean_ms\": " << (rx ? 1e3 * delay / rx : 0)
               << ", \"jitter_ms\": " << (g_flows.empty() ? 0 : 1e3 * jitter / g_flows.size())
+              << ", \"ipdv_mean_ms\": " << (g_flows.empty() ? 0 : 1e3 * ipdv / g_flows.size())
               << ", \"flows_received\": " << g_flows.size() << ", \"sent\": " << sent
               << ", \"received\": " << rx << ", \"wall_s\": " << wall
               << ", \"slot_us\": " << sd->GetPhy()->GetSlot().GetMicroSeconds()

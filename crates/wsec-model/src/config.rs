@@ -149,11 +149,19 @@ pub struct MacSpec {
     /// medium-busy event"); `difs` = it waits a DIFS counted from its arrival, which is
     /// what ns-3 3.37's DCF does (`ChannelAccessManager::NeedBackoffUponAccess`: backoff
     /// start = now + SIFS + AIFSN x slot for a non-QoS Txop; its EDCA Txops go at once).
+    /// `difs` also takes ns-3's view of a frame queued at the instant the node's own
+    /// reception ends (an AP forwarding): the medium is idle then (`IsBusy()` is false at
+    /// RX end and no NAV is set by a frame addressed to the node), so no backoff is drawn
+    /// and the frame goes DIFS after the ACK; `immediate` draws a backoff, the medium being
+    /// busy with that ACK, as for a real AP whose forwarding takes longer than SIFS.
     pub access_on_arrival: AccessOnArrival,
     /// The access function of every node: `dcf`, or the EDCA category `be`, `bk`, `vi`,
     /// `vo` (Table 9-155). Default: `be` for 802.11n (QoS is mandatory for HT and WMM APs
     /// put untagged traffic in AC_BE; ns-3 does the same), `dcf` for the others.
     pub access: Option<Access>,
+    /// EDCA parameters by hostapd's names (`wmm_ac_vi_txop_limit = 94`,
+    /// `tx_queue_data1_burst = 3.0`, ...; edca.rs); absent: Table 9-155.
+    pub edca: std::collections::BTreeMap<String, f64>,
     pub beacons: bool,
     /// Beacon interval in TU (1 TU = 1024 µs).
     pub beacon_interval_tu: f64,
@@ -185,6 +193,7 @@ impl Default for MacSpec {
             ack_timeout: true,
             eifs_ack_us: None,
             access: None,
+            edca: Default::default(),
             access_on_arrival: AccessOnArrival::Immediate,
             beacons: true,
             beacon_interval_tu: 100.0,
@@ -330,6 +339,10 @@ pub struct FlowSpec {
     /// A node name, or `each_sta` for one flow from every station.
     pub src: NodeName,
     pub dst: NodeName,
+    /// The flow's EDCA access category (`vo`, `vi`, `be`, `bk`: the UP its packets carry,
+    /// 10.2.4.2). Absent: `mac.access`, or AC_BE once any flow names a category (a WMM
+    /// network: untagged traffic is AC_BE).
+    pub ac: Option<Access>,
     pub traffic: TrafficKind,
     /// UDP payload in bytes (CBR, Poisson, saturated); video uses `video_packet`.
     pub payload: usize,
@@ -356,6 +369,7 @@ impl Default for FlowSpec {
             name: None,
             src: "sta1".into(),
             dst: "wired".into(),
+            ac: None,
             traffic: TrafficKind::Cbr,
             payload: 1460,
             rate_mbps: 1.0,
