@@ -6,8 +6,8 @@
 //! |---|---|---|---|---|
 //! | BK | aCWmin | aCWmax | 7 | 0 |
 //! | BE | aCWmin | aCWmax | 3 | 0 |
-//! | VI | (aCWmin+1)/2-1 | aCWmin | 2 | 3.008 ms |
-//! | VO | (aCWmin+1)/4-1 | (aCWmin+1)/2-1 | 2 | 1.504 ms |
+//! | VI | (aCWmin+1)/2-1 | aCWmin | 2 | 3.008 ms (WMM; [`Access::txop_limit`]) |
+//! | VO | (aCWmin+1)/4-1 | (aCWmin+1)/2-1 | 2 | 1.504 ms (WMM) |
 //!
 //! EDCA also differs from the DCF in when the backoff counter moves (10.23.2.5): at each
 //! slot boundary an EDCAF either decrements its counter or transmits, and the first boundary
@@ -88,9 +88,13 @@ impl Access {
         self as usize
     }
 
-    /// The Table 9-155 TXOP limit of this category on `kind`: AC_VI 6.016 ms and AC_VO
-    /// 3.264 ms for the DSSS/HR-DSSS PHYs (Clauses 15, 16), 3.008 ms and 1.504 ms for the
-    /// OFDM, ERP and HT PHYs (Clauses 17-19); 0 for BE, BK, the DCF and the FHSS PHY.
+    /// The default TXOP limit of this category on `kind`: AC_VI 6.016 ms and AC_VO 3.264 ms
+    /// for the DSSS/HR-DSSS PHYs (Clauses 15, 16), 3.008 ms and 1.504 ms for the OFDM, ERP
+    /// and HT PHYs; 0 for BE, BK, the DCF and the FHSS PHY. These are the WMM values that
+    /// APs advertise (hostapd's defaults `wmm_ac_vi_txop_limit=94`, `wmm_ac_vo_txop_limit=47`
+    /// in 32 µs units) and the 802.11-2012 table's. ns-3 3.37 (`WifiMac::ConfigureDcf`,
+    /// citing IEEE 802.11-2020 Table 9-155) uses 4.096 ms and 2.080 ms for the non-DSSS PHYs;
+    /// `mac.edca.wmm_ac_vi_txop_limit = 128` / `wmm_ac_vo_txop_limit = 65` give those.
     pub fn txop_limit(self, kind: PhyKind) -> Ns {
         let us = match (self, kind) {
             (_, PhyKind::Fhss) => 0,
