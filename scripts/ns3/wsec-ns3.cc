@@ -144,7 +144,23 @@ Receive(Ptr<Socket> sock)
     }
 }
 
-std::set<std::string> g_ackModes, g_ctsModes, g_rtsModes, g_beaconModes, g_dataModes;
+std::set<std::string> g_ackModes, g_ctsModes, g_rtsModes, g_beaconModes, g_dataModes, g_cfEndModes;
+uint64_t g_cfEnds = 0; // CF-End frames (TXOP truncation, 10.23.2.9)
+double g_snrSum = 0;   // SNR of received data frames, read from the sniffer
+uint64_t g_snrN = 0;
+std::map<std::string, uint64_t> g_dataModeCount; // data PPDUs per mode, in the window
+
+void
+SnifferRx(Ptr<const Packet> p, uint16_t, WifiTxVector tx, MpduInfo, SignalNoiseDbm sn, uint16_t)
+{
+    WifiMacHeader hd;
+    p->PeekHeader(hd);
+    if (hd.IsData() || hd.IsQosData())
+    {
+        g_snrSum += sn.signal - sn.noise;
+        g_snrN++;
+    }
+}
 uint32_t g_beaconBytes = 0;
 
 void
@@ -160,13 +176,23 @@ PsduTxBegin(WifiConstPsduMap psdus, WifiTxVector tx, double)
             g_ctsModes.insert(m);
         else if (hd.IsRts())
             g_rtsModes.insert(m);
+        else if (hd.IsCfEnd())
+        {
+            g_cfEndModes.insert(m);
+            g_cfEnds++;
+        }
         else if (hd.IsBeacon())
         {
             g_beaconModes.insert(m);
             g_beaconBytes = psdu->GetSize();
         }
         else if (hd.IsData() || hd.IsQosData())
+        {
             g_dataModes.insert(m);
+            double now = Simulator::Now().GetSeconds();
+            if (now >= g_warmup && now < g_end)
+                g_dataModeCount[m]++;
+        }
     }
 }
 
@@ -202,7 +228,15 @@ main(int argc, char* argv[])
     // station 1 VI, station 2 BE, ...; "vi+be": every station one VI and one BE flow).
     // Empty: one untagged (BE, or DCF without QoS) flow per station.
     std::string acs;
+    // Rate control and channel: ns3::ConstantRateWifiManager (fixed --rate), ArfWifiManager
+    // or MinstrelWifiManager; --snr > 0 replaces the propagation loss by FixedRssLossModel
+    // so every frame arrives with that SNR over ns-3's noise floor (thermal noise in the
+    // channel width plus the 7 dB noise figure); the SNR is read back from the sniffer.
+    std::string manager = "constant";
+    double snrDb = 0;
     CommandLine cmd(__FILE__);
+    cmd.AddValue("manager", "constant, arf or minstrel", manager);
+    cmd.AddValue("snr", "SNR of every link in dB (0 = the default propagation, no errors at 0 m)", snrDb);
     cmd.AddValue("acs", "access categories of the stations' flows (e.g. vi,be or vi+be); enables QoS", acs);
     cmd.AddValue("phy", "b, a, g or n", phyName);
     cmd.AddValue("rate", "data rate in Mb/s (n: MCS 0-7 rate, 800 ns GI)", rate);
@@ -272,16 +306,33 @@ main(int argc, char* argv[])
     staNodes.Create(stations);
     WifiHelper wifi;
     wifi.SetStandard(standard);
-    wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
-                                 "DataMode",
-                                 StringValue(dataMode),
-                                 "ControlMode",
-                                 StringValue(ctlMode),
-                                 "RtsCtsThreshold",
-                                 UintegerValue(rts ? 0 : 65535));
+    if (manager == "arf" || manager == "minstrel")
+        wifi.SetRemoteStationManager(manager == "arf" ? "ns3::ArfWifiManager" : "ns3::MinstrelWifiManager",
+                                     "RtsCtsThreshold",
+                                     UintegerValue(rts ? 0 : 65535));
+    else
+        wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
+                                     "DataMode",
+                                     StringValue(dataMode),
+                                     "ControlMode",
+                                     StringValue(ctlMode),
+                                     "RtsCtsThreshold",
+                                     UintegerValue(rts ? 0 : 65535));
     YansWifiChannelHelper channel = YansWifiChannelHelper::Default();
+    if (snrDb > 0)
+    {
+        // Noise floor: kT x 20 MHz = -100.97 dBm, plus the YansWifiPhy's 7 dB noise figure.
+        double noiseDbm = 10 * std::log10(1.3803e-23 * 290 * 20e6 * 1000) + 7;
+        channel = YansWifiChannelHelper();
+        channel.SetPropagationDelay("ns3::ConstantSpeedPropagationDelayModel");
+        channel.AddPropagationLoss("ns3::FixedRssLossModel", "Rss", DoubleValue(noiseDbm + snrDb));
+    }
     YansWifiPhyHelper phy;
     phy.SetChannel(channel.Create());
+    // The model's curves are the NIST ones (errmodel.rs); ns-3 3.37's default for the Yans
+    // PHY is the TableBasedErrorRateModel (link-simulation tables), so ask for NIST.
+    if (snrDb > 0)
+        phy.SetErrorRateModel("ns3::NistErrorRateModel");
     phy.Set("ChannelSettings", StringValue("{0, 0, " + band + ", 0}"));
     WifiMacHelper mac;
     Ssid ssid("wsec");
@@ -388,6 +439,8 @@ main(int argc, char* argv[])
     }
     Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Phy/PhyTxPsduBegin",
                                   MakeCallback(&PsduTxBegin));
+    Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Phy/MonitorSnifferRx",
+                                  MakeCallback(&SnifferRx));
 
     Simulator::Stop(Seconds(g_end + (saturated ? 0.0 : 0.5)));
     auto t0 = std::chrono::steady_clock::now();
@@ -455,7 +508,18 @@ main(int argc, char* argv[])
               << ", \"qos\": " << (sm->GetQosSupported() ? "true" : "false")
               << ", \"ack_modes\": " << Join(g_ackModes) << ", \"cts_modes\": " << Join(g_ctsModes)
               << ", \"rts_modes\": " << Join(g_rtsModes) << ", \"data_modes\": " << Join(g_dataModes)
-              << ", \"beacon_modes\": " << Join(g_beaconModes)
+              << ", \"beacon_modes\": " << Join(g_beaconModes) << ", \"cf_end_modes\": " << Join(g_cfEndModes)
+              << ", \"cf_ends\": " << g_cfEnds << ", \"snr_db\": " << (g_snrN ? g_snrSum / g_snrN : 0)
+              << ", \"data_mode_counts\": {" << [] {
+                     std::ostringstream o;
+                     bool f = true;
+                     for (auto& [k, v] : g_dataModeCount)
+                     {
+                         o << (f ? "" : ", ") << "\"" << k << "\": " << v;
+                         f = false;
+                     }
+                     return o.str();
+                 }() << "}"
               << ", \"beacon_bytes\": " << g_beaconBytes << ", \"per_ac\": {" << perAc.str()
               << "}, \"edca_cw_min_max_aifsn_txop_us\": {" << edca.str() << "}}" << std::endl;
     Simulator::Destroy();

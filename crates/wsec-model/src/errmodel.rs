@@ -82,11 +82,7 @@ fn coded_pe(p: f64, b: u32) -> f64 {
         1 => (10, 2, &[36.0, 211.0, 1404.0, 11633.0, 77433.0, 502690.0, 3322763.0, 21292910.0, 134365911.0]),
         2 => (6, 1, &[3.0, 70.0, 285.0, 1276.0, 6160.0, 27128.0, 117019.0, 498860.0, 2103891.0, 8784123.0]),
         3 => (5, 1, &[42.0, 201.0, 1492.0, 10469.0, 62935.0, 379644.0, 2253373.0, 13073811.0, 75152755.0, 428005675.0]),
-        _ => (
-            4,
-            1,
-            &[92.0, 528.0, 8694.0, 79453.0, 792114.0, 7375573.0, 67884974.0, 610875423.0, 5427275376.0, 47664215639.0],
-        ),
+        _ => (4, 1, &[92.0, 528.0, 8694.0, 79453.0, 792114.0, 7375573.0, 67884974.0, 610875423.0, 5427275376.0, 47664215639.0]),
     };
     let sum: f64 = c.iter().enumerate().map(|(i, w)| w * d.powi(d0 + step * i as i32)).sum();
     // Rate 1/2 has no puncturing period: its bound is halved, the others' divided by 2b.
@@ -142,6 +138,9 @@ mod tests {
         assert!(frame_error_rate(PhyKind::B, false, 11000, 1500, 20.0).is_err());
         assert!(frame_error_rate(PhyKind::A, false, 54000, 1500, f64::NAN).is_err());
         // 65 Mb/s: MCS 7 (5/6) with the long GI needs more SNR than MCS 6 (3/4) with the short.
-        assert!(frame_error_rate(PhyKind::N, false, 65000, 1500, 22.0).unwrap() > frame_error_rate(PhyKind::N, true, 65000, 1500, 22.0).unwrap());
+        assert!(
+            frame_error_rate(PhyKind::N, false, 65000, 1500, 22.0).unwrap()
+                > frame_error_rate(PhyKind::N, true, 65000, 1500, 22.0).unwrap()
+        );
     }
 }

@@ -23,6 +23,7 @@
 use super::config::{secs, AccessOnArrival, CollisionIfs, FlowSpec, ModelSpec, RateControl, TopologyKind, TrafficKind};
 use super::costs::{Costs, Location};
 use super::edca::{self, Access};
+use super::errmodel;
 use super::error::{Error, Result};
 use super::phy::{Ns, Phy, PhyKind, SEC};
 use super::stats::{quantile, Rfc3550Jitter};
@@ -126,7 +127,34 @@ struct Mac {
     ok_run: u32,
     fail_run: u32,
     probing: bool,
+    /// Minstrel's statistics (None with the other rate controls).
+    minstrel: Option<Minstrel>,
 }
+
+/// Minstrel's state for one access function (config.rs `phy.rate_control`; ns-3's
+/// MinstrelWifiManager): attempts and successes per rung since the last update, their
+/// EWMA success probability, the retry chain, and whether the head frame is a sample.
+#[derive(Debug, Clone)]
+struct Minstrel {
+    attempts: Vec<u32>,
+    successes: Vec<u32>,
+    /// EWMA success probability per rung (None: never tried).
+    prob: Vec<Option<f64>>,
+    next_update: Ns,
+    /// Best throughput, second best, best probability.
+    chain: [usize; 3],
+    /// The rung the head frame samples (its first two attempts), if it is a sample.
+    sample: Option<usize>,
+    frames: u64,
+}
+
+/// Minstrel's update interval, EWMA weight of the past, share of sampled frames, and the
+/// frame length its throughput estimate assumes (ns-3: UpdateStatistics 100 ms,
+/// EwmaLevel 75, LookAroundRate 10, PacketLength 1200).
+const MINSTREL_INTERVAL: Ns = 100_000_000;
+const MINSTREL_EWMA: f64 = 0.75;
+const MINSTREL_SAMPLE_EVERY: u64 = 10;
+const MINSTREL_BYTES: usize = 1200;
 
 /// Per-node counters.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -400,6 +428,7 @@ impl<'a> Simulator<'a> {
                     ok_run: 0,
                     fail_run: 0,
                     probing: false,
+                    minstrel: None,
                 });
             }
             Ok(idx)
@@ -581,7 +610,7 @@ impl<'a> Simulator<'a> {
         let ack_timeout = (spec.mac.eifs && spec.mac.ack_timeout).then(|| phy.ack_timeout());
         let rungs: Vec<Phy> = match spec.phy.rate_control {
             RateControl::Fixed => Vec::new(),
-            RateControl::Arf => phy
+            RateControl::Arf | RateControl::Minstrel => phy
                 .rate_ladder()
                 .into_iter()
                 .map(|r| {
@@ -593,6 +622,24 @@ impl<'a> Simulator<'a> {
         };
         for m in macs.iter_mut() {
             m.rung = rungs.len().saturating_sub(1);
+            if spec.phy.rate_control == RateControl::Minstrel {
+                let n = rungs.len();
+                // Start at the lowest rate, as ns-3 does; sampling finds the others.
+                m.rung = 0;
+                m.minstrel = Some(Minstrel {
+                    attempts: vec![0; n],
+                    successes: vec![0; n],
+                    prob: vec![None; n],
+                    next_update: MINSTREL_INTERVAL,
+                    chain: [0; 3],
+                    sample: None,
+                    frames: 0,
+                });
+            }
+        }
+        if let Some(snr) = spec.phy.snr_db {
+            // Refuse a PHY without curves (or an SNR out of range) before the run starts.
+            errmodel::frame_error_rate(phy.kind, phy.short_gi, phy.rate_kbps, 100, snr)?;
         }
         // A saturated source keeps enough frames for an A-MPDU and for a full TXOP burst
         // (each frame of which takes at least 2 SIFS + ACK).
@@ -1167,13 +1214,19 @@ impl<'a> Simulator<'a> {
             }
         }
         self.busy = true;
+        // Minstrel picks each transmitter's rate for this attempt.
+        if self.spec.phy.rate_control == RateControl::Minstrel {
+            for &i in &txers {
+                self.minstrel_pick(i);
+            }
+        }
         let p = &self.phy;
         let d = p.prop_delay;
         let mut ex = Exchange { beacon: beacon.map(|_| BEACON), internal, ..Default::default() };
         let n_tx = txers.len() + beacon.is_some() as usize;
         // Work out each transmitter's PPDU.
         let mut longest = 0;
-        let mut single: Option<(usize, usize, bool, Ns)> = None;
+        let mut single: Option<(usize, usize, bool, Ns, usize)> = None;
         for &i in &txers {
             let m = &self.macs[i];
             let head = m.queue[0];
@@ -1203,7 +1256,7 @@ impl<'a> Simulator<'a> {
             longest = longest.max(busy);
             ex.txers.push((i, n, rts));
             ex.own_end.push(s + busy + d);
-            single = Some((i, n, rts, data));
+            single = Some((i, n, rts, data, bytes));
             let st = &mut self.nodes[m.node].stats;
             st.tx_attempts += 1;
             st.rate_sum_kbps += rate;
@@ -1213,7 +1266,7 @@ impl<'a> Simulator<'a> {
         }
         let end;
         if n_tx == 1 && beacon.is_none() {
-            let (i, mut n, rts, data) = single.unwrap();
+            let (i, mut n, rts, data, bytes) = single.unwrap();
             let node = self.macs[i].node;
             let p = self.rungs.get(self.macs[i].rung).unwrap_or(p).clone();
             let mut t = s;
@@ -1222,8 +1275,7 @@ impl<'a> Simulator<'a> {
             }
             let data_end = t + data + d;
             ex.own_end[0] = data_end;
-            let fer = self.spec.mac.frame_error_rate;
-            let err = fer > 0.0 && self.rng.gen::<f64>() < fer;
+            let err = self.frame_lost(&p, bytes);
             if err {
                 end = data_end;
                 ex.data_error = true;
@@ -1250,7 +1302,7 @@ impl<'a> Simulator<'a> {
                         let st = &mut self.nodes[node].stats;
                         st.tx_attempts += 1;
                         st.rate_sum_kbps += p.rate_kbps as u64;
-                        if fer > 0.0 && self.rng.gen::<f64>() < fer {
+                        if self.frame_lost(&p, self.mpdu_bytes(&pkt)) {
                             // The burst ends; the EDCAF backs off for this frame.
                             self.nodes[node].stats.frame_errors += 1;
                             ex.burst_failed = true;
@@ -1264,6 +1316,12 @@ impl<'a> Simulator<'a> {
                         n += 1;
                     }
                     ex.txers[0].1 = n;
+                    // TXOP truncation (config.rs `mac.cf_end`): the queue ran out with time
+                    // left for a CF-End.
+                    let cf_end = p.sifs + self.phy.beacon_time(20) + d;
+                    if self.spec.mac.cf_end && !ex.burst_failed && n >= self.macs[i].queue.len() && e + cf_end - s <= txop {
+                        e += cf_end;
+                    }
                 }
                 end = e;
             }
@@ -1363,7 +1421,16 @@ impl<'a> Simulator<'a> {
                 m.earliest = end;
                 // ARF (config.rs): it sees only "acknowledged" or "not"; an internal
                 // collision sent nothing.
-                if m.rung != usize::MAX && !self.rungs.is_empty() && !ex.internal.contains(&i) {
+                if let (Some(st), false) = (m.minstrel.as_mut(), ex.internal.contains(&i)) {
+                    st.attempts[m.rung] += 1;
+                    if ok > 0 {
+                        st.successes[m.rung] += 1;
+                    }
+                    if ok > 0 || (failed && m.src == 0 && m.lrc == 0) {
+                        // The frame is done (delivered or dropped): the next one may sample.
+                        st.sample = None;
+                    }
+                } else if m.rung != usize::MAX && !self.rungs.is_empty() && !ex.internal.contains(&i) {
                     if ok > 0 {
                         arf_step(m, true, self.rungs.len());
                     }
@@ -1399,6 +1466,67 @@ impl<'a> Simulator<'a> {
             }
         }
         self.reschedule();
+    }
+
+    /// Whether a data PPDU of `bytes` octets sent with `p` is received in error: the
+    /// configured frame error rate and, with `phy.snr_db`, the error model's.
+    fn frame_lost(&mut self, p: &Phy, bytes: usize) -> bool {
+        let mut ok = 1.0 - self.spec.mac.frame_error_rate;
+        if let Some(snr) = self.spec.phy.snr_db {
+            // Checked in `new` for this PHY's rates.
+            ok *= 1.0 - errmodel::frame_error_rate(p.kind, p.short_gi, p.rate_kbps, bytes, snr).unwrap_or(1.0);
+        }
+        ok < 1.0 && self.rng.gen::<f64>() >= ok
+    }
+
+    /// Minstrel: updates the statistics every 100 ms and sets `rung` for this attempt of
+    /// the head frame from the retry chain, two attempts per stage: best throughput (a
+    /// faster sample instead), second best (a slower sample instead, or the best after a
+    /// faster sample), best probability, then the lowest rate.
+    fn minstrel_pick(&mut self, i: usize) {
+        let now = self.now;
+        let rungs = self.rungs.len();
+        let tx_time: Vec<f64> =
+            self.rungs.iter().map(|q| (q.data_txtime(MINSTREL_BYTES) + q.sifs + q.ack_time() + q.difs()) as f64).collect();
+        let draw = self.rng.gen_range(0..rungs.max(1));
+        let m = &mut self.macs[i];
+        let attempt = (m.src + m.lrc) as usize;
+        let Some(st) = m.minstrel.as_mut() else { return };
+        if now >= st.next_update {
+            st.next_update = now + MINSTREL_INTERVAL;
+            for r in 0..rungs {
+                if st.attempts[r] > 0 {
+                    let p = st.successes[r] as f64 / st.attempts[r] as f64;
+                    st.prob[r] = Some(st.prob[r].map_or(p, |old| old * MINSTREL_EWMA + p * (1.0 - MINSTREL_EWMA)));
+                }
+                st.attempts[r] = 0;
+                st.successes[r] = 0;
+            }
+            // Throughput = probability / airtime; below 10% a rate counts as unusable.
+            let tput = |r: usize| st.prob[r].filter(|&p| p >= 0.1).map_or(0.0, |p| p / tx_time[r]);
+            let mut order: Vec<usize> = (0..rungs).collect();
+            order.sort_by(|&a, &b| tput(b).total_cmp(&tput(a)).then(b.cmp(&a)));
+            let best_prob =
+                (0..rungs).max_by(|&a, &b| st.prob[a].unwrap_or(0.0).total_cmp(&st.prob[b].unwrap_or(0.0)).then(a.cmp(&b))).unwrap_or(0);
+            st.chain = [order[0], *order.get(1).unwrap_or(&order[0]), best_prob];
+        }
+        if attempt == 0 && st.sample.is_none() {
+            st.frames += 1;
+            if st.frames % MINSTREL_SAMPLE_EVERY == 0 && draw != st.chain[0] {
+                st.sample = Some(draw);
+            }
+        }
+        // A sample slower than the best rate only takes the second stage (Minstrel's
+        // "deferred" sample): it is tried only if the best rate fails first.
+        m.rung = match (st.sample, attempt) {
+            (Some(r), 0 | 1) if r > st.chain[0] => r,
+            (Some(r), 0 | 1) | (Some(r), 2 | 3) if r < st.chain[0] && attempt >= 2 => r,
+            (Some(_), 0 | 1) | (None, 0 | 1) => st.chain[0],
+            (Some(r), 2 | 3) if r > st.chain[0] => st.chain[0],
+            (_, 2 | 3) => st.chain[1],
+            (_, 4 | 5) => st.chain[2],
+            _ => 0,
+        };
     }
 
     // ---------------------------------------------------------------- results

@@ -233,3 +233,33 @@ fn card_mips_scales_the_card_bottleneck() {
     assert!((slow - expect).abs() / expect < 0.01, "{slow} vs {expect}");
     assert!(Costs::shipped().set_card_mips(f64::NAN).is_err());
 }
+
+/// Rate control against an SNR (errmodel.rs): one saturated 802.11a station at 16 and 20
+/// dB. ns-3 3.37 (scripts/model-ns3: ArfWifiManager, MinstrelWifiManager,
+/// NistErrorRateModel, FixedRssLossModel) carried 15.506 / 21.050 Mb/s with ARF and 15.591
+/// / 20.855 with Minstrel; the model must be within 10%, and a fixed 54 Mb/s must fail.
+#[test]
+fn arf_and_minstrel_against_ns3_at_fixed_snr() {
+    use wsec_model::config::RateControl;
+    let run = |rc: RateControl, snr: f64| {
+        let phy = PhySpec { standard: "a".into(), rate_mbps: 54.0, rate_control: rc, snr_db: Some(snr), ..Default::default() };
+        let mut spec = saturation_spec(phy, 1, 1472, false, 5.0, 1);
+        spec.mac.collision_ifs = CollisionIfs::Difs;
+        spec.mac.access_on_arrival = wsec_model::config::AccessOnArrival::Difs;
+        replicate(&spec, &Costs::shipped(), 2).unwrap().throughput_mbps.mean
+    };
+    for (rc, snr, ns3) in [
+        (RateControl::Arf, 16.0, 15.506),
+        (RateControl::Arf, 20.0, 21.050),
+        (RateControl::Minstrel, 16.0, 15.591),
+        (RateControl::Minstrel, 20.0, 20.855),
+    ] {
+        let got = run(rc, snr);
+        println!("{rc:?} at {snr} dB: model {got:.3} Mb/s, ns-3 {ns3}");
+        assert!((got - ns3).abs() / ns3 < 0.10, "{rc:?} {snr} dB: {got} vs ns-3 {ns3}");
+    }
+    assert!(run(RateControl::Fixed, 16.0) < 0.1);
+    // 802.11b has no curve: refused, not ignored.
+    let phy = PhySpec { standard: "b".into(), rate_mbps: 11.0, snr_db: Some(20.0), ..Default::default() };
+    assert!(run_once(&saturation_spec(phy, 1, 1472, false, 1.0, 1), &Costs::shipped(), 1).is_err());
+}
