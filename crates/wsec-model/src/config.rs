@@ -33,8 +33,18 @@ pub struct PhySpec {
     /// Minstrel): two failures in a row step the data rate down one rung, ten successes
     /// step it up, and a failure of the first frame after a step up steps back at once. It
     /// cannot tell a collision from a channel error, so contention alone lowers its rate.
-    /// `rate_mbps` is the highest rung.
+    /// `rate_mbps` is the highest rung. `minstrel`: the sampling rate control of Linux's
+    /// mac80211 and MadWifi (F. Fietkau, D. Smithies, 2005-2008) as ns-3's
+    /// MinstrelWifiManager models it (sim.rs [`Minstrel`](crate::sim)): per-rate success
+    /// statistics averaged every 100 ms (EWMA weight 75% on the past), 10% of frames sent at
+    /// a random other rate, and a retry chain (best throughput, second best, best
+    /// probability, lowest rate; two attempts each).
     pub rate_control: RateControl,
+    /// Signal-to-noise ratio of every link in dB (all nodes at one point, as in the ns-3
+    /// comparison). Absent: no channel errors besides `mac.frame_error_rate`. Present: each
+    /// data PPDU is lost with the probability of errmodel.rs (ns-3's NIST curves) for its
+    /// rate and length, so rate control has something to adapt to (OFDM and HT PHYs).
+    pub snr_db: Option<f64>,
 }
 
 /// See [`PhySpec::rate_control`].
@@ -44,6 +54,7 @@ pub enum RateControl {
     #[default]
     Fixed,
     Arf,
+    Minstrel,
 }
 
 impl Default for PhySpec {
@@ -61,6 +72,7 @@ impl Default for PhySpec {
             prop_delay_us: None,
             control_rate_mbps: None,
             rate_control: RateControl::Fixed,
+            snr_db: None,
         }
     }
 }
@@ -149,11 +161,26 @@ pub struct MacSpec {
     /// medium-busy event"); `difs` = it waits a DIFS counted from its arrival, which is
     /// what ns-3 3.37's DCF does (`ChannelAccessManager::NeedBackoffUponAccess`: backoff
     /// start = now + SIFS + AIFSN x slot for a non-QoS Txop; its EDCA Txops go at once).
+    /// `difs` also takes ns-3's view of a frame queued at the instant the node's own
+    /// reception ends (an AP forwarding): the medium is idle then (`IsBusy()` is false at
+    /// RX end and no NAV is set by a frame addressed to the node), so no backoff is drawn
+    /// and the frame goes DIFS after the ACK; `immediate` draws a backoff, the medium being
+    /// busy with that ACK, as for a real AP whose forwarding takes longer than SIFS.
     pub access_on_arrival: AccessOnArrival,
     /// The access function of every node: `dcf`, or the EDCA category `be`, `bk`, `vi`,
     /// `vo` (Table 9-155). Default: `be` for 802.11n (QoS is mandatory for HT and WMM APs
     /// put untagged traffic in AC_BE; ns-3 does the same), `dcf` for the others.
     pub access: Option<Access>,
+    /// EDCA parameters by hostapd's names (`wmm_ac_vi_txop_limit = 94`,
+    /// `tx_queue_data1_burst = 3.0`, ...; edca.rs); absent: Table 9-155.
+    pub edca: std::collections::BTreeMap<String, f64>,
+    /// A TXOP holder whose queue empties before its TXOP limit sends a CF-End (20 octets at
+    /// the beacon rate, SIFS after the last ACK) to truncate the TXOP (10.23.2.9), because
+    /// its frames' Duration/ID covered the rest of the limit ("multiple protection",
+    /// 9.2.5.2). Off (default): each frame's Duration/ID covers its own exchange, as Linux
+    /// mac80211 sets it, and no CF-End is sent. On: ns-3 3.37
+    /// (`QosFrameExchangeManager::SendCfEndIfNeeded`, at DSSS 1 Mb/s in the 2.4 GHz band).
+    pub cf_end: bool,
     pub beacons: bool,
     /// Beacon interval in TU (1 TU = 1024 µs).
     pub beacon_interval_tu: f64,
@@ -185,6 +212,8 @@ impl Default for MacSpec {
             ack_timeout: true,
             eifs_ack_us: None,
             access: None,
+            edca: Default::default(),
+            cf_end: false,
             access_on_arrival: AccessOnArrival::Immediate,
             beacons: true,
             beacon_interval_tu: 100.0,
@@ -330,6 +359,10 @@ pub struct FlowSpec {
     /// A node name, or `each_sta` for one flow from every station.
     pub src: NodeName,
     pub dst: NodeName,
+    /// The flow's EDCA access category (`vo`, `vi`, `be`, `bk`: the UP its packets carry,
+    /// 10.2.4.2). Absent: `mac.access`, or AC_BE once any flow names a category (a WMM
+    /// network: untagged traffic is AC_BE).
+    pub ac: Option<Access>,
     pub traffic: TrafficKind,
     /// UDP payload in bytes (CBR, Poisson, saturated); video uses `video_packet`.
     pub payload: usize,
@@ -356,6 +389,7 @@ impl Default for FlowSpec {
             name: None,
             src: "sta1".into(),
             dst: "wired".into(),
+            ac: None,
             traffic: TrafficKind::Cbr,
             payload: 1460,
             rate_mbps: 1.0,

@@ -10,7 +10,8 @@
 //! | [`phy`] | PHY timing: IFS, slot, CW bounds, TXTIME for FHSS, 802.11b/a/g and HT single stream |
 //! | [`config`] | every parameter, as written in a scenario file |
 //! | [`sim`] | the event loop: DCF, beacons, crypto stages, Ethernet, sources and sinks |
-//! | [`edca`] | the access function: DCF or an EDCA access category (Table 9-155) |
+//! | [`edca`] | the access functions: DCF or EDCA access categories (Table 9-155), TXOP |
+//! | [`errmodel`] | frame error rate from the SNR, rate and length (ns-3's NIST curves) |
 //! | [`tcp`] | NewReno sender and delayed-ACK receiver |
 //! | [`costs`] | the cost file: per-frame and per-byte crypto costs by location and suite |
 //! | [`stats`] | confidence intervals, percentiles, RFC 3550 jitter |
@@ -21,6 +22,7 @@
 pub mod config;
 pub mod costs;
 pub mod edca;
+pub mod errmodel;
 pub mod error;
 pub mod phy;
 pub mod scenario;

@@ -265,6 +265,7 @@ pub fn summarize(runs: Vec<RunResult>) -> Summary {
             add("delay_mean_ms", &|f| Some(f.delay_mean_ms));
             add("delay_p95_ms", &|f| Some(f.delay_p95_ms));
             add("jitter_ms", &|f| Some(f.jitter_ms));
+            add("ipdv_mean_ms", &|f| Some(f.ipdv_mean_ms));
             add("retransmits", &|f| Some(f.retransmits as f64));
             add("drops", &|f| Some(f.drops as f64));
             add("completion_s", &|f| f.completion_s);

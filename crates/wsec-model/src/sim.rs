@@ -22,6 +22,8 @@
 //! 20-station network cost O(stations) per transmission.
 use super::config::{secs, AccessOnArrival, CollisionIfs, FlowSpec, ModelSpec, RateControl, TopologyKind, TrafficKind};
 use super::costs::{Costs, Location};
+use super::edca::{self, Access};
+use super::errmodel;
 use super::error::{Error, Result};
 use super::phy::{Ns, Phy, PhyKind, SEC};
 use super::stats::{quantile, Rfc3550Jitter};
@@ -52,6 +54,8 @@ struct Packet {
     dst: u16,
     /// Next hop on the wireless medium.
     hop: u16,
+    /// The flow's access function ([`Access::index`]).
+    ac: u8,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,8 +96,21 @@ impl Fifo {
     }
 }
 
+/// One access function of one node (the DCF, or one EDCAF): its queue, backoff and retry
+/// state and its parameters.
 #[derive(Debug, Clone)]
 struct Mac {
+    node: usize,
+    /// [`Access::index`]: the priority of internal collisions.
+    ac: usize,
+    aifs: Ns,
+    cw_min: u32,
+    cw_max: u32,
+    /// EDCA's slot-boundary rule (edca.rs).
+    edca: bool,
+    txop: Ns,
+    /// What a frame arriving to an idle medium waits from its arrival (0, or DIFS/AIFS).
+    arrival_wait: Ns,
     queue: VecDeque<Packet>,
     /// Remaining backoff slots as of `ifs_end` (None: no backoff pending).
     bo: Option<u32>,
@@ -104,14 +121,40 @@ struct Mac {
     cw: u32,
     src: u32,
     lrc: u32,
-    beacon_due: Option<Ns>,
     /// Rate control (ARF): the rung in `Simulator::rungs`, successes and failures in a row,
     /// and whether the last step was up (a probe).
     rung: usize,
     ok_run: u32,
     fail_run: u32,
     probing: bool,
+    /// Minstrel's statistics (None with the other rate controls).
+    minstrel: Option<Minstrel>,
 }
+
+/// Minstrel's state for one access function (config.rs `phy.rate_control`; ns-3's
+/// MinstrelWifiManager): attempts and successes per rung since the last update, their
+/// EWMA success probability, the retry chain, and whether the head frame is a sample.
+#[derive(Debug, Clone)]
+struct Minstrel {
+    attempts: Vec<u32>,
+    successes: Vec<u32>,
+    /// EWMA success probability per rung (None: never tried).
+    prob: Vec<Option<f64>>,
+    next_update: Ns,
+    /// Best throughput, second best, best probability.
+    chain: [usize; 3],
+    /// The rung the head frame samples (its first two attempts), if it is a sample.
+    sample: Option<usize>,
+    frames: u64,
+}
+
+/// Minstrel's update interval, EWMA weight of the past, share of sampled frames, and the
+/// frame length its throughput estimate assumes (ns-3: UpdateStatistics 100 ms,
+/// EwmaLevel 75, LookAroundRate 10, PacketLength 1200).
+const MINSTREL_INTERVAL: Ns = 100_000_000;
+const MINSTREL_EWMA: f64 = 0.75;
+const MINSTREL_SAMPLE_EVERY: u64 = 10;
+const MINSTREL_BYTES: usize = 1200;
 
 /// Per-node counters.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -120,6 +163,9 @@ pub struct NodeStats {
     pub tx_attempts: u64,
     pub tx_success: u64,
     pub collisions: u64,
+    /// Two of the node's access categories ended their backoff in the same slot; the lower
+    /// one backed off (10.23.2.4).
+    pub internal_collisions: u64,
     pub frame_errors: u64,
     pub retry_drops: u64,
     pub queue_drops: u64,
@@ -141,7 +187,10 @@ pub struct NodeStats {
 
 struct Node {
     kind: NodeKind,
-    mac: Option<Mac>,
+    /// Its access functions by [`Access::index`] (indices into `Simulator::macs`); a wired
+    /// node has none.
+    macs: [Option<usize>; 5],
+    beacon_due: Option<Ns>,
     /// Frames inside the crypto stage on their way to the MAC queue.
     tx_in_stage: usize,
     stage: Option<(Location, Fifo)>,
@@ -188,8 +237,12 @@ const BEACON: usize = usize::MAX;
 
 #[derive(Debug, Default)]
 struct Exchange {
-    /// (node, frames in the PPDU, RTS used)
+    /// (access function, frames delivered (A-MPDU or TXOP burst), RTS used)
     txers: Vec<(usize, usize, bool)>,
+    /// Access functions that lost an internal collision.
+    internal: Vec<usize>,
+    /// A frame after the first of a TXOP burst failed.
+    burst_failed: bool,
     /// When each transmitter's own PPDU (RTS, or data) ends.
     own_end: Vec<Ns>,
     beacon: Option<usize>,
@@ -202,6 +255,8 @@ struct FlowState {
     name: String,
     src: usize,
     dst: usize,
+    /// [`Access::index`] of the flow's category.
+    ac: u8,
     /// Saturated: frames of this flow inside the source node.
     inside: usize,
     sent: u64,
@@ -240,6 +295,8 @@ pub struct FlowResult {
     pub delay_mean_ms: f64,
     pub delay_p95_ms: f64,
     pub jitter_ms: f64,
+    /// Mean |D(i-1,i)| over the window (ns-3 FlowMonitor's jitterSum / (rxPackets - 1)).
+    pub ipdv_mean_ms: f64,
     pub retransmits: u64,
     pub timeouts: u64,
     pub drops: u64,
@@ -268,6 +325,7 @@ pub struct Simulator<'a> {
     seq: u64,
     rng: ChaCha8Rng,
     nodes: Vec<Node>,
+    macs: Vec<Mac>,
     names: Vec<String>,
     flows: Vec<FlowState>,
     busy: bool,
@@ -281,16 +339,15 @@ pub struct Simulator<'a> {
     stop: Ns,
     end: Ns,
     events: u64,
-    /// DIFS, or AIFS of the EDCA category.
-    aifs: Ns,
-    /// EIFS as the nodes that did not transmit defer it: SIFS + EstimatedAckTxTime + AIFS.
-    eifs: Ns,
-    /// EDCA's slot-boundary rule (edca.rs).
-    edca: bool,
+    /// EIFS - DIFS/AIFS = SIFS + EstimatedAckTxTime, what the nodes that did not transmit
+    /// defer beyond AIFS after an error.
+    eifs_extra: Ns,
     /// ACKTimeout, when the senders of a failed frame wait it.
     ack_timeout: Option<Ns>,
-    /// What a frame arriving to an idle medium waits from its arrival (0, or DIFS/AIFS).
-    arrival_wait: Ns,
+    /// Frames a saturated source keeps inside its node (enough for an A-MPDU or a TXOP).
+    sat_depth: usize,
+    /// The node whose reception is being handled (at the end of the data frame).
+    receiving: Option<usize>,
     /// ARF's rungs: the PHY at each data rate up to the configured one (empty: fixed rate).
     rungs: Vec<Phy>,
     header_bytes: usize,
@@ -300,11 +357,32 @@ impl<'a> Simulator<'a> {
     pub fn new(spec: &'a ModelSpec, costs: &'a Costs, seed: u64) -> Result<Simulator<'a>> {
         spec.check_limits()?;
         let mut phy = spec.phy.build()?;
-        let access = spec.mac.access_for(phy.kind).params(&phy);
+        edca::check_keys(&spec.mac.edca)?;
+        // The access function of untagged flows: `mac.access`, else AC_BE in a network where
+        // some flow names a category (WMM), else the PHY's default.
+        let tagged = spec.flows.iter().any(|f| f.ac.is_some());
+        if spec.flows.iter().any(|f| f.ac == Some(Access::Dcf)) {
+            return Err(Error::Spec("a flow's ac is one of vo, vi, be, bk (the DCF has no categories)".into()));
+        }
+        let default_ac = match (spec.mac.access, tagged) {
+            (Some(Access::Dcf), true) => {
+                return Err(Error::Spec("flows name an access category but mac.access = \"dcf\" (a non-QoS network)".into()))
+            }
+            (Some(a), _) => a,
+            (None, true) => Access::Be,
+            (None, false) => spec.mac.access_for(phy.kind),
+        };
+        let mut used = vec![default_ac];
+        for f in &spec.flows {
+            if let Some(a) = f.ac.filter(|a| !used.contains(a)) {
+                used.push(a);
+            }
+        }
+        let base_phy = phy.clone();
+        let access = default_ac.params(&phy);
         // The category's window, unless the scenario overrides it (Bianchi, exact checks).
         phy.cw_min = spec.phy.cw_min.unwrap_or(access.cw_min);
         phy.cw_max = spec.phy.cw_max.unwrap_or(access.cw_max).max(phy.cw_min);
-        let aifs = access.aifs(&phy);
         let suite = spec.security.suite()?;
         let topo = &spec.topology;
         if topo.stations == 0 {
@@ -318,19 +396,42 @@ impl<'a> Simulator<'a> {
         }
         let mut nodes = Vec::new();
         let mut names = Vec::new();
-        let new_mac = |phy: &Phy| Mac {
-            queue: VecDeque::new(),
-            bo: None,
-            ifs_end: aifs,
-            earliest: 0,
-            cw: phy.cw_min,
-            src: 0,
-            lrc: 0,
-            beacon_due: None,
-            rung: usize::MAX,
-            ok_run: 0,
-            fail_run: 0,
-            probing: false,
+        let mut macs: Vec<Mac> = Vec::new();
+        // One access function per category in use at every wireless node.
+        let mut add_macs = |node: usize, ap: bool| -> Result<[Option<usize>; 5]> {
+            let mut idx = [None; 5];
+            for &a in &used {
+                let mut p = a.params_with(&base_phy, &spec.mac.edca, ap)?;
+                if a == default_ac {
+                    p.cw_min = spec.phy.cw_min.unwrap_or(p.cw_min);
+                    p.cw_max = spec.phy.cw_max.unwrap_or(p.cw_max).max(p.cw_min);
+                }
+                let aifs = p.aifs(&base_phy);
+                idx[a.index()] = Some(macs.len());
+                macs.push(Mac {
+                    node,
+                    ac: a.index(),
+                    aifs,
+                    cw_min: p.cw_min,
+                    cw_max: p.cw_max,
+                    edca: p.edca,
+                    txop: p.txop_limit,
+                    arrival_wait: if spec.mac.access_on_arrival == AccessOnArrival::Difs { aifs } else { 0 },
+                    queue: VecDeque::new(),
+                    bo: None,
+                    ifs_end: aifs,
+                    earliest: 0,
+                    cw: p.cw_min,
+                    src: 0,
+                    lrc: 0,
+                    rung: usize::MAX,
+                    ok_run: 0,
+                    fail_run: 0,
+                    probing: false,
+                    minstrel: None,
+                });
+            }
+            Ok(idx)
         };
         let sec = &spec.security;
         let stage = |loc: Location| -> Option<(Location, Fifo)> {
@@ -339,14 +440,11 @@ impl<'a> Simulator<'a> {
         let mut ap = None;
         if topo.kind == TopologyKind::Infrastructure {
             ap = Some(0);
-            let mut m = new_mac(&phy);
-            if spec.mac.beacons {
-                m.beacon_due = Some(spec.mac.beacon_interval());
-            }
             nodes.push(Node {
                 kind: NodeKind::Ap,
                 tx_in_stage: 0,
-                mac: Some(m),
+                macs: add_macs(0, true)?,
+                beacon_due: spec.mac.beacons.then(|| spec.mac.beacon_interval()),
                 stage: stage(sec.ap_crypto),
                 eth: None,
                 stats: NodeStats::default(),
@@ -354,14 +452,12 @@ impl<'a> Simulator<'a> {
             names.push("ap".to_string());
         }
         for i in 0..topo.stations {
-            let mut m = new_mac(&phy);
-            if ap.is_none() && i == 0 && spec.mac.beacons {
-                m.beacon_due = Some(spec.mac.beacon_interval());
-            }
+            let idx = add_macs(nodes.len(), false)?;
             nodes.push(Node {
                 kind: NodeKind::Sta,
                 tx_in_stage: 0,
-                mac: Some(m),
+                macs: idx,
+                beacon_due: (ap.is_none() && i == 0 && spec.mac.beacons).then(|| spec.mac.beacon_interval()),
                 stage: stage(sec.sta_crypto),
                 eth: None,
                 stats: NodeStats::default(),
@@ -374,7 +470,8 @@ impl<'a> Simulator<'a> {
             nodes.push(Node {
                 kind: NodeKind::Wired,
                 tx_in_stage: 0,
-                mac: None,
+                macs: [None; 5],
+                beacon_due: None,
                 stage: None,
                 eth: Some(Fifo::new(1, topo.ethernet_queue_limit)),
                 stats: NodeStats::default(),
@@ -426,7 +523,7 @@ impl<'a> Simulator<'a> {
             if src == dst {
                 return Err(Error::Spec(format!("flow {}: source and destination are the same node", i + 1)));
             }
-            if f.traffic == TrafficKind::Saturated && nodes[src].mac.is_none() {
+            if f.traffic == TrafficKind::Saturated && nodes[src].kind == NodeKind::Wired {
                 return Err(Error::Spec("saturated flows start at a wireless node".into()));
             }
             let what = format!("flow {} ({}->{})", i + 1, f.src, f.dst);
@@ -470,6 +567,7 @@ impl<'a> Simulator<'a> {
                 spec: f.clone(),
                 src,
                 dst,
+                ac: f.ac.unwrap_or(default_ac).index() as u8,
                 inside: 0,
                 sent: 0,
                 sent_bytes: 0,
@@ -508,11 +606,11 @@ impl<'a> Simulator<'a> {
             Some(x) => (x * 1000.0).round() as Ns,
             None => phy.eifs_ack_time(),
         };
-        let eifs = phy.sifs + eifs_ack + aifs;
+        let eifs_extra = phy.sifs + eifs_ack;
         let ack_timeout = (spec.mac.eifs && spec.mac.ack_timeout).then(|| phy.ack_timeout());
         let rungs: Vec<Phy> = match spec.phy.rate_control {
             RateControl::Fixed => Vec::new(),
-            RateControl::Arf => phy
+            RateControl::Arf | RateControl::Minstrel => phy
                 .rate_ladder()
                 .into_iter()
                 .map(|r| {
@@ -522,11 +620,32 @@ impl<'a> Simulator<'a> {
                 })
                 .collect(),
         };
-        for n in nodes.iter_mut() {
-            if let Some(m) = n.mac.as_mut() {
-                m.rung = rungs.len().saturating_sub(1);
+        for m in macs.iter_mut() {
+            m.rung = rungs.len().saturating_sub(1);
+            if spec.phy.rate_control == RateControl::Minstrel {
+                let n = rungs.len();
+                // Start at the lowest rate, as ns-3 does; sampling finds the others.
+                m.rung = 0;
+                m.minstrel = Some(Minstrel {
+                    attempts: vec![0; n],
+                    successes: vec![0; n],
+                    prob: vec![None; n],
+                    next_update: MINSTREL_INTERVAL,
+                    chain: [0; 3],
+                    sample: None,
+                    frames: 0,
+                });
             }
         }
+        if let Some(snr) = spec.phy.snr_db {
+            // Refuse a PHY without curves (or an SNR out of range) before the run starts.
+            errmodel::frame_error_rate(phy.kind, phy.short_gi, phy.rate_kbps, 100, snr)?;
+        }
+        // A saturated source keeps enough frames for an A-MPDU and for a full TXOP burst
+        // (each frame of which takes at least 2 SIFS + ACK).
+        let max_txop = macs.iter().map(|m| m.txop).max().unwrap_or(0);
+        let burst = (max_txop / (2 * phy.sifs + phy.ack_time()).max(1)).min(64) as usize + 1;
+        let sat_depth = 2.max(spec.mac.ampdu_max + 1).max(burst + 1);
         let header_bytes = spec.mac.header_bytes.unwrap_or(if phy.kind == PhyKind::N { 30 } else { 28 });
         Ok(Simulator {
             phy,
@@ -538,6 +657,7 @@ impl<'a> Simulator<'a> {
             seq: 0,
             rng: ChaCha8Rng::seed_from_u64(seed),
             nodes,
+            macs,
             names,
             flows,
             busy: false,
@@ -551,11 +671,10 @@ impl<'a> Simulator<'a> {
             stop: secs(run.duration_s),
             end: secs(run.duration_s + run.drain_s),
             events: 0,
-            aifs,
-            eifs,
-            edca: access.edca,
+            eifs_extra,
             ack_timeout,
-            arrival_wait: if spec.mac.access_on_arrival == AccessOnArrival::Difs { aifs } else { 0 },
+            sat_depth,
+            receiving: None,
             rungs,
             header_bytes,
         })
@@ -654,7 +773,11 @@ impl<'a> Simulator<'a> {
                 }
             }
             Ev::ExchangeEnd => self.end_exchange(),
-            Ev::Rx { node, pkt } => self.rx_wireless(node as usize, pkt),
+            Ev::Rx { node, pkt } => {
+                self.receiving = Some(node as usize);
+                self.rx_wireless(node as usize, pkt);
+                self.receiving = None;
+            }
             Ev::EthArrive { node, pkt } => self.arrive(node as usize, pkt),
             Ev::Rto { flow, gen } => {
                 let f = flow as usize;
@@ -686,6 +809,7 @@ impl<'a> Simulator<'a> {
             created: self.now,
             dst: self.flows[f].dst as u16,
             hop: 0,
+            ac: self.flows[f].ac,
         }
     }
 
@@ -752,7 +876,7 @@ impl<'a> Simulator<'a> {
     }
 
     fn saturation_depth(&self) -> usize {
-        2.max(self.spec.mac.ampdu_max + 1)
+        self.sat_depth
     }
 
     /// A log-normal variate of mean 1 and coefficient of variation `cv`.
@@ -779,6 +903,7 @@ impl<'a> Simulator<'a> {
                 created: self.now,
                 dst: self.flows[f].dst as u16,
                 hop: 0,
+                ac: self.flows[f].ac,
             };
             self.flows[f].segs_sent += 1;
             let src = self.flows[f].src;
@@ -808,6 +933,7 @@ impl<'a> Simulator<'a> {
             created: self.now,
             dst: self.flows[f].src as u16,
             hop: 0,
+            ac: self.flows[f].ac,
         };
         let from = self.flows[f].dst;
         self.send_from(from, p);
@@ -843,7 +969,7 @@ impl<'a> Simulator<'a> {
             // Frames being encrypted count against the transmit queue: the driver stops
             // handing frames to the crypto when the queue behind it is full (backpressure),
             // so the excess is dropped before it costs any crypto.
-            let queued = self.nodes[node].mac.as_ref().map_or(0, |m| m.queue.len()) + self.nodes[node].tx_in_stage;
+            let queued = self.nodes[node].macs[pkt.ac as usize].map_or(0, |m| self.macs[m].queue.len()) + self.nodes[node].tx_in_stage;
             if queued >= self.spec.mac.queue_limit {
                 self.nodes[node].stats.queue_drops += 1;
                 self.drop_pkt(node, pkt);
@@ -895,9 +1021,15 @@ impl<'a> Simulator<'a> {
 
     fn mac_enqueue(&mut self, node: usize, pkt: Packet) {
         let limit = self.spec.mac.queue_limit;
-        let busy = self.busy;
+        // With ns-3's DCF convention (`access_on_arrival = "difs"`) a frame queued at the
+        // instant the node's own reception ends (an AP forwarding) meets an idle medium: no
+        // backoff, DIFS after the ACK it is about to send (config.rs).
+        let forwarded_at_rx_end = self.receiving == Some(node) && self.spec.mac.access_on_arrival == AccessOnArrival::Difs;
+        let busy = self.busy && !forwarded_at_rx_end;
         let now = self.now;
-        let m = self.nodes[node].mac.as_mut().unwrap();
+        // Every wireless node has an access function for every category in use.
+        let mi = self.nodes[node].macs[pkt.ac as usize].expect("access function of a category in use");
+        let m = &mut self.macs[mi];
         if m.queue.len() >= limit {
             self.nodes[node].stats.queue_drops += 1;
             self.drop_pkt(node, pkt);
@@ -909,8 +1041,7 @@ impl<'a> Simulator<'a> {
             if m.bo.is_none() && busy {
                 let cw = m.cw;
                 let k = self.rng.gen_range(0..=cw);
-                let m = self.nodes[node].mac.as_mut().unwrap();
-                m.bo = Some(k);
+                self.macs[mi].bo = Some(k);
                 self.nodes[node].stats.backoff_slots_drawn += k as u64;
             }
             self.reschedule();
@@ -999,23 +1130,23 @@ impl<'a> Simulator<'a> {
     // ---------------------------------------------------------------- DCF
 
     fn start_of(&self, i: usize) -> Option<Ns> {
-        let m = self.nodes[i].mac.as_ref()?;
+        let m = &self.macs[i];
         if m.queue.is_empty() {
             return None;
         }
         let k = m.bo.unwrap_or(0) as u64;
-        Some((m.ifs_end + k * self.phy.slot).max(m.earliest + self.arrival_wait))
+        Some((m.ifs_end + k * self.phy.slot).max(m.earliest + m.arrival_wait))
     }
 
     fn beacon_start(&self) -> Option<(usize, Ns)> {
         let owner = self.ap.unwrap_or(0);
-        let due = self.nodes[owner].mac.as_ref()?.beacon_due?;
+        let due = self.nodes[owner].beacon_due?;
         Some((owner, due.max(self.idle_since + self.phy.pifs())))
     }
 
     fn earliest_access(&self) -> Option<Ns> {
         let mut best = self.beacon_start().map(|b| b.1);
-        for i in 0..self.nodes.len() {
+        for i in 0..self.macs.len() {
             if let Some(s) = self.start_of(i) {
                 best = Some(best.map_or(s, |b: Ns| b.min(s)));
             }
@@ -1040,46 +1171,64 @@ impl<'a> Simulator<'a> {
 
     fn begin_exchange(&mut self) {
         let s = self.now;
-        let mut txers: Vec<usize> = (0..self.nodes.len()).filter(|&i| self.start_of(i).is_some_and(|t| t <= s)).collect();
+        let mut ready: Vec<usize> = (0..self.macs.len()).filter(|&i| self.start_of(i).is_some_and(|t| t <= s)).collect();
         let beacon = self.beacon_start().filter(|b| b.1 <= s).map(|b| b.0);
         if let Some(owner) = beacon {
             // The beacon has priority inside its own node.
-            txers.retain(|&i| i != owner);
+            ready.retain(|&i| self.macs[i].node != owner);
         }
-        if txers.is_empty() && beacon.is_none() {
+        if ready.is_empty() && beacon.is_none() {
             self.reschedule();
             return;
         }
+        // Internal collisions (10.23.2.4): inside a node the highest category gets the
+        // TXOP; the others back off as if their frame had collided.
+        let mut txers: Vec<usize> = Vec::new();
+        let mut internal: Vec<usize> = Vec::new();
+        for &i in &ready {
+            let node = self.macs[i].node;
+            let top = ready.iter().copied().filter(|&j| self.macs[j].node == node).max_by_key(|&j| self.macs[j].ac).unwrap();
+            if top == i {
+                txers.push(i);
+            } else {
+                internal.push(i);
+                self.nodes[node].stats.internal_collisions += 1;
+            }
+        }
         let slot = self.phy.slot;
-        // Bianchi's rule, and EDCA's: a counter frozen at or after the end of AIFS has also
-        // lost the slot at whose boundary the busy period began (edca.rs).
-        let bianchi = self.spec.mac.busy_slot_decrement || self.edca;
-        // Freeze everyone else's counter.
-        for j in 0..self.nodes.len() {
-            if txers.contains(&j) {
+        // Freeze everyone else's counter. Bianchi's rule, and EDCA's: a counter frozen at
+        // or after the end of AIFS has also lost the slot at whose boundary the busy period
+        // began (edca.rs).
+        let bianchi_all = self.spec.mac.busy_slot_decrement;
+        for (j, m) in self.macs.iter_mut().enumerate() {
+            if ready.contains(&j) && (txers.contains(&j) || internal.contains(&j)) {
                 continue;
             }
-            if let Some(m) = self.nodes[j].mac.as_mut() {
-                if let Some(k) = m.bo {
-                    let consumed = if s > m.ifs_end { ((s - m.ifs_end) / slot).min(k as u64) as u32 } else { 0 };
-                    let mut left = k - consumed;
-                    if bianchi && left > 0 && s >= m.ifs_end {
-                        left -= 1;
-                    }
-                    m.bo = if left == 0 { None } else { Some(left) };
+            if let Some(k) = m.bo {
+                let consumed = if s > m.ifs_end { ((s - m.ifs_end) / slot).min(k as u64) as u32 } else { 0 };
+                let mut left = k - consumed;
+                if (bianchi_all || m.edca) && left > 0 && s >= m.ifs_end {
+                    left -= 1;
                 }
+                m.bo = if left == 0 { None } else { Some(left) };
             }
         }
         self.busy = true;
+        // Minstrel picks each transmitter's rate for this attempt.
+        if self.spec.phy.rate_control == RateControl::Minstrel {
+            for &i in &txers {
+                self.minstrel_pick(i);
+            }
+        }
         let p = &self.phy;
         let d = p.prop_delay;
-        let mut ex = Exchange { beacon: beacon.map(|_| BEACON), ..Default::default() };
+        let mut ex = Exchange { beacon: beacon.map(|_| BEACON), internal, ..Default::default() };
         let n_tx = txers.len() + beacon.is_some() as usize;
         // Work out each transmitter's PPDU.
         let mut longest = 0;
-        let mut single: Option<(usize, usize, bool, Ns)> = None;
+        let mut single: Option<(usize, usize, bool, Ns, usize)> = None;
         for &i in &txers {
-            let m = self.nodes[i].mac.as_ref().unwrap();
+            let m = &self.macs[i];
             let head = m.queue[0];
             let mut n = 1;
             let mut bytes = self.mpdu_bytes(&head);
@@ -1107,38 +1256,74 @@ impl<'a> Simulator<'a> {
             longest = longest.max(busy);
             ex.txers.push((i, n, rts));
             ex.own_end.push(s + busy + d);
-            single = Some((i, n, rts, data));
-            let st = &mut self.nodes[i].stats;
+            single = Some((i, n, rts, data, bytes));
+            let st = &mut self.nodes[m.node].stats;
             st.tx_attempts += 1;
             st.rate_sum_kbps += rate;
         }
-        if let Some(owner) = beacon {
+        if beacon.is_some() {
             longest = longest.max(p.beacon_time(self.spec.mac.beacon_bytes));
-            let _ = owner;
         }
         let end;
         if n_tx == 1 && beacon.is_none() {
-            let (i, n, rts, data) = single.unwrap();
-            let p = self.nodes[i].mac.as_ref().and_then(|m| self.rungs.get(m.rung)).unwrap_or(p);
+            let (i, mut n, rts, data, bytes) = single.unwrap();
+            let node = self.macs[i].node;
+            let p = self.rungs.get(self.macs[i].rung).unwrap_or(p).clone();
             let mut t = s;
             if rts {
                 t += p.rts_time() + d + p.sifs + p.cts_time() + d + p.sifs;
             }
             let data_end = t + data + d;
             ex.own_end[0] = data_end;
-            let err = self.spec.mac.frame_error_rate > 0.0 && self.rng.gen::<f64>() < self.spec.mac.frame_error_rate;
+            let err = self.frame_lost(&p, bytes);
             if err {
                 end = data_end;
                 ex.data_error = true;
-                self.nodes[i].stats.frame_errors += 1;
+                self.nodes[node].stats.frame_errors += 1;
             } else {
                 let resp = if n > 1 || self.spec.mac.ampdu_max > 1 { p.block_ack_time() } else { p.ack_time() };
-                end = data_end + p.sifs + resp + d;
+                let mut e = data_end + p.sifs + resp + d;
                 ex.success = true;
-                let frames: Vec<Packet> = self.nodes[i].mac.as_ref().unwrap().queue.iter().take(n).copied().collect();
+                let frames: Vec<Packet> = self.macs[i].queue.iter().take(n).copied().collect();
                 for pkt in frames {
                     self.push(data_end, Ev::Rx { node: pkt.hop, pkt });
                 }
+                // A TXOP (10.23.2.9): the next queued frames follow SIFS after each ACK
+                // while the whole sequence fits in the limit (no RTS inside the burst).
+                let txop = self.macs[i].txop;
+                if txop > 0 && self.spec.mac.ampdu_max <= 1 {
+                    while n < self.macs[i].queue.len() {
+                        let pkt = self.macs[i].queue[n];
+                        let dt = p.data_txtime(self.mpdu_bytes(&pkt));
+                        let frame_end = e + p.sifs + dt + d;
+                        if frame_end + p.sifs + p.ack_time() + d - s > txop {
+                            break;
+                        }
+                        let st = &mut self.nodes[node].stats;
+                        st.tx_attempts += 1;
+                        st.rate_sum_kbps += p.rate_kbps as u64;
+                        if self.frame_lost(&p, self.mpdu_bytes(&pkt)) {
+                            // The burst ends; the EDCAF backs off for this frame.
+                            self.nodes[node].stats.frame_errors += 1;
+                            ex.burst_failed = true;
+                            ex.own_end[0] = frame_end;
+                            e = frame_end;
+                            break;
+                        }
+                        self.nodes[node].stats.tx_success += 1;
+                        self.push(frame_end, Ev::Rx { node: pkt.hop, pkt });
+                        e = frame_end + p.sifs + p.ack_time() + d;
+                        n += 1;
+                    }
+                    ex.txers[0].1 = n;
+                    // TXOP truncation (config.rs `mac.cf_end`): the queue ran out with time
+                    // left for a CF-End.
+                    let cf_end = p.sifs + self.phy.beacon_time(20) + d;
+                    if self.spec.mac.cf_end && !ex.burst_failed && n >= self.macs[i].queue.len() && e + cf_end - s <= txop {
+                        e += cf_end;
+                    }
+                }
+                end = e;
             }
         } else if n_tx == 1 {
             end = s + longest + d;
@@ -1146,7 +1331,7 @@ impl<'a> Simulator<'a> {
         } else {
             end = s + longest + d;
             for &(i, _, _) in &ex.txers {
-                self.nodes[i].stats.collisions += 1;
+                self.nodes[self.macs[i].node].stats.collisions += 1;
             }
         }
         self.ex = ex;
@@ -1161,23 +1346,25 @@ impl<'a> Simulator<'a> {
         let mac = &self.spec.mac;
         // What the nodes that did not transmit defer: EIFS after a frame they decoded in
         // error (a data frame hit by a channel error, or a collision when a preamble was
-        // detected), else DIFS/AIFS.
-        let ifs =
-            if ex.success || !mac.eifs || (!ex.data_error && mac.collision_ifs == CollisionIfs::Difs) { self.aifs } else { self.eifs };
-        for n in self.nodes.iter_mut() {
-            if let Some(m) = n.mac.as_mut() {
-                m.ifs_end = end + ifs;
-            }
+        // detected), else DIFS/AIFS. EIFS = SIFS + EstimatedAckTxTime + DIFS/AIFS[AC].
+        let error_seen = ex.burst_failed || (!ex.success && (ex.data_error || mac.collision_ifs == CollisionIfs::Eifs));
+        let extra = if mac.eifs && error_seen { self.eifs_extra } else { 0 };
+        for m in self.macs.iter_mut() {
+            m.ifs_end = end + extra + m.aifs;
         }
         // The senders of the failed frame did not receive it: they wait ACKTimeout after
         // their own transmission (or CTSTimeout after an RTS, the same length), then AIFS
         // once the medium is idle.
-        if let (false, Some(to)) = (ex.success, self.ack_timeout) {
+        if let (true, Some(to)) = (!ex.success || ex.burst_failed, self.ack_timeout) {
             for (k, &(i, _, _)) in ex.txers.iter().enumerate() {
-                if let Some(m) = self.nodes[i].mac.as_mut() {
-                    m.ifs_end = end.max(ex.own_end[k] + to) + self.aifs;
-                }
+                let m = &mut self.macs[i];
+                m.ifs_end = end.max(ex.own_end[k] + to) + m.aifs;
             }
+        }
+        // An internal collision's losers saw their own node's transmission, no error.
+        for &i in &ex.internal {
+            let m = &mut self.macs[i];
+            m.ifs_end = end + m.aifs;
         }
         if ex.beacon.is_some() {
             let owner = self.ap.unwrap_or(0);
@@ -1188,28 +1375,32 @@ impl<'a> Simulator<'a> {
             } else {
                 st.beacons_lost += 1;
             }
-            let m = self.nodes[owner].mac.as_mut().unwrap();
-            let due = m.beacon_due.unwrap();
+            let due = self.nodes[owner].beacon_due.unwrap();
             // Next TBTT strictly after now.
             let mut next = due + interval;
             while next <= end {
                 next += interval;
             }
-            m.beacon_due = Some(next);
+            self.nodes[owner].beacon_due = Some(next);
         }
-        let (cw_min, cw_max) = (self.phy.cw_min, self.phy.cw_max);
-        let mac = &self.spec.mac;
-        for &(i, n, rts) in &ex.txers {
+        let mut outcomes: Vec<(usize, usize, bool, bool)> =
+            ex.txers.iter().map(|&(i, n, rts)| (i, if ex.success { n } else { 0 }, !ex.success || ex.burst_failed, rts)).collect();
+        // The losers of an internal collision: nothing sent, one failure (10.23.2.4).
+        outcomes.extend(ex.internal.iter().map(|&i| (i, 0, true, false)));
+        for (i, ok, failed, rts) in outcomes {
+            let n_failed = if ok == 0 { ex.txers.iter().find(|t| t.0 == i).map_or(1, |t| t.1) } else { 1 };
             let mut done: Vec<Packet> = Vec::new();
-            let mut dropped = false;
+            let mut lost: Vec<Packet> = Vec::new();
             {
-                let m = self.nodes[i].mac.as_mut().unwrap();
-                if ex.success {
-                    done.extend(m.queue.drain(..n));
-                    m.cw = cw_min;
+                let mac = &self.spec.mac;
+                let m = &mut self.macs[i];
+                if ok > 0 {
+                    done.extend(m.queue.drain(..ok));
+                    m.cw = m.cw_min;
                     m.src = 0;
                     m.lrc = 0;
-                } else {
+                }
+                if failed && !m.queue.is_empty() {
                     let long = rts && ex.data_error;
                     let (cnt, limit) = if long {
                         m.lrc += 1;
@@ -1219,63 +1410,123 @@ impl<'a> Simulator<'a> {
                         (m.src, mac.short_retry_limit)
                     };
                     if mac.retries && cnt >= limit {
-                        done.extend(m.queue.drain(..n));
-                        dropped = true;
-                        m.cw = cw_min;
+                        lost.extend(m.queue.drain(..n_failed.min(m.queue.len())));
+                        m.cw = m.cw_min;
                         m.src = 0;
                         m.lrc = 0;
                     } else {
-                        m.cw = (2 * (m.cw + 1) - 1).min(cw_max);
+                        m.cw = (2 * (m.cw + 1) - 1).min(m.cw_max);
                     }
                 }
                 m.earliest = end;
-                // ARF (config.rs): it sees only "acknowledged" or "not".
-                if m.rung != usize::MAX && !self.rungs.is_empty() {
-                    if ex.success {
-                        m.fail_run = 0;
-                        m.ok_run += 1;
-                        m.probing = false;
-                        if m.ok_run >= 10 && m.rung + 1 < self.rungs.len() {
-                            m.rung += 1;
-                            m.ok_run = 0;
-                            m.probing = true;
-                        }
-                    } else {
-                        m.ok_run = 0;
-                        m.fail_run += 1;
-                        if (m.probing || m.fail_run >= 2) && m.rung > 0 {
-                            m.rung -= 1;
-                            m.fail_run = 0;
-                        }
-                        m.probing = false;
+                // ARF (config.rs): it sees only "acknowledged" or "not"; an internal
+                // collision sent nothing.
+                if let (Some(st), false) = (m.minstrel.as_mut(), ex.internal.contains(&i)) {
+                    st.attempts[m.rung] += 1;
+                    if ok > 0 {
+                        st.successes[m.rung] += 1;
+                    }
+                    if ok > 0 || (failed && m.src == 0 && m.lrc == 0) {
+                        // The frame is done (delivered or dropped): the next one may sample.
+                        st.sample = None;
+                    }
+                } else if m.rung != usize::MAX && !self.rungs.is_empty() && !ex.internal.contains(&i) {
+                    if ok > 0 {
+                        arf_step(m, true, self.rungs.len());
+                    }
+                    if failed {
+                        arf_step(m, false, self.rungs.len());
                     }
                 }
             }
-            let cw = self.nodes[i].mac.as_ref().unwrap().cw;
+            let node = self.macs[i].node;
+            let cw = self.macs[i].cw;
             let k = self.rng.gen_range(0..=cw);
-            self.nodes[i].mac.as_mut().unwrap().bo = Some(k);
-            self.nodes[i].stats.backoff_slots_drawn += k as u64;
-            if ex.success {
-                self.nodes[i].stats.tx_success += 1;
+            self.macs[i].bo = Some(k);
+            self.nodes[node].stats.backoff_slots_drawn += k as u64;
+            if ok > 0 && !ex.internal.contains(&i) {
+                // Burst frames after the first were counted as they went.
+                self.nodes[node].stats.tx_success += 1;
             }
             for p in done {
-                if dropped {
-                    self.nodes[i].stats.retry_drops += 1;
-                    self.flows[p.flow as usize].drops += 1;
-                } else {
-                    self.nodes[i].stats.msdu_bytes_ok += (self.spec.mac.llc_bytes + p.ip_bytes as usize) as u64;
-                }
-                self.left_source(i, &p, true);
+                self.nodes[node].stats.msdu_bytes_ok += (self.spec.mac.llc_bytes + p.ip_bytes as usize) as u64;
+                self.left_source(node, &p, true);
+            }
+            for p in lost {
+                self.nodes[node].stats.retry_drops += 1;
+                self.flows[p.flow as usize].drops += 1;
+                self.left_source(node, &p, true);
             }
             // Saturated sources whose frames were all dropped on the way in refill here.
             let depth = self.saturation_depth();
             for f in 0..self.flows.len() {
-                if self.flows[f].src == i && self.flows[f].spec.traffic == TrafficKind::Saturated && self.flows[f].inside < depth {
+                if self.flows[f].src == node && self.flows[f].spec.traffic == TrafficKind::Saturated && self.flows[f].inside < depth {
                     self.app_tick(f);
                 }
             }
         }
         self.reschedule();
+    }
+
+    /// Whether a data PPDU of `bytes` octets sent with `p` is received in error: the
+    /// configured frame error rate and, with `phy.snr_db`, the error model's.
+    fn frame_lost(&mut self, p: &Phy, bytes: usize) -> bool {
+        let mut ok = 1.0 - self.spec.mac.frame_error_rate;
+        if let Some(snr) = self.spec.phy.snr_db {
+            // Checked in `new` for this PHY's rates.
+            ok *= 1.0 - errmodel::frame_error_rate(p.kind, p.short_gi, p.rate_kbps, bytes, snr).unwrap_or(1.0);
+        }
+        ok < 1.0 && self.rng.gen::<f64>() >= ok
+    }
+
+    /// Minstrel: updates the statistics every 100 ms and sets `rung` for this attempt of
+    /// the head frame from the retry chain, two attempts per stage: best throughput (a
+    /// faster sample instead), second best (a slower sample instead, or the best after a
+    /// faster sample), best probability, then the lowest rate.
+    fn minstrel_pick(&mut self, i: usize) {
+        let now = self.now;
+        let rungs = self.rungs.len();
+        let tx_time: Vec<f64> =
+            self.rungs.iter().map(|q| (q.data_txtime(MINSTREL_BYTES) + q.sifs + q.ack_time() + q.difs()) as f64).collect();
+        let draw = self.rng.gen_range(0..rungs.max(1));
+        let m = &mut self.macs[i];
+        let attempt = (m.src + m.lrc) as usize;
+        let Some(st) = m.minstrel.as_mut() else { return };
+        if now >= st.next_update {
+            st.next_update = now + MINSTREL_INTERVAL;
+            for r in 0..rungs {
+                if st.attempts[r] > 0 {
+                    let p = st.successes[r] as f64 / st.attempts[r] as f64;
+                    st.prob[r] = Some(st.prob[r].map_or(p, |old| old * MINSTREL_EWMA + p * (1.0 - MINSTREL_EWMA)));
+                }
+                st.attempts[r] = 0;
+                st.successes[r] = 0;
+            }
+            // Throughput = probability / airtime; below 10% a rate counts as unusable.
+            let tput = |r: usize| st.prob[r].filter(|&p| p >= 0.1).map_or(0.0, |p| p / tx_time[r]);
+            let mut order: Vec<usize> = (0..rungs).collect();
+            order.sort_by(|&a, &b| tput(b).total_cmp(&tput(a)).then(b.cmp(&a)));
+            let best_prob =
+                (0..rungs).max_by(|&a, &b| st.prob[a].unwrap_or(0.0).total_cmp(&st.prob[b].unwrap_or(0.0)).then(a.cmp(&b))).unwrap_or(0);
+            st.chain = [order[0], *order.get(1).unwrap_or(&order[0]), best_prob];
+        }
+        if attempt == 0 && st.sample.is_none() {
+            st.frames += 1;
+            if st.frames % MINSTREL_SAMPLE_EVERY == 0 && draw != st.chain[0] {
+                st.sample = Some(draw);
+            }
+        }
+        // A sample slower than the best rate only takes the second stage (Minstrel's
+        // "deferred" sample): it is tried only if the best rate fails first.
+        m.rung = match (st.sample, attempt) {
+            (Some(r), 0 | 1) if r > st.chain[0] => r,
+            (Some(r), 0 | 1) | (Some(r), 2 | 3) if r < st.chain[0] && attempt >= 2 => r,
+            (Some(_), 0 | 1) | (None, 0 | 1) => st.chain[0],
+            (Some(r), 2 | 3) if r > st.chain[0] => st.chain[0],
+            (_, 2 | 3) => st.chain[1],
+            (_, 4 | 5) => st.chain[2],
+            _ => 0,
+        };
     }
 
     // ---------------------------------------------------------------- results
@@ -1321,6 +1572,7 @@ impl<'a> Simulator<'a> {
                 delay_mean_ms: mean,
                 delay_p95_ms: p95,
                 jitter_ms: f.jitter.jitter,
+                ipdv_mean_ms: f.jitter.mean_abs(),
                 retransmits: retx,
                 timeouts,
                 drops: f.drops,
@@ -1338,6 +1590,28 @@ impl<'a> Simulator<'a> {
             nodes.push(std::mem::take(&mut n.stats));
         }
         RunResult { seed, flows, nodes, aggregate_throughput_mbps: agg, events: self.events, simulated_s: sim_end as f64 / 1e9 }
+    }
+}
+
+/// One ARF step (config.rs, `phy.rate_control`) after an acknowledged (`ok`) or failed frame.
+fn arf_step(m: &mut Mac, ok: bool, rungs: usize) {
+    if ok {
+        m.fail_run = 0;
+        m.ok_run += 1;
+        m.probing = false;
+        if m.ok_run >= 10 && m.rung + 1 < rungs {
+            m.rung += 1;
+            m.ok_run = 0;
+            m.probing = true;
+        }
+    } else {
+        m.ok_run = 0;
+        m.fail_run += 1;
+        if (m.probing || m.fail_run >= 2) && m.rung > 0 {
+            m.rung -= 1;
+            m.fail_run = 0;
+        }
+        m.probing = false;
     }
 }
 

@@ -54,11 +54,17 @@ pub fn quantile(xs: &mut [f64], q: f64) -> f64 {
 }
 
 /// RFC 3550 section 6.4.1 interarrival jitter: J += (|D(i-1,i)| - J) / 16, with D the
-/// difference of the transit times of consecutive packets (in arrival order).
+/// difference of the transit times of consecutive packets (in arrival order). Also the mean
+/// of |D(i-1,i)| over all packets, which is what ns-3's FlowMonitor reports as
+/// `jitterSum / (rxPackets - 1)` (flow-monitor.h: "Jitter{P_N} = |Delay{P_N} -
+/// Delay{P_{N-1}}|"): J is a 1/16 exponential average of the same samples, so its value at
+/// the end of a run weighs only the last few dozen packets; the mean is the stable figure.
 #[derive(Debug, Clone, Default)]
 pub struct Rfc3550Jitter {
     last_transit: Option<f64>,
     pub jitter: f64,
+    abs_sum: f64,
+    abs_n: u64,
 }
 
 impl Rfc3550Jitter {
@@ -66,7 +72,38 @@ impl Rfc3550Jitter {
         if let Some(prev) = self.last_transit {
             let d = (transit - prev).abs();
             self.jitter += (d - self.jitter) / 16.0;
+            self.abs_sum += d;
+            self.abs_n += 1;
         }
         self.last_transit = Some(transit);
+    }
+
+    /// Mean |D(i-1,i)| (NaN before two packets).
+    pub fn mean_abs(&self) -> f64 {
+        if self.abs_n == 0 {
+            f64::NAN
+        } else {
+            self.abs_sum / self.abs_n as f64
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jitter_and_mean_abs_by_hand() {
+        // Transits 1, 3, 2, 2 ms: |D| = 2, 1, 0. J = 2/16, then + (1 - J)/16, then + (0 - J)/16.
+        let mut j = Rfc3550Jitter::default();
+        assert!(j.mean_abs().is_nan());
+        for t in [1.0, 3.0, 2.0, 2.0] {
+            j.update(t);
+        }
+        let j1 = 2.0 / 16.0;
+        let j2 = j1 + (1.0 - j1) / 16.0;
+        let j3 = j2 - j2 / 16.0;
+        assert!((j.jitter - j3).abs() < 1e-12, "{}", j.jitter);
+        assert!((j.mean_abs() - 1.0).abs() < 1e-12, "{}", j.mean_abs());
     }
 }
