@@ -133,13 +133,7 @@ fn assoc_status(dh: &[u8]) -> StatusCode {
     let req = frames::assoc_req(&sta, &bssid, 1, Capability(Capability::ESS | Capability::PRIVACY), b"wsec-owe", Some(&ies));
     out.air.clear();
     ap.handle_air(1_000_000_000, &req, &mut out);
-    out.air
-        .iter()
-        .find_map(|f| match frames::parse_mgmt(f) {
-            Ok(Mgmt::AssocResp { status, .. }) => Some(status),
-            _ => None,
-        })
-        .expect("an Association Response")
+    nodesim::assoc_resp_status(&out.air).expect("an Association Response")
 }
 
 #[test]

@@ -223,13 +223,7 @@ fn pmksa_caching_at_the_ap() {
         let req = frames::assoc_req(&addr, &bssid, 101, cap, b"wsec-wpa3", Some(&rsne));
         s.with_ap(|a, now, out| a.handle_air(now, &req, out));
         let sent: Vec<Vec<u8>> = s.air[before..].to_vec();
-        let status = sent
-            .iter()
-            .find_map(|f| match frames::parse_mgmt(f) {
-                Ok(frames::Mgmt::AssocResp { status, .. }) => Some(status),
-                _ => None,
-            })
-            .expect("an association response");
+        let status = nodesim::assoc_resp_status(&sent).expect("an association response");
         // EAPOL (LLC SNAP 88-8E) from the AP: message 1 of the 4-way handshake.
         let m1 = sent.iter().any(|f| f.windows(8).any(|w| w == [0xaa, 0xaa, 0x03, 0, 0, 0, 0x88, 0x8e]));
         (status, m1)

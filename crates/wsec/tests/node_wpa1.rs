@@ -459,13 +459,7 @@ fn assoc_status(ap: &mut wsec::node::ap::AccessPoint, sta: &MacAddr, ie: &[u8]) 
     ap.handle_air(now, &auth, &mut out);
     out.air.clear();
     ap.handle_air(now, &frames::assoc_req(sta, &BSSID, 2, Capability(0x0031), SSID.as_bytes(), Some(ie)), &mut out);
-    out.air
-        .iter()
-        .find_map(|f| match frames::parse_mgmt(f) {
-            Ok(Mgmt::AssocResp { status, .. }) => Some(status),
-            _ => None,
-        })
-        .expect("an Association Response")
+    nodesim::assoc_resp_status(&out.air).expect("an Association Response")
 }
 
 /// The AP checks a station's WPA element against its own (hostapd `wpa_validate_wpa_ie`):

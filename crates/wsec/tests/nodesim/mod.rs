@@ -287,3 +287,11 @@ impl Sim {
         self.events.iter().filter(|(w, _)| *w == who).map(|(_, NodeEvent::Phase { phase, .. })| phase.clone()).collect()
     }
 }
+
+/// The status of the first Association Response among `air`'s frames (9.3.3.7).
+pub fn assoc_resp_status(air: &[Vec<u8>]) -> Option<wsec::wire::mgmt::StatusCode> {
+    air.iter().find_map(|f| match frames::parse_mgmt(f) {
+        Ok(frames::Mgmt::AssocResp { status, .. }) => Some(status),
+        _ => None,
+    })
+}
