@@ -361,10 +361,12 @@ mod tests {
         assert!(!c.spreading && c.alone_jobs > 240, "{c:?}");
         assert!(c.spread_us.unwrap() > c.alone_us.unwrap(), "{c:?}");
         // Equal parts on 3 threads: spreading makes a part about 3x cheaper; it is chosen,
-        // and most jobs are spread.
+        // and most jobs are spread. Parts of 10 ms, well above the few milliseconds a
+        // sleeping worker can wait for a core on a loaded machine (with 1 ms parts, a CI
+        // run beside other builds measured spreading at 2.8 ms a part against 1.1 alone).
         let p = Pool::new(3).unwrap();
         for _ in 0..64 {
-            p.run(3, &|_| part(Duration::from_millis(1), Duration::from_millis(1)));
+            p.run(3, &|_| part(Duration::from_millis(10), Duration::from_millis(10)));
         }
         let c = p.choice();
         // (Probes and the backoff after a rare stall on a busy machine run alone too.)
