@@ -181,6 +181,17 @@ pub struct MacSpec {
     /// mac80211 sets it, and no CF-End is sent. On: ns-3 3.37
     /// (`QosFrameExchangeManager::SendCfEndIfNeeded`, at DSSS 1 Mb/s in the 2.4 GHz band).
     pub cf_end: bool,
+    /// Which frames a TXOP holder sends after its first (10.23.2.9 leaves it to the
+    /// implementation): `start` (default) = the frames already queued when the TXOP was
+    /// won, fixed then: what a driver has handed the hardware queue before the burst
+    /// (mac80211 queues to the driver as frames come; whether a frame queued during a burst
+    /// still joins it depends on the driver's DMA chain, not modelled) and the cheaper form;
+    /// `each_ack` = the queue is looked at again SIFS after each ACK, so a frame that arrived
+    /// during the burst joins it: ns-3 3.37 (`QosFrameExchangeManager::TransmissionSucceeded`
+    /// schedules `StartTransmission` a SIFS later while the remaining TXOP exceeds a SIFS;
+    /// `StartFrameExchange` peeks the queue then; if it is empty or the frame does not fit,
+    /// `SendCfEndIfNeeded`).
+    pub txop_fill: TxopFill,
     pub beacons: bool,
     /// Beacon interval in TU (1 TU = 1024 µs).
     pub beacon_interval_tu: f64,
@@ -214,6 +225,7 @@ impl Default for MacSpec {
             access: None,
             edca: Default::default(),
             cf_end: false,
+            txop_fill: TxopFill::Start,
             access_on_arrival: AccessOnArrival::Immediate,
             beacons: true,
             beacon_interval_tu: 100.0,
@@ -231,6 +243,14 @@ impl Default for MacSpec {
 pub enum AccessOnArrival {
     Immediate,
     Difs,
+}
+
+/// See [`MacSpec::txop_fill`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TxopFill {
+    Start,
+    EachAck,
 }
 
 /// See [`MacSpec::collision_ifs`].
