@@ -389,6 +389,10 @@ pub struct FlowSpec {
     /// Offered load in Mb/s (CBR, Poisson, video mean rate).
     pub rate_mbps: f64,
     pub start_s: f64,
+    /// A CBR/Poisson/video source's first packet this long after `start_s`; absent (the
+    /// default): a random phase within one interval, so periodic flows do not align. Set
+    /// it to place packets exactly (tests).
+    pub phase_s: Option<f64>,
     pub stop_s: Option<f64>,
     /// Video: frames per second, GOP pattern, I:P:B mean size ratio, coefficient of
     /// variation of frame sizes, packet payload (7 x 188-byte TS packets = 1316).
@@ -414,6 +418,7 @@ impl Default for FlowSpec {
             payload: 1460,
             rate_mbps: 1.0,
             start_s: 0.0,
+            phase_s: None,
             stop_s: None,
             fps: 30.0,
             gop: "IBBPBBPBBPBB".into(),

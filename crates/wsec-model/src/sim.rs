@@ -563,6 +563,9 @@ impl<'a> Simulator<'a> {
             if !(f.start_s >= 0.0 && f.start_s.is_finite()) {
                 return Err(Error::Spec(format!("{what}: start_s must be >= 0")));
             }
+            if f.phase_s.is_some_and(|p| !(p >= 0.0 && p.is_finite())) {
+                return Err(Error::Spec(format!("{what}: phase_s must be >= 0")));
+            }
             if let (TrafficKind::File, Some(c)) = (&f.traffic, &f.app_cipher) {
                 costs.app_cipher(c)?;
             }
@@ -707,7 +710,9 @@ impl<'a> Simulator<'a> {
                 TrafficKind::Tcp => self.push(start, Ev::FileReady(f as u32)),
                 _ => {
                     // Sources start at a random phase so periodic flows do not align.
-                    let phase = if matches!(self.flows[f].spec.traffic, TrafficKind::Saturated) {
+                    let phase = if let Some(p) = self.flows[f].spec.phase_s {
+                        secs(p)
+                    } else if matches!(self.flows[f].spec.traffic, TrafficKind::Saturated) {
                         0
                     } else {
                         self.rng.gen_range(0..self.interval_hint(f).max(1))
