@@ -207,7 +207,6 @@ enum Ev {
     StageDone { node: u16, pkt: Packet, tx: bool },
     Access(u64),
     ExchangeEnd,
-    /// SIFS after an ACK inside a TXOP (`mac.txop_fill = "each_ack"`).
     TxopNext,
     Rx { node: u16, pkt: Packet },
     EthArrive { node: u16, pkt: Packet },
@@ -1311,7 +1310,7 @@ impl<'a> Simulator<'a> {
                     if let Some(fe) = failed {
                         ex.burst_failed = true;
                         ex.own_end[0] = fe;
-                    } else if self.spec.mac.txop_fill == TxopFill::EachAck && txop - (e - s) > p.sifs {
+                    } else if self.spec.mac.txop_fill == TxopFill::EachAck && txop.saturating_sub(e - s) > p.sifs {
                         // ns-3: the queue is looked at again SIFS after the ACK (config.rs).
                         ex.txop = Some((s, e));
                         self.ex = ex;
@@ -1388,7 +1387,7 @@ impl<'a> Simulator<'a> {
             self.ex.burst_failed = true;
             self.ex.own_end[0] = fe;
             fe
-        } else if n2 > n && self.macs[i].txop - (e2 - s) > p.sifs {
+        } else if n2 > n && self.macs[i].txop.saturating_sub(e2 - s) > p.sifs {
             self.ex.txop = Some((s, e2));
             self.push(e2 + p.sifs, Ev::TxopNext);
             return;
