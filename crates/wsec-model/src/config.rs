@@ -181,6 +181,17 @@ pub struct MacSpec {
     /// mac80211 sets it, and no CF-End is sent. On: ns-3 3.37
     /// (`QosFrameExchangeManager::SendCfEndIfNeeded`, at DSSS 1 Mb/s in the 2.4 GHz band).
     pub cf_end: bool,
+    /// Which frames a TXOP holder sends after its first (10.23.2.9 leaves it to the
+    /// implementation): `start` (default) = the frames already queued when the TXOP was
+    /// won, fixed then: what a driver has handed the hardware queue before the burst
+    /// (mac80211 queues to the driver as frames come; whether a frame queued during a burst
+    /// still joins it depends on the driver's DMA chain, not modelled) and the cheaper form;
+    /// `each_ack` = the queue is looked at again SIFS after each ACK, so a frame that arrived
+    /// during the burst joins it: ns-3 3.37 (`QosFrameExchangeManager::TransmissionSucceeded`
+    /// schedules `StartTransmission` a SIFS later while the remaining TXOP exceeds a SIFS;
+    /// `StartFrameExchange` peeks the queue then; if it is empty or the frame does not fit,
+    /// `SendCfEndIfNeeded`).
+    pub txop_fill: TxopFill,
     pub beacons: bool,
     /// Beacon interval in TU (1 TU = 1024 µs).
     pub beacon_interval_tu: f64,
@@ -214,6 +225,7 @@ impl Default for MacSpec {
             access: None,
             edca: Default::default(),
             cf_end: false,
+            txop_fill: TxopFill::Start,
             access_on_arrival: AccessOnArrival::Immediate,
             beacons: true,
             beacon_interval_tu: 100.0,
@@ -231,6 +243,14 @@ impl Default for MacSpec {
 pub enum AccessOnArrival {
     Immediate,
     Difs,
+}
+
+/// See [`MacSpec::txop_fill`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TxopFill {
+    Start,
+    EachAck,
 }
 
 /// See [`MacSpec::collision_ifs`].
@@ -369,6 +389,10 @@ pub struct FlowSpec {
     /// Offered load in Mb/s (CBR, Poisson, video mean rate).
     pub rate_mbps: f64,
     pub start_s: f64,
+    /// A CBR/Poisson/video source's first packet this long after `start_s`; absent (the
+    /// default): a random phase within one interval, so periodic flows do not align. Set
+    /// it to place packets exactly (tests).
+    pub phase_s: Option<f64>,
     pub stop_s: Option<f64>,
     /// Video: frames per second, GOP pattern, I:P:B mean size ratio, coefficient of
     /// variation of frame sizes, packet payload (7 x 188-byte TS packets = 1316).
@@ -394,6 +418,7 @@ impl Default for FlowSpec {
             payload: 1460,
             rate_mbps: 1.0,
             start_s: 0.0,
+            phase_s: None,
             stop_s: None,
             fps: 30.0,
             gop: "IBBPBBPBBPBB".into(),

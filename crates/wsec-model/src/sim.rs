@@ -20,7 +20,7 @@
 //! Rather than stepping slot by slot, the engine computes each node's transmission instant
 //! from its counter and schedules one event for the earliest; that makes a saturated
 //! 20-station network cost O(stations) per transmission.
-use super::config::{secs, AccessOnArrival, CollisionIfs, FlowSpec, ModelSpec, RateControl, TopologyKind, TrafficKind};
+use super::config::{secs, AccessOnArrival, CollisionIfs, FlowSpec, ModelSpec, RateControl, TopologyKind, TrafficKind, TxopFill};
 use super::costs::{Costs, Location};
 use super::edca::{self, Access};
 use super::errmodel;
@@ -173,6 +173,8 @@ pub struct NodeStats {
     pub ethernet_drops: u64,
     pub beacons_sent: u64,
     pub beacons_lost: u64,
+    /// CF-Ends sent to truncate a TXOP (`mac.cf_end`, 10.23.2.9).
+    pub cf_ends: u64,
     /// Fraction of the run the node's crypto stage was busy.
     pub crypto_utilisation: f64,
     /// MAC payload octets delivered (MSDUs), for throughput per station.
@@ -205,6 +207,7 @@ enum Ev {
     StageDone { node: u16, pkt: Packet, tx: bool },
     Access(u64),
     ExchangeEnd,
+    TxopNext,
     Rx { node: u16, pkt: Packet },
     EthArrive { node: u16, pkt: Packet },
     Rto { flow: u32, gen: u64 },
@@ -248,6 +251,8 @@ struct Exchange {
     beacon: Option<usize>,
     success: bool,
     data_error: bool,
+    /// A TXOP continued by ns-3's rule: (its start, the end of its last ACK).
+    txop: Option<(Ns, Ns)>,
 }
 
 struct FlowState {
@@ -557,6 +562,9 @@ impl<'a> Simulator<'a> {
             if !(f.start_s >= 0.0 && f.start_s.is_finite()) {
                 return Err(Error::Spec(format!("{what}: start_s must be >= 0")));
             }
+            if f.phase_s.is_some_and(|p| !(p >= 0.0 && p.is_finite())) {
+                return Err(Error::Spec(format!("{what}: phase_s must be >= 0")));
+            }
             if let (TrafficKind::File, Some(c)) = (&f.traffic, &f.app_cipher) {
                 costs.app_cipher(c)?;
             }
@@ -701,7 +709,9 @@ impl<'a> Simulator<'a> {
                 TrafficKind::Tcp => self.push(start, Ev::FileReady(f as u32)),
                 _ => {
                     // Sources start at a random phase so periodic flows do not align.
-                    let phase = if matches!(self.flows[f].spec.traffic, TrafficKind::Saturated) {
+                    let phase = if let Some(p) = self.flows[f].spec.phase_s {
+                        secs(p)
+                    } else if matches!(self.flows[f].spec.traffic, TrafficKind::Saturated) {
                         0
                     } else {
                         self.rng.gen_range(0..self.interval_hint(f).max(1))
@@ -773,6 +783,7 @@ impl<'a> Simulator<'a> {
                 }
             }
             Ev::ExchangeEnd => self.end_exchange(),
+            Ev::TxopNext => self.txop_next(),
             Ev::Rx { node, pkt } => {
                 self.receiving = Some(node as usize);
                 self.rx_wireless(node as usize, pkt);
@@ -1292,35 +1303,22 @@ impl<'a> Simulator<'a> {
                 // while the whole sequence fits in the limit (no RTS inside the burst).
                 let txop = self.macs[i].txop;
                 if txop > 0 && self.spec.mac.ampdu_max <= 1 {
-                    while n < self.macs[i].queue.len() {
-                        let pkt = self.macs[i].queue[n];
-                        let dt = p.data_txtime(self.mpdu_bytes(&pkt));
-                        let frame_end = e + p.sifs + dt + d;
-                        if frame_end + p.sifs + p.ack_time() + d - s > txop {
-                            break;
-                        }
-                        let st = &mut self.nodes[node].stats;
-                        st.tx_attempts += 1;
-                        st.rate_sum_kbps += p.rate_kbps as u64;
-                        if self.frame_lost(&p, self.mpdu_bytes(&pkt)) {
-                            // The burst ends; the EDCAF backs off for this frame.
-                            self.nodes[node].stats.frame_errors += 1;
-                            ex.burst_failed = true;
-                            ex.own_end[0] = frame_end;
-                            e = frame_end;
-                            break;
-                        }
-                        self.nodes[node].stats.tx_success += 1;
-                        self.push(frame_end, Ev::Rx { node: pkt.hop, pkt });
-                        e = frame_end + p.sifs + p.ack_time() + d;
-                        n += 1;
-                    }
+                    let (n2, e2, failed) = self.txop_burst(i, &p, s, n, e);
+                    n = n2;
+                    e = e2;
                     ex.txers[0].1 = n;
-                    // TXOP truncation (config.rs `mac.cf_end`): the queue ran out with time
-                    // left for a CF-End.
-                    let cf_end = p.sifs + self.phy.beacon_time(20) + d;
-                    if self.spec.mac.cf_end && !ex.burst_failed && n >= self.macs[i].queue.len() && e + cf_end - s <= txop {
-                        e += cf_end;
+                    if let Some(fe) = failed {
+                        ex.burst_failed = true;
+                        ex.own_end[0] = fe;
+                    } else if self.spec.mac.txop_fill == TxopFill::EachAck && txop.saturating_sub(e - s) > p.sifs {
+                        // ns-3: the queue is looked at again SIFS after the ACK (config.rs).
+                        ex.txop = Some((s, e));
+                        self.ex = ex;
+                        self.push(e + p.sifs, Ev::TxopNext);
+                        return;
+                    } else if let Some(cf) = self.cf_end_time(&p, txop, s, e) {
+                        e = cf;
+                        self.nodes[node].stats.cf_ends += 1;
                     }
                 }
                 end = e;
@@ -1335,6 +1333,70 @@ impl<'a> Simulator<'a> {
             }
         }
         self.ex = ex;
+        self.push(end, Ev::ExchangeEnd);
+    }
+
+    /// Sends the holder's queued frames after the `n` already sent, SIFS after each ACK,
+    /// while each whole exchange still fits in the TXOP limit (10.23.2.9). Returns the new
+    /// `n`, the end of the last ACK, and the end of a frame that failed (the burst ends
+    /// there; the EDCAF backs off for it).
+    fn txop_burst(&mut self, i: usize, p: &Phy, s: Ns, mut n: usize, mut e: Ns) -> (usize, Ns, Option<Ns>) {
+        let d = p.prop_delay;
+        let txop = self.macs[i].txop;
+        let node = self.macs[i].node;
+        while n < self.macs[i].queue.len() {
+            let pkt = self.macs[i].queue[n];
+            let dt = p.data_txtime(self.mpdu_bytes(&pkt));
+            let frame_end = e + p.sifs + dt + d;
+            if frame_end + p.sifs + p.ack_time() + d - s > txop {
+                break;
+            }
+            let st = &mut self.nodes[node].stats;
+            st.tx_attempts += 1;
+            st.rate_sum_kbps += p.rate_kbps as u64;
+            if self.frame_lost(p, self.mpdu_bytes(&pkt)) {
+                self.nodes[node].stats.frame_errors += 1;
+                return (n, frame_end, Some(frame_end));
+            }
+            self.nodes[node].stats.tx_success += 1;
+            self.push(frame_end, Ev::Rx { node: pkt.hop, pkt });
+            e = frame_end + p.sifs + p.ack_time() + d;
+            n += 1;
+        }
+        (n, e, None)
+    }
+
+    /// With `mac.cf_end`: the end of a CF-End sent SIFS after the last ACK (`e`) of a TXOP
+    /// won at `s`, if the rest of the limit exceeds its length (ns-3 3.37
+    /// `QosFrameExchangeManager::SendCfEndIfNeeded`); else none is sent.
+    fn cf_end_time(&self, p: &Phy, txop: Ns, s: Ns, e: Ns) -> Option<Ns> {
+        let cf_end = p.sifs + self.phy.beacon_time(20) + p.prop_delay;
+        (self.spec.mac.cf_end && e + cf_end - s <= txop).then_some(e + cf_end)
+    }
+
+    /// ns-3's TXOP continuation (`mac.txop_fill = "each_ack"`), SIFS after an ACK: the
+    /// frames that arrived during the burst join it; when none is left, or the next does
+    /// not fit, the TXOP ends (with a CF-End if `mac.cf_end` and it fits).
+    fn txop_next(&mut self) {
+        let Some((s, e)) = self.ex.txop.take() else { return };
+        let (i, n, _) = self.ex.txers[0];
+        let p = self.rungs.get(self.macs[i].rung).unwrap_or(&self.phy).clone();
+        let (n2, e2, failed) = self.txop_burst(i, &p, s, n, e);
+        self.ex.txers[0].1 = n2;
+        let end = if let Some(fe) = failed {
+            self.ex.burst_failed = true;
+            self.ex.own_end[0] = fe;
+            fe
+        } else if n2 > n && self.macs[i].txop.saturating_sub(e2 - s) > p.sifs {
+            self.ex.txop = Some((s, e2));
+            self.push(e2 + p.sifs, Ev::TxopNext);
+            return;
+        } else if let Some(cf) = self.cf_end_time(&p, self.macs[i].txop, s, e2) {
+            self.nodes[self.macs[i].node].stats.cf_ends += 1;
+            cf
+        } else {
+            e2
+        };
         self.push(end, Ev::ExchangeEnd);
     }
 

@@ -263,3 +263,45 @@ fn arf_and_minstrel_against_ns3_at_fixed_snr() {
     let phy = PhySpec { standard: "b".into(), rate_mbps: 11.0, snr_db: Some(20.0), ..Default::default() };
     assert!(run_once(&saturation_spec(phy, 1, 1472, false, 1.0, 1), &Costs::shipped(), 1).is_err());
 }
+
+/// Which frames a TXOP carries (`mac.txop_fill`, 10.23.2.9). One AC_VI station (TXOP
+/// limit 3.008 ms), two flows of one datagram every 10 ms, the second 100 µs after the
+/// first, i.e. during the first's DATA: with `each_ack` (ns-3 3.37 looks at its queue again
+/// SIFS after the ACK) the second goes SIFS after the first's ACK, delay exactly
+/// DATA + SIFS + ACK + SIFS + DATA - 100 µs; with `start` (only the frames queued when
+/// the TXOP was won) it waits for its own access, at least AIFS[VI] more.
+#[test]
+fn txop_fill_takes_frames_that_arrive_during_the_txop() {
+    use wsec_model::config::{FlowSpec, TrafficKind, TxopFill};
+    let data = ofdm(1538.0, 54.0, 6.0); // QoS Data header: 26 + 4 octets
+    let ack = ofdm(14.0, 24.0, 6.0);
+    let joined = data + 10.0 + ack + 10.0 + data - 100.0;
+    for fill in [TxopFill::EachAck, TxopFill::Start] {
+        let phy = PhySpec { standard: "g".into(), rate_mbps: 54.0, ..Default::default() };
+        let mut spec = saturation_spec(phy, 1, 1472, false, 2.0, 1);
+        spec.mac.beacons = false;
+        spec.mac.access = Some(Access::Vi);
+        spec.mac.header_bytes = Some(30);
+        spec.mac.txop_fill = fill;
+        let flow = |phase_s: f64| FlowSpec {
+            src: "sta1".into(),
+            dst: "ap".into(),
+            traffic: TrafficKind::Cbr,
+            payload: 1472,
+            rate_mbps: 1.1776,
+            phase_s: Some(phase_s),
+            ..Default::default()
+        };
+        spec.flows = vec![flow(0.005), flow(0.005 + 100e-6)];
+        let r = run_once(&spec, &Costs::shipped(), 1).unwrap();
+        let first = r.flows[0].delay_mean_ms * 1000.0;
+        let second = r.flows[1].delay_mean_ms * 1000.0;
+        println!("{fill:?}: first {first:.3} µs, second {second:.3} µs (joined: {joined})");
+        assert!(r.flows[1].received > 100, "{fill:?}: the second flow delivered {}", r.flows[1].received);
+        assert!((first - data).abs() < 1e-6, "{fill:?}: first {first} vs {data}");
+        match fill {
+            TxopFill::EachAck => assert!((second - joined).abs() < 1e-6, "each_ack: {second} vs {joined}"),
+            TxopFill::Start => assert!(second >= joined + 28.0 - 10.0 - 1e-6, "start: {second} vs at least {}", joined + 18.0),
+        }
+    }
+}
