@@ -357,8 +357,12 @@ mod tests {
             p.run(2, &|_| part(Duration::from_micros(50), Duration::from_millis(2)));
         }
         let c = p.choice();
-        // Probes of spreading back off (32, 64, 128 jobs apart...): few jobs are spread.
-        assert!(!c.spreading && c.alone_jobs > 240, "{c:?}");
+        // Probes of spreading back off (32, 64, 128 jobs apart...): few jobs are spread
+        // (about 7 on an idle machine; a pool that kept spreading would run about 8 of the
+        // 256 alone). On a loaded machine a worker can be so slow to wake that the caller
+        // runs both parts of a spread job itself, which measures as cheap and buys more
+        // spreading: 23 spread jobs were seen beside a place-and-route run, hence 3/4.
+        assert!(!c.spreading && c.alone_jobs > 192, "{c:?}");
         assert!(c.spread_us.unwrap() > c.alone_us.unwrap(), "{c:?}");
         // Equal parts on 3 threads: spreading makes a part about 3x cheaper; it is chosen,
         // and most jobs are spread. Parts of 10 ms, well above the few milliseconds a

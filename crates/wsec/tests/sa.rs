@@ -125,6 +125,72 @@ fn extended_key_id_switch() {
     assert_eq!(ap.set_tx_key(KeyType::Pairwise, 0), Err(Error::UnknownKeyId(0)));
 }
 
+/// A PTK0 rekey (the new PTK under the same Key ID 0): frames the peer protected under the
+/// old TK before it switched still arrive, and the receiver opens them with the replaced
+/// key for `RETIRED_PTK_RX_NS`, on that key's own replay counters, never transmitting with
+/// it. Seen against hostapd: the Authenticator installs the new TK only on message 4
+/// (12.7.6.4), so what it sent meanwhile under the old one was dropped as MIC failures.
+#[test]
+fn ptk0_rekey_keeps_the_old_key_for_reception_for_a_while() {
+    use wsec::link::sa::RETIRED_PTK_RX_NS;
+    const T0: u64 = 5_000_000_000;
+    for suite in [CipherSuite::Ccmp128, CipherSuite::Ccmp256, CipherSuite::Gcmp128, CipherSuite::Gcmp256] {
+        let (mut ap, mut sta) = pair(suite);
+        let mut p = Vec::new();
+        sta.protect(&qos_up(0, 1, b"before"), &mut p).unwrap();
+        frame(ap.unprotect(T0, &p).unwrap());
+        // The station sends frames under the old TK that are still on their way...
+        let mut late = Vec::new();
+        for (i, tid) in [0u8, 0, 5].iter().enumerate() {
+            sta.protect(&qos_up(*tid, 10 + i as u16, b"late"), &mut p).unwrap();
+            late.push(p.clone());
+        }
+        // ...when the AP installs the new TK (Key ID 0 again), then the station does.
+        let new_tk = vec![0x5au8; suite.key_len()];
+        ap.install(KeyType::Pairwise, 0, suite, &new_tk, AadOptions::default(), None).unwrap();
+        sta.install(KeyType::Pairwise, 0, suite, &new_tk, AadOptions::default(), None).unwrap();
+        sta.protect(&qos_up(0, 20, b"new"), &mut p).unwrap();
+        assert_eq!(frame(ap.unprotect(T0 + 1, &p).unwrap()), qos_up(0, 20, b"new"), "{suite}");
+        // The old-key frames open after a new-key frame, out of order across TIDs...
+        assert_eq!(frame(ap.unprotect(T0 + 2, &late[2]).unwrap()), qos_up(5, 12, b"late"), "{suite}");
+        assert_eq!(frame(ap.unprotect(T0 + 3, &late[0]).unwrap()), qos_up(0, 10, b"late"), "{suite}");
+        // ...but each only once, and in order on the old key's counters.
+        assert_eq!(ap.unprotect(T0 + 4, &late[0]), Err(Error::Replay), "{suite}");
+        assert_eq!(ap.rx_retired, 2);
+        // A frame forged under neither key keeps its first error.
+        let mut forged = late[1].clone();
+        let n = forged.len();
+        forged[n - 1] ^= 1;
+        assert_eq!(ap.unprotect(T0 + 5, &forged), Err(Error::MicFailure), "{suite}");
+        // Transmission uses the new key only: the station opens the AP's frame with it.
+        let mut down = qos_up(0, 30, b"down");
+        down[1] = 0x02; // From DS
+        ap.protect(&down, &mut p).unwrap();
+        let mut fresh = SecurityAssociation::new(Role::Supplicant);
+        fresh.install(KeyType::Pairwise, 0, suite, &new_tk, AadOptions::default(), None).unwrap();
+        assert_eq!(frame(fresh.unprotect(T0, &p).unwrap()), down, "{suite}");
+        // After the grace time the replaced key is gone.
+        assert_eq!(ap.unprotect(T0 + RETIRED_PTK_RX_NS + 1, &late[1]), Err(Error::MicFailure), "{suite}");
+        assert_eq!(ap.unprotect(T0 + 6, &late[1]), Err(Error::MicFailure), "{suite}");
+        assert_eq!(ap.rx_retired, 2);
+    }
+    // TKIP keys are replaced outright (a Michael failure must not be retried).
+    let (mut ap, mut sta) = pair(CipherSuite::Tkip);
+    let mut p = Vec::new();
+    sta.protect(&qos_up(0, 1, b"old"), &mut p).unwrap();
+    let tk = [0x33u8; 32];
+    ap.install(KeyType::Pairwise, 0, CipherSuite::Tkip, &tk, AadOptions::default(), None).unwrap();
+    assert_eq!(ap.unprotect(T0, &p), Err(Error::IcvFailure));
+    assert_eq!(ap.rx_retired, 0);
+    // A key removed takes its retired predecessor with it.
+    let (mut ap, mut sta) = pair(CipherSuite::Ccmp128);
+    sta.protect(&qos_up(0, 1, b"old"), &mut p).unwrap();
+    ap.install(KeyType::Pairwise, 0, CipherSuite::Ccmp128, &[0x44u8; 16], AadOptions::default(), None).unwrap();
+    ap.remove(KeyType::Pairwise, 0).unwrap();
+    assert!(ap.unprotect(T0, &p).is_err());
+    assert_eq!(ap.rx_retired, 0);
+}
+
 #[test]
 fn fragments_through_the_sa() {
     for suite in [CipherSuite::Ccmp128, CipherSuite::Gcmp256, CipherSuite::Tkip] {

@@ -10,6 +10,8 @@
 //! - Receive order: key by Key ID and A1 → replay pre-check on the cleartext PN →
 //!   decapsulation (MIC/ICV) → reassembly (TKIP: Michael on the whole MSDU) → the replay
 //!   counter advances. A frame that fails any step changes nothing.
+//! - A PTK rekey under the same Key ID (no Extended Key ID) keeps the replaced CCMP/GCMP
+//!   key for reception for [`RETIRED_PTK_RX_NS`]: see [`SecurityAssociation::install`].
 use super::defrag::{FragMeta, Reassembler};
 use super::mic_failure::{MicFailureAction, MicFailureTracker};
 use super::pn::PnGenerator;
@@ -50,6 +52,24 @@ struct Slot {
     tag: u64,
 }
 
+/// How long a pairwise key replaced under the same Key ID still opens received frames.
+///
+/// Without Extended Key ID (12.6.21) the two ends of a PTK rekey switch keys at different
+/// times (12.7.6.4: the Supplicant installs after sending message 4, the Authenticator
+/// when it receives it), so frames the peer protected under the old TK, queued or in the
+/// air when the key changed, arrive after it. Against hostapd under load that was 46 to
+/// 63 data frames a rekey dropped as MIC failures (interop lab, wsec sta). A second is
+/// many times the lab's worst gap (70 ms between message 3 and message 4 on the air).
+pub const RETIRED_PTK_RX_NS: u64 = 1_000_000_000;
+
+/// The pairwise key a PTK0 rekey replaced: receive only, with its own replay counters,
+/// until `until` (ns on the receive clock).
+struct Retired {
+    id: u8,
+    slot: Slot,
+    until: u64,
+}
+
 /// Where a frame opened ahead of [`SecurityAssociation::unprotect_opened`] found its key:
 /// the key table, Key ID and the installation's tag (a rekey changes the tag).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,6 +98,12 @@ pub struct SecurityAssociation {
     mgmt_group: [Option<Slot>; 4],
     tx_mgmt_group: u8,
     next_tag: u64,
+    /// See [`RETIRED_PTK_RX_NS`].
+    retired: Option<Retired>,
+    /// The latest receive clock seen (`unprotect`'s `now_ns`): when a retired key expires.
+    rx_clock: u64,
+    /// Frames accepted under a retired pairwise key.
+    pub rx_retired: u64,
     defrag: Reassembler,
     pub mic_failures: MicFailureTracker,
     /// What the last TKIP Michael failure calls for (report, or countermeasures).
@@ -95,6 +121,9 @@ impl SecurityAssociation {
             mgmt_group: [None, None, None, None],
             tx_mgmt_group: 4,
             next_tag: 1,
+            retired: None,
+            rx_clock: 0,
+            rx_retired: 0,
             defrag: Reassembler::new(),
             mic_failures: MicFailureTracker::new(),
             last_mic_failure: None,
@@ -115,6 +144,12 @@ impl SecurityAssociation {
     /// RSC from the GTK KDE): frames must carry a PN above it. Installing also selects the
     /// key for transmission in its table; with Extended Key ID use [`Self::set_tx_key`]
     /// to switch later.
+    ///
+    /// A pairwise CCMP/GCMP key installed over another under the same Key ID (a PTK0
+    /// rekey) does not end the old one at once: it still opens received whole MPDUs that
+    /// fail under the new key, for [`RETIRED_PTK_RX_NS`] from the last receive, with its
+    /// own replay counters and never for transmission. TKIP (Michael failures start
+    /// countermeasures) and WEP keys are replaced outright.
     pub fn install(&mut self, kt: KeyType, key_id: u8, suite: CipherSuite, key: &[u8], opts: AadOptions, rsc: Option<Pn>) -> Result<()> {
         let valid = match kt {
             KeyType::Pairwise => !suite.is_bip(),
@@ -136,7 +171,15 @@ impl SecurityAssociation {
         let tag = self.next_tag;
         self.next_tag += 1;
         let rx = rsc.map(ReplayCounters::with_rsc).unwrap_or_default();
-        *self.table(kt, key_id)? = Some(Slot { key, tx, rx, tag });
+        let until = self.rx_clock.saturating_add(RETIRED_PTK_RX_NS);
+        let old = self.table(kt, key_id)?.replace(Slot { key, tx, rx, tag });
+        if kt == KeyType::Pairwise {
+            self.retired = old.filter(|o| matches!(o.key, Key::Ccmp(_) | Key::Gcmp(_) | Key::Eccmp(_))).map(|slot| Retired {
+                id: key_id,
+                slot,
+                until,
+            });
+        }
         self.set_tx_key(kt, key_id)?;
         // Fragments decrypted under the old key must not be completed under the new one.
         self.defrag.clear();
@@ -159,6 +202,9 @@ impl SecurityAssociation {
     /// Removes a key (and every partial MSDU).
     pub fn remove(&mut self, kt: KeyType, key_id: u8) -> Result<()> {
         *self.table(kt, key_id)? = None;
+        if kt == KeyType::Pairwise && self.retired.as_ref().is_some_and(|r| r.id == key_id) {
+            self.retired = None;
+        }
         self.defrag.clear();
         Ok(())
     }
@@ -272,7 +318,17 @@ impl SecurityAssociation {
     /// plaintext MPDU. Applies the same replay rule in the same order (a replay is a
     /// replay even when its MIC is bad) and accepts the PN. `None` when the slot no longer
     /// holds that key (a rekey since): the caller must use [`Self::unprotect`].
-    pub fn unprotect_opened(&mut self, mpdu: &[u8], at: RxSlot, opened: Result<RxInfo>, out: Vec<u8>) -> Option<Result<RxOutcome>> {
+    /// A frame that fails under its slot's key while a retired key could open it also
+    /// gets `None` (see [`Self::install`]). `now_ns` is the receive clock.
+    pub fn unprotect_opened(
+        &mut self,
+        now_ns: u64,
+        mpdu: &[u8],
+        at: RxSlot,
+        opened: Result<RxInfo>,
+        out: Vec<u8>,
+    ) -> Option<Result<RxOutcome>> {
+        self.rx_clock = self.rx_clock.max(now_ns);
         if self.rx_slot(mpdu).ok()? != (at.kt, at.id) {
             return None;
         }
@@ -286,6 +342,9 @@ impl SecurityAssociation {
             slot.rx.check(replay_slot, mpdu::peek(mpdu, c.opts)?.pn)?;
             Ok((replay_slot, opened?))
         });
+        if checked.is_err() && self.retired_for(at.kt, at.id) {
+            return None;
+        }
         Some(checked.map(|(replay_slot, info)| {
             self.accept(at.kt, at.id, replay_slot, info.pn);
             RxOutcome::Frame { mpdu: out, info }
@@ -363,8 +422,57 @@ impl SecurityAssociation {
     }
 
     /// Checks and removes the protection of a received MPDU. `now_ns` is a monotonic clock
-    /// (reassembly lifetime, TKIP countermeasures).
+    /// (reassembly lifetime, TKIP countermeasures, how long a retired PTK lasts).
     pub fn unprotect(&mut self, now_ns: u64, mpdu: &[u8]) -> Result<RxOutcome> {
+        self.rx_clock = self.rx_clock.max(now_ns);
+        match self.unprotect_current(now_ns, mpdu) {
+            Err(e @ (Error::MicFailure | Error::Replay)) => self.unprotect_retired(mpdu).unwrap_or(Err(e)),
+            r => r,
+        }
+    }
+
+    /// Whether a retired pairwise key (see [`Self::install`]) is still there for Key ID
+    /// `id`; drops it once it has expired.
+    fn retired_for(&mut self, kt: KeyType, id: u8) -> bool {
+        if self.retired.as_ref().is_some_and(|r| self.rx_clock > r.until) {
+            self.retired = None;
+        }
+        kt == KeyType::Pairwise && self.retired.as_ref().is_some_and(|r| r.id == id)
+    }
+
+    /// A whole MPDU that failed under the current pairwise key, under the key it replaced,
+    /// on the retired key's own replay counters. `None` when there is no such key or it
+    /// does not open the frame either (the caller keeps the first error). The MIC is
+    /// checked before the replay counter here, so that a replay of an old-key frame is
+    /// reported as a replay, not as the new key's MIC failure.
+    fn unprotect_retired(&mut self, mpdu: &[u8]) -> Option<Result<RxOutcome>> {
+        if Reassembler::is_fragment(mpdu) {
+            return None;
+        }
+        let (kt, id) = self.rx_slot(mpdu).ok()?;
+        if !self.retired_for(kt, id) || matches!(self.slot(kt, id).map(|s| &s.key), Some(Key::Tkip(_))) {
+            return None;
+        }
+        let r = self.retired.as_mut()?;
+        let pn = match &r.slot.key {
+            Key::Ccmp(c) => mpdu::peek(mpdu, c.opts).ok()?.pn,
+            Key::Gcmp(g) => mpdu::peek(mpdu, g.opts).ok()?.pn,
+            Key::Eccmp(e) => mpdu::peek(mpdu, e.opts).ok()?.pn,
+            _ => return None,
+        };
+        let replay_slot = ReplayCounters::slot(&Header::new_checked(mpdu).ok()?);
+        let mut out = Vec::new();
+        let info = r.slot.key.as_protection().decapsulate(mpdu, &mut out).ok()?;
+        debug_assert_eq!(info.pn, pn);
+        if let Err(e) = r.slot.rx.check(replay_slot, pn) {
+            return Some(Err(e));
+        }
+        r.slot.rx.accept(replay_slot, pn);
+        self.rx_retired += 1;
+        Some(Ok(RxOutcome::Frame { mpdu: out, info }))
+    }
+
+    fn unprotect_current(&mut self, now_ns: u64, mpdu: &[u8]) -> Result<RxOutcome> {
         let (kt, id) = self.rx_slot(mpdu)?;
         let dir = self.michael_rx(kt != KeyType::Pairwise);
         let is_frag = Reassembler::is_fragment(mpdu);

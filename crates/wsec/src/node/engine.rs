@@ -330,7 +330,7 @@ impl Engine {
             Some(sa) => sa,
             None => &mut self.group,
         };
-        let done = opened.filter(|o| o.peer == *peer).and_then(|o| sa.unprotect_opened(mpdu, o.slot, o.result, o.out));
+        let done = opened.filter(|o| o.peer == *peer).and_then(|o| sa.unprotect_opened(now, mpdu, o.slot, o.result, o.out));
         let r = match done {
             Some(r) => r?,
             None => sa.unprotect(now, mpdu)?,
