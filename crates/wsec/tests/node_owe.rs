@@ -370,3 +370,52 @@ fn station_refuses_a_bad_dh_element_in_the_response() {
         assert!(sta.owe_pmkid().is_none(), "no PMKSA from a refused response");
     }
 }
+
+/// The protected flags of the data frames on the air between the two addresses.
+fn data_protected(air: &[Vec<u8>]) -> Vec<bool> {
+    air.iter()
+        .filter_map(|f| wsec::wire::mac::Header::new_checked(&f[..]).ok())
+        .filter(|h| h.frame_control().is_data() && h.payload().len() > 8)
+        .map(|h| h.frame_control().protected())
+        .collect()
+}
+
+/// wpa_supplicant's `owe_only` (wpa_supplicant.conf: "0 = enable transition mode (allow
+/// connection to either OWE or open BSS)", its default; `wpa_supplicant_ssid_bss_match`):
+/// an OWE network without owe_only joins an open BSS of its SSID, unprotected; with
+/// owe_only=1 it never does.
+#[test]
+fn owe_only_0_joins_an_open_bss_and_owe_only_1_does_not() {
+    let open_ap = "interface=wsec-ap\nmedium=air:127.0.0.1:7411\nbssid=02:00:00:00:00:01\nssid=wsec-owe\n";
+    let mut s = sim(open_ap, &sta_conf(""), 21);
+    assert!(s.run_until(3_000, |s| s.all_established()), "{:?}", s.events);
+    traffic(&mut s);
+    let p = data_protected(&s.air);
+    assert!(!p.is_empty() && p.iter().all(|&x| !x), "open link: unprotected data ({p:?})");
+    assert!(owe_keys(&s).is_empty());
+    let mut s = sim(open_ap, &sta_conf(" owe_only=1"), 22);
+    assert!(!s.run_until(3_000, |s| s.all_established()), "owe_only=1 joined an open BSS");
+    assert!(s.sta(0).counters.to_string().contains("bss security not acceptable"), "{}", s.sta(0).counters);
+}
+
+/// A transition pair whose OWE BSS is out of reach: the open BSS names a hidden OWE BSS
+/// that never answers. With owe_only=0 the station looks for it on
+/// `OWE_OPEN_FALLBACK_SKIPS` scans (about a second apart), then joins the open BSS, as
+/// wpa_supplicant after MAX_OWE_TRANSITION_BSS_SELECT_COUNT selections; with owe_only=1 it
+/// keeps looking.
+#[test]
+fn transition_pair_without_its_owe_bss_falls_back_to_open_unless_owe_only() {
+    use wsec::node::sta::OWE_OPEN_FALLBACK_SKIPS;
+    let open_ap = "interface=wsec-ap\nmedium=air:127.0.0.1:7411\nbssid=02:00:00:00:00:02\nssid=wsec-owe\nowe_transition_bssid=02:00:00:00:00:09\nowe_transition_ssid=\"wsec-owe-hidden\"\n";
+    let mut s = sim(open_ap, &sta_conf(""), 23);
+    let t0 = s.now;
+    assert!(s.run_until(15_000, |s| s.all_established()), "{:?}", s.events);
+    let waited_ms = (s.now - t0) / 1_000_000;
+    assert!(waited_ms >= (OWE_OPEN_FALLBACK_SKIPS as u64 - 1) * 1000, "joined the open BSS after only {waited_ms} ms");
+    // It probed for the hidden OWE BSS by name meanwhile.
+    let probed_hidden = s.air.iter().any(|f| matches!(frames::parse_mgmt(f), Ok(Mgmt::ProbeReq { ssid }) if ssid == b"wsec-owe-hidden"));
+    assert!(probed_hidden, "never looked for the OWE BSS");
+    traffic(&mut s);
+    let mut s = sim(open_ap, &sta_conf(" owe_only=1"), 24);
+    assert!(!s.run_until(15_000, |s| s.all_established()), "owe_only=1 fell back to the open BSS");
+}

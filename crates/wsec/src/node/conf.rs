@@ -840,6 +840,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     let mut proto = (true, true);
     let (mut ctrl, mut ctrl_group) = (None, None);
     let mut owe_group = 0u16;
+    let mut owe_only = false;
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
         let Some(t) = sta_line(l) else { continue };
@@ -910,10 +911,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                         _ => err(n, "owe_group is one group (0, 19, 20, 21)"),
                     })?
                 }
-                // wsec never joins an open BSS for an OWE network: owe_only=1's behaviour.
-                "owe_only" => {
-                    let _: u8 = num(n, k, v, 0, 1)?;
-                }
+                "owe_only" => owe_only = num::<u8>(n, k, v, 0, 1)? == 1,
                 _ => return err(n, format!("unknown network key{}", shown_key(k))),
             }
         } else {
@@ -973,6 +971,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     sta.mfp = mfp;
     sta.sae = sae;
     sta.owe_group = owe_group;
+    sta.owe_only = owe_only;
     sta.offload = c.offload()?;
     sta.engine_threads = c.engine_threads.unwrap_or(1);
     let (interface, medium) = resolve_driver(driver, interface, wired, medium)?;

@@ -49,6 +49,10 @@ pub struct StaConfig {
     /// OWE (`key_mgmt=OWE`): wpa_supplicant `owe_group` (0: 19, then 20 and 21 after
     /// status 77).
     pub owe_group: u16,
+    /// wpa_supplicant `owe_only`: false (its default) lets an OWE network join an open BSS
+    /// of its SSID, and the open BSS of a transition pair after the OWE BSS it names was
+    /// looked for in vain [`OWE_OPEN_FALLBACK_SKIPS`] times; true joins OWE BSSs only.
+    pub owe_only: bool,
 }
 
 impl StaConfig {
@@ -70,6 +74,7 @@ impl StaConfig {
             proto_wpa1: false,
             sae: None,
             owe_group: 0,
+            owe_only: false,
         }
     }
 }
@@ -201,6 +206,7 @@ fn negotiate_wpa1(ap_ie: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: 
 
 #[path = "sta_owe.rs"]
 mod sta_owe;
+pub use sta_owe::OWE_OPEN_FALLBACK_SKIPS;
 
 /// How long an OWE Association Request waits for its answer before it is sent again (ms).
 const OWE_ASSOC_WAIT_MS: u64 = 1000;
@@ -396,7 +402,7 @@ impl Station {
 
     fn send_assoc(&mut self, now: u64, out: &mut Output) {
         let Some(b) = self.bss.clone() else { return };
-        let capability = Capability(Capability::ESS | Capability::SHORT_PREAMBLE).with(Capability::PRIVACY, !self.cfg.security.is_open());
+        let capability = Capability(Capability::ESS | Capability::SHORT_PREAMBLE).with(Capability::PRIVACY, !self.link_open());
         let seq = self.seq.take();
         // OWE: the Diffie-Hellman Parameter element after the RSNE (and RSNXE).
         let dh = self.owe_assoc_elements(now);
@@ -707,6 +713,13 @@ impl Station {
         let privacy = info.capability.has(Capability::PRIVACY);
         let (neg, shared) = match &self.cfg.security {
             Security::Open if !privacy && info.rsne.is_none() && info.wpa_ie.is_none() => (None, false),
+            // An OWE network without owe_only takes an open BSS of its SSID as it is
+            // (wpa_supplicant `wpa_supplicant_ssid_bss_match`, "allow open BSS").
+            Security::Rsn { akms, .. }
+                if akms.contains(&Akm::Owe) && !self.cfg.owe_only && !privacy && info.rsne.is_none() && info.wpa_ie.is_none() =>
+            {
+                (None, false)
+            }
             Security::Wep { auth_algs, .. } if privacy && info.rsne.is_none() && info.wpa_ie.is_none() => (None, !auth_algs.open()),
             Security::Rsn { akms, pairwise, groups, .. } => {
                 // RSN first when both are allowed and offered, then WPA1.
@@ -758,7 +771,7 @@ impl Station {
             std::borrow::Cow::Borrowed(mpdu)
         };
         let Ok(m) = frames::msdu(&plain) else { return self.counters.drop("malformed msdu") };
-        if !fc.protected() && !self.cfg.security.is_open() && m.ethertype != EtherType::EAPOL {
+        if !fc.protected() && !self.link_open() && m.ethertype != EtherType::EAPOL {
             return self.counters.drop("unprotected");
         }
         if m.ethertype == EtherType::EAPOL && m.da == self.cfg.addr {
@@ -867,7 +880,7 @@ impl Station {
         let f = frames::data(Dir::ToAp, &bssid, &da, &sa, seq, ethertype, payload);
         self.counters.tx_data += 1;
         self.counters.tx_data_bytes += f.len() as u64;
-        if self.cfg.security.is_open() {
+        if self.link_open() {
             self.tx(now, f, out);
         } else {
             self.send_protected(now, f, out);
@@ -878,5 +891,14 @@ impl Station {
 impl datapath::Core for Station {
     fn datapath_mut(&mut self) -> (&mut Datapath, &mut Counters) {
         (&mut self.dp, &mut self.counters)
+    }
+}
+
+impl Station {
+    /// Whether the current link carries data unprotected: an open network, or an OWE
+    /// network that joined an open BSS (`owe_only=0`). WEP has no negotiation either but
+    /// protects every data frame.
+    fn link_open(&self) -> bool {
+        self.neg.is_none() && !matches!(self.cfg.security, Security::Wep { .. })
     }
 }

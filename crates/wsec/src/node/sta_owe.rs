@@ -16,6 +16,14 @@ use crate::wire::mac::MacAddr;
 use crate::wire::mgmt::{ReasonCode, StatusCode};
 use zeroize::Zeroizing;
 
+/// How many times the open BSS of a transition pair is passed over for the OWE BSS it
+/// names before a station with `owe_only=0` joins it open (wpa_supplicant
+/// `MAX_OWE_TRANSITION_BSS_SELECT_COUNT`, counted per BSS selection, that is per scan).
+pub const OWE_OPEN_FALLBACK_SKIPS: u32 = 5;
+
+/// Skips closer together than this count once: a Beacon every 102 ms is not a scan.
+const OWE_SKIP_SPACING_NS: u64 = 1_000_000_000;
+
 /// dot11RSNAConfigPMKLifetime (s), wpa_supplicant's default.
 const PMK_LIFETIME_S: u64 = 43_200;
 
@@ -36,6 +44,9 @@ pub(super) struct StaOwe {
     pmksa: Option<OwePmksa>,
     /// The hidden OWE BSS an open BSS pointed to: (BSSID, SSID).
     target: Option<(MacAddr, Vec<u8>)>,
+    /// Times the transition pair's open BSS was passed over, and when last.
+    open_skips: u32,
+    last_skip: Option<u64>,
 }
 
 impl StaOwe {
@@ -196,6 +207,15 @@ impl Station {
                     self.owe.target = Some(target);
                     // Probe for the hidden BSS at once.
                     self.deadline = now;
+                }
+                if !self.cfg.owe_only && self.owe.open_skips >= OWE_OPEN_FALLBACK_SKIPS {
+                    // The OWE BSS was not found (or would not take us): the open one, as
+                    // wpa_supplicant with owe_only=0.
+                    return Some(info);
+                }
+                if self.owe.last_skip.is_none_or(|t| now >= t.saturating_add(OWE_SKIP_SPACING_NS)) {
+                    self.owe.open_skips = self.owe.open_skips.saturating_add(1);
+                    self.owe.last_skip = Some(now);
                 }
                 return None;
             }
