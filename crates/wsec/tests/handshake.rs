@@ -81,6 +81,7 @@ struct Side {
     group_done: usize,
     dropped: usize,
     sent: usize,
+    transition_disable: Vec<u8>,
 }
 
 impl Side {
@@ -94,6 +95,7 @@ impl Side {
                 Event::Failed(w) => self.failed = Some(w),
                 Event::GroupKeyDone { .. } => self.group_done += 1,
                 Event::Dropped(_) => self.dropped += 1,
+                Event::TransitionDisable(b) => self.transition_disable.push(*b),
             }
         }
         self.sent += o.tx.len();
@@ -466,4 +468,38 @@ fn malformed_messages_are_refused() {
     }
     let o = sta.handle_eapol(3, &m3);
     assert_eq!(o.tx.len(), 1);
+}
+
+/// The Transition Disable KDE (WPA3 Specification 13.2) rides in message 3 only: the
+/// Supplicant reports its bitmap once, after the keys, and not again for a retransmitted
+/// message 3 (whose keys it does not install again either); without the setting there is
+/// none.
+#[test]
+fn transition_disable_in_message_3_reported_once() {
+    for td in [0u8, 0x01, 0x09] {
+        let cfg = config(Akm::Sae, CipherSuite::Ccmp128, CipherSuite::Ccmp128, Some(CipherSuite::BipCmac128), 30);
+        let gk = GroupKeys::random(&cfg, 1, &mut OsRng);
+        let mut ap = Authenticator::new(cfg.clone(), gk, Box::new(OsRng));
+        ap.set_transition_disable(td);
+        let mut sta = Supplicant::new(cfg, Box::new(OsRng));
+        let (mut a, mut s) = (Side::default(), Side::default());
+        let m1 = ap.start(0);
+        let o = sta.handle_eapol(1, &m1.tx[0]);
+        s.take(&o);
+        let o = ap.handle_eapol(2, &o.tx[0]);
+        a.take(&o);
+        let m3 = o.tx[0].clone();
+        let o = sta.handle_eapol(3, &m3);
+        s.take(&o);
+        // The Authenticator did not hear message 4 and sends message 3 again.
+        let again = ap.handle_timeout(2_000_000_000);
+        assert_eq!(again.tx.len(), 1);
+        let o2 = sta.handle_eapol(2_000_000_001, &again.tx[0]);
+        s.take(&o2);
+        a.take(&ap.handle_eapol(2_000_000_002, &o2.tx[0]));
+        assert_eq!((a.established, s.established, s.ptk_installs.len()), (1, 1, 1));
+        let want: Vec<u8> = if td == 0 { vec![] } else { vec![td] };
+        assert_eq!(s.transition_disable, want, "bitmap {td:#04x}");
+        assert!(a.transition_disable.is_empty());
+    }
 }

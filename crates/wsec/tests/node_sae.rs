@@ -291,3 +291,55 @@ fn pmksa_caching_at_the_station() {
         traffic(&mut s, 0);
     }
 }
+
+/// WPA3 Specification 13.2, Transition Disable: an AP in transition mode with hostapd's
+/// `transition_disable=0x01` sends the bitmap in message 3 (WFA KDE 50-6F-9A:0x20); the
+/// station that used SAE drops WPA2-Personal from the network and requires MFP (as
+/// wpa_supplicant's `wpas_transition_disable`), so it then refuses a PSK-only BSS of the
+/// same SSID (the downgrade this closes). A WPA2 station on the same BSS gets no
+/// message 3 KDE it would act on (it is not SAE) and keeps its network.
+#[test]
+fn transition_disable_drops_wpa2_personal_after_sae() {
+    let ap = ap_conf("wpa_key_mgmt=WPA-PSK SAE\nieee80211w=1\nwpa_passphrase=secret sauce\nsae_pwe=2\ntransition_disable=0x01\n");
+    let both = sta_conf(STA1, "sae_pwe=2\n", " key_mgmt=SAE WPA-PSK\n psk=\"secret sauce\"\n ieee80211w=1");
+    let wpa2 = sta_conf(STA2, "", " key_mgmt=WPA-PSK\n psk=\"secret sauce\"");
+    let mut s = sim(&ap, &[both.clone(), wpa2], 0.0, 31);
+    assert!(s.run_until(3_000, |s| s.all_established()), "{:?}", s.events);
+    assert_eq!(akm_of(&s, 1), Some(Akm::Sae));
+    let td = |s: &Sim, who| {
+        s.phases(who)
+            .iter()
+            .filter_map(|p| match p {
+                Phase::TransitionDisable { bitmap, applied } => Some((*bitmap, *applied)),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(td(&s, 1), vec![(1, true)]);
+    assert_eq!(td(&s, 2), vec![(1, false)], "the WPA2 station has nothing to drop");
+    let cfg = s.sta(0).config();
+    let Security::Rsn { akms, .. } = &cfg.security else { panic!("{:?}", cfg.security) };
+    assert_eq!(akms, &vec![Akm::Sae]);
+    assert_eq!(cfg.mfp, wsec::node::mfp::Mfp::Required);
+    let Security::Rsn { akms, .. } = &s.sta(1).config().security else { panic!() };
+    assert_eq!(akms, &vec![Akm::Psk]);
+    traffic(&mut s, 0);
+    // The same station config without the KDE would join a WPA2-only BSS of the SSID...
+    let wpa2_ap = ap_conf("wpa_key_mgmt=WPA-PSK\nwpa_passphrase=secret sauce\n");
+    let mut fresh = sim(&wpa2_ap, std::slice::from_ref(&both), 0.0, 32);
+    assert!(fresh.run_until(3_000, |s| s.all_established()), "control: {:?}", fresh.events);
+    // ...but the station that was told to disable the transition does not.
+    // (It leaves its BSS, as `wpa_cli disconnect`, and scans again beside a WPA2-only AP.)
+    let mut told = s.stas[0].take().unwrap();
+    told.shutdown(s.now, &mut wsec::node::Output::default());
+    let mut after = sim(&wpa2_ap, &[], 0.0, 33);
+    after.now = s.now;
+    after.stas.push(Some(told));
+    after.sta_host.push(Vec::new());
+    let sent_before = after.air.len();
+    after.run(3_000);
+    let joined = after.phases(1).iter().any(|p| matches!(p, Phase::Associated { .. } | Phase::Established { .. }));
+    assert!(!joined, "joined a WPA2-only BSS after Transition Disable: {:?}", after.events);
+    assert!(after.air.len() > sent_before, "the AP was on the air");
+    assert!(after.sta(0).counters.to_string().contains("bss security not acceptable"), "{}", after.sta(0).counters);
+}

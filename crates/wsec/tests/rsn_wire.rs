@@ -797,6 +797,23 @@ fn kde_round_trips() {
     assert!(bad.is_empty());
 }
 
+/// The Transition Disable KDE as hostapd's `wpa_add_kde(.., WFA_KEY_DATA_TRANSITION_DISABLE,
+/// &conf->transition_disable, 1, ..)` lays it out: dd 05 | 50 6f 9a | 20 | bitmap. A longer
+/// one is read by its first octet (as wpa_supplicant); one with no bitmap is truncated; a
+/// WFA vendor element of another type stays an element.
+#[test]
+fn transition_disable_kde() {
+    let mut b = KeyDataBuilder::new();
+    b.push(&KeyDataItem::TransitionDisable(0x09)).unwrap();
+    let p = b.finish();
+    assert_eq!(hx(&p), "dd05506f9a2009");
+    assert_eq!(kde::parse(&p).unwrap(), vec![KeyDataItem::TransitionDisable(0x09)]);
+    assert_eq!(kde::parse(&h("dd06506f9a200100")).unwrap(), vec![KeyDataItem::TransitionDisable(0x01)]);
+    assert_eq!(kde::parse(&h("dd04506f9a20")), Err(Error::Truncated));
+    let other = h("dd05506f9a1c00");
+    assert_eq!(kde::parse(&other).unwrap(), vec![KeyDataItem::Element(&other)]);
+}
+
 #[test]
 fn kde_truncations_and_errors() {
     let rsne = h(RSNE_MSG2);

@@ -259,6 +259,8 @@ impl Ctrl {
                     self.sock.event(&format!("WPA: Group rekeying completed with {peer} [GTK={g}]"));
                 }
                 Phase::HandshakeFailed(_) => self.sock.event("WPA: 4-Way Handshake failed - pre-shared key may be incorrect"),
+                // wpa_supplicant `wpas_transition_disable`: TRANSITION_DISABLE "%02x".
+                Phase::TransitionDisable { bitmap, .. } => self.sock.event(&format!("TRANSITION-DISABLE {bitmap:02x}")),
                 Phase::BeaconLoss => {
                     self.sock.event("CTRL-EVENT-BEACON-LOSS ");
                     self.sta_disconnected(peer, 4, true);

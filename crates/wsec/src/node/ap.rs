@@ -63,6 +63,9 @@ pub struct ApConfig {
     /// hostapd `ignore_broadcast_ssid`: 0 SSID in Beacons, 1 empty SSID, 2 SSID of zeros;
     /// with 1 or 2 only Probe Requests naming the SSID are answered.
     pub ignore_broadcast_ssid: u8,
+    /// hostapd `transition_disable`: the Transition Disable bitmap sent in message 3
+    /// ([`crate::rsn::kde::transition_disable`]); 0: none.
+    pub transition_disable: u8,
 }
 
 impl ApConfig {
@@ -89,6 +92,7 @@ impl ApConfig {
             owe_groups: super::owe::DEFAULT_GROUPS.to_vec(),
             owe_transition: None,
             ignore_broadcast_ssid: 0,
+            transition_disable: 0,
         }
     }
 }
@@ -1213,6 +1217,7 @@ impl AccessPoint {
                 };
                 let Some(gk) = group_keys else { return };
                 let mut a = Authenticator::new(hc, gk, crate::rng::fork(&mut *self.rng));
+                a.set_transition_disable(self.cfg.transition_disable);
                 let o = a.start(now);
                 p.auth = Some(a);
                 self.after_handshake(now, sta, o, out);

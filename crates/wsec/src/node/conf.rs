@@ -711,6 +711,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     let mut group_mgmt = None;
     let (mut ctrl, mut ctrl_group) = (None, None);
     let (mut owe_groups, mut owe_bssid, mut owe_ssid, mut hidden) = (None, None, None, 0u8);
+    let mut transition_disable = 0u8;
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
         let Some(kv) = ap_line(l) else { continue };
@@ -748,6 +749,12 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
             "ctrl_interface" => ctrl = Some(v.to_string()),
             "ctrl_interface_group" => ctrl_group = Some(v.to_string()),
             "owe_groups" => owe_groups = Some(parse_owe_groups(n, k, v, false)?),
+            // hostapd reads it with strtol(.., 16): "0x01" or "01".
+            "transition_disable" => {
+                let h = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")).unwrap_or(v);
+                transition_disable = u8::from_str_radix(h, 16)
+                    .map_err(|_| ConfError { line: n, msg: "transition_disable must be a hex bitmap, 0x00-0xff".into() })?;
+            }
             "owe_transition_bssid" => {
                 let a = v
                     .parse::<MacAddr>()
@@ -803,6 +810,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     }
     ap.owe_transition = owe_transition;
     ap.ignore_broadcast_ssid = hidden;
+    ap.transition_disable = transition_disable;
     ap.wpa1_pairwise = c.ap_wpa1_pairwise()?;
     ap.rsn = c.wpa != Some(1);
     ap.mfp = mfp;

@@ -153,6 +153,12 @@ pub enum Phase {
     },
     /// A PTK rekey (a new 4-way handshake) installed a new pairwise key.
     PtkRekeyed,
+    /// The AP's message 3 carried a Transition Disable bitmap (WPA3 Specification 13.2);
+    /// the station applied what it names to its network (`applied`).
+    TransitionDisable {
+        bitmap: u8,
+        applied: bool,
+    },
     /// A group key handshake completed (STA) or a new GTK is in use (AP).
     GroupKey {
         key_id: u8,
@@ -196,6 +202,9 @@ impl core::fmt::Display for Phase {
             }
             Phase::Established { pairwise } => write!(f, "keys installed in the host engine, data open (pairwise {})", c(pairwise)),
             Phase::PtkRekeyed => write!(f, "ptk rekeyed"),
+            Phase::TransitionDisable { bitmap, applied } => {
+                write!(f, "transition disable 0x{bitmap:02x} ({})", if *applied { "applied to the network" } else { "nothing to change" })
+            }
             Phase::GroupKey { key_id } => write!(f, "group key {key_id} in use"),
             Phase::HandshakeFailed(w) => write!(f, "handshake failed: {w}"),
             Phase::Deauthenticated { reason, by_peer } => {

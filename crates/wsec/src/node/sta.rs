@@ -840,8 +840,44 @@ impl Station {
                     return self.leave(now, ReasonCode::IE_DIFFERENT, out);
                 }
                 handshake::Event::Dropped(_) => self.counters.drop("eapol-key refused"),
+                handshake::Event::TransitionDisable(bitmap) => {
+                    let applied = self.transition_disable(bitmap);
+                    out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::TransitionDisable { bitmap, applied } });
+                }
             }
         }
+    }
+
+    /// What a Transition Disable bitmap from the AP changes in the network (WPA3
+    /// Specification 13.2; wpa_supplicant `wpas_transition_disable`): WPA3-Personal on an
+    /// SAE link drops the PSK AKMs, WPA1 and TKIP and requires MFP; Enhanced Open on an
+    /// OWE link sets owe_only. SAE-PK and WPA3-Enterprise have nothing to change here (wsec
+    /// has neither). Kept for the life of the process (wpa_supplicant also writes them to
+    /// its configuration file with `update_config=1`). Returns whether anything changed.
+    fn transition_disable(&mut self, bitmap: u8) -> bool {
+        use crate::rsn::kde::transition_disable as td;
+        let akm = self.neg.as_ref().map(|n| n.akm);
+        let mut changed = false;
+        if bitmap & td::WPA3_PERSONAL != 0 && akm.is_some_and(|a| a.is_sae()) {
+            if let Security::Rsn { akms, pairwise, groups, .. } = &mut self.cfg.security {
+                let before = (akms.len(), pairwise.len(), groups.len());
+                akms.retain(|a| !a.is_psk());
+                pairwise.retain(|c| *c != CipherSuite::Tkip);
+                groups.retain(|c| *c != CipherSuite::Tkip);
+                if groups.is_empty() {
+                    groups.push(CipherSuite::Ccmp128);
+                }
+                changed |= before != (akms.len(), pairwise.len(), groups.len());
+            }
+            changed |= self.cfg.mfp != Mfp::Required || self.cfg.proto_wpa1;
+            self.cfg.mfp = Mfp::Required;
+            self.cfg.proto_wpa1 = false;
+        }
+        if bitmap & td::ENHANCED_OPEN != 0 && akm.is_some_and(|a| a.is_owe()) && !self.cfg.owe_only {
+            self.cfg.owe_only = true;
+            changed = true;
+        }
+        changed
     }
 
     fn send_protected(&mut self, now: u64, f: Vec<u8>, out: &mut Output) {

@@ -213,6 +213,11 @@ impl Akm {
         matches!(self, Akm::Owe | Akm::OweSha384 | Akm::OweSha512)
     }
 
+    /// Whether this is SAE (8, FT 9, or SAE-EXT-KEY 24).
+    pub fn is_sae(self) -> bool {
+        matches!(self, Akm::Sae | Akm::FtSae | Akm::SaeExtKey)
+    }
+
     /// Whether the PMK comes from a passphrase/PSK (PSK, FT-PSK, PSK-SHA256).
     pub fn is_psk(self) -> bool {
         matches!(self, Akm::Psk | Akm::FtPsk | Akm::PskSha256)

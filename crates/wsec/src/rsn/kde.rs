@@ -21,6 +21,22 @@ pub const KDE_OUI: [u8; 3] = [0x00, 0x0f, 0xac];
 /// The WPA1 vendor element: OUI 00-50-F2, OUI type 1.
 pub const WPA_OUI: [u8; 3] = [0x00, 0x50, 0xf2];
 pub const WPA_OUI_TYPE: u8 = 1;
+/// The Wi-Fi Alliance's OUI, and the data type of its Transition Disable KDE (WPA3
+/// Specification v3.x, 13.2; hostapd `WFA_KEY_DATA_TRANSITION_DISABLE`).
+pub const WFA_OUI: [u8; 3] = [0x50, 0x6f, 0x9a];
+pub const WFA_TRANSITION_DISABLE: u8 = 0x20;
+
+/// Transition Disable bitmap bits (WPA3 Specification 13.2; wpa_common.h).
+pub mod transition_disable {
+    /// WPA3-Personal: no more WPA2-Personal (PSK) with this network.
+    pub const WPA3_PERSONAL: u8 = 1 << 0;
+    /// SAE-PK only.
+    pub const SAE_PK: u8 = 1 << 1;
+    /// WPA3-Enterprise: no more WPA2-Enterprise.
+    pub const WPA3_ENTERPRISE: u8 = 1 << 2;
+    /// Enhanced Open: no more open BSSs for this OWE network (owe_only).
+    pub const ENHANCED_OPEN: u8 = 1 << 3;
+}
 /// Element ID of the RSN element.
 pub const RSN_ELEMENT_ID: u8 = 48;
 
@@ -76,6 +92,9 @@ pub enum KeyDataItem<'a> {
     /// Key ID KDE (10, Extended Key ID for Individually Addressed Frames): the Key ID
     /// (b0-b1 of the first octet; 0 or 1).
     KeyId(u8),
+    /// Transition Disable KDE (OUI 50-6F-9A, type 0x20): the bitmap of
+    /// [`transition_disable`] (its first Data octet).
+    TransitionDisable(u8),
     /// Another KDE of the 00-0F-AC OUI, not interpreted (Nonce, Lifetime, Error, OCI,
     /// multi-band and MLO KDEs, ...): its Data Type and Data.
     Kde { data_type: u8, data: &'a [u8] },
@@ -104,6 +123,7 @@ impl<'a> KeyDataItem<'a> {
             KeyDataItem::Pmkid(_) => 16,
             KeyDataItem::Igtk(k) | KeyDataItem::Bigtk(k) => 8 + k.key.len(),
             KeyDataItem::KeyId(_) => 2,
+            KeyDataItem::TransitionDisable(_) => 1,
             KeyDataItem::Kde { data, .. } => data.len(),
             KeyDataItem::Rsn(_) | KeyDataItem::Wpa(_) | KeyDataItem::Element(_) => 0,
         }
@@ -147,6 +167,10 @@ impl<'a> KeyDataItem<'a> {
                 kde(out, data_type::KEY_ID, &[&[*id, 0]])
             }
             KeyDataItem::Kde { data_type, data } => kde(out, *data_type, &[data]),
+            KeyDataItem::TransitionDisable(b) => {
+                out.extend_from_slice(&[KDE_ID, 5, WFA_OUI[0], WFA_OUI[1], WFA_OUI[2], WFA_TRANSITION_DISABLE, *b]);
+                Ok(())
+            }
             KeyDataItem::Rsn(e) | KeyDataItem::Wpa(e) | KeyDataItem::Element(e) => {
                 if e.len() < 2 || e.len() != 2 + e[1] as usize {
                     return Err(Error::Malformed("not one whole element"));
@@ -176,6 +200,10 @@ fn classify(e: &[u8]) -> Result<KeyDataItem<'_>> {
     }
     if body.len() >= 4 && body[..3] == WPA_OUI && body[3] == WPA_OUI_TYPE {
         return Ok(KeyDataItem::Wpa(e));
+    }
+    if body.len() >= 4 && body[..3] == WFA_OUI && body[3] == WFA_TRANSITION_DISABLE {
+        // At least the bitmap octet; later octets are reserved (hostapd reads the first).
+        return body.get(4).map(|&b| KeyDataItem::TransitionDisable(b)).ok_or(Error::Truncated);
     }
     if body.len() < 3 || body[..3] != KDE_OUI {
         return Ok(KeyDataItem::Element(e));

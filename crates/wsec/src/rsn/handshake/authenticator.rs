@@ -74,6 +74,7 @@ pub struct Authenticator {
     tries: u32,
     deadline: Option<u64>,
     rng: crate::rng::BoxRng,
+    transition_disable: u8,
 }
 
 impl Authenticator {
@@ -89,7 +90,14 @@ impl Authenticator {
             ptk: None,
             tries: 0,
             deadline: None,
+            transition_disable: 0,
         }
+    }
+
+    /// Sends a Transition Disable KDE with this bitmap in message 3 (hostapd
+    /// `transition_disable`; WPA3 Specification 13.2); 0: none.
+    pub fn set_transition_disable(&mut self, bitmap: u8) {
+        self.transition_disable = bitmap;
     }
 
     pub fn is_established(&self) -> bool {
@@ -160,6 +168,10 @@ impl Authenticator {
         b.gtk(self.group.gtk_key_id, false, &self.group.gtk)?;
         if let Some((igtk, id, ipn)) = &self.group.igtk {
             b.igtk(*id as u16, *ipn, igtk)?;
+        }
+        // After the GTK and IGTK KDEs, as hostapd's `wpa_send_eapol_msg3`; message 3 only.
+        if with_rsne && self.transition_disable != 0 {
+            b.push(&KeyDataItem::TransitionDisable(self.transition_disable))?;
         }
         Ok(Zeroizing::new(b.finish()))
     }

@@ -97,6 +97,10 @@ pub enum Event {
     Established { akm: Akm, pairwise: CipherSuite, group: CipherSuite },
     /// A group key handshake completed.
     GroupKeyDone { key_id: u8 },
+    /// Message 3 carried a Transition Disable KDE with this bitmap
+    /// ([`crate::rsn::kde::transition_disable`]): the STA must stop using the transition
+    /// modes it names with this network.
+    TransitionDisable(u8),
     /// A received EAPOL-Key frame was dropped; the text says why.
     Dropped(&'static str),
     /// The handshake gave up (no answer after the last retransmission, or a protocol

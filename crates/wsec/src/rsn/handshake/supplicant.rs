@@ -204,6 +204,13 @@ impl Supplicant {
             self.established = true;
             out.events.push(Event::Established { akm: self.cfg.akm, pairwise: self.cfg.pairwise, group: self.cfg.group });
         }
+        // As wpa_supplicant's `wpa_supplicant_process_3_of_4`: after the keys.
+        if let Some(b) = items.iter().find_map(|i| match i {
+            KeyDataItem::TransitionDisable(b) => Some(*b),
+            _ => None,
+        }) {
+            out.events.push(Event::TransitionDisable(b));
+        }
         Ok(())
     }
 
