@@ -717,7 +717,7 @@ impl<'a> Collector<'a> {
                     .note("no figure: there is no open power model for ECP5 or iCE40 (docs/hw.md)"),
             );
         }
-        let hw_why = "Different silicon and tools: the paper's Cyclone II with Quartus against ECP5 with Yosys/nextpnr (LUT4 families both); our parallel engine is ECCMP with 8 MIC lanes, whose cycle count falls 6.7x while its clock falls 15-28 %.";
+        let hw_why = "Different silicon and tools: the paper's Cyclone II with Quartus against ECP5 with Yosys/nextpnr (LUT4 families both); our parallel engine is ECCMP with 8 MIC lanes, whose cycle count falls 6.7x while its clock falls 9-22 %.";
         let mk = |id: &str, title: &str, refkey: &str, rows: Vec<Row>, why: &str, chart: Option<&str>| Table {
             id: id.into(),
             seed: "000".into(),
@@ -776,7 +776,7 @@ impl<'a> Collector<'a> {
             reference: s.reference("seed001", "table1"),
             parts: vec!["hw".into()],
             rows,
-            why: "Seed 001's Virtex-5 has 6-input LUTs, worth 1.5-2 of our LUT4s, and a faster clock; against its LUT4 parts (Virtex-4, Spartan-3) our engines use 40-90 % of the LUTs at 0.6-1.1x the throughput, up to 2.9x the throughput per LUT (less only for the 802.16e engine with S-boxes in logic). The key-table engine leaves key expansion to the host.".into(),
+            why: "Seed 001's Virtex-5 has 6-input LUTs, worth 1.5-2 of our LUT4s, and a faster clock; against its LUT4 parts (Virtex-4, Spartan-3) our engines use 37-88 % of the LUTs at 0.6-1.0x the throughput, up to 2.6x the throughput per LUT (less only for the 802.16e engine with S-boxes in logic). The key-table engine leaves key expansion to the host.".into(),
             command: cmd.into(),
             charts: Vec::new(),
         });
