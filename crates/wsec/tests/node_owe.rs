@@ -418,4 +418,8 @@ fn transition_pair_without_its_owe_bss_falls_back_to_open_unless_owe_only() {
     traffic(&mut s);
     let mut s = sim(open_ap, &sta_conf(" owe_only=1"), 24);
     assert!(!s.run_until(15_000, |s| s.all_established()), "owe_only=1 fell back to the open BSS");
+    // It did see the open BSS and its pointer: it kept looking for the OWE BSS by name.
+    let probes =
+        s.air.iter().filter(|f| matches!(frames::parse_mgmt(f), Ok(Mgmt::ProbeReq { ssid }) if ssid == b"wsec-owe-hidden")).count();
+    assert!(probes > 10, "owe_only=1: {probes} probes for the OWE BSS in 15 s");
 }

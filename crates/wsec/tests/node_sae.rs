@@ -161,6 +161,8 @@ fn configuration_errors() {
         ("wpa_key_mgmt=SAE\nieee80211w=2\nsae_password=x|mac=zz\n", "mac="),
         ("wpa_key_mgmt=OWE\nowe_groups=19 22\n", "unsupported OWE group 22"),
         ("wpa_key_mgmt=FT-PSK\n", "unsupported key management FT-PSK"),
+        ("wpa_key_mgmt=SAE\nieee80211w=2\nsae_password=x\ntransition_disable=0x100\n", "transition_disable"),
+        ("wpa_key_mgmt=SAE\nieee80211w=2\nsae_password=x\ntransition_disable=yes\n", "transition_disable"),
     ] {
         let e = parse_ap(&ap_conf(text)).unwrap_err();
         assert!(e.to_string().contains(want), "{text:?}: {e}");
@@ -173,6 +175,11 @@ fn configuration_errors() {
     let sae = f.ap.sae.as_ref().unwrap();
     assert_eq!(&sae.passwords[0].password[..], b"secret sauce", "wpa_passphrase is the SAE password");
     assert_eq!(sae.anti_clogging_threshold, 5);
+    // hostapd reads transition_disable with strtol(.., 16): with or without 0x.
+    for (v, want) in [("0x01", 1u8), ("09", 9), ("0X0f", 15)] {
+        let f = parse_ap(&ap_conf(&format!("wpa_key_mgmt=SAE\nieee80211w=2\nsae_password=x\ntransition_disable={v}\n"))).unwrap();
+        assert_eq!(f.ap.transition_disable, want, "{v}");
+    }
     let s = parse_sta(&sta_conf(STA1, "", " key_mgmt=SAE\n sae_password=\"pw\"")).unwrap();
     assert!(s.sta.mfp.required(), "SAE alone: PMF required by default");
 }

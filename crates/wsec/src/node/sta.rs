@@ -290,6 +290,13 @@ impl Station {
         self.bss.as_ref().map(|b| b.bssid)
     }
 
+    /// Whether the current link carries data unprotected: an open network, or an OWE
+    /// network that joined an open BSS (`owe_only=0`). WEP has no negotiation either but
+    /// protects every data frame.
+    fn link_open(&self) -> bool {
+        self.neg.is_none() && !matches!(self.cfg.security, Security::Wep { .. })
+    }
+
     pub fn config(&self) -> &StaConfig {
         &self.cfg
     }
@@ -927,14 +934,5 @@ impl Station {
 impl datapath::Core for Station {
     fn datapath_mut(&mut self) -> (&mut Datapath, &mut Counters) {
         (&mut self.dp, &mut self.counters)
-    }
-}
-
-impl Station {
-    /// Whether the current link carries data unprotected: an open network, or an OWE
-    /// network that joined an open BSS (`owe_only=0`). WEP has no negotiation either but
-    /// protects every data frame.
-    fn link_open(&self) -> bool {
-        self.neg.is_none() && !matches!(self.cfg.security, Security::Wep { .. })
     }
 }
