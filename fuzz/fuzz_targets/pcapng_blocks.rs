@@ -2,7 +2,7 @@
 //! lie, a body), put behind a valid Section Header Block and read back. Every block type
 //! the reader knows (SHB, IDB, EPB, SPB, obsolete PB, NRB, ISB) and unknown ones, in any
 //! order, with leading and trailing lengths that disagree with the body or each other:
-//! packets or one located error, never a panic (issue 19, defect 1).
+//! packets or one located error, never a panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use wsec::capture::CaptureReader;

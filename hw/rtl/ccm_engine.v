@@ -434,12 +434,12 @@ module ccm_engine #(parameter MODE = 0,
     end
 
   //----------------------------------------------------------------
-  // dp_reg_update: the datapath registers, not reset (as before: nothing
-  // valid depends on them before they are first written). Kept out of
+  // dp_reg_update: the datapath registers, not reset (nothing valid
+  // depends on them before they are first written). Kept out of
   // reg_update on purpose: the K = 1 output register's (and with PRE
   // the stage's) octet clears map onto the flip-flops' synchronous
   // reset, which an iCE40 or ECP5 flip-flop cannot have beside an
-  // asynchronous one. Everything in reg_update, reset, cost 177 iCE40
+  // asynchronous one. Everything in reg_update, reset, costs 177 iCE40
   // LUT4 on ccmp-k1-r1-logic (5034 instead of 4857). And registers
   // without a reset must not share a block with reset ones: simulation
   // would hold them during reset, where synthesis loads them.
@@ -486,7 +486,7 @@ module ccm_engine #(parameter MODE = 0,
   // A _new value is a don't-care (x) where its _we is not set: synthesis
   // then takes the write conditions from _we alone instead of building
   // them a second time into a mux tree for _new (with 0 defaults the
-  // engine's own logic grew from 699 to 755 iCE40 LUT4), and a 4-state
+  // engine's own logic takes 755 iCE40 LUT4 instead of 699), and a 4-state
   // simulator shows x if a _we is ever set without its _new.
   //----------------------------------------------------------------
   always @*

@@ -109,9 +109,9 @@ scenario_ft_psk() {
 wait_scan() { # a fresh scan by the station (netns sta, wlan2) that has seen AP 2
     # A scan under TCG takes seconds: wait until it has completed, not only until AP 2 is
     # in the BSS table (it may be, from the first scan). A transition over the DS started
-    # while the station was still scanning failed: the reassociation waited until the scan
-    # was aborted and wpa_supplicant's GTK from the Reassociation Response reached the
-    # kernel before the association did ("key not allowed", "FT: Validation of
+    # while the station is still scanning fails: the reassociation waits until the scan is
+    # aborted and wpa_supplicant's GTK from the Reassociation Response reaches the kernel
+    # before the association does ("key not allowed", "FT: Validation of
     # Reassociation Response failed", deauthentication with reason 13).
     scans=$(grep -c 'Scan completed' $O/sta.log)
     ns sta wpa_cli -p /run/wpa_supplicant -i wlan2 scan >/dev/null

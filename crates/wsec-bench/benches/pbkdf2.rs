@@ -207,8 +207,8 @@ fn main() {
         Ratio::of_rates(&sums[single_i], &rc).show(),
         batch.at_least(2.0)
     );
-    // Issue 27: the default is never slower than another path on this CPU. Judged against
-    // the fastest alternative wsec path (within 10 %: two equal paths are not a failure).
+    // The default is never slower than another path on this CPU. Judged against the fastest
+    // alternative wsec path (within 10 %: two equal paths are not a failure).
     if let Some((alt, s)) =
         peers.iter().zip(&sums).skip(1).filter(|(p, _)| p.name.starts_with("wsec")).max_by(|a, b| a.1.median.total_cmp(&b.1.median))
     {

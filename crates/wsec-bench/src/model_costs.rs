@@ -54,9 +54,8 @@ fn frame(suite: CipherSuite, n: usize) -> Vec<u8> {
 fn protection(suite: CipherSuite, portable: bool) -> Box<dyn Protection + Send + Sync> {
     let key: Vec<u8> = (0..suite.key_len()).map(|i| (i as u8).wrapping_mul(17).wrapping_add(1)).collect();
     // The portable kernel (no AES-NI in wsec's kernel; build with `--cfg aes_force_soft`
-    // so the `aes` and `aes-gcm` crates underneath use no AES-NI either) for CCMP and GCMP
-    // (which ran on RustCrypto `aes-gcm` before wsec had a GCM kernel); ECCMP keeps the
-    // detected kernel, as it always has here.
+    // so the `aes` and `aes-gcm` crates underneath use no AES-NI either) for CCMP and
+    // GCMP; ECCMP keeps the detected kernel.
     let ccm_backend =
         if portable && matches!(suite, CipherSuite::Ccmp128 | CipherSuite::Ccmp256 | CipherSuite::Gcmp128 | CipherSuite::Gcmp256) {
             CcmBackend::Portable

@@ -10,8 +10,8 @@
 //! With `--backend all` it does so on every CCM kernel backend this CPU runs. Per backend
 //! it judges the live AP's default (multi-buffer batches, crypto on every core through the
 //! pool that spreads a batch only while that measurably pays) against the simplest path
-//! (one frame at a time, one thread): the default must not be slower (issue 27), judged
-//! with the runs' noise (`stats::Ratio`): met, not met, or inconclusive.
+//! (one frame at a time, one thread): the default must not be slower, judged with the runs'
+//! noise (`stats::Ratio`): met, not met, or inconclusive.
 use crate::cpu::cpu_model;
 use crate::error::{Error, Result};
 use crate::stats::{quietest, Ratio, Summary, Verdict, MAX_ROUNDS, NOISY_IQR};

@@ -132,7 +132,8 @@ pub(crate) fn keys_of(a: &DecryptArgs) -> Result<Vec<UserKey>, String> {
         keys.push(UserKey::tk_hex(t).map_err(|e| format!("--tk: {e}"))?);
     }
     if let Some(f) = &a.keys {
-        // Bounded (a keys file of /dev/zero grew until the OOM killer ended it) and wiped.
+        // Bounded (unbounded, a keys file of /dev/zero grows until the OOM killer ends it)
+        // and wiped.
         use wsec::input::{into_text, limits, read_limited, ReadError};
         let shown = if f.as_os_str() == "-" { "standard input".to_string() } else { f.display().to_string() };
         let bytes = if f.as_os_str() == "-" {

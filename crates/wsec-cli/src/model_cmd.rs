@@ -207,7 +207,7 @@ fn saturation(a: SatArgs) -> CmdResult {
         return Err((2, "need --stations >= 1, --duration > 0 and 1 <= --payload <= 2268".into()));
     }
     // The resource limits (wsec_model::config::limits), checked before the stations' flows
-    // are built: --stations 100000000 was a 27 GB allocation.
+    // are built: --stations 100000000 would be a 27 GB allocation.
     let over = |what: &str, v: String, max: String| Err((2, format!("{what} {v} exceeds the limit of {max}")));
     if a.stations > limits::STATIONS {
         return over("--stations", a.stations.to_string(), format!("{} (AID 1-2007)", limits::STATIONS));

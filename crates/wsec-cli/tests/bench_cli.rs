@@ -56,7 +56,7 @@ fn bench_relay_json_checks_the_relay_and_reports_rates() {
     }
 }
 
-/// Issue 27: `--backend all` runs the relay on every CCM backend this CPU has, and judges
+/// `--backend all` runs the relay on every CCM backend this CPU has, and judges
 /// the live AP's default against the simplest path with a verdict (never a bare number).
 #[test]
 fn bench_relay_judges_the_default_on_every_backend() {

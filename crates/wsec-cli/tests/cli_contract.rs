@@ -1,4 +1,4 @@
-//! The command line's contract (docs/cli.md), issue 19: a damaged capture is exit 3 with
+//! The command line's contract (docs/cli.md): a damaged capture is exit 3 with
 //! the error on standard error; every input read whole stops at its size limit with a
 //! one-line error (an endless `/dev/zero` or FIFO fails fast, in bounded memory); model
 //! resource requests are range-checked; keys can come from files or standard input.
@@ -94,9 +94,9 @@ fn assert_fails(r: &Run, code: i32, want: &str, what: &str) {
     assert!(r.err.starts_with("wsec: ") && r.err.contains(want), "{what}: {:?} lacks {want:?}", r.err);
 }
 
-/// Issue 19, defect 3: a truncated capture was reported only inside the summary on
-/// standard output, exit 0. Now: exit 3, the error on standard error, the output holds
-/// the frames read before the damage, and the JSON summary keeps `capture_errors`.
+/// A truncated capture is exit 3 (not an exit 0 with the damage only inside the summary on
+/// standard output): the error on standard error, the output holds the frames read before
+/// the damage, and the JSON summary keeps `capture_errors`.
 #[test]
 fn damaged_capture_is_exit_3_with_the_error_on_stderr() {
     let whole = std::fs::read(testdata("captures/aircrack/wep_64_ptw.cap")).unwrap();
@@ -128,7 +128,7 @@ fn damaged_capture_is_exit_3_with_the_error_on_stderr() {
     assert_eq!((r.code, r.err.as_str()), (Some(0), ""), "whole capture");
 }
 
-/// Issue 19, defect 4: every file or stream read whole has a size limit; `/dev/zero` (and a
+/// Every file or stream read whole has a size limit; `/dev/zero` (and a
 /// FIFO that never ends) fails at it, fast and in bounded memory (the 1 GiB address-space
 /// limit of these runs), with a one-line error.
 #[test]
@@ -181,8 +181,8 @@ fn endless_inputs_stop_at_their_limit() {
     writer.join().unwrap();
 }
 
-/// Issue 19, defect 5: `wsec model saturation --stations 100000000` aborted on a 27 GB
-/// allocation. Every resource request is range-checked, the error naming the limit.
+/// Every resource request is range-checked, the error naming the limit: `wsec model
+/// saturation --stations 100000000` would otherwise abort on a 27 GB allocation.
 #[test]
 fn model_resource_requests_are_limited() {
     let sat = ["model", "saturation", "--phy", "g", "--rate", "54"];
@@ -206,7 +206,7 @@ fn model_resource_requests_are_limited() {
     }
 }
 
-/// Issue 19, defect 9: keys can be passed without the process list: --key-file,
+/// Keys can be passed without the process list: --key-file,
 /// --passphrase-file, --pmk-file (a file or '-' for standard input), and --help says why.
 #[test]
 fn keys_from_files_and_standard_input() {

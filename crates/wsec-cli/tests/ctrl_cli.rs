@@ -1,4 +1,4 @@
-//! Issue 23: Debian's real `hostapd_cli` and `wpa_cli` (packages `hostapd`, `wpasupplicant`;
+//! Debian's real `hostapd_cli` and `wpa_cli` (packages `hostapd`, `wpasupplicant`;
 //! `scripts/setup` installs them) drive `wsec ap` and `wsec sta` over the embedded medium
 //! through `ctrl_interface`, command by command. Each reply is parsed as hostapd's and
 //! wpa_supplicant's are (the field names and formats of `hostapd/ctrl_iface.c`,

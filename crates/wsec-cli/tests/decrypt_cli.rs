@@ -147,7 +147,7 @@ fn sae_capture_explains_why_not() {
     assert!(stdout.contains("a passive observer needs the PMK (--pmk)"), "{stdout}");
 }
 
-/// Issue 24: `--msk` (and its file form) opens an 802.1X capture that `wsec synth` makes
+/// `--msk` (and its file form) opens an 802.1X capture that `wsec synth` makes
 /// with the MSK's first half as the PMK; a short MSK is a usage error naming the option;
 /// `--live` needs an interface that exists and excludes a capture file.
 #[test]

@@ -1,4 +1,4 @@
-//! `wsec decrypt`'s output file (issue 19, defect 2): the input is never the output, and
+//! `wsec decrypt`'s output file: the input is never the output, and
 //! the output appears under its name only when the run succeeded.
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,4 +1,4 @@
-//! The exit-code contract of docs/cli.md, subcommand by subcommand (issue 27, point 6):
+//! The exit-code contract of docs/cli.md, subcommand by subcommand:
 //! usage errors exit 2, input and verification failures exit 1, `decrypt` exits 3 on a
 //! damaged capture and 4 when it decrypted nothing with the keys given; input files are
 //! checked before anything else; every error is one `wsec: ` line on standard error.

@@ -1,4 +1,4 @@
-//! Every subcommand's `--help` describes every option and positional (issue 27, point 7):
+//! Every subcommand's `--help` describes every option and positional:
 //! the command tree is walked from `wsec --help` (the "Commands:" section of each level),
 //! and each argument line of "Arguments:" and "Options:" must carry a description, on its
 //! own line or on the next (clap's long format).

@@ -4,7 +4,7 @@
 //! with `wsec decrypt` and with tshark given only the passphrase; 5% loss, garbage on the
 //! medium, a station killed and restarted, the AP restarted, its memory bounded. Needs root (CI runs as
 //! root): without it every test fails with that message. `WSEC_LIVE_BYTES` sets the TCP
-//! transfer size (default 100 MB, as the issue asks).
+//! transfer size (default 100 MB).
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;

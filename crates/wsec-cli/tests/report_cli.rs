@@ -1,4 +1,4 @@
-//! `wsec report --quick` end to end (issue 25): the report's JSON validates against the
+//! `wsec report --quick` end to end: the report's JSON validates against the
 //! checked-in schema and holds every seed table and figure; the page opens in headless
 //! Chromium from disk with every figure rendered, no empty table and no NaN; a PNG
 //! screenshot is kept as an artifact. Chromium missing is a failure, not a skip.

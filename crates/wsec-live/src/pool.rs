@@ -11,19 +11,19 @@
 //! Parts are claimed, not assigned: the caller takes parts until none is left and then
 //! waits only for the parts a worker has started. A worker that is asleep or descheduled
 //! (a busy machine: the stations, the air hub and the AP share two vCPUs in `wsec demo`)
-//! therefore costs nothing; with fixed assignment the caller waited for its time slice,
-//! and the relay fell from 10 to 0.45 Gb/s on a loaded CI machine. A worker that loses its
-//! CPU in the middle of a part still makes the caller wait; after such a stall the caller
-//! runs the next jobs alone (1, 2, 4, ... up to [`MAX_SOLO`] of them) before it tries the
-//! workers again, so a machine busy with other work costs a few per cent, not half.
+//! therefore costs nothing; with fixed assignment the caller would wait for its time slice
+//! (the relay measured 0.45 instead of 10 Gb/s on a loaded CI machine). A worker that loses
+//! its CPU in the middle of a part still makes the caller wait; after such a stall the
+//! caller runs the next jobs alone (1, 2, 4, ... up to [`MAX_SOLO`] of them) before it
+//! tries the workers again: a machine busy with other work costs a few per cent, not half.
 //!
-//! Spreading is also measured, not assumed (issue 27: on a 2-core Zen 3 the relay with
-//! crypto on both cores ran at 170k frames/s where one thread ran 283k): the pool keeps a
-//! moving average of the time per part of jobs it spread and of jobs it ran alone, and
-//! spreads only while that pays ([`SPREAD_GAIN`]). Now and then a job runs the other way,
-//! so that a change of load is noticed: every [`PROBE_EVERY`]th job while spreading pays;
-//! while it does not, the gap doubles after each losing probe up to [`MAX_PROBE_GAP`] (a
-//! spread job on a machine whose other cores are busy can cost fifty alone jobs).
+//! Spreading is also measured, not assumed (on a 2-core Zen 3 the relay with crypto on both
+//! cores runs at 170k frames/s where one thread runs 283k): the pool keeps a moving average
+//! of the time per part of jobs it spread and of jobs it ran alone, and spreads only while
+//! that pays ([`SPREAD_GAIN`]). Now and then a job runs the other way, so that a change of
+//! load is noticed: every [`PROBE_EVERY`]th job while spreading pays; while it does not,
+//! the gap doubles after each losing probe up to [`MAX_PROBE_GAP`] (a spread job on a
+//! machine whose other cores are busy can cost fifty alone jobs).
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};

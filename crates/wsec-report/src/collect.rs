@@ -94,7 +94,7 @@ impl<'a> Collector<'a> {
         self.seed004_tables(&model[4..6]);
         progress("the Verilog engines (place and route)");
         self.hw()?;
-        // The order: seed 000, 001, 002, 003, 004.
+        // Seed order: 000, 001, 002, 003, 004.
         self.tables.sort_by_key(|t| (t.seed.clone(), order(&t.id)));
         Ok(())
     }

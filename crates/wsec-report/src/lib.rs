@@ -125,7 +125,7 @@ impl Row {
 /// One seed table or figure beside ours.
 #[derive(Clone, Debug, Serialize)]
 pub struct Table {
-    /// "seed000-table1", ... (the schema requires every one the issue lists).
+    /// "seed000-table1", ... (the schema requires every one of them).
     pub id: String,
     pub seed: String,
     pub title: String,

@@ -125,8 +125,8 @@ fn read_all(bytes: Vec<u8>) -> (usize, Option<String>) {
     (n, None)
 }
 
-/// Issue 19, defect 1: an Interface Description Block of total length 16 and a Simple
-/// Packet Block of total length 12 made the reader panic (a slice past its end). They are
+/// An Interface Description Block of total length 16 and a Simple Packet Block of total
+/// length 12 (shorter than their fixed fields: a naive reader slices past the end) are
 /// clean errors that name the block and its offset; the packets before them are kept.
 #[test]
 fn short_pcapng_blocks_are_located_errors_not_panics() {

@@ -163,7 +163,7 @@ fn bad_arguments_are_reported_per_job() {
     assert_eq!(odd, vec![0u8; 10]);
 }
 
-/// Issue 19 defect 10: "serial" is accepted only where the CPU has no AES-NI; elsewhere the
+/// "serial" is accepted only where the CPU has no AES-NI; elsewhere the
 /// batch path is the multi-buffer kernel of the fastest backend (checked against CPUID here).
 #[test]
 fn batch_backend_is_the_fastest_multi_buffer_kernel() {

@@ -1,4 +1,4 @@
-//! Fast BSS Transition in captures (issue 24): a station's FT initial mobility domain
+//! Fast BSS Transition in captures: a station's FT initial mobility domain
 //! association with AP 1, its roam to AP 2 over the air and back to AP 1 over the DS
 //! (`capture::synth_ft`), for FT-PSK (passphrase), FT-802.1X (MSK) and FT-SAE (PMK).
 //! wsec must decrypt every protected frame, learn the three PTKs the way the standard

@@ -1,4 +1,4 @@
-//! Key material in the forms Wireshark users hold (issue 24): 48-octet PMKs and Suite B
+//! Key material in the forms Wireshark users hold: 48-octet PMKs and Suite B
 //! 192 (AKM 12: KDF-SHA384, KCK 24, KEK 32, HMAC-SHA384-192 MIC; IEEE 802.11-2020
 //! 12.7.1.3, 12.7.2), `"msk"` records (PMK = the first 32 octets of the MSK, 48 for AKM 12),
 //! and TKIP temporal keys of 16 octets (decrypted without Michael, as Wireshark does).

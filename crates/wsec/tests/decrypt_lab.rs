@@ -1,4 +1,4 @@
-//! Real captures of issue 24's cases, made in the interoperability lab with real hostapd
+//! Captures from the interoperability lab (FT, TDLS, 802.1X, Suite B) with real hostapd
 //! v2.10 and wpa_supplicant v2.10 on mac80211_hwsim (`interop/captures --save`;
 //! testdata/captures/lab/README.md): an FT-PSK roam between two APs and back, FT-PSK over
 //! the DS there and back, a TDLS direct link, WPA2-Enterprise with hostapd's internal EAP

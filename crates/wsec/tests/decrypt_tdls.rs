@@ -1,4 +1,4 @@
-//! TDLS in captures (issue 24): two stations of a WPA2-PSK BSS set up a direct link with
+//! TDLS in captures: two stations of a WPA2-PSK BSS set up a direct link with
 //! the TPK handshake relayed (encrypted) by the AP, exchange data on it, tear it down
 //! (`capture::synth_tdls`). wsec, given only the PSK, must decrypt every protected frame:
 //! the relayed setup frames under each station's PTK, the direct link under the TPK it

@@ -87,9 +87,9 @@ fn ap_with(line: &str, drop: &str) -> String {
 
 const STA_HEAD: &str = "interface=wsta0\naddr=02:00:00:00:00:11\n";
 
-/// Issue 19, defect 6: every numeric key is range-checked with hostapd's range where hostapd
-/// has one (`wpa_group_rekey=18446744074` wrapped to a 0.29 s rekey period when multiplied by
-/// 10^9); the error names the key and the range.
+/// Every numeric key is range-checked with hostapd's range where hostapd has one
+/// (`wpa_group_rekey=18446744074` times 10^9 would wrap to a 0.29 s rekey period); the
+/// error names the key and the range.
 #[test]
 fn numeric_keys_are_range_checked() {
     let cases: &[(&str, &str)] = &[
@@ -129,7 +129,7 @@ fn numeric_keys_are_range_checked() {
     }
 }
 
-/// Issue 19, defect 6: the core's time arithmetic saturates, so a period that does not fit
+/// The core's time arithmetic saturates, so a period that does not fit
 /// the nanosecond clock means "never" rather than wrapping to a short one (and debug builds
 /// do not panic on the overflow).
 #[test]
@@ -155,7 +155,7 @@ fn ap_periods_saturate_instead_of_wrapping() {
     assert!(!out.air.is_empty(), "the AP beaconed");
 }
 
-/// Issue 19, defect 7: hex values (PSK, WEP keys) and MAC addresses take no sign.
+/// Hex values (PSK, WEP keys) and MAC addresses take no sign.
 #[test]
 fn hex_and_mac_values_take_no_sign() {
     let psk = format!("wpa_psk=+{}", "f".repeat(63));
@@ -167,7 +167,7 @@ fn hex_and_mac_values_take_no_sign() {
     assert!(e.msg.contains("bssid"), "{e}");
 }
 
-/// Issue 19, defect 7: `wpa_key_mgmt=NONE` with `wpa=2` ran WPA-PSK; hostapd has no NONE
+/// `wpa_key_mgmt=NONE` with `wpa=2` is refused, not run as WPA-PSK: hostapd has no NONE
 /// (`hostapd_config_parse_key_mgmt`: invalid key_mgmt). An empty `auth_algs=` / `auth_alg=`
 /// names no algorithm (hostapd: "no authentication algorithms allowed").
 #[test]
@@ -195,7 +195,7 @@ fn pmk_of(sec: &Security) -> Vec<u8> {
     }
 }
 
-/// Issue 19, defect 7: comments follow hostapd (AP: `#` only as a line's first character,
+/// Comments follow hostapd (AP: `#` only as a line's first character,
 /// so a trailing `# ...` is part of the value) and wpa_supplicant (STA: `#` outside the last
 /// quoted string starts a comment).
 #[test]
@@ -220,7 +220,7 @@ fn comments_follow_hostapd_and_wpa_supplicant() {
     assert_eq!(pmk_of(&s.sta.security), psk_from_passphrase(b"pass # word", b"a#b").unwrap().to_vec());
 }
 
-/// Issue 19, defect 9: a line without '=' (a passphrase pasted on a line of its own) and a
+/// A line without '=' (a passphrase pasted on a line of its own) and a
 /// key that is not a key's shape are not repeated in the error.
 #[test]
 fn errors_do_not_echo_secrets() {
@@ -330,7 +330,7 @@ fn station_scan_freq_lists_the_channels_to_search() {
     assert!(parse_sta(&sta.replace("scan_freq=2462 2412 2462 5180", "frequency=2484")).unwrap().scan_channels == vec![14]);
 }
 
-/// `ctrl_interface` / `ctrl_interface_group` (issue 23): kept as written for the control
+/// `ctrl_interface` / `ctrl_interface_group`: kept as written for the control
 /// socket (wpa_supplicant's `DIR=... GROUP=...` form is split by wsec-live's ctrl module).
 #[test]
 fn ctrl_interface_keys_are_kept() {

@@ -82,7 +82,7 @@ fn wpa_family() {
     ] {
         let (k, pk) = wpa(ssid, pass);
         let (n, t, a) = check(name, k, pk, bssid);
-        // Issue 19, defect 10: the comparison is empty, and proves nothing, when neither peer
+        // The comparison is empty, and proves nothing, when neither peer
         // decrypts a frame (a wrong passphrase, a peer that cannot read the file): each
         // capture must give both wsec and at least one peer decrypted frames.
         assert!(t + a > 0, "{name}: neither tshark nor airdecap-ng decrypted a frame: nothing was compared");

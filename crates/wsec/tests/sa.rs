@@ -128,8 +128,8 @@ fn extended_key_id_switch() {
 /// A PTK0 rekey (the new PTK under the same Key ID 0): frames the peer protected under the
 /// old TK before it switched still arrive, and the receiver opens them with the replaced
 /// key for `RETIRED_PTK_RX_NS`, on that key's own replay counters, never transmitting with
-/// it. Seen against hostapd: the Authenticator installs the new TK only on message 4
-/// (12.7.6.4), so what it sent meanwhile under the old one was dropped as MIC failures.
+/// it. hostapd's Authenticator, for one, installs the new TK only on message 4
+/// (12.7.6.4), so what it sends meanwhile under the old one would be MIC failures.
 #[test]
 fn ptk0_rekey_keeps_the_old_key_for_reception_for_a_while() {
     use wsec::link::sa::RETIRED_PTK_RX_NS;

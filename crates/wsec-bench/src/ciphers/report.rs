@@ -8,7 +8,7 @@ use crate::energy::{fmt_g, Battery, Method};
 use serde::Serialize;
 use std::fmt::Write;
 
-/// One `--json` record: the fields (`cipher`, `key_bits`, `mode`, `op`, `bytes`,
+/// One `--json` record: the fixed fields (`cipher`, `key_bits`, `mode`, `op`, `bytes`,
 /// `mb_per_s`, `uj_per_byte`, `energy_method`) and context after them.
 #[derive(Clone, Debug, Serialize)]
 pub struct Record {

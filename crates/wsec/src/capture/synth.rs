@@ -236,7 +236,7 @@ impl Synth {
             let sa = if ap_side { &mut self.sa_ap } else { &mut self.sa_sta };
             match e {
                 Event::InstallPtk { tk, cipher, key_id } => {
-                    // wsec's handshake has no KeyID KDE yet: the rekeyed PTK is put on Key ID 1
+                    // wsec's handshake sends no KeyID KDE: the rekeyed PTK is put on Key ID 1
                     // here, as Extended Key ID would (12.6.21), so captures carry both IDs.
                     let key_id = if self.rekeyed { 1 } else { key_id };
                     let sa = if ap_side { &mut self.sa_ap } else { &mut self.sa_sta };

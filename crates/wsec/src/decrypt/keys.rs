@@ -235,9 +235,9 @@ mod tests {
         assert_eq!(format!("{:?}", k[0]), "Msk(64 octets)");
     }
 
-    /// Issue 19, defect 7: a sign is not a hex digit ("+f" parsed as 0x0f), and a
-    /// multi-octet character in a hex key or %-escape is an error, not a panic (slicing
-    /// octet offsets split it).
+    /// A sign is not a hex digit (`u8::from_str_radix` alone takes "+f" as 0x0f), and a
+    /// multi-octet character in a hex key or %-escape is an error, not a panic (slicing at
+    /// octet offsets would split it).
     #[test]
     fn hex_keys_are_hex_digits_only() {
         for bad in ["+f+f+f+f+f", "1f1f1f1f+f"] {
