@@ -23,7 +23,7 @@
 //! Every backend gives the same bytes and the same refusals; they differ in speed only.
 //!
 //! # Unsafe code
-//! This is the only crate of the protocol stack with `unsafe` code (wsec itself is
+//! Of the protocol stack (wsec and this crate), only this crate has `unsafe` code (wsec is
 //! `#![forbid(unsafe_code)]`): the x86_64 intrinsics and `#[target_feature]` functions of
 //! the kernels. Every public item is safe: a kernel runs only on a key or backend whose CPU
 //! features were checked when it was made, and every length is checked before a kernel
