@@ -1,9 +1,9 @@
-//! The hostapd.conf / wpa_supplicant.conf readers (`node::conf::parse_ap`, `parse_sta`) on
+//! The hostapd.conf / wpa_supplicant.conf readers (`wsec_live::conf::parse_ap`, `parse_sta`) on
 //! arbitrary text: a configuration or an error naming a line of the text, never a panic;
 //! what parses is within the documented ranges.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use wsec::node::conf::{parse_ap, parse_sta, ConfError};
+use wsec_live::conf::{parse_ap, parse_sta, ConfError};
 
 /// The errors a line without '=' can give: fixed texts, which a line may happen to be part
 /// of (the line "(a line w" is part of the first one) without anything leaking.

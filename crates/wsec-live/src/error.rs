@@ -13,7 +13,7 @@ pub enum Error {
     /// "TAP wsec0", "config ap.conf", ...).
     Io { what: String, source: io::Error },
     /// A configuration file was refused (`what` names the file).
-    Config { what: String, source: wsec::node::conf::ConfError },
+    Config { what: String, source: crate::conf::ConfError },
     /// The protocol core refused to start (a key or setting it cannot use).
     Core { what: &'static str, source: wsec::Error },
     /// Setting up the lab or the host side failed (a command that exited non-zero, a node

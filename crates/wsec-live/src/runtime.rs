@@ -5,6 +5,7 @@
 //! timeout; what is ready on each side (up to [`BATCH`] frames) goes to the core as one
 //! batch, so the frames it protects run through the host engine's multi-buffer pass
 //! together; what the core outputs goes to the medium, the TAP and the event log.
+use crate::conf::{self, ApFile, StaFile};
 use crate::ctrl::{Action, Ctrl, CtrlSpec, Ctx};
 use crate::error::{Error, Result};
 use crate::medium::{self, tap::Tap, Medium};
@@ -14,7 +15,6 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use wsec::node::ap::AccessPoint;
-use wsec::node::conf::{self, ApFile, StaFile};
 use wsec::node::sta::Station;
 use wsec::node::Output;
 use wsec::wire::mac::MacAddr;

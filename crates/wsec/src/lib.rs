@@ -3,13 +3,13 @@
 //! Module map (one hop to any protocol element):
 //! - [`capture`]: reading pcap/pcapng captures and their radio headers.
 //! - [`wire`]: frame formats (MAC header, CCMP/GCMP/TKIP/WEP security headers, MME, LLC/SNAP).
-//! - [`cipher`]: per-MPDU protection, IEEE 802.11-2020 clause 12.5 (WEP, TKIP, CCMP, GCMP, BIP)
-//!   and the fused AES-CCM kernel.
+//! - [`cipher`]: per-MPDU protection, IEEE 802.11-2020 clause 12.5 (WEP, TKIP, CCMP, GCMP, BIP);
+//!   its AES-CCM/GCM kernels ([`cipher::kernel`]) are crate `wsec-kernel`'s.
 //! - [`link`]: security associations: keys by Key ID, PN generation, replay detection,
 //!   fragment reassembly, TKIP MIC-failure tracking.
 //! - [`decrypt`]: the capture decryption engine behind `wsec decrypt`.
 //! - [`rsn`]: RSN key management: key hierarchy, EAPOL-Key, RSN element, handshakes.
-//! - [`node`]: the live system's AP and STA as sans-IO cores, the host crypto engine, config files.
+//! - [`node`]: the live system's AP and STA as sans-IO cores, the host crypto engine.
 //! - [`input`]: whole-file reads with a size limit, strict hex text.
 //!
 //! This crate does no I/O of its own: no sockets, no clock, no threads (the engine's crypto
@@ -17,12 +17,16 @@
 //! handed in ([`rand_core::CryptoRngCore`]). Around it: `wsec-live` (the medium, TAP, the
 //! thread pool and the run loop), `wsec-model` (the WLAN simulator) and `wsec-bench` (the
 //! seed papers' benchmarks).
-#![forbid(unsafe_op_in_unsafe_fn)]
+//!
+//! No `unsafe` code: the SIMD kernels (AES-CCM/GCM, PBKDF2's SHA-1) are in `wsec-kernel`,
+//! behind safe key types and functions.
+#![forbid(unsafe_code)]
 
 pub mod capture;
 pub mod cipher;
 pub mod decrypt;
-pub mod error;
+/// The error type every parser, cipher and kernel returns (crate `wsec-kernel`'s).
+pub use wsec_kernel::error;
 pub mod input;
 pub mod link;
 pub mod node;

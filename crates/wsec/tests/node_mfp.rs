@@ -9,7 +9,6 @@ mod nodesim;
 use nodesim::{Feed, Sim, MS};
 use wsec::cipher::CipherSuite;
 use wsec::node::ap::{AccessPoint, ApConfig};
-use wsec::node::conf::{parse_ap, parse_sta};
 use wsec::node::frames::{self, Mgmt};
 use wsec::node::mfp::Mfp;
 use wsec::node::sta::StaConfig;
@@ -18,6 +17,7 @@ use wsec::rsn::akm::Akm;
 use wsec::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite};
 use wsec::wire::mac::{mgmt_subtype, Header, MacAddr};
 use wsec::wire::mgmt::{AuthAlgorithm, AuthRepr, Capability, ReasonCode, StatusCode};
+use wsec_live::conf::{parse_ap, parse_sta};
 use zeroize::Zeroizing;
 
 const BSSID: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x01]);

@@ -7,13 +7,13 @@
 mod nodesim;
 
 use nodesim::{ap_core, Feed, Sim, WIRED};
-use wsec::node::conf::{parse_ap, parse_sta};
 use wsec::node::frames::{self, Mgmt};
 use wsec::node::{Output, Phase};
 use wsec::rsn::akm::Akm;
 use wsec::rsn::owe::{parse_dh_param_element, EXT_OWE_DH_PARAM};
 use wsec::wire::mac::MacAddr;
 use wsec::wire::mgmt::{AuthAlgorithm, AuthRepr, Capability, StatusCode};
+use wsec_live::conf::{parse_ap, parse_sta};
 
 const STA1: &str = "02:00:00:00:00:11";
 

@@ -6,9 +6,9 @@
 mod nodesim;
 
 use nodesim::{Feed, Sim, WIRED};
-use wsec::node::conf::{parse_ap, parse_sta};
 use wsec::node::{Phase, Security};
 use wsec::rsn::akm::Akm;
+use wsec_live::conf::{parse_ap, parse_sta};
 
 const STA1: &str = "02:00:00:00:00:11";
 const STA2: &str = "02:00:00:00:00:12";

@@ -413,7 +413,7 @@ fn protocol_mismatch_does_not_join() {
 
 #[test]
 fn conf_wpa_bits_and_proto() {
-    use wsec::node::conf::{parse_ap, parse_sta};
+    use wsec_live::conf::{parse_ap, parse_sta};
     let base = "interface=wsec0\nbssid=02:00:00:00:00:01\nssid=wsec-wpa1\nwpa_passphrase=correct horse battery\n";
     let a = parse_ap(&format!("{base}wpa=1\n")).unwrap().ap;
     assert!(!a.rsn);

@@ -363,7 +363,7 @@ mod tests {
         assert_eq!(channel_freq(200), None);
         for ch in (1..=13).chain(36..=165) {
             let f = channel_freq(ch).unwrap() as u32;
-            assert_eq!(wsec::node::conf::freq_channel(f), Some(ch), "{ch}");
+            assert_eq!(crate::conf::freq_channel(f), Some(ch), "{ch}");
         }
     }
 }

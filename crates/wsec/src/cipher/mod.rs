@@ -10,7 +10,7 @@
 //! | [`eccmp`] | Enhanced CCMP, 2/4/8 MIC lanes (wsec's own, vendor suites) | docs/eccmp.md |
 //! | [`ccm16e`] | IEEE 802.16e AES-CCM (golden model of the hw AESCCM6) | 802.16-2004 7.5.1.2 |
 //! | [`aad`] | CCMP/GCMP AAD and nonce construction | 12.5.3.3.3-4, 12.5.5.3.3-4 |
-//! | [`kernel`] | fused AES-CCM (CTR interleaved into CBC-MAC) | - |
+//! | [`kernel`] | the AES-CCM/GCM kernels (crate `wsec-kernel`) | - |
 //!
 //! Every cipher takes a whole plaintext MPDU (MAC header + body, no FCS) and returns the
 //! protected MPDU, and the reverse; the [`Protection`] trait names that contract.
@@ -20,7 +20,8 @@ pub mod ccm16e;
 pub mod ccmp;
 pub mod eccmp;
 pub mod gcmp;
-pub mod kernel;
+/// The AES-CCM/GCM kernels and their backends: crate `wsec-kernel`'s [`wsec_kernel::aead`].
+pub use wsec_kernel::aead as kernel;
 pub mod michael;
 pub mod mpdu;
 pub mod tkip;

@@ -23,10 +23,11 @@
 //! - [`card`]: the wireless card's timing model (`crypto_offload=host|card`).
 //! - [`ap`], [`sta`]: the two cores.
 //! - [`sae`]: SAE authentication (algorithm 3) settings and frames for the cores.
-//! - [`conf`]: hostapd.conf / wpa_supplicant.conf style configuration.
+//!
+//! The configuration files that fill [`ap::ApConfig`] and [`sta::StaConfig`] (hostapd.conf,
+//! wpa_supplicant.conf) are read by `wsec-live`'s `conf` module.
 pub mod ap;
 pub mod card;
-pub mod conf;
 pub mod datapath;
 pub mod engine;
 pub mod frames;

@@ -3,7 +3,8 @@
 //! - [`akm`]: AKM suites and what they imply (KDF hash, descriptor version, key lengths).
 //! - [`kdf`]: PRF-SHA1, KDF-SHA256/384, PTK derivation and split, PMKID, GTK/IGTK.
 //! - [`ft`]: the FT key hierarchy (PMK-R0, PMK-R1, FT PTK).
-//! - [`pbkdf2`]: passphrase to PMK (PBKDF2-HMAC-SHA1 x4096), SHA-NI and multi-buffer.
+//! - [`pbkdf2`]: passphrase to PMK (PBKDF2-HMAC-SHA1 x4096), SHA-NI and multi-buffer
+//!   (crate `wsec-kernel`).
 //! - [`keywrap`]: AES Key Wrap (RFC 3394) and the RC4 Key Data encryption of descriptor 1.
 //! - [`eapol`]: EAPOL-Key frames (wire format) and their MIC.
 //! - [`kde`]: Key Data: KDEs (GTK, IGTK, BIGTK, MAC address, PMKID) and elements.
@@ -20,6 +21,7 @@ pub mod kde;
 pub mod kdf;
 pub mod keywrap;
 pub mod owe;
-pub mod pbkdf2;
+/// Passphrase to PSK (Annex J.4.1): crate `wsec-kernel`'s [`wsec_kernel::pbkdf2`].
+pub use wsec_kernel::pbkdf2;
 pub mod sae;
 pub mod tdls;

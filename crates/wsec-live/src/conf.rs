@@ -16,17 +16,17 @@
 //!
 //! Every number is decimal digits only and range-checked (hostapd's ranges where hostapd
 //! has them); an error names the line, never quotes a line that may hold a secret.
-use super::ap::ApConfig;
-use super::card::{Offload, CARD_NS_PER_BYTE, CARD_NS_PER_FRAME};
-use super::mfp::Mfp;
-use super::sae::{SaePassword, SaeSettings};
-use super::sta::StaConfig;
-use super::{AuthAlgs, Security};
-use crate::cipher::CipherSuite;
-use crate::rsn::akm::Akm;
-use crate::rsn::pbkdf2::psk_from_passphrase;
-use crate::rsn::sae::{Group, PweMethod};
-use crate::wire::mac::MacAddr;
+use wsec::cipher::CipherSuite;
+use wsec::node::ap::ApConfig;
+use wsec::node::card::{Offload, CARD_NS_PER_BYTE, CARD_NS_PER_FRAME};
+use wsec::node::mfp::Mfp;
+use wsec::node::sae::{SaePassword, SaeSettings};
+use wsec::node::sta::StaConfig;
+use wsec::node::{AuthAlgs, Security};
+use wsec::rsn::akm::Akm;
+use wsec::rsn::pbkdf2::psk_from_passphrase;
+use wsec::rsn::sae::{Group, PweMethod};
+use wsec::wire::mac::MacAddr;
 use zeroize::Zeroizing;
 
 /// A configuration error: the line (1-based; 0 for the file as a whole) and why.
@@ -128,7 +128,7 @@ fn parse_wep(line: usize, v: &str) -> Result<Zeroizing<Vec<u8>>, ConfError> {
 
 /// Hex digits only: no sign (`u8::from_str_radix` takes "+f"), no separators.
 fn hex_decode(s: &str) -> Option<Vec<u8>> {
-    crate::input::hex_decode(s)
+    wsec::input::hex_decode(s)
 }
 
 /// A number in `lo..=hi`: decimal digits only (no sign, no white space), the error naming
@@ -378,14 +378,14 @@ impl Common {
             "group_cipher" | "group" => self.group = Some(ciphers(line, v)?),
             "wpa_passphrase" => {
                 let p = unquote(v).unwrap_or(v);
-                if crate::rsn::pbkdf2::check_passphrase(p.as_bytes()).is_err() {
+                if wsec::rsn::pbkdf2::check_passphrase(p.as_bytes()).is_err() {
                     return err(line, "passphrase must be 8 to 63 printable ASCII characters");
                 }
                 self.passphrase = Some((line, Zeroizing::new(p.to_string())));
             }
             "psk" | "wpa_psk" => {
                 if let Some(p) = unquote(v) {
-                    if crate::rsn::pbkdf2::check_passphrase(p.as_bytes()).is_err() {
+                    if wsec::rsn::pbkdf2::check_passphrase(p.as_bytes()).is_err() {
                         return err(line, "passphrase must be 8 to 63 printable ASCII characters");
                     }
                     self.passphrase = Some((line, Zeroizing::new(p.to_string())));
@@ -796,7 +796,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
         return err(0, "owe_groups needs wpa_key_mgmt=OWE");
     }
     let owe_transition = match (owe_bssid, owe_ssid) {
-        (Some(bssid), Some(ssid)) => Some(super::owe::OweTransition { bssid, ssid }),
+        (Some(bssid), Some(ssid)) => Some(wsec::node::owe::OweTransition { bssid, ssid }),
         (None, None) => None,
         _ => return err(0, "owe_transition_bssid and owe_transition_ssid go together"),
     };

@@ -20,8 +20,8 @@
 //! runs over the plaintext); the out-of-order core runs it further ahead on its own.
 //!
 //! The result is bound by the chain: about `Nr` AESENC latencies per 16 octets plus one
-//! block each for B0 and the AAD. For the numbers see `benches/ccm.rs`
-//! (`cargo bench -p wsec --bench ccm`). A single message cannot go below that floor; only
+//! block each for B0 and the AAD. For the numbers see `crates/wsec-bench/benches/ccm.rs`
+//! (`cargo bench -p wsec-bench --bench ccm`). A single message cannot go below that floor; only
 //! interleaving several independent messages could.
 //!
 //! # Backends
@@ -131,7 +131,7 @@ impl Backend {
         }
     }
 
-    /// Parses a backend name (also the older names `vaes-avx512` and `vaes-avx2`).
+    /// Parses a backend name (also the aliases `vaes-avx512` and `vaes-avx2`).
     pub fn from_name(s: &str) -> Option<Backend> {
         Some(match s.trim().to_ascii_lowercase().as_str() {
             "portable" | "soft" => Backend::Portable,

@@ -1,10 +1,10 @@
-//! The hostapd.conf / wpa_supplicant.conf readers (`node::conf`): every key `docs/live.md`
+//! The hostapd.conf / wpa_supplicant.conf readers (`wsec_live::conf`): every key `docs/live.md`
 //! lists reaches the core's configuration, and every unknown key or bad value is an
 //! error naming its line.
 use wsec::cipher::CipherSuite;
-use wsec::node::conf::{parse_ap, parse_sta};
 use wsec::node::{Offload, Security};
 use wsec::wire::MacAddr;
+use wsec_live::conf::{parse_ap, parse_sta};
 
 const AP: &str = "interface=wap0
 ssid=wsec-live

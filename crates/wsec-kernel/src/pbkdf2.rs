@@ -35,7 +35,7 @@
 //! has AVX2 (about 5.5 times the scalar code, measured on Zen 5), and otherwise (or with
 //! the `*_portable` functions) a scalar SHA-1 specialised for the same fixed message. [`Backend`] names the kernels; the `*_with` functions
 //! pick one, which is how the tests check that all of them agree.
-//! `cargo bench -p wsec --bench pbkdf2` compares them with RustCrypto's `pbkdf2` and OpenSSL.
+//! `cargo bench -p wsec-bench --bench pbkdf2` compares them with RustCrypto's `pbkdf2` and OpenSSL.
 //!
 //! # Security notes
 //! The HMAC pad states and the running U/T values live in structures wiped on drop; the
@@ -171,7 +171,7 @@ pub fn psk_batch(passphrases: &[&[u8]], ssid: &[u8]) -> Vec<Result<[u8; PSK_LEN]
 ///
 /// Which is fastest depends on the microarchitecture, not only on the features: on AMD
 /// Zen 5 AVX-512 wins by far, but on Zen 3 (SHA-NI and AVX2, no AVX-512) 8 SHA-NI chains in
-/// lockstep ran at 1266 PMK/s where 2 ran at 1810 and the AVX2 kernel at 1874 (issue 27), so
+/// lockstep ran at 1266 PMK/s where 2 ran at 1810 and the AVX2 kernel at 1874, so
 /// the default is measured ([`batch_plan`]), not assumed.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct BatchPlan {
