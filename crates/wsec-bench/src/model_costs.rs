@@ -5,7 +5,7 @@
 use crate::error::{Error, Result};
 use std::path::PathBuf;
 use std::time::Instant;
-use wsec::cipher::{self, CcmBackend, CipherSuite, KeyOptions, Protection, SuiteKey};
+use wsec::cipher::{self, Algorithm, CcmBackend, CipherSuite, KeyOptions, Protection, SuiteKey};
 use wsec_model::costs::{AppCipherCost, Costs, Linear, LocationCosts, SuiteCost};
 
 /// What `measure` measures and where it starts from.
@@ -58,11 +58,7 @@ fn protection(suite: CipherSuite, portable: bool) -> Box<dyn Protection + Send +
     // (which ran on RustCrypto `aes-gcm` before wsec had a GCM kernel); ECCMP keeps the
     // detected kernel, as it always has here.
     let ccm_backend =
-        if portable && matches!(suite, CipherSuite::Ccmp128 | CipherSuite::Ccmp256 | CipherSuite::Gcmp128 | CipherSuite::Gcmp256) {
-            CcmBackend::Portable
-        } else {
-            CcmBackend::Detect
-        };
+        if portable && matches!(suite.algorithm(), Algorithm::Ccm | Algorithm::Gcm) { CcmBackend::Portable } else { CcmBackend::Detect };
     SuiteKey::new(suite, &key, KeyOptions { ccm_backend, ..KeyOptions::default() }).unwrap().into_protection()
 }
 

@@ -23,7 +23,6 @@ pub mod capture;
 pub mod cipher;
 pub mod decrypt;
 pub mod error;
-pub mod input;
 pub mod link;
 pub mod node;
 pub mod rng;
@@ -33,3 +32,5 @@ pub mod wire;
 pub use error::{Error, Result};
 /// The RNG interface the cores take (RustCrypto's; [`rng`]).
 pub use rand_core::CryptoRngCore;
+/// Whole-file reads with a size limit and strict hex text (`wsec-base`).
+pub use wsec_base::input;
