@@ -5,7 +5,7 @@
 use crate::error::{Error, Result};
 use std::path::PathBuf;
 use std::time::Instant;
-use wsec::cipher::{self, CcmBackend, CipherSuite, KeyOptions, Protection, SuiteKey};
+use wsec::cipher::{self, Algorithm, CcmBackend, CipherSuite, KeyOptions, Protection, SuiteKey};
 use wsec_model::costs::{AppCipherCost, Costs, Linear, LocationCosts, SuiteCost};
 
 /// What `measure` measures and where it starts from.
@@ -57,11 +57,7 @@ fn protection(suite: CipherSuite, portable: bool) -> Box<dyn Protection + Send +
     // so the `aes` and `aes-gcm` crates underneath use no AES-NI either) for CCMP and
     // GCMP; ECCMP keeps the detected kernel.
     let ccm_backend =
-        if portable && matches!(suite, CipherSuite::Ccmp128 | CipherSuite::Ccmp256 | CipherSuite::Gcmp128 | CipherSuite::Gcmp256) {
-            CcmBackend::Portable
-        } else {
-            CcmBackend::Detect
-        };
+        if portable && matches!(suite.algorithm(), Algorithm::Ccm | Algorithm::Gcm) { CcmBackend::Portable } else { CcmBackend::Detect };
     SuiteKey::new(suite, &key, KeyOptions { ccm_backend, ..KeyOptions::default() }).unwrap().into_protection()
 }
 

@@ -3,7 +3,7 @@ use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
 use std::sync::OnceLock;
-use wsec::cipher::{self, AadOptions, CipherSuite, OrderRule};
+use wsec::cipher::{self, AadOptions, Algorithm, CipherSuite, OrderRule};
 
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -101,7 +101,7 @@ impl ValueEnum for CipherName {
     fn value_variants<'a>() -> &'a [Self] {
         static NAMES: OnceLock<Vec<CipherName>> = OnceLock::new();
         NAMES.get_or_init(|| {
-            let suites = CipherSuite::ALL.into_iter().filter(|s| !matches!(s, CipherSuite::Wep40 | CipherSuite::Wep104));
+            let suites = CipherSuite::filtered(|s| s.algorithm() != Algorithm::Wep);
             std::iter::once(CipherName::Wep).chain(suites.map(CipherName::Suite)).collect()
         })
     }
@@ -220,8 +220,7 @@ pub(crate) fn read_secret(path: &std::path::Path, what: &str) -> Result<zeroize:
 
 fn suite_of(c: CipherName, key_len: usize) -> CipherSuite {
     match c {
-        CipherName::Wep if key_len == 5 => CipherSuite::Wep40,
-        CipherName::Wep => CipherSuite::Wep104,
+        CipherName::Wep => CipherSuite::by_algorithm(Algorithm::Wep, key_len).unwrap_or(CipherSuite::Wep104),
         CipherName::Suite(s) => s,
     }
 }

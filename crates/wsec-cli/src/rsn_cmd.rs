@@ -70,15 +70,17 @@ fn parse_akm(s: &str) -> Result<Akm, String> {
     })
 }
 
-/// The suites `wsec ptk --cipher` takes (a PTK's TK is for a pairwise cipher).
-const PAIRWISE: [CipherSuite; 5] =
-    [CipherSuite::Ccmp128, CipherSuite::Ccmp256, CipherSuite::Gcmp128, CipherSuite::Gcmp256, CipherSuite::Tkip];
+/// The suites `wsec ptk --cipher` takes (a PTK's TK is for a pairwise cipher): the
+/// standard pairwise suites of the suite table.
+fn ptk_suite(c: CipherSuite) -> bool {
+    c.is_pairwise() && c.is_standard()
+}
 
 fn parse_pairwise(s: &str) -> Result<CipherSuite, String> {
     match s.parse::<CipherSuite>() {
-        Ok(c) if PAIRWISE.contains(&c) => Ok(c),
+        Ok(c) if ptk_suite(c) => Ok(c),
         _ => {
-            let names: Vec<&str> = PAIRWISE.iter().map(|c| c.name()).collect();
+            let names: Vec<&str> = CipherSuite::filtered(ptk_suite).map(|c| c.name()).collect();
             Err(format!("pairwise cipher is one of {}", names.join(", ")))
         }
     }

@@ -6,8 +6,8 @@
 //!   and the Enhanced CCMP lane MACs.
 //! - [`pbkdf2`]: PBKDF2-HMAC-SHA1 (RFC 8018 5.2) and the passphrase-to-PSK mapping of
 //!   Annex J.4.1, one passphrase or a batch.
-//! - [`error`]: the error type of the whole stack (wsec re-exports it as `wsec::Error`),
-//!   so kernel results reach the protocol code without conversion.
+//! - [`error`]: the error type of the whole stack (`wsec-base`'s, `wsec::Error`), so
+//!   kernel results reach the protocol code without conversion.
 //!
 //! # Backends
 //! Chosen at run time by CPU features (CPUID), fastest first, or forced; forcing one the
@@ -31,7 +31,8 @@
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod aead;
-pub mod error;
+/// The error type of the whole stack (`wsec-base`'s).
+pub use wsec_base::error;
 pub mod pbkdf2;
 
 pub use error::{Error, Result};

@@ -16,7 +16,7 @@
 //!
 //! Every number is decimal digits only and range-checked (hostapd's ranges where hostapd
 //! has them); an error names the line, never quotes a line that may hold a secret.
-use wsec::cipher::CipherSuite;
+use wsec::cipher::{CipherSuite, DefaultList};
 use wsec::node::ap::ApConfig;
 use wsec::node::card::{Offload, CARD_NS_PER_BYTE, CARD_NS_PER_FRAME};
 use wsec::node::mfp::Mfp;
@@ -219,26 +219,26 @@ fn resolve_driver(
     }
 }
 
+/// A hostapd cipher list (`wpa_pairwise`, `rsn_pairwise`, `group_cipher`; the STA's
+/// `pairwise`, `group`): the data suites of the suite table under their hostapd names.
 fn ciphers(line: usize, v: &str) -> Result<Vec<CipherSuite>, ConfError> {
+    let data = |c: CipherSuite| c.is_pairwise() || c.is_group();
     let mut out = Vec::new();
     for w in v.split_whitespace() {
-        let c = match w {
-            "CCMP" => CipherSuite::Ccmp128,
-            "CCMP-256" => CipherSuite::Ccmp256,
-            "GCMP" => CipherSuite::Gcmp128,
-            "GCMP-256" => CipherSuite::Gcmp256,
-            "TKIP" => CipherSuite::Tkip,
-            "ECCMP-2" => CipherSuite::Eccmp2,
-            "ECCMP-4" => CipherSuite::Eccmp4,
-            "ECCMP-8" => CipherSuite::Eccmp8,
-            _ => return err(line, format!("unknown cipher {w} (CCMP, CCMP-256, GCMP, GCMP-256, TKIP, ECCMP-2/4/8)")),
-        };
-        out.push(c);
+        match CipherSuite::from_hostapd_conf(w).filter(|&c| data(c)) {
+            Some(c) => out.push(c),
+            None => return err(line, format!("unknown cipher {w} ({})", hostapd_names(data))),
+        }
     }
     if out.is_empty() {
         return err(line, "empty cipher list");
     }
     Ok(out)
+}
+
+/// The hostapd names of the suites `keep` selects, for an error message.
+fn hostapd_names(keep: impl Fn(CipherSuite) -> bool) -> String {
+    CipherSuite::filtered(keep).map(|c| c.hostapd_conf_name()).collect::<Vec<_>>().join(", ")
 }
 
 fn akms(line: usize, v: &str) -> Result<Vec<Akm>, ConfError> {
@@ -264,15 +264,13 @@ fn parse_mfp(line: usize, k: &str, v: &str) -> Result<Mfp, ConfError> {
     Mfp::from_setting(w).ok_or(ConfError { line, msg: format!("{k} must be 0 (disabled), 1 (optional) or 2 (required)") })
 }
 
-/// hostapd's `group_mgmt_cipher` names (12.5.4, 12.5.6).
+/// hostapd's `group_mgmt_cipher` names (12.5.4, 12.5.6): the group management suites of
+/// the suite table.
 fn parse_group_mgmt(line: usize, v: &str) -> Result<CipherSuite, ConfError> {
-    Ok(match v {
-        "AES-128-CMAC" | "BIP-CMAC-128" => CipherSuite::BipCmac128,
-        "BIP-CMAC-256" => CipherSuite::BipCmac256,
-        "BIP-GMAC-128" => CipherSuite::BipGmac128,
-        "BIP-GMAC-256" => CipherSuite::BipGmac256,
-        _ => return err(line, format!("unknown group_mgmt_cipher {v} (AES-128-CMAC, BIP-CMAC-256, BIP-GMAC-128, BIP-GMAC-256)")),
-    })
+    match CipherSuite::from_hostapd_conf(v).filter(|c| c.is_bip()) {
+        Some(c) => Ok(c),
+        None => err(line, format!("unknown group_mgmt_cipher {v} ({})", hostapd_names(CipherSuite::is_bip))),
+    }
 }
 
 /// Settings both files share, collected before the security mode is decided.
@@ -553,8 +551,8 @@ impl Common {
         if self.wpa.unwrap_or(0) & 1 == 0 {
             return Ok(None);
         }
-        let (line, w) = self.wpa_pairwise.clone().unwrap_or((0, vec![CipherSuite::Tkip]));
-        if w.iter().any(|c| !matches!(c, CipherSuite::Tkip | CipherSuite::Ccmp128)) {
+        let (line, w) = self.wpa_pairwise.clone().unwrap_or_else(|| (0, CipherSuite::default_list(DefaultList::ApWpaPairwise)));
+        if w.iter().any(|c| !c.wpa1_usable()) {
             return err(line, "wpa_pairwise for WPA (wpa=1) must be TKIP and/or CCMP");
         }
         if self.key_mgmt.as_ref().is_some_and(|k| !k.contains(&Akm::Psk)) {
@@ -617,23 +615,18 @@ impl Common {
         let rsn_pw = rsn_pw.or_else(|| self.wpa_pairwise.clone().map(|(_, w)| w));
         let mut pairwise = rsn_pw.unwrap_or_else(|| {
             if is_ap {
-                vec![CipherSuite::Ccmp128]
+                CipherSuite::default_list(DefaultList::ApRsnPairwise)
             } else {
                 // wpa_supplicant's default is "CCMP TKIP"; the GCMP/256-bit suites as well.
                 // TKIP only with WPA-PSK: the SHA-256 AKMs use key descriptor version 3.
-                let mut v = vec![CipherSuite::Ccmp128, CipherSuite::Gcmp128, CipherSuite::Ccmp256, CipherSuite::Gcmp256];
-                if !self.key_mgmt.as_ref().is_some_and(|k| k.contains(&Akm::PskSha256)) {
-                    v.push(CipherSuite::Tkip);
+                let mut v = CipherSuite::default_list(DefaultList::StaPairwise);
+                if self.key_mgmt.as_ref().is_some_and(|k| k.contains(&Akm::PskSha256)) {
+                    v.retain(|&c| c != CipherSuite::Tkip);
                 }
                 v
             }
         });
-        let eccmp = match self.eccmp_lanes {
-            2 => Some(CipherSuite::Eccmp2),
-            4 => Some(CipherSuite::Eccmp4),
-            8 => Some(CipherSuite::Eccmp8),
-            _ => None,
-        };
+        let eccmp = CipherSuite::eccmp(self.eccmp_lanes as usize);
         if let Some(e) = eccmp {
             // Enhanced CCMP first; standard CCMP stays as the fallback for peers without it.
             pairwise.retain(|&c| c != e);
@@ -643,14 +636,14 @@ impl Common {
             Some(g) => g.clone(),
             None if is_ap => {
                 // hostapd: the group cipher is the weakest pairwise one, of RSN's and WPA1's.
-                let mut std: Vec<CipherSuite> = pairwise.iter().copied().filter(|c| c.eccmp_lanes().is_none()).collect();
+                let mut std: Vec<CipherSuite> = pairwise.iter().copied().filter(|c| c.is_group()).collect();
                 std.extend(wpa1.iter().flatten().copied());
                 vec![if std.contains(&CipherSuite::Tkip) { CipherSuite::Tkip } else { *std.first().unwrap_or(&CipherSuite::Ccmp128) }]
             }
-            None => vec![CipherSuite::Ccmp128, CipherSuite::Ccmp256, CipherSuite::Gcmp128, CipherSuite::Gcmp256, CipherSuite::Tkip],
+            None => CipherSuite::default_list(DefaultList::StaGroup),
         };
-        if groups.iter().any(|g| g.eccmp_lanes().is_some()) {
-            return err(0, "ECCMP is a pairwise cipher; the group cipher must be a standard one");
+        if let Some(g) = groups.iter().find(|g| !g.is_group()) {
+            return err(0, format!("{} is a pairwise cipher; the group cipher must be a standard one", g.hostapd_conf_name()));
         }
         if pairwise.contains(&CipherSuite::Tkip) && akms.contains(&Akm::PskSha256) {
             return err(0, "TKIP needs WPA-PSK (key descriptor version 1)");

@@ -7,7 +7,7 @@ use super::error::{Error, Result};
 use super::phy::{Ns, Phy, PhyKind, MS, US};
 use super::tcp::TcpParams;
 use serde::{Deserialize, Serialize};
-use wsec::cipher::CipherSuite;
+use wsec_base::CipherSuite;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

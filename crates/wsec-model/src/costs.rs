@@ -3,7 +3,7 @@
 //!
 //! | location | where the numbers come from |
 //! |---|---|
-//! | `host`, `ap_cpu` | `wsec model costs` on the machine at hand: wsec's own cipher code ([`wsec::cipher::new_protection`]) timed over several frame sizes, median of runs, least-squares fit |
+//! | `host`, `ap_cpu` | `wsec model costs` on the machine at hand: wsec's own cipher code (`wsec::cipher::new_protection`) timed over several frame sizes, median of runs, least-squares fit |
 //! | `card` | instruction counts of wsec's portable (no AES-NI, no CLMUL) cipher code from `valgrind --tool=callgrind` (`scripts/model-card-costs`), divided by `clock_mhz * ipc` of the card's embedded processor |
 //! | `ap_hw_engine` | wsec's Verilog engine (`hw/`): cycles per frame from simulation and Fmax from place and route, as `hw/run report` writes them. The shipped default reads the committed report `docs/results/hw-report.json`; a fresh `hw/build/report.json` replaces it |
 //!
@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
-use wsec::cipher::CipherSuite;
+use wsec_base::CipherSuite;
 
 /// Where a frame's crypto runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
@@ -232,7 +232,7 @@ impl Costs {
                     a: (hw.overhead_cycles + hw.cycles_per_block / 2.0) * ns_per_cycle,
                     b: hw.cycles_per_block / 16.0 * ns_per_cycle,
                 };
-                loc.suites.insert("ccmp".into(), SuiteCost { encrypt: l, decrypt: l });
+                loc.suites.insert(CipherSuite::Ccmp128.name().into(), SuiteCost { encrypt: l, decrypt: l });
             }
         }
     }
@@ -348,12 +348,12 @@ fn hw_report_candidates() -> Vec<std::path::PathBuf> {
 }
 
 /// Reads a scenario, cost file or hardware report whole: at most
-/// [`wsec::input::limits::MODEL_FILE`] octets, counted while reading (a FIFO or
+/// [`wsec_base::input::limits::MODEL_FILE`] octets, counted while reading (a FIFO or
 /// `/dev/zero` fails at the limit).
 pub(crate) fn read_model_file(path: &Path) -> Result<String> {
-    use wsec::input::{read_text_file, ReadError};
+    use wsec_base::input::{read_text_file, ReadError};
     let read_err = |source| Error::Read { path: path.to_path_buf(), source };
-    match read_text_file(path, wsec::input::limits::MODEL_FILE) {
+    match read_text_file(path, wsec_base::input::limits::MODEL_FILE) {
         Ok(t) => Ok(t.to_string()),
         Err(ReadError::Io(e)) => Err(read_err(e)),
         Err(e @ ReadError::TooLarge { .. }) => Err(read_err(std::io::Error::other(e.to_string()))),

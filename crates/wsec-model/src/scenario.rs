@@ -144,7 +144,7 @@ impl Scenario {
         Ok(sc)
     }
 
-    /// Reads and parses a scenario file (at most [`wsec::input::limits::MODEL_FILE`] octets).
+    /// Reads and parses a scenario file (at most [`wsec_base::input::limits::MODEL_FILE`] octets).
     pub fn load(path: &std::path::Path) -> Result<Scenario> {
         let text = super::costs::read_model_file(path)?;
         Scenario::parse(&text).map_err(Error::in_file(path))

@@ -33,7 +33,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
-use wsec::cipher::CipherSuite;
+use wsec_base::CipherSuite;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum PktKind {

@@ -226,7 +226,7 @@ fn card_mips_scales_the_card_bottleneck() {
     let (slow, fast) = (run(5.0), run(10.0));
     let mut c = Costs::shipped();
     c.set_card_mips(5.0).unwrap();
-    let enc_ns = c.frame_ns(wsec_model::Location::Card, wsec::cipher::CipherSuite::Ccmp128, true, 1472 + 8 + 20 + 8).unwrap();
+    let enc_ns = c.frame_ns(wsec_model::Location::Card, wsec_base::CipherSuite::Ccmp128, true, 1472 + 8 + 20 + 8).unwrap();
     let expect = 1472.0 * 8.0 / enc_ns * 1e3; // Mb/s
     println!("card at 5 MIPS: {slow:.4} Mb/s (encryption-bound {expect:.4}), at 10 MIPS: {fast:.4}");
     assert!((fast / slow - 2.0).abs() < 0.02, "{slow} {fast}");

@@ -163,7 +163,7 @@ fn cost_file_round_trips_and_reads_the_hw_report() {
     let card = &c.locations["card"];
     let ins = card.instructions.as_ref().unwrap()["ccmp"].encrypt;
     let per_ns = card.clock_mhz.unwrap() * 1e-3 * card.ipc.unwrap();
-    let t = c.frame_ns(Location::Card, wsec::cipher::CipherSuite::Ccmp128, true, 1500).unwrap();
+    let t = c.frame_ns(Location::Card, wsec_base::CipherSuite::Ccmp128, true, 1500).unwrap();
     assert!((t - ins.at(1500) / per_ns).abs() < 1e-6);
     // The shipped AP engine is wsec's own Verilog: the committed hw/run report, read here
     // independently of the library's selection code.
@@ -180,7 +180,7 @@ fn cost_file_round_trips_and_reads_the_hw_report() {
     let hw = shipped.hw.as_ref().unwrap();
     assert_eq!(hw.config, best["config"].as_str().unwrap());
     let frame_ns = best["cycles_frame_1500"].as_f64().unwrap() * 1e3 / best["fmax_mhz"].as_f64().unwrap();
-    let t = c.frame_ns(Location::ApHwEngine, wsec::cipher::CipherSuite::Ccmp128, true, 1500).unwrap();
+    let t = c.frame_ns(Location::ApHwEngine, wsec_base::CipherSuite::Ccmp128, true, 1500).unwrap();
     let half_block_ns = best["cycles_per_block"].as_f64().unwrap() * 1e3 / best["fmax_mhz"].as_f64().unwrap();
     assert!((t - frame_ns).abs() <= half_block_ns, "{t} vs {frame_ns}");
     // A report in hw/run's format replaces the placeholder.
@@ -202,7 +202,7 @@ fn cost_file_round_trips_and_reads_the_hw_report() {
     assert_eq!(hw.overhead_cycles, 1100.0 - 11.0 * 94.0);
     // 1500 octets: (overhead + 94 blocks x 11 cycles) / 50 MHz, within the half-block
     // linearisation.
-    let t = c2.frame_ns(Location::ApHwEngine, wsec::cipher::CipherSuite::Ccmp128, true, 1500).unwrap();
+    let t = c2.frame_ns(Location::ApHwEngine, wsec_base::CipherSuite::Ccmp128, true, 1500).unwrap();
     assert!((t - 1100.0 * 20.0).abs() <= 11.0 * 20.0, "{t}");
     c2.apply_hw_report(&rep, Some("ccm-r1-k4")).unwrap();
     let k4 = c2.locations["ap_hw_engine"].hw.clone().unwrap();

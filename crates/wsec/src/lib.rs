@@ -25,9 +25,8 @@
 pub mod capture;
 pub mod cipher;
 pub mod decrypt;
-/// The error type every parser, cipher and kernel returns (crate `wsec-kernel`'s).
-pub use wsec_kernel::error;
-pub mod input;
+/// The error type every parser, cipher and kernel returns (crate `wsec-base`'s).
+pub use wsec_base::error;
 pub mod link;
 pub mod node;
 pub mod rng;
@@ -37,3 +36,5 @@ pub mod wire;
 pub use error::{Error, Result};
 /// The RNG interface the cores take (RustCrypto's; [`rng`]).
 pub use rand_core::CryptoRngCore;
+/// Whole-file reads with a size limit and strict hex text (`wsec-base`).
+pub use wsec_base::input;

@@ -103,25 +103,10 @@ pub(crate) fn ok(b: bool) -> String {
     if b { "OK\n" } else { "FAIL\n" }.into()
 }
 
-/// A cipher as hostapd and wpa_supplicant write it (`wpa_cipher_txt`); wsec's ECCMP
-/// suites under their own names.
+/// A cipher as hostapd and wpa_supplicant write it (`wpa_cipher_txt`, from the suite
+/// table); wsec's ECCMP suites under their own names.
 pub fn cipher_txt(c: CipherSuite) -> &'static str {
-    match c {
-        CipherSuite::Wep40 => "WEP-40",
-        CipherSuite::Wep104 => "WEP-104",
-        CipherSuite::Tkip => "TKIP",
-        CipherSuite::Ccmp128 => "CCMP",
-        CipherSuite::Ccmp256 => "CCMP-256",
-        CipherSuite::Gcmp128 => "GCMP",
-        CipherSuite::Gcmp256 => "GCMP-256",
-        CipherSuite::BipCmac128 => "BIP",
-        CipherSuite::BipCmac256 => "BIP-CMAC-256",
-        CipherSuite::BipGmac128 => "BIP-GMAC-128",
-        CipherSuite::BipGmac256 => "BIP-GMAC-256",
-        CipherSuite::Eccmp2 => "ECCMP-2",
-        CipherSuite::Eccmp4 => "ECCMP-4",
-        CipherSuite::Eccmp8 => "ECCMP-8",
-    }
+    c.hostapd_txt()
 }
 
 /// A suite selector as hostapd writes it in the MIB (`RSN_SUITE`: "%02x-%02x-%02x-%d").

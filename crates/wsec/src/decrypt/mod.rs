@@ -816,7 +816,9 @@ impl Decryptor {
                         if *at >= self.pos {
                             continue;
                         }
-                        let c = if g.len() == 32 && cipher != CipherSuite::Tkip && b.group.is_none() { CipherSuite::Tkip } else { cipher };
+                        // An unannounced group cipher is inferred from the GTK's length.
+                        let by_len = || CipherSuite::by_key_len(g.len()).find(|c| c.is_group());
+                        let c = if b.group.is_none() { by_len().unwrap_or(cipher) } else { cipher };
                         cands.push(Cand::Key(g.clone(), c));
                     }
                 }
@@ -870,19 +872,18 @@ impl Decryptor {
         Outcome::Decrypted { mpdu, suite }
     }
 
-    /// Tries a temporal key under every cipher its length allows: 16 octets as CCMP-128,
-    /// GCMP-128, then TKIP without Michael (the TK alone, as Wireshark's `"tk"` records carry
-    /// it); 32 octets as TKIP (TK || Michael keys), CCMP-256, GCMP-256.
+    /// Tries a temporal key under every pairwise cipher its length allows, in the suite
+    /// table's order ([`CipherSuite::by_key_len`]): 16 octets as CCMP-128, GCMP-128, then TKIP
+    /// without Michael (the TK alone, as Wireshark's `"tk"` records carry it); 32 octets as
+    /// TKIP (TK || Michael keys), CCMP-256, GCMP-256.
     fn try_tk(tk: &[u8], mpdu: &[u8]) -> Option<Plain> {
-        let suites: &[CipherSuite] = match tk.len() {
-            16 => &[CipherSuite::Ccmp128, CipherSuite::Gcmp128],
-            32 => &[CipherSuite::Tkip, CipherSuite::Ccmp256, CipherSuite::Gcmp256],
-            _ => &[],
-        };
-        suites
-            .iter()
-            .find_map(|&c| decrypt_with(tk, c, mpdu))
-            .or_else(|| if tk.len() == 16 { tkip_without_michael(tk, mpdu) } else { None })
+        CipherSuite::by_key_len(tk.len()).filter(|c| c.is_pairwise()).find_map(|c| decrypt_with(tk, c, mpdu)).or_else(|| {
+            if tk.len() == 16 {
+                tkip_without_michael(tk, mpdu)
+            } else {
+                None
+            }
+        })
     }
 
     /// Says why a unicast frame of this link has no key.
@@ -916,20 +917,15 @@ impl Decryptor {
 
 /// Decrypts with a TK under `cipher` (TKIP: the direction from the frame; fragments by ICV).
 fn decrypt_with(tk: &[u8], cipher: CipherSuite, mpdu: &[u8]) -> Option<Plain> {
-    // Only the data suites that use the Ext IV header: WEP keys are tried as `Cand::Wep`,
-    // and BIP encrypts nothing.
-    if cipher.is_bip() || matches!(cipher, CipherSuite::Wep40 | CipherSuite::Wep104) {
+    // Only the data suites of an RSNA, which use the Ext IV header: WEP keys are tried as
+    // `Cand::Wep`, and BIP encrypts nothing.
+    if !(cipher.is_pairwise() || cipher.is_group()) {
         return None;
     }
-    // CCMP and GCMP take their size from the key: a GTK longer or shorter than the group
-    // cipher a Beacon announced is still tried (and reported under the announced name).
-    let build = match (cipher, tk.len()) {
-        (CipherSuite::Ccmp128 | CipherSuite::Ccmp256, 16) => CipherSuite::Ccmp128,
-        (CipherSuite::Ccmp128 | CipherSuite::Ccmp256, 32) => CipherSuite::Ccmp256,
-        (CipherSuite::Gcmp128 | CipherSuite::Gcmp256, 16) => CipherSuite::Gcmp128,
-        (CipherSuite::Gcmp128 | CipherSuite::Gcmp256, 32) => CipherSuite::Gcmp256,
-        _ => cipher,
-    };
+    // A suite takes its size from the key (CCMP-128 or CCMP-256, GCMP-128 or GCMP-256): a
+    // GTK longer or shorter than the group cipher a Beacon announced is still tried (and
+    // reported under the announced name).
+    let build = CipherSuite::by_algorithm(cipher.algorithm(), tk.len()).unwrap_or(cipher);
     let key = SuiteKey::new(build, tk, KeyOptions::default()).ok()?;
     let mut out = Vec::new();
     let ok = match &key {

@@ -261,7 +261,7 @@ pub fn ap_rsn_element_mfp(
 /// Only PSK and the WPA1 ciphers (TKIP, CCMP) have selectors here.
 pub fn ap_wpa_element(akms: &[Akm], pairwise: &[CipherSuite], group: CipherSuite) -> crate::Result<Vec<u8>> {
     let no = |_| crate::Error::Unsupported("WPA1 offers WPA-PSK with TKIP or CCMP only");
-    let c = |x: CipherSuite| Suite::wpa_cipher(x).filter(|_| matches!(x, CipherSuite::Tkip | CipherSuite::Ccmp128)).ok_or(());
+    let c = |x: CipherSuite| Suite::wpa_cipher(x).filter(|_| x.wpa1_usable()).ok_or(());
     let pairwise = pairwise.iter().map(|&x| c(x)).collect::<Result<Vec<_>, ()>>().map_err(no)?;
     let akms: Vec<Suite> = akms.iter().filter_map(|&a| Suite::wpa_akm(a).filter(|_| a == Akm::Psk)).collect();
     if akms.is_empty() || pairwise.is_empty() {

@@ -20,7 +20,7 @@
 //! [`Engine::protect_batch`], receive in [`Engine::open_ahead`]. So the bytes on the air
 //! and every accept/drop decision are those of one frame at a time, whatever the pool.
 use crate::cipher::RxInfo;
-use crate::cipher::{new_protection, AadOptions, CipherSuite, Pn};
+use crate::cipher::{new_protection, AadOptions, Algorithm, CipherSuite, Pn};
 use crate::error::{Error, Result};
 use crate::link::sa::{KeyType, Role, RxOutcome, RxSlot, SecurityAssociation};
 use crate::wire::mac::MacAddr;
@@ -136,11 +136,8 @@ impl Engine {
     pub fn install_wep(&mut self, keys: &[Option<Zeroizing<Vec<u8>>>; 4], tx: u8, rng: &mut dyn rand_core::CryptoRngCore) -> Result<()> {
         for (i, k) in keys.iter().enumerate() {
             if let Some(k) = k {
-                let suite = match k.len() {
-                    5 => CipherSuite::Wep40,
-                    13 => CipherSuite::Wep104,
-                    _ => return Err(Error::BadKeyLength),
-                };
+                // WEP-40 or WEP-104 by the key's length (the suite table).
+                let suite = CipherSuite::by_algorithm(Algorithm::Wep, k.len()).ok_or(Error::BadKeyLength)?;
                 self.group.install(KeyType::Group, i as u8, suite, k, AadOptions::default(), None)?;
                 self.wep[i] = Some((suite, k.clone()));
             }

@@ -44,9 +44,10 @@ impl Mfp {
     }
 }
 
-/// The group management cipher suites BIP offers (12.5.4, 12.5.6).
+/// The group management cipher suites BIP offers (12.5.4, 12.5.6): the suite table's
+/// group-management use.
 pub fn is_group_mgmt_cipher(c: CipherSuite) -> bool {
-    matches!(c, CipherSuite::BipCmac128 | CipherSuite::BipCmac256 | CipherSuite::BipGmac128 | CipherSuite::BipGmac256)
+    c.uses().group_mgmt
 }
 
 /// The Group Management Cipher Suite field to put in an RSN element: absent for the

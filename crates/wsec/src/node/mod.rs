@@ -81,7 +81,7 @@ impl Security {
             Security::Open => "open".into(),
             Security::Wep { keys, tx_key, .. } => {
                 let l = keys.get(*tx_key as usize).and_then(|k| k.as_ref()).map(|k| k.len()).unwrap_or(0);
-                format!("wep-{}", if l == 5 { 40 } else { 104 })
+                CipherSuite::by_algorithm(crate::cipher::Algorithm::Wep, l).unwrap_or(CipherSuite::Wep104).name().into()
             }
             Security::Rsn { pairwise, groups, .. } => format!(
                 "rsn pairwise={} group={}",

@@ -178,7 +178,7 @@ fn negotiate_wpa1(ap_ie: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: 
     }
     let e = WpaElementRepr::parse(ap_ie).ok()?;
     let wpa = |s: &Suite| (s.oui == crate::rsn::ie::WPA_OUI).then_some(*s);
-    let wpa_cipher = |c: &CipherSuite| matches!(c, CipherSuite::Tkip | CipherSuite::Ccmp128);
+    let wpa_cipher = |c: &CipherSuite| c.wpa1_usable();
     // Absent fields take WPA1's defaults: TKIP group and pairwise, 802.1X AKM.
     let group = e.group_cipher.map_or(Some(CipherSuite::Tkip), |s| wpa(&s).and_then(|s| s.cipher()))?;
     if !groups.contains(&group) || !wpa_cipher(&group) {

@@ -112,7 +112,7 @@ pub fn derive_ft_ptk(
     ctx.extend_from_slice(anonce);
     ctx.extend_from_slice(&bssid);
     ctx.extend_from_slice(&sta);
-    let tk_len = if cipher == CipherSuite::Tkip { 32 } else { cipher.key_len() };
+    let tk_len = cipher.key_len();
     let mut raw = Zeroizing::new(vec![0u8; akm.kck_len() + akm.kek_len() + tk_len + kdk_len]);
     kdf_hash_length(h, &r1.key, b"FT-PTK", &ctx, &mut raw)?;
     Ptk::split(akm, cipher, kdk_len, &raw)

@@ -21,7 +21,7 @@
 //!
 //! A suite is kept as its raw OUI and type ([`Suite`]) so that unknown suites round-trip;
 //! [`Suite::cipher`] and [`Suite::akm`] interpret them.
-use crate::cipher::CipherSuite;
+use crate::cipher::{CipherSuite, DefaultList};
 use crate::error::{Error, Result};
 use crate::rsn::akm::{Akm, KeyDescriptorVersion};
 use crate::rsn::eapol::DescriptorType;
@@ -72,9 +72,10 @@ impl Suite {
     pub fn from_akm(a: Akm) -> Suite {
         Suite::rsn(a.suite_type())
     }
-    /// The WPA1 selector of a cipher: WEP-40, TKIP, CCMP-128 and WEP-104 only.
+    /// The WPA1 selector of a cipher: WEP-40, TKIP, CCMP-128 and WEP-104 only (the suite
+    /// table's WPA1 column).
     pub fn wpa_cipher(c: CipherSuite) -> Option<Suite> {
-        matches!(c, CipherSuite::Wep40 | CipherSuite::Tkip | CipherSuite::Ccmp128 | CipherSuite::Wep104).then(|| Suite::wpa(c.suite_type()))
+        c.has_wpa1_selector().then(|| Suite::wpa(c.suite_type()))
     }
     /// The WPA1 selector of an AKM: 802.1X (1) and PSK (2) only.
     pub fn wpa_akm(a: Akm) -> Option<Suite> {
@@ -84,9 +85,8 @@ impl Suite {
     /// TKIP (2), CCMP (4), WEP-104 (5) under 00-50-F2; ECCMP-2/4/8 under wsec's CID
     /// (docs/eccmp.md). None for others (including 0 and 7).
     pub fn cipher(self) -> Option<CipherSuite> {
-        let wpa_ok = matches!(self.suite_type, 1 | 2 | 4 | 5);
-        if self.oui == WPA_OUI && wpa_ok {
-            CipherSuite::from_selector(RSN_OUI, self.suite_type)
+        if self.oui == WPA_OUI {
+            CipherSuite::from_wpa1_type(self.suite_type)
         } else {
             CipherSuite::from_selector(self.oui, self.suite_type)
         }
@@ -614,14 +614,14 @@ impl Default for Prefs {
 }
 
 impl Prefs {
-    /// PSK-SHA256 then PSK; pairwise CCMP-256, GCMP-256, CCMP-128, GCMP-128 (wpa_supplicant's
-    /// order); group also TKIP; MFP capable; any BIP.
+    /// PSK-SHA256 then PSK; the suite table's preference lists: pairwise CCMP-256, GCMP-256,
+    /// CCMP-128, GCMP-128 (wpa_supplicant's order); group also TKIP; MFP capable; any BIP.
     pub fn wpa2_personal() -> Prefs {
         Prefs {
-            pairwise: vec![CipherSuite::Ccmp256, CipherSuite::Gcmp256, CipherSuite::Ccmp128, CipherSuite::Gcmp128],
-            group: vec![CipherSuite::Ccmp256, CipherSuite::Gcmp256, CipherSuite::Ccmp128, CipherSuite::Gcmp128, CipherSuite::Tkip],
+            pairwise: CipherSuite::default_list(DefaultList::PrefsPairwise),
+            group: CipherSuite::default_list(DefaultList::PrefsGroup),
             akms: vec![Akm::PskSha256, Akm::Psk],
-            group_mgmt: vec![CipherSuite::BipCmac128, CipherSuite::BipGmac128, CipherSuite::BipGmac256, CipherSuite::BipCmac256],
+            group_mgmt: CipherSuite::default_list(DefaultList::PrefsGroupMgmt),
             mfp: MfpPolicy::Capable,
             spp_amsdu_capable: false,
             spp_amsdu_required: false,
@@ -714,16 +714,13 @@ pub fn negotiate(ap: &RsnElementRepr, sta: &Prefs) -> Result<Negotiated> {
     let akms = non_empty_or(&ap.akms, Suite::rsn(1));
     let akm = pick(&sta.akms, &akms, |s| (s.oui == RSN_OUI).then(|| s.akm()).flatten()).ok_or(Error::Unsupported("no common AKM suite"))?;
     let pw = non_empty_or(&ap.pairwise, Suite::from_cipher(CipherSuite::Ccmp128));
-    let usable = |c: CipherSuite| !c.is_bip();
-    let pairwise = pick(&sta.pairwise, &pw, |s| {
-        // ECCMP (docs/eccmp.md) is pairwise-only, under wsec's CID.
-        (s.oui == RSN_OUI || s.oui == crate::cipher::WSEC_CID).then(|| s.cipher()).flatten().filter(|&c| usable(c))
-    })
-    .ok_or(Error::Unsupported("no common pairwise cipher suite"))?;
+    // The uses come from the suite table (ECCMP, docs/eccmp.md, is pairwise-only).
+    let pairwise = pick(&sta.pairwise, &pw, |s| (s.oui != WPA_OUI).then(|| s.cipher()).flatten().filter(|c| c.is_pairwise()))
+        .ok_or(Error::Unsupported("no common pairwise cipher suite"))?;
     let gs = ap.group_cipher.unwrap_or(Suite::from_cipher(CipherSuite::Ccmp128));
     let group = gs
         .cipher()
-        .filter(|&c| gs.oui == RSN_OUI && usable(c) && sta.group.contains(&c))
+        .filter(|&c| gs.oui != WPA_OUI && c.is_group() && sta.group.contains(&c))
         .ok_or(Error::Unsupported("AP's group data cipher suite not acceptable to the STA"))?;
     if mfp && pairwise == CipherSuite::Tkip {
         return Err(Error::Unsupported("management frame protection cannot use a TKIP pairwise cipher"));
@@ -732,7 +729,7 @@ pub fn negotiate(ap: &RsnElementRepr, sta: &Prefs) -> Result<Negotiated> {
         let s = ap.group_mgmt_cipher.unwrap_or(Suite::from_cipher(CipherSuite::BipCmac128));
         Some(
             s.cipher()
-                .filter(|&c| s.oui == RSN_OUI && c.is_bip() && sta.group_mgmt.contains(&c))
+                .filter(|&c| s.oui != WPA_OUI && c.is_bip() && sta.group_mgmt.contains(&c))
                 .ok_or(Error::Unsupported("AP's group management cipher suite not acceptable to the STA"))?,
         )
     } else {

@@ -207,18 +207,13 @@ impl fmt::Debug for Ptk {
     }
 }
 
-/// TK length of a pairwise cipher (12.7.2, Table 12-8); `Unsupported` for WEP and BIP.
+/// TK length of a pairwise cipher (12.7.2, Table 12-8); `Unsupported` for the suites the
+/// suite table does not allow as pairwise (WEP, BIP).
 fn pairwise_tk_len(cipher: CipherSuite) -> Result<usize> {
-    match cipher {
-        CipherSuite::Tkip
-        | CipherSuite::Ccmp128
-        | CipherSuite::Ccmp256
-        | CipherSuite::Gcmp128
-        | CipherSuite::Gcmp256
-        | CipherSuite::Eccmp2
-        | CipherSuite::Eccmp4
-        | CipherSuite::Eccmp8 => Ok(cipher.key_len()),
-        _ => Err(Error::Unsupported("not a pairwise cipher suite (TKIP, CCMP or GCMP)")),
+    if cipher.is_pairwise() {
+        Ok(cipher.key_len())
+    } else {
+        Err(Error::Unsupported("not a pairwise cipher suite (TKIP, CCMP or GCMP)"))
     }
 }
 

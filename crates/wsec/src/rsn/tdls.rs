@@ -33,10 +33,11 @@ pub fn derive_tpk(
     bssid: [u8; 6],
     cipher: CipherSuite,
 ) -> Result<Ptk> {
-    let tk_len = match cipher {
-        CipherSuite::Ccmp128 | CipherSuite::Gcmp128 | CipherSuite::Ccmp256 | CipherSuite::Gcmp256 => cipher.key_len(),
-        _ => return Err(Error::Unsupported("TDLS uses CCMP or GCMP")),
-    };
+    // The standard pairwise suites but TKIP (12.7.8: a TDLS direct link does not use TKIP).
+    if !(cipher.is_pairwise() && cipher.is_standard()) || cipher == CipherSuite::Tkip {
+        return Err(Error::Unsupported("TDLS uses CCMP or GCMP"));
+    }
+    let tk_len = cipher.key_len();
     let (n1, n2) = if snonce <= anonce { (snonce, anonce) } else { (anonce, snonce) };
     let mut h = Sha256::new();
     h.update(n1);

@@ -64,3 +64,9 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+impl From<crate::suite::UnknownSuite> for Error {
+    fn from(_: crate::suite::UnknownSuite) -> Error {
+        Error::Unsupported("unknown cipher suite name")
+    }
+}
