@@ -208,3 +208,57 @@ pub fn channel_freq(ch: u8) -> u32 {
         _ => 5000 + 5 * ch as u32,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wsec::node::ap::{AccessPoint, ApConfig};
+    use wsec::node::sta::{StaConfig, Station};
+    use wsec::node::Security;
+
+    /// The shared commands answer alike at both nodes (PMKSA with each daemon's header);
+    /// each node's own commands are UNKNOWN COMMAND at the other.
+    #[test]
+    fn shared_and_own_commands() {
+        let dir = std::env::temp_dir().join(format!("wsec-ctrl-mod-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let spec = CtrlSpec::parse(dir.to_str().unwrap(), None).unwrap();
+        let (mut ca, mut cs) = (Ctrl::open(&spec, "wap8").unwrap(), Ctrl::open(&spec, "wsta8").unwrap());
+        let mut ap =
+            AccessPoint::new(ApConfig::new("02:00:00:00:00:01".parse().unwrap(), b"t", Security::Open), 1, Box::new(rand_core::OsRng))
+                .unwrap();
+        let mut sta =
+            Station::new(StaConfig::new("02:00:00:00:00:11".parse().unwrap(), b"t", Security::Open), 1, Box::new(rand_core::OsRng))
+                .unwrap();
+        let ctx = Ctx { now: 2, ifname: "x", enabled: true, started: Instant::now(), bad_fcs: 0, config: None };
+        let from = Path::new("/nonexistent/client");
+        let mut out = Output::default();
+        let mut a = |r: &str| ca.request(&mut ap, r, from, &ctx, &mut out);
+        assert_eq!(a("PING").0, "PONG\n");
+        assert_eq!(a("PMKSA").0, "Index / SPA / PMKID / expiration (in seconds) / opportunistic\n");
+        assert_eq!(a("PMKSA_FLUSH").0, "OK\n");
+        assert!(a("STATUS").0.starts_with("state=ENABLED\n") && a("STATUS").0.ends_with("ctrl_monitors=0\n"));
+        assert_eq!(a("TERMINATE"), ("OK\n".into(), Some(Action::Terminate)));
+        assert_eq!(a("RELOAD"), ("OK\n".into(), Some(Action::Reload)));
+        for own in ["STATUS-VERBOSE", "RECONFIGURE", "SCAN", "IFNAME", "NOPE"] {
+            assert_eq!(a(own).0, "UNKNOWN COMMAND\n", "{own}");
+        }
+        let mut out = Output::default();
+        let mut s = |r: &str| cs.request(&mut sta, r, from, &ctx, &mut out);
+        assert_eq!(s("PING").0, "PONG\n");
+        assert_eq!(s("PMKSA").0, "Index / AA / PMKID / expiration (in seconds) / opportunistic\n");
+        // The same reply but for the CPU time, which moves between the two.
+        let steady = |r: String| r.lines().filter(|l| !l.starts_with("cores_busy=")).collect::<Vec<_>>().join("\n");
+        assert_eq!(steady(s("STATUS").0), steady(s("STATUS-VERBOSE").0));
+        assert!(s("STATUS").0.starts_with("wpa_state=SCANNING\naddress=02:00:00:00:00:11\n"));
+        assert!(s("STATUS").0.ends_with("ctrl_monitors=0\n"));
+        assert_eq!(s("IFNAME").0, "x\n");
+        assert_eq!(s("RECONFIGURE"), ("OK\n".into(), Some(Action::Reload)));
+        assert_eq!(s("TERMINATE"), ("OK\n".into(), Some(Action::Terminate)));
+        for own in ["RELOAD", "STA-FIRST", "REKEY_GTK", "GET_CONFIG", "NOPE"] {
+            assert_eq!(s(own).0, "UNKNOWN COMMAND\n", "{own}");
+        }
+        drop((ca, cs));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
