@@ -605,7 +605,8 @@ impl<N: Served> Runtime<N> {
             let (mut reply, act) = c.request(&mut self.core, &req, &from, &ctx, &mut self.out);
             match act {
                 Some(Action::Reload) => {
-                    if !self.do_reload(t) {
+                    let reloaded = self.do_reload(t);
+                    if !reloaded {
                         reply = "FAIL\n".into();
                     }
                 }
