@@ -942,23 +942,35 @@ pub fn run(opts: &Options, quick: bool, mut progress: impl FnMut(&str)) -> Resul
 pub const PAPER_MIC_I5: [f64; 4] = [40.0, 29.0, 24.0, 22.0];
 pub const PAPER_CTR_I5: [f64; 4] = [47.0, 35.0, 28.0, 25.0];
 
+/// What names one measurement of a [`Report`]: suite, backend (of wsec's rows),
+/// implementation, operation, frame size, lanes and frames in flight.
+#[derive(Debug, Clone, Copy)]
+pub struct RecordKey<'a> {
+    pub suite: &'a str,
+    pub backend: &'a str,
+    pub imp: &'a str,
+    pub op: &'a str,
+    pub size: usize,
+    pub lanes: usize,
+    pub fif: usize,
+}
+
 impl Report {
     /// A CCMP record of the first backend (and the peers).
     pub fn find(&self, imp: &str, op: &str, size: usize, lanes: usize, fif: usize) -> Option<&Record> {
-        self.find_in(CCMP, self.backend, imp, op, size, lanes, fif)
+        self.find_in(&RecordKey { suite: CCMP, backend: self.backend, imp, op, size, lanes, fif })
     }
 
-    /// A record of `suite`; wsec rows on `backend`, peers whatever theirs.
-    #[allow(clippy::too_many_arguments)]
-    pub fn find_in(&self, suite: &str, backend: &str, imp: &str, op: &str, size: usize, lanes: usize, fif: usize) -> Option<&Record> {
+    /// The record `k` names; wsec rows on `k.backend`, peers whatever theirs.
+    pub fn find_in(&self, k: &RecordKey<'_>) -> Option<&Record> {
         self.records.iter().find(|r| {
-            r.suite == suite
-                && (!r.imp.starts_with("wsec") || r.backend == backend)
-                && r.imp == imp
-                && r.op == op
-                && r.frame_bytes == size
-                && r.lanes == lanes
-                && r.frames_in_flight == fif
+            r.suite == k.suite
+                && (!r.imp.starts_with("wsec") || r.backend == k.backend)
+                && r.imp == k.imp
+                && r.op == k.op
+                && r.frame_bytes == k.size
+                && r.lanes == k.lanes
+                && r.frames_in_flight == k.fif
         })
     }
 
@@ -1084,13 +1096,14 @@ impl Report {
             for &b in &self.backends {
                 for &s in &sizes {
                     for op in ["encap", "decap"] {
-                        let w1 = self.find_in(suite, b, "wsec", op, s, 1, 1);
+                        let one = |imp| RecordKey { suite, backend: b, imp, op, size: s, lanes: 1, fif: 1 };
+                        let w1 = self.find_in(&one("wsec"));
                         if w1.is_none() {
                             continue;
                         }
                         let mb =
                             self.best(|r| r.suite == suite && r.imp == "wsec-mb" && r.backend == b && r.op == op && r.frame_bytes == s);
-                        let os = self.find_in(suite, b, "openssl", op, s, 1, 1);
+                        let os = self.find_in(&one("openssl"));
                         let rc = self.best(|r| r.suite == suite && r.imp.starts_with("rustcrypto") && r.op == op && r.frame_bytes == s);
                         let ip_best = self.best(|r| r.suite == suite && r.imp == "ipsec-mb" && r.op == op && r.frame_bytes == s);
                         let same = ipsec_arch_for(b);

@@ -7,10 +7,10 @@ use clap::Args;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use wsec_live::lab::{Lab, Mode, STA_IP, WIRED_IP};
+use wsec_cli::lab::{Lab, Mode, STA_IP, WIRED_IP};
 use wsec_live::runtime::{install_signal_handlers, STOP};
 
-/// The modes of `--mode` (`wsec_live::lab::Mode::named`); `all` runs the first six.
+/// The modes of `--mode` (`wsec_cli::lab::Mode::named`); `all` runs the first six.
 const MODES: [&str; 11] = ["open", "wep", "tkip", "ccmp", "gcmp", "enhanced", "wpa2-host", "wpa2-mfp", "sae", "owe", "all"];
 
 #[derive(Args)]

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use wsec_live::lab::{write_private, Lab, Mode};
+use wsec_cli::lab::{write_private, Lab, Mode};
 
 const SSID: &str = "wsec-live";
 const PASS: &str = "correct horse battery";

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
-use wsec_live::lab::{self as live_lab, Lab, Mode, STA_IP, WIRED_IP};
+use wsec_cli::lab::{self as live_lab, Lab, Mode, STA_IP, WIRED_IP};
 
 const SSID: &str = "wsec-live";
 const PASS: &str = "correct horse battery";

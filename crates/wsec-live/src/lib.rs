@@ -7,12 +7,10 @@
 //! | [`medium`] | the wireless medium: the `air` hub on loopback UDP, raw packet sockets (monitor interfaces, veth), radiotap framing; TAP devices and network namespaces |
 //! | [`pool`] | the host engine's crypto threads ([`wsec::node::engine::Parallel`]) |
 //! | [`runtime`] | the run loop of `wsec ap` / `wsec sta`: medium, TAP and clock around a core |
-//! | [`lab`] | an AP, two stations and a wired host in network namespaces (`wsec demo`, the end-to-end tests) |
 //! | [`error`] | setup and I/O errors of the live system |
 pub mod conf;
 pub mod ctrl;
 pub mod error;
-pub mod lab;
 pub mod medium;
 pub mod pool;
 pub mod runtime;

@@ -6,12 +6,13 @@
 //! batch, so the frames it protects run through the host engine's multi-buffer pass
 //! together; what the core outputs goes to the medium, the TAP and the event log.
 use crate::conf::{self, ApFile, StaFile};
-use crate::ctrl::{Action, Ctrl, CtrlSpec, Ctx};
+use crate::ctrl::{Action, Ctrl, CtrlNode, CtrlSpec, Ctx};
 use crate::error::{Error, Result};
 use crate::medium::{self, tap::Tap, Medium};
 use crate::pool::Pool;
 use rand_core::OsRng;
 use std::io::Write;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use wsec::node::ap::AccessPoint;
@@ -131,8 +132,7 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
         f.interface,
         core.datapath().threads()
     );
-    let node = Node { ctrl, config: o.config.clone(), fixed };
-    run(Core::Ap(Box::new(core)), medium, tap, start, "ap", o.counters, vec![channel], node)
+    Runtime::new(core, Sides { medium, tap, ctrl, start }, o, fixed, vec![channel]).run()
 }
 
 /// Runs a station until [`STOP`].
@@ -159,8 +159,7 @@ pub fn run_sta(mut f: StaFile, o: &NodeOptions) -> Result<()> {
     let mut core = Station::new(f.sta, 1, Box::new(OsRng)).map_err(|source| Error::Core { what: "sta", source })?;
     core.set_crypto_threads(threads);
     println!("sta: {addr} on {spec}, interface {}", f.interface);
-    let node = Node { ctrl, config: o.config.clone(), fixed };
-    run(Core::Sta(Box::new(core)), medium, tap, start, "sta", o.counters, scan, node)
+    Runtime::new(core, Sides { medium, tap, ctrl, start }, o, fixed, scan).run()
 }
 
 /// The control socket of `ctrl_interface` (and `ctrl_interface_group`), if configured.
@@ -237,54 +236,71 @@ impl Fixed {
     }
 }
 
-/// The control interface and what a reload needs.
-struct Node {
-    ctrl: Option<Ctrl>,
-    config: Option<std::path::PathBuf>,
-    fixed: Fixed,
+/// A core the run loop serves: [`wsec::node::Node`] with the control commands of its daemon, the
+/// configuration file it is built from, and what it adds to the counters line.
+trait Served: CtrlNode + Sized {
+    /// The program's name at the start of its output lines ("ap", "sta").
+    const WHO: &'static str;
+    /// A new core from the configuration file `p`, the settings that need a restart
+    /// taken from `fixed`; and those settings as the file has them.
+    fn from_file(p: &Path, fixed: &Fixed, now: u64) -> Result<(Self, Fixed)>;
+    /// Leaves the network before a reload replaces the core: as hostapd
+    /// (`hostapd_reload_config` flushes the stations with reason 2, previous
+    /// authentication no longer valid) or as wpa_supplicant (the station leaves, reason 3).
+    fn leave_for_reload(&mut self, now: u64, out: &mut Output);
+    /// What the counters line shows beyond the [`wsec::node::Counters`] and the engine's.
+    fn counters_detail(&self) -> String {
+        String::new()
+    }
 }
 
-/// Re-reads the configuration file (SIGHUP, RELOAD, RECONFIGURE) and starts a new core
-/// from it: as hostapd (`hostapd_reload_config` flushes the stations with reason 2,
-/// previous authentication no longer valid) the AP deauthenticates every station, which
-/// join again under the new settings (a new passphrase: a new PMK, new handshakes); as
-/// wpa_supplicant the station leaves (reason 3) and joins again. Settings that need a
-/// restart keep their old values and are reported, not silently ignored. A file that
-/// does not parse changes nothing ("continuing with the old configuration").
-fn reload(core: &mut Core, node: &Node, who: &'static str, now: u64, out: &mut Output) -> Result<Vec<&'static str>> {
-    let p = node.config.as_deref().ok_or_else(|| Error::Setup("no configuration file to re-read".into()))?;
-    match core {
-        Core::Ap(old) => {
-            let mut f = load_ap(p)?;
-            if f.address_from_radio {
-                f.ap.bssid = node.fixed.addr; // the radio's, read at start
-            }
-            let changed = node.fixed.fixed_changes(&Fixed::of_ap(&f));
-            f.ap.bssid = node.fixed.addr;
-            f.ap.channel = node.fixed.channel;
-            let threads = crypto_threads(f.ap.engine_threads)?;
-            let mut new = AccessPoint::new(f.ap, now, Box::new(OsRng)).map_err(|source| Error::Core { what: who, source })?;
-            new.set_crypto_threads(threads);
-            old.deauth_all(ReasonCode::PREV_AUTH_NOT_VALID, out);
-            new.counters = old.counters.clone();
-            **old = new;
-            Ok(changed)
+impl Served for AccessPoint {
+    const WHO: &'static str = "ap";
+    fn from_file(p: &Path, fixed: &Fixed, now: u64) -> Result<(Self, Fixed)> {
+        let mut f = load_ap(p)?;
+        if f.address_from_radio {
+            f.ap.bssid = fixed.addr; // the radio's, read at start
         }
-        Core::Sta(old) => {
-            let mut f = load_sta(p)?;
-            if f.address_from_radio {
-                f.sta.addr = node.fixed.addr;
-            }
-            let changed = node.fixed.fixed_changes(&Fixed::of_sta(&f));
-            f.sta.addr = node.fixed.addr;
-            let threads = crypto_threads(f.sta.engine_threads)?;
-            let mut new = Station::new(f.sta, now, Box::new(OsRng)).map_err(|source| Error::Core { what: who, source })?;
-            new.set_crypto_threads(threads);
-            old.shutdown(now, out);
-            new.counters = old.counters.clone();
-            **old = new;
-            Ok(changed)
+        let of_file = Fixed::of_ap(&f);
+        f.ap.bssid = fixed.addr;
+        f.ap.channel = fixed.channel;
+        let threads = crypto_threads(f.ap.engine_threads)?;
+        let mut new = AccessPoint::new(f.ap, now, Box::new(OsRng)).map_err(|source| Error::Core { what: Self::WHO, source })?;
+        new.set_crypto_threads(threads);
+        Ok((new, of_file))
+    }
+    fn leave_for_reload(&mut self, _now: u64, out: &mut Output) {
+        self.deauth_all(ReasonCode::PREV_AUTH_NOT_VALID, out);
+    }
+    /// Per station: frames and octets each way, drops.
+    fn counters_detail(&self) -> String {
+        let mut s = String::new();
+        for (a, sc) in self.stations() {
+            s += &format!(
+                "\n  station {} rx {} ({} B) tx {} ({} B) dropped {}",
+                a, sc.rx_data, sc.rx_bytes, sc.tx_data, sc.tx_bytes, sc.rx_dropped
+            );
         }
+        s
+    }
+}
+
+impl Served for Station {
+    const WHO: &'static str = "sta";
+    fn from_file(p: &Path, fixed: &Fixed, now: u64) -> Result<(Self, Fixed)> {
+        let mut f = load_sta(p)?;
+        if f.address_from_radio {
+            f.sta.addr = fixed.addr;
+        }
+        let of_file = Fixed::of_sta(&f);
+        f.sta.addr = fixed.addr;
+        let threads = crypto_threads(f.sta.engine_threads)?;
+        let mut new = Station::new(f.sta, now, Box::new(OsRng)).map_err(|source| Error::Core { what: Self::WHO, source })?;
+        new.set_crypto_threads(threads);
+        Ok((new, of_file))
+    }
+    fn leave_for_reload(&mut self, now: u64, out: &mut Output) {
+        Station::shutdown(self, now, out);
     }
 }
 
@@ -319,82 +335,6 @@ pub fn run_air(a: &AirOptions) -> Result<()> {
     Ok(())
 }
 
-enum Core {
-    Ap(Box<AccessPoint>),
-    Sta(Box<Station>),
-}
-
-impl Core {
-    /// A batch of frames from the medium: what they make the node protect goes through
-    /// the host engine's multi-buffer pass together.
-    fn air_batch(&mut self, now: u64, fs: &[Vec<u8>], o: &mut Output) {
-        let it = fs.iter().map(|f| f.as_slice());
-        match self {
-            Core::Ap(c) => c.handle_air_batch(now, it, o),
-            Core::Sta(c) => c.handle_air_batch(now, it, o),
-        }
-    }
-    /// A batch of Ethernet frames from the TAP, protected together.
-    fn host_batch(&mut self, now: u64, fs: &[Vec<u8>], o: &mut Output) {
-        let it = fs.iter().map(|f| f.as_slice());
-        match self {
-            Core::Ap(c) => c.handle_host_batch(now, it, o),
-            Core::Sta(c) => c.handle_host_batch(now, it, o),
-        }
-    }
-    fn timeout(&mut self, now: u64, o: &mut Output) {
-        match self {
-            Core::Ap(c) => c.handle_timeout(now, o),
-            Core::Sta(c) => c.handle_timeout(now, o),
-        }
-    }
-    /// A station that has not found its network yet (a radio keeps changing channel).
-    fn scanning(&self) -> bool {
-        match self {
-            Core::Ap(_) => false,
-            Core::Sta(c) => c.bssid().is_none(),
-        }
-    }
-    fn poll_timeout(&self) -> u64 {
-        match self {
-            Core::Ap(c) => c.poll_timeout(),
-            Core::Sta(c) => c.poll_timeout(),
-        }
-    }
-    fn shutdown(&mut self, now: u64, o: &mut Output) {
-        match self {
-            Core::Ap(c) => c.shutdown(o),
-            Core::Sta(c) => c.shutdown(now, o),
-        }
-    }
-    fn counters(&self) -> String {
-        match self {
-            Core::Ap(c) => {
-                let mut s = format!("{}", c.counters);
-                for (a, sc) in c.stations() {
-                    s += &format!(
-                        "\n  station {} rx {} ({} B) tx {} ({} B) dropped {}",
-                        a, sc.rx_data, sc.rx_bytes, sc.tx_data, sc.tx_bytes, sc.rx_dropped
-                    );
-                }
-                let (e, card) = (c.datapath().engine_stats(), c.datapath().card().busy_ns());
-                s += &format!(
-                    "\n  engine protected {} unprotected {} octets {} card busy {} ns",
-                    e.protected, e.unprotected, e.octets, card
-                );
-                s
-            }
-            Core::Sta(c) => {
-                let (e, card) = (c.datapath().engine_stats(), c.datapath().card().busy_ns());
-                format!(
-                    "{}\n  engine protected {} unprotected {} octets {} card busy {} ns",
-                    c.counters, e.protected, e.unprotected, e.octets, card
-                )
-            }
-        }
-    }
-}
-
 /// Enters the namespace (after the medium socket is open), creates and configures the TAP.
 fn host_side(ifname: &str, netns: Option<&str>, mac: &MacAddr, bridge: Option<&str>) -> Result<Tap> {
     if let Some(ns) = netns {
@@ -415,218 +355,273 @@ fn host_side(ifname: &str, netns: Option<&str>, mac: &MacAddr, bridge: Option<&s
 /// beacon interval of 100 TU is 102.4 ms; two of them and a probe round trip).
 const SCAN_DWELL_NS: u64 = 300_000_000;
 
-#[allow(clippy::too_many_arguments)]
-fn run(
-    mut core: Core,
-    mut medium: Box<dyn Medium>,
-    mut tap: Tap,
+/// What a node's run loop drives besides the core: the medium, the TAP, the control
+/// socket, and when it started (its clock's zero).
+struct Sides {
+    medium: Box<dyn Medium>,
+    tap: Tap,
+    ctrl: Option<Ctrl>,
     start: Instant,
-    who: &'static str,
+}
+
+/// One node's run loop: a core ([`Served`]) and everything around it.
+struct Runtime<N> {
+    core: N,
+    medium: Box<dyn Medium>,
+    tap: Tap,
+    ctrl: Option<Ctrl>,
+    start: Instant,
+    /// Print the counters every 10 s.
     counters: bool,
+    /// The channels a scanning station moves over (the first one only: it stays).
     channels: Vec<u8>,
-    mut node: Node,
-) -> Result<()> {
-    install_signal_handlers();
-    install_hup_handler();
-    let now = || start.elapsed().as_nanos() as u64 + 1;
-    let mut out = Output::default();
-    let mut buf = Vec::with_capacity(16 * 1024);
-    let mut bad_fcs = 0u64;
-    let mut batch: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
-    let mut last_tick = now();
-    let mut last_counters = now();
-    let (mut ch_idx, mut on_channel_since) = (0usize, now());
-    // Serving: false after the control interface's DISABLE (AP) or DISCONNECT (station).
-    let mut enabled = true;
-    let stdout = std::io::stdout();
-    let flush =
-        |out: &mut Output, medium: &mut Box<dyn Medium>, tap: &mut Tap, t: u64, ctrl: &mut Option<Ctrl>, core: &Core| -> Result<()> {
-            if let Some(c) = ctrl.as_mut() {
-                match core {
-                    Core::Ap(_) => c.ap_events(&out.events),
-                    Core::Sta(s) => c.sta_events(s, &out.events),
-                }
-            }
-            for f in out.air.drain(..) {
-                medium.send(&f).map_err(|e| Error::io("medium", e))?;
-            }
-            for f in out.host.drain(..) {
-                tap.send(&f).map_err(|e| Error::io("TAP", e))?;
-            }
-            let mut lock = stdout.lock();
-            for e in out.events.drain(..) {
-                let _ = writeln!(lock, "{who} {:>12.6} {e}", t as f64 / 1e9);
-            }
-            Ok(())
-        };
-    loop {
-        if STOP.load(Ordering::SeqCst) {
-            let t = now();
-            if enabled {
-                core.shutdown(t, &mut out);
-            }
-            flush(&mut out, &mut medium, &mut tap, t, &mut node.ctrl, &core)?;
-            if let Some(c) = node.ctrl.as_mut() {
-                c.sock.event("CTRL-EVENT-TERMINATING ");
-            }
-            break;
-        }
-        if HUP.swap(false, Ordering::SeqCst) {
-            let t = now();
-            do_reload(&mut core, &node, who, t, &mut out);
-            flush(&mut out, &mut medium, &mut tap, t, &mut node.ctrl, &core)?;
-        }
-        let t = now();
-        // ppoll: ns resolution, so the card model's service times are not rounded to ms.
-        let due = if enabled { core.poll_timeout() } else { u64::MAX };
-        let wait = due.saturating_sub(t).min(500_000_000);
-        let ts = libc::timespec { tv_sec: (wait / 1_000_000_000) as libc::time_t, tv_nsec: (wait % 1_000_000_000) as libc::c_long };
-        let mut fds = [
-            libc::pollfd { fd: medium.fd(), events: libc::POLLIN, revents: 0 },
-            libc::pollfd { fd: tap.fd(), events: libc::POLLIN, revents: 0 },
-            libc::pollfd { fd: node.ctrl.as_ref().map_or(-1, |c| c.sock.fd()), events: libc::POLLIN, revents: 0 },
-        ];
-        // SAFETY: fds is a valid array of three pollfd (a negative fd is ignored); ts a
-        // valid timespec; no signal mask.
-        unsafe { libc::ppoll(fds.as_mut_ptr(), 3, &ts, core::ptr::null()) };
-        let t = now();
-        batch.clear();
-        while batch.len() < BATCH {
-            if !medium.recv(&mut buf).map_err(|e| Error::io("medium", e))? {
-                break;
-            }
-            match medium::decap(&buf) {
-                Ok(m) => {
-                    if let (Some(c), Core::Sta(_)) = (node.ctrl.as_mut(), &core) {
-                        c.scan.observe(t, m, &buf);
-                    }
-                    batch.push(m.to_vec())
-                }
-                Err(_) => bad_fcs += 1,
-            }
-        }
-        if !batch.is_empty() && enabled {
-            core.air_batch(t, &batch, &mut out);
-            flush(&mut out, &mut medium, &mut tap, t, &mut node.ctrl, &core)?;
-        }
-        batch.clear();
-        while batch.len() < BATCH {
-            if !tap.recv(&mut buf).map_err(|e| Error::io("TAP", e))? {
-                break;
-            }
-            batch.push(buf.clone());
-        }
-        if !batch.is_empty() && enabled {
-            core.host_batch(t, &batch, &mut out);
-            flush(&mut out, &mut medium, &mut tap, t, &mut node.ctrl, &core)?;
-        }
-        if enabled && core.poll_timeout() <= t {
-            core.timeout(t, &mut out);
-            flush(&mut out, &mut medium, &mut tap, t, &mut node.ctrl, &core)?;
-        }
-        control(&mut core, &mut node, &mut enabled, who, start, bad_fcs, t, &mut out);
-        flush(&mut out, &mut medium, &mut tap, t, &mut node.ctrl, &core)?;
-        if channels.len() > 1 && core.scanning() {
-            if t - on_channel_since > SCAN_DWELL_NS {
-                ch_idx = (ch_idx + 1) % channels.len();
-                on_channel_since = t;
-                medium.set_channel(channels[ch_idx]).map_err(|e| Error::io("medium: channel", e))?;
-            }
-        } else {
-            on_channel_since = t;
-        }
-        if t - last_tick > 1_000_000_000 {
-            last_tick = t;
-            medium.tick().map_err(|e| Error::io("medium", e))?;
-        }
-        if counters && t - last_counters > 10_000_000_000 {
-            last_counters = t;
-            println!("{who} counters: {}", core.counters());
-        }
-    }
-    println!("{who} counters: {}; bad FCS {bad_fcs}", core.counters());
-    let m = medium.describe();
-    if !m.is_empty() {
-        println!("{who} medium: {m}");
-    }
-    Ok(())
-}
-
-/// A reload, its outcome printed: the settings that kept their old values, or why the
-/// file was refused (the node goes on with the old configuration). False if refused.
-fn do_reload(core: &mut Core, node: &Node, who: &'static str, t: u64, out: &mut Output) -> bool {
-    match reload(core, node, who, t, out) {
-        Ok(kept) => {
-            println!("{who}: configuration reloaded");
-            for k in kept {
-                println!("{who}: reload: {k} cannot change at run time (restart to apply); the old value stays");
-            }
-            true
-        }
-        Err(e) => {
-            println!("{who}: reload refused, continuing with the old configuration: {e}");
-            false
-        }
-    }
-}
-
-/// The requests waiting on the control socket, answered one by one.
-#[allow(clippy::too_many_arguments)]
-fn control(
-    core: &mut Core,
-    node: &mut Node,
-    enabled: &mut bool,
-    who: &'static str,
-    start: Instant,
+    /// The configuration file a reload re-reads.
+    config: Option<std::path::PathBuf>,
+    /// The settings a reload keeps.
+    fixed: Fixed,
+    /// Serving: false after the control interface's DISABLE (AP) or DISCONNECT (station).
+    enabled: bool,
+    /// Frames from the medium with a bad FCS.
     bad_fcs: u64,
-    t: u64,
-    out: &mut Output,
-) {
-    let Some(c) = node.ctrl.as_mut() else { return };
-    if let Core::Sta(_) = core {
-        c.sta_tick(t);
-    }
-    // A bounded number per turn, so a flood of requests cannot starve the medium.
-    for _ in 0..16 {
-        let Some(c) = node.ctrl.as_mut() else { return };
-        let (req, from) = match c.sock.recv() {
-            Ok(Some(r)) => r,
-            Ok(None) => return,
-            Err(e) => {
-                println!("{who}: ctrl_interface: {e}");
-                return;
-            }
-        };
-        let ifname = node.fixed.interface.clone();
-        let ctx = Ctx { ifname: &ifname, enabled: *enabled, started: start, bad_fcs, config: node.config.as_deref() };
-        let (mut reply, act) = match core {
-            Core::Ap(a) => c.ap_request(a, &req, &from, t, &ctx, out),
-            Core::Sta(s) => c.sta_request(s, &req, &from, t, &ctx, out),
-        };
-        match act {
-            Some(Action::Reload) => {
-                let reloaded = do_reload(core, node, who, t, out);
-                if !reloaded {
-                    reply = "FAIL\n".into();
-                }
-            }
-            Some(Action::Pause) => {
-                *enabled = false;
-                if let (Some(c), Core::Ap(_)) = (node.ctrl.as_mut(), &*core) {
-                    c.sock.event("AP-DISABLED ");
-                }
-            }
-            Some(Action::Resume) => {
-                *enabled = true;
-                if let (Some(c), Core::Ap(_)) = (node.ctrl.as_mut(), &*core) {
-                    c.sock.event("AP-ENABLED ");
-                }
-            }
-            Some(Action::Terminate) => STOP.store(true, Ordering::SeqCst),
-            None => {}
+    out: Output,
+}
+
+impl<N: Served> Runtime<N> {
+    fn new(core: N, sides: Sides, o: &NodeOptions, fixed: Fixed, channels: Vec<u8>) -> Runtime<N> {
+        let Sides { medium, tap, ctrl, start } = sides;
+        Runtime {
+            core,
+            medium,
+            tap,
+            ctrl,
+            start,
+            counters: o.counters,
+            channels,
+            config: o.config.clone(),
+            fixed,
+            enabled: true,
+            bad_fcs: 0,
+            out: Output::default(),
         }
-        if let Some(c) = node.ctrl.as_ref() {
-            c.sock.reply(&from, &reply);
+    }
+
+    /// The loop, until [`STOP`].
+    fn run(mut self) -> Result<()> {
+        install_signal_handlers();
+        install_hup_handler();
+        let who = N::WHO;
+        let start = self.start;
+        let now = move || start.elapsed().as_nanos() as u64 + 1;
+        let mut buf = Vec::with_capacity(16 * 1024);
+        let mut batch: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
+        let mut last_tick = now();
+        let mut last_counters = now();
+        let (mut ch_idx, mut on_channel_since) = (0usize, now());
+        loop {
+            if STOP.load(Ordering::SeqCst) {
+                let t = now();
+                if self.enabled {
+                    self.core.shutdown(t, &mut self.out);
+                }
+                self.flush(t)?;
+                if let Some(c) = self.ctrl.as_mut() {
+                    c.sock.event("CTRL-EVENT-TERMINATING ");
+                }
+                break;
+            }
+            if HUP.swap(false, Ordering::SeqCst) {
+                let t = now();
+                self.do_reload(t);
+                self.flush(t)?;
+            }
+            let t = now();
+            // ppoll: ns resolution, so the card model's service times are not rounded to ms.
+            let due = if self.enabled { self.core.poll_timeout() } else { u64::MAX };
+            let wait = due.saturating_sub(t).min(500_000_000);
+            let ts = libc::timespec { tv_sec: (wait / 1_000_000_000) as libc::time_t, tv_nsec: (wait % 1_000_000_000) as libc::c_long };
+            let mut fds = [
+                libc::pollfd { fd: self.medium.fd(), events: libc::POLLIN, revents: 0 },
+                libc::pollfd { fd: self.tap.fd(), events: libc::POLLIN, revents: 0 },
+                libc::pollfd { fd: self.ctrl.as_ref().map_or(-1, |c| c.sock.fd()), events: libc::POLLIN, revents: 0 },
+            ];
+            // SAFETY: fds is a valid array of three pollfd (a negative fd is ignored); ts a
+            // valid timespec; no signal mask.
+            unsafe { libc::ppoll(fds.as_mut_ptr(), 3, &ts, core::ptr::null()) };
+            let t = now();
+            batch.clear();
+            while batch.len() < BATCH {
+                if !self.medium.recv(&mut buf).map_err(|e| Error::io("medium", e))? {
+                    break;
+                }
+                match medium::decap(&buf) {
+                    Ok(m) => {
+                        if let Some(c) = self.ctrl.as_mut() {
+                            self.core.heard(c, t, m, &buf);
+                        }
+                        batch.push(m.to_vec())
+                    }
+                    Err(_) => self.bad_fcs += 1,
+                }
+            }
+            if !batch.is_empty() && self.enabled {
+                self.core.handle_air_batch(t, batch.iter().map(|f| f.as_slice()), &mut self.out);
+                self.flush(t)?;
+            }
+            batch.clear();
+            while batch.len() < BATCH {
+                if !self.tap.recv(&mut buf).map_err(|e| Error::io("TAP", e))? {
+                    break;
+                }
+                batch.push(buf.clone());
+            }
+            if !batch.is_empty() && self.enabled {
+                self.core.handle_host_batch(t, batch.iter().map(|f| f.as_slice()), &mut self.out);
+                self.flush(t)?;
+            }
+            if self.enabled && self.core.poll_timeout() <= t {
+                self.core.handle_timeout(t, &mut self.out);
+                self.flush(t)?;
+            }
+            self.control(t);
+            self.flush(t)?;
+            if self.channels.len() > 1 && self.core.scanning() {
+                if t - on_channel_since > SCAN_DWELL_NS {
+                    ch_idx = (ch_idx + 1) % self.channels.len();
+                    on_channel_since = t;
+                    self.medium.set_channel(self.channels[ch_idx]).map_err(|e| Error::io("medium: channel", e))?;
+                }
+            } else {
+                on_channel_since = t;
+            }
+            if t - last_tick > 1_000_000_000 {
+                last_tick = t;
+                self.medium.tick().map_err(|e| Error::io("medium", e))?;
+            }
+            if self.counters && t - last_counters > 10_000_000_000 {
+                last_counters = t;
+                println!("{who} counters: {}", self.counters_line());
+            }
+        }
+        println!("{who} counters: {}; bad FCS {}", self.counters_line(), self.bad_fcs);
+        let m = self.medium.describe();
+        if !m.is_empty() {
+            println!("{who} medium: {m}");
+        }
+        Ok(())
+    }
+
+    /// What the core put out goes to the control interface's monitors (events), the
+    /// medium, the TAP and standard output (events).
+    fn flush(&mut self, t: u64) -> Result<()> {
+        if let Some(c) = self.ctrl.as_mut() {
+            self.core.events(c, &self.out.events);
+        }
+        for f in self.out.air.drain(..) {
+            self.medium.send(&f).map_err(|e| Error::io("medium", e))?;
+        }
+        for f in self.out.host.drain(..) {
+            self.tap.send(&f).map_err(|e| Error::io("TAP", e))?;
+        }
+        let mut lock = std::io::stdout().lock();
+        for e in self.out.events.drain(..) {
+            let _ = writeln!(lock, "{} {:>12.6} {e}", N::WHO, t as f64 / 1e9);
+        }
+        Ok(())
+    }
+
+    /// The core's counters, then the host engine's and the card's.
+    fn counters_line(&self) -> String {
+        let dp = self.core.datapath();
+        let (e, card) = (dp.engine_stats(), dp.card().busy_ns());
+        format!(
+            "{}{}\n  engine protected {} unprotected {} octets {} card busy {} ns",
+            self.core.counters(),
+            self.core.counters_detail(),
+            e.protected,
+            e.unprotected,
+            e.octets,
+            card
+        )
+    }
+
+    /// Re-reads the configuration file (SIGHUP, RELOAD, RECONFIGURE) and starts a new
+    /// core from it; the old one leaves first ([`Served::leave_for_reload`]), so every
+    /// station joins again under the new settings (a new passphrase: a new PMK, new
+    /// handshakes). Settings that need a restart keep their old values and are reported,
+    /// not silently ignored. A file that does not parse changes nothing ("continuing with
+    /// the old configuration").
+    fn reload(&mut self, now: u64) -> Result<Vec<&'static str>> {
+        let p = self.config.as_deref().ok_or_else(|| Error::Setup("no configuration file to re-read".into()))?;
+        let (mut new, of_file) = N::from_file(p, &self.fixed, now)?;
+        let changed = self.fixed.fixed_changes(&of_file);
+        self.core.leave_for_reload(now, &mut self.out);
+        *new.counters_mut() = self.core.counters().clone();
+        self.core = new;
+        Ok(changed)
+    }
+
+    /// A reload, its outcome printed: the settings that kept their old values, or why the
+    /// file was refused (the node goes on with the old configuration). False if refused.
+    fn do_reload(&mut self, t: u64) -> bool {
+        let who = N::WHO;
+        match self.reload(t) {
+            Ok(kept) => {
+                println!("{who}: configuration reloaded");
+                for k in kept {
+                    println!("{who}: reload: {k} cannot change at run time (restart to apply); the old value stays");
+                }
+                true
+            }
+            Err(e) => {
+                println!("{who}: reload refused, continuing with the old configuration: {e}");
+                false
+            }
+        }
+    }
+
+    /// The requests waiting on the control socket, answered one by one.
+    fn control(&mut self, t: u64) {
+        let Some(c) = self.ctrl.as_mut() else { return };
+        self.core.tick(c, t);
+        // A bounded number per turn, so a flood of requests cannot starve the medium.
+        for _ in 0..16 {
+            let Some(c) = self.ctrl.as_mut() else { return };
+            let (req, from) = match c.sock.recv() {
+                Ok(Some(r)) => r,
+                Ok(None) => return,
+                Err(e) => {
+                    println!("{}: ctrl_interface: {e}", N::WHO);
+                    return;
+                }
+            };
+            let ctx = Ctx {
+                now: t,
+                ifname: &self.fixed.interface,
+                enabled: self.enabled,
+                started: self.start,
+                bad_fcs: self.bad_fcs,
+                config: self.config.as_deref(),
+            };
+            let (mut reply, act) = c.request(&mut self.core, &req, &from, &ctx, &mut self.out);
+            match act {
+                Some(Action::Reload) => {
+                    let reloaded = self.do_reload(t);
+                    if !reloaded {
+                        reply = "FAIL\n".into();
+                    }
+                }
+                Some(Action::Pause | Action::Resume) => {
+                    self.enabled = act == Some(Action::Resume);
+                    if let (Some(c), Some(e)) = (self.ctrl.as_mut(), self.core.serving_event(self.enabled)) {
+                        c.sock.event(e);
+                    }
+                }
+                Some(Action::Terminate) => STOP.store(true, Ordering::SeqCst),
+                None => {}
+            }
+            if let Some(c) = self.ctrl.as_ref() {
+                c.sock.reply(&from, &reply);
+            }
         }
     }
 }

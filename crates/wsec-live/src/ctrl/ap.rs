@@ -6,9 +6,8 @@
 //! value for left out rather than invented (no `capability`, `supported_rates`, HT/VHT
 //! fields: the medium has no PHY rates), and wsec's own counters after hostapd's fields,
 //! named as the 802.11 MIB names them (`dot11RSNAStats...`) where it has a name.
-use super::{channel_freq, cipher_txt, ok, split, suite_txt, Action, Ctrl, Ctx};
+use super::{channel_freq, cipher_txt, ok, pmksa_txt, suite_txt, Action, Ctrl, CtrlNode, Ctx};
 use std::fmt::Write;
-use std::path::Path;
 use wsec::cipher::CipherSuite;
 use wsec::node::ap::{AccessPoint, StationInfo};
 use wsec::node::{NodeEvent, Output, Phase, Security};
@@ -49,24 +48,28 @@ const RUNTIME_KEYS: [(&str, u64, u64); 4] = [
     ("max_num_sta", 0, 2007),
 ];
 
-impl Ctrl {
-    /// One request to the access point; the reply, and what the run loop must do.
-    pub fn ap_request(
-        &mut self,
-        ap: &mut AccessPoint,
-        req: &str,
-        from: &Path,
-        now: u64,
-        ctx: &Ctx<'_>,
-        out: &mut Output,
-    ) -> (String, Option<Action>) {
-        if let Some(r) = self.common(req, from) {
-            return (r, None);
-        }
-        let (cmd, arg) = split(req);
+impl CtrlNode for AccessPoint {
+    fn status(&self, ctx: &Ctx<'_>) -> String {
+        status(self, ctx)
+    }
+
+    fn mib(&self, ctrl: &Ctrl) -> String {
+        ctrl.mib(self)
+    }
+
+    fn pmksa(&self, now: u64) -> String {
+        // hostapd's pmksa_cache_auth_list(): the SAE PMKSAs.
+        pmksa_txt("SPA", 0, self.pmksa_list(now))
+    }
+
+    fn pmksa_flush(&mut self) {
+        AccessPoint::pmksa_flush(self)
+    }
+
+    /// hostapd's own commands.
+    fn command(&mut self, _ctrl: &mut Ctrl, cmd: &str, arg: &str, ctx: &Ctx<'_>, out: &mut Output) -> Option<(String, Option<Action>)> {
+        let (ap, now) = (self, ctx.now);
         let r = match cmd {
-            // With the number of attached monitors (wsec's; hostapd has no such field).
-            "STATUS" => status(ap, now, ctx) + &format!("ctrl_monitors={}\n", self.sock.monitors()),
             "STA" => match arg.parse::<MacAddr>() {
                 Err(_) => "FAIL\n".into(),
                 // hostapd: no such station is -1, i.e. FAIL.
@@ -83,7 +86,7 @@ impl Ctrl {
                 _ => "FAIL\n".into(),
             },
             "DEAUTHENTICATE" | "DISASSOCIATE" => {
-                let Some((a, reason)) = addr_reason(arg) else { return ("FAIL\n".into(), None) };
+                let Some((a, reason)) = addr_reason(arg) else { return Some(("FAIL\n".into(), None)) };
                 if a.is_broadcast() {
                     // hostapd: broadcast frees every station.
                     for s in ap.peer_addrs() {
@@ -106,66 +109,57 @@ impl Ctrl {
                 Err(_) => "FAIL\n".into(),
             },
             "GET_CONFIG" => get_config(ap),
-            "MIB" => self.mib(ap),
-            "RELOAD" => return ("OK\n".into(), Some(Action::Reload)),
+            "RELOAD" => return Some(("OK\n".into(), Some(Action::Reload))),
             "DISABLE" if ctx.enabled => {
-                ap.shutdown(out);
-                return ("OK\n".into(), Some(Action::Pause));
+                AccessPoint::shutdown(ap, out);
+                return Some(("OK\n".into(), Some(Action::Pause)));
             }
-            "ENABLE" if !ctx.enabled => return ("OK\n".into(), Some(Action::Resume)),
+            "ENABLE" if !ctx.enabled => return Some(("OK\n".into(), Some(Action::Resume))),
             // hostapd: "already enabled" / "already disabled" is -1.
             "DISABLE" | "ENABLE" => "FAIL\n".into(),
             "SET" => set(ap, now, arg),
             "GET" => get(ap, arg),
-            "TERMINATE" => return ("OK\n".into(), Some(Action::Terminate)),
-            // hostapd's pmksa_cache_auth_list(): the SAE PMKSAs (wsec does no opportunistic
-            // key caching, so the last column is 0).
-            "PMKSA" => {
-                let mut r = String::from("Index / SPA / PMKID / expiration (in seconds) / opportunistic\n");
-                for (i, (sta, pmkid, left)) in ap.pmksa_list(now).into_iter().enumerate() {
-                    let hex: String = pmkid.iter().map(|b| format!("{b:02x}")).collect();
-                    r += &format!("{i} {sta} {hex} {left} 0\n");
-                }
-                r
-            }
-            "PMKSA_FLUSH" => {
-                ap.pmksa_flush();
-                "OK\n".into()
-            }
             // Beacons are built from the running configuration at each interval.
             "UPDATE_BEACON" => "OK\n".into(),
-            _ => "UNKNOWN COMMAND\n".into(),
+            _ => return None,
         };
-        (r, None)
+        Some((r, None))
     }
 
     /// The AP's events as hostapd sends them to its monitors: `AP-STA-CONNECTED` when a
     /// station is authorized (its data opens), `EAPOL-4WAY-HS-COMPLETED` after each 4-way
     /// handshake (and PTK rekey), `AP-STA-DISCONNECTED` when an authorized station leaves.
-    pub fn ap_events(&mut self, events: &[NodeEvent]) {
+    fn events(&self, ctrl: &mut Ctrl, events: &[NodeEvent]) {
         for NodeEvent::Phase { peer, phase } in events {
             match phase {
                 Phase::Established { pairwise } => {
-                    if self.connected.insert(*peer) {
-                        self.sock.event(&format!("AP-STA-CONNECTED {peer}"));
+                    if ctrl.connected.insert(*peer) {
+                        ctrl.sock.event(&format!("AP-STA-CONNECTED {peer}"));
                     }
                     if pairwise.is_some() {
-                        self.sock.event(&format!("EAPOL-4WAY-HS-COMPLETED {peer}"));
+                        ctrl.sock.event(&format!("EAPOL-4WAY-HS-COMPLETED {peer}"));
                     }
                 }
-                Phase::PtkRekeyed => self.sock.event(&format!("EAPOL-4WAY-HS-COMPLETED {peer}")),
+                Phase::PtkRekeyed => ctrl.sock.event(&format!("EAPOL-4WAY-HS-COMPLETED {peer}")),
                 Phase::Deauthenticated { .. } | Phase::Disassociated { .. } => {
-                    let was_connected = self.connected.remove(peer);
+                    let was_connected = ctrl.connected.remove(peer);
                     if was_connected {
-                        self.sock.event(&format!("AP-STA-DISCONNECTED {peer}"));
+                        ctrl.sock.event(&format!("AP-STA-DISCONNECTED {peer}"));
                     }
                 }
-                Phase::HandshakeFailed(_) => self.handshake_failures += 1,
+                Phase::HandshakeFailed(_) => ctrl.handshake_failures += 1,
                 _ => {}
             }
         }
     }
 
+    /// hostapd's `AP-DISABLED` / `AP-ENABLED`.
+    fn serving_event(&self, enabled: bool) -> Option<&'static str> {
+        Some(if enabled { "AP-ENABLED " } else { "AP-DISABLED " })
+    }
+}
+
+impl Ctrl {
     /// Every station disconnected at once (RELOAD, DISABLE, shutdown) without core events.
     pub fn ap_forget_all(&mut self) {
         for a in std::mem::take(&mut self.connected) {
@@ -287,7 +281,7 @@ pub fn engine_status(dp: &wsec::node::datapath::Datapath, ctx: &Ctx<'_>) -> Stri
 
 /// hostapd `STATUS` (`hostapd_ctrl_iface_status`): the interface state, channel,
 /// the BSS; then the engine's counters.
-fn status(ap: &AccessPoint, _now: u64, ctx: &Ctx<'_>) -> String {
+fn status(ap: &AccessPoint, ctx: &Ctx<'_>) -> String {
     let c = ap.config();
     let mut s = format!(
         "state={}\nphy={}\nfreq={}\nchannel={}\nbeacon_int={}\nieee80211n=0\nieee80211ac=0\nieee80211ax=0\n",
@@ -420,6 +414,7 @@ fn get(ap: &AccessPoint, k: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
     use wsec::node::ap::ApConfig;
     use zeroize::Zeroizing;
 
@@ -438,10 +433,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("wsec-ctrl-ap-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut c = Ctrl::open(&super::super::CtrlSpec::parse(dir.to_str().unwrap(), None).unwrap(), "wap9").unwrap();
-        let ctx = Ctx { ifname: "wap9", enabled: true, started: std::time::Instant::now(), bad_fcs: 0, config: None };
+        let ctx = Ctx { now: 2, ifname: "wap9", enabled: true, started: std::time::Instant::now(), bad_fcs: 0, config: None };
         let mut out = Output::default();
         let from = Path::new("/nonexistent/client");
-        let mut ask = |c: &mut Ctrl, ap: &mut AccessPoint, r: &str| c.ap_request(ap, r, from, 2, &ctx, &mut out);
+        let mut ask = |c: &mut Ctrl, ap: &mut AccessPoint, r: &str| c.request(ap, r, from, &ctx, &mut out);
         for (req, want) in [
             ("", "UNKNOWN COMMAND\n"),
             ("sta 02:00:00:00:00:11", "UNKNOWN COMMAND\n"),

@@ -6,10 +6,9 @@
 //! wsec's station has one network block (id 0). Its BSS table for `SCAN_RESULTS` is kept
 //! here from the Beacons and Probe Responses the run loop passes by ([`ScanTable`]).
 use super::ap::{akm_conf_txt, engine_status, ssid_txt};
-use super::{channel_freq, cipher_txt, split, Action, Ctrl, Ctx};
+use super::{channel_freq, cipher_txt, pmksa_txt, Action, Ctrl, CtrlNode, Ctx};
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::path::Path;
 use wsec::node::frames::{self, BssInfo, Mgmt};
 use wsec::node::sta::Station;
 use wsec::node::{NodeEvent, Output, Phase, Security};
@@ -111,25 +110,31 @@ fn bss_flags(b: &BssInfo) -> String {
     f
 }
 
-impl Ctrl {
-    /// One request to the station; the reply, and what the run loop must do.
-    pub fn sta_request(
-        &mut self,
-        sta: &mut Station,
-        req: &str,
-        from: &Path,
-        now: u64,
-        ctx: &Ctx<'_>,
-        out: &mut Output,
-    ) -> (String, Option<Action>) {
-        if let Some(r) = self.common(req, from) {
-            return (r, None);
-        }
-        let (cmd, arg) = split(req);
+impl CtrlNode for Station {
+    fn status(&self, ctx: &Ctx<'_>) -> String {
+        status(self, ctx)
+    }
+
+    fn mib(&self, _ctrl: &Ctrl) -> String {
+        mib(self)
+    }
+
+    fn pmksa(&self, now: u64) -> String {
+        // wpa_supplicant's pmksa_cache_list(): the PMKSA of the last SAE exchange.
+        pmksa_txt("AA", 1, self.pmksa_list(now))
+    }
+
+    fn pmksa_flush(&mut self) {
+        Station::pmksa_flush(self)
+    }
+
+    /// wpa_supplicant's own commands.
+    fn command(&mut self, ctrl: &mut Ctrl, cmd: &str, arg: &str, ctx: &Ctx<'_>, out: &mut Output) -> Option<(String, Option<Action>)> {
+        let (sta, now) = (self, ctx.now);
         // The one network block is id 0 ("all" and "any" name it too).
         let net0 = matches!(arg, "0" | "all" | "any");
         let r = match cmd {
-            "STATUS" | "STATUS-VERBOSE" => status(sta, ctx) + &format!("ctrl_monitors={}\n", self.sock.monitors()),
+            "STATUS-VERBOSE" => ctrl.status(sta, ctx),
             "IFNAME" => format!("{}\n", ctx.ifname),
             "LIST_NETWORKS" => {
                 let c = sta.config();
@@ -146,14 +151,14 @@ impl Ctrl {
             "SCAN" => {
                 // An active scan: a wildcard Probe Request now, the results after a while.
                 out.air.push(frames::probe_req(&sta.addr(), b"", 0));
-                self.sock.event("CTRL-EVENT-SCAN-STARTED ");
-                self.scan.results_due = Some(now + SCAN_NS);
+                ctrl.sock.event("CTRL-EVENT-SCAN-STARTED ");
+                ctrl.scan.results_due = Some(now + SCAN_NS);
                 "OK\n".into()
             }
             "SCAN_RESULTS" => {
-                self.scan.expire(now);
+                ctrl.scan.expire(now);
                 let mut s = String::from("bssid / frequency / signal level / flags / ssid\n");
-                for (b, h) in &self.scan.bss {
+                for (b, h) in &ctrl.scan.bss {
                     // The radiotap dBm signal when the medium reports one (a radio); else 0,
                     // as wpa_supplicant shows an unknown level.
                     let level = h.signal.unwrap_or(0);
@@ -163,31 +168,31 @@ impl Ctrl {
                 s
             }
             "SELECT_NETWORK" | "ENABLE_NETWORK" if net0 => {
-                return ("OK\n".into(), (!ctx.enabled).then_some(Action::Resume));
+                return Some(("OK\n".into(), (!ctx.enabled).then_some(Action::Resume)));
             }
             "DISABLE_NETWORK" if net0 => {
                 if ctx.enabled {
-                    sta.shutdown(now, out);
-                    return ("OK\n".into(), Some(Action::Pause));
+                    Station::shutdown(sta, now, out);
+                    return Some(("OK\n".into(), Some(Action::Pause)));
                 }
                 "OK\n".into()
             }
             "SELECT_NETWORK" | "ENABLE_NETWORK" | "DISABLE_NETWORK" => "FAIL\n".into(),
-            "RECONNECT" => return ("OK\n".into(), (!ctx.enabled).then_some(Action::Resume)),
+            "RECONNECT" => return Some(("OK\n".into(), (!ctx.enabled).then_some(Action::Resume))),
             "DISCONNECT" => {
-                sta.shutdown(now, out);
-                return ("OK\n".into(), Some(Action::Pause));
+                Station::shutdown(sta, now, out);
+                return Some(("OK\n".into(), Some(Action::Pause)));
             }
             "REASSOCIATE" | "REATTACH" => {
-                sta.shutdown(now, out);
-                return ("OK\n".into(), Some(Action::Resume));
+                Station::shutdown(sta, now, out);
+                return Some(("OK\n".into(), Some(Action::Resume)));
             }
-            "RECONFIGURE" => return ("OK\n".into(), Some(Action::Reload)),
+            "RECONFIGURE" => return Some(("OK\n".into(), Some(Action::Reload))),
             "SIGNAL_POLL" => match (sta.is_established(), sta.channel(), sta.bssid()) {
                 // What the medium reports in the radiotap header of the AP's last frame:
                 // the dBm signal (a radio; the air hub writes none) and the rate; no noise.
                 (true, Some(ch), Some(b)) => {
-                    let h = self.scan.bss.get(&b);
+                    let h = ctrl.scan.bss.get(&b);
                     let mut r = String::new();
                     if let Some(dbm) = h.and_then(|h| h.signal) {
                         let _ = writeln!(r, "RSSI={dbm}");
@@ -200,40 +205,16 @@ impl Ctrl {
                 }
                 _ => "FAIL\n".into(),
             },
-            // wpa_supplicant's pmksa_cache_list(): entries counted from 1; wsec keeps the
-            // PMKSA of the last SAE exchange (no opportunistic key caching: 0).
-            "PMKSA" => {
-                let mut r = String::from("Index / AA / PMKID / expiration (in seconds) / opportunistic\n");
-                if let Some((aa, pmkid, left)) = sta.pmksa_list(now) {
-                    let hex: String = pmkid.iter().map(|b| format!("{b:02x}")).collect();
-                    r += &format!("1 {aa} {hex} {left} 0\n");
-                }
-                r
-            }
-            "PMKSA_FLUSH" => {
-                sta.pmksa_flush();
-                "OK\n".into()
-            }
-            "MIB" => mib(sta),
-            "TERMINATE" => return ("OK\n".into(), Some(Action::Terminate)),
-            _ => "UNKNOWN COMMAND\n".into(),
+            _ => return None,
         };
-        (r, None)
-    }
-
-    /// Time-driven events (the results of a SCAN).
-    pub fn sta_tick(&mut self, now: u64) {
-        if self.scan.results_due.is_some_and(|t| now >= t) {
-            self.scan.results_due = None;
-            self.sock.event("CTRL-EVENT-SCAN-RESULTS ");
-        }
+        Some((r, None))
     }
 
     /// The station's events as wpa_supplicant sends them: `Associated with`, `WPA: Key
     /// negotiation completed with` (each 4-way handshake), `CTRL-EVENT-CONNECTED` (once per
     /// connection), `WPA: Group rekeying completed with`, `CTRL-EVENT-DISCONNECTED`.
-    pub fn sta_events(&mut self, sta: &Station, events: &[NodeEvent]) {
-        let neg = sta.negotiated();
+    fn events(&self, ctrl: &mut Ctrl, events: &[NodeEvent]) {
+        let neg = self.negotiated();
         let keys = || match neg {
             Some((_, pw, g, _, _)) => format!("[PTK={} GTK={}]", cipher_txt(pw), cipher_txt(g)),
             None => "[PTK=NONE GTK=NONE]".into(),
@@ -241,38 +222,53 @@ impl Ctrl {
         for NodeEvent::Phase { peer, phase } in events {
             match phase {
                 Phase::Associated { .. } => {
-                    self.sta_associated = true;
-                    self.sock.event(&format!("Associated with {peer}"));
+                    ctrl.sta_associated = true;
+                    ctrl.sock.event(&format!("Associated with {peer}"));
                 }
-                Phase::Established { pairwise } if !self.sta_connected => {
+                Phase::Established { pairwise } if !ctrl.sta_connected => {
                     if pairwise.is_some() {
-                        self.sock.event(&format!("WPA: Key negotiation completed with {peer} {}", keys()));
+                        ctrl.sock.event(&format!("WPA: Key negotiation completed with {peer} {}", keys()));
                     }
-                    self.sta_connected = true;
-                    self.sock.event(&format!("CTRL-EVENT-CONNECTED - Connection to {peer} completed [id=0 id_str=]"));
+                    ctrl.sta_connected = true;
+                    ctrl.sock.event(&format!("CTRL-EVENT-CONNECTED - Connection to {peer} completed [id=0 id_str=]"));
                 }
                 // A PTK rekey is a new 4-way handshake: wpa_supplicant reports it again,
                 // but the connection stands (no second CTRL-EVENT-CONNECTED).
-                Phase::PtkRekeyed => self.sock.event(&format!("WPA: Key negotiation completed with {peer} {}", keys())),
+                Phase::PtkRekeyed => ctrl.sock.event(&format!("WPA: Key negotiation completed with {peer} {}", keys())),
                 Phase::GroupKey { .. } => {
                     let g = neg.map(|n| cipher_txt(n.2)).unwrap_or("NONE");
-                    self.sock.event(&format!("WPA: Group rekeying completed with {peer} [GTK={g}]"));
+                    ctrl.sock.event(&format!("WPA: Group rekeying completed with {peer} [GTK={g}]"));
                 }
-                Phase::HandshakeFailed(_) => self.sock.event("WPA: 4-Way Handshake failed - pre-shared key may be incorrect"),
+                Phase::HandshakeFailed(_) => ctrl.sock.event("WPA: 4-Way Handshake failed - pre-shared key may be incorrect"),
                 // wpa_supplicant `wpas_transition_disable`: TRANSITION_DISABLE "%02x".
-                Phase::TransitionDisable { bitmap, .. } => self.sock.event(&format!("TRANSITION-DISABLE {bitmap:02x}")),
+                Phase::TransitionDisable { bitmap, .. } => ctrl.sock.event(&format!("TRANSITION-DISABLE {bitmap:02x}")),
                 Phase::BeaconLoss => {
-                    self.sock.event("CTRL-EVENT-BEACON-LOSS ");
-                    self.sta_disconnected(peer, 4, true);
+                    ctrl.sock.event("CTRL-EVENT-BEACON-LOSS ");
+                    ctrl.sta_disconnected(peer, 4, true);
                 }
                 Phase::Deauthenticated { reason, by_peer } | Phase::Disassociated { reason, by_peer } => {
-                    self.sta_disconnected(peer, reason.0, !by_peer)
+                    ctrl.sta_disconnected(peer, reason.0, !by_peer)
                 }
                 _ => {}
             }
         }
     }
 
+    /// Beacons and Probe Responses into the BSS table of `SCAN_RESULTS`.
+    fn heard(&self, ctrl: &mut Ctrl, now: u64, mpdu: &[u8], frame: &[u8]) {
+        ctrl.scan.observe(now, mpdu, frame);
+    }
+
+    /// The results of a `SCAN`, announced when due.
+    fn tick(&self, ctrl: &mut Ctrl, now: u64) {
+        if ctrl.scan.results_due.is_some_and(|t| now >= t) {
+            ctrl.scan.results_due = None;
+            ctrl.sock.event("CTRL-EVENT-SCAN-RESULTS ");
+        }
+    }
+}
+
+impl Ctrl {
     fn sta_disconnected(&mut self, bssid: &MacAddr, reason: u16, local: bool) {
         if std::mem::take(&mut self.sta_associated) {
             let l = if local { " locally_generated=1" } else { "" };

@@ -21,7 +21,7 @@
 //! - [`datapath`]: the data path both cores share: batches through the engine, the
 //!   queue of frames waiting for the card, their release, the parsed receive header.
 //! - [`card`]: the wireless card's timing model (`crypto_offload=host|card`).
-//! - [`ap`], [`sta`]: the two cores.
+//! - [`ap`], [`sta`]: the two cores, both behind [`Node`] ([`node_if`]).
 //! - [`sae`]: SAE authentication (algorithm 3) settings and frames for the cores.
 //!
 //! The configuration files that fill [`ap::ApConfig`] and [`sta::StaConfig`] (hostapd.conf,
@@ -32,6 +32,7 @@ pub mod datapath;
 pub mod engine;
 pub mod frames;
 pub mod mfp;
+pub mod node_if;
 pub mod owe;
 pub mod sae;
 pub mod sta;
@@ -45,6 +46,7 @@ use std::collections::BTreeMap;
 use zeroize::Zeroizing;
 
 pub use card::Offload;
+pub use node_if::Node;
 
 /// Link security of a BSS (AP) or a network block (STA).
 #[derive(Clone)]

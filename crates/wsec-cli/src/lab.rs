@@ -1,16 +1,18 @@
-#![allow(dead_code)] // shared with the live_* tests, which use all of it
 //! The lab `wsec demo` and the end-to-end tests build: an AP, two stations and a wired
 //! host, each in its own network namespace, over the `air` hub; ping and TCP through it;
 //! everything removed again on drop (also when a test fails or the demo is interrupted).
 //!
 //! Addresses: stations 10.77.0.11 and .12, wired host 10.77.0.2; the AP's wired TAP sits
 //! in a bridge in the AP's namespace with a veth to the wired host.
-use crate::error::{Error, Result};
-use crate::medium::netns;
+//!
+//! It runs the `wsec` binary it is given (`wsec air`, `wsec ap`, `wsec sta`), so it lives
+//! with the command-line tool, not in the runtime library.
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use wsec_live::medium::netns;
+use wsec_live::{Error, Result};
 
 pub const STA_IP: [&str; 2] = ["10.77.0.11", "10.77.0.12"];
 pub const WIRED_IP: &str = "10.77.0.2";
@@ -184,13 +186,11 @@ impl Lab {
     }
 
     /// The process id of a running program (to signal it, e.g. SIGHUP).
-    #[allow(dead_code)] // used by the tests, not by `wsec demo`
     pub fn pid(&self, name: &str) -> Option<u32> {
         self.procs.iter().find(|(n, _)| n == name).map(|(_, c)| c.id())
     }
 
     /// Resident memory of a running program (kB, `VmRSS` of /proc/PID/status).
-    #[allow(dead_code)] // used by the tests, not by `wsec demo`
     pub fn rss_kb(&self, name: &str) -> Option<u64> {
         let (_, c) = self.procs.iter().find(|(n, _)| n == name)?;
         let st = std::fs::read_to_string(format!("/proc/{}/status", c.id())).ok()?;
@@ -499,9 +499,8 @@ mod private_tests {
     use super::*;
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
-    /// Issue 19, defect 9: `wsec demo` wrote its configurations (with the passphrase) into a
-    /// predictable `wsec-lab-<tag>` directory, with default permissions. Now: a new directory
-    /// of a random name, mode 0700, and files 0600 that never follow a planted link.
+    /// The configurations (with the passphrase) go into a new directory of a random name,
+    /// mode 0700, as files 0600 that never follow a planted link.
     #[test]
     fn lab_directory_and_files_are_private() {
         let parent = std::env::temp_dir();
