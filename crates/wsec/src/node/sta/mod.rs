@@ -123,10 +123,10 @@ pub struct Station {
     sae_pmk: Option<Zeroizing<Vec<u8>>>,
     /// The PMKSA of the last accepted SAE exchange (12.6.10.3), kept across
     /// disconnections; `pmksa_in_use` while this association rides on it.
-    pmksa: Option<sta_sae::StaPmksa>,
+    pmksa: Option<sae::StaPmksa>,
     pmksa_in_use: bool,
     /// OWE: the group tried, our key pair, the OWE PMKSA, a transition target.
-    owe: sta_owe::StaOwe,
+    owe: owe::StaOwe,
 }
 
 /// Picks AKM, pairwise and group cipher from the AP's RSN element and the STA's lists
@@ -204,14 +204,12 @@ fn negotiate_wpa1(ap_ie: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: 
     Some(Negotiated { akm: Akm::Psk, pairwise: pw, group, ap_rsne: ap_ie.to_vec(), sta_rsne: sta.to_bytes().ok()?, group_mgmt: None })
 }
 
-#[path = "sta_owe.rs"]
-mod sta_owe;
-pub use sta_owe::OWE_OPEN_FALLBACK_SKIPS;
+mod owe;
+pub use owe::OWE_OPEN_FALLBACK_SKIPS;
 
 /// How long an OWE Association Request waits for its answer before it is sent again (ms).
 const OWE_ASSOC_WAIT_MS: u64 = 1000;
-#[path = "sta_sae.rs"]
-mod sta_sae;
+mod sae;
 
 impl Station {
     /// Its randomness (nonces, group keys, challenges, SA Query identifiers) comes from
@@ -245,7 +243,7 @@ impl Station {
             sae_pmk: None,
             pmksa: None,
             pmksa_in_use: false,
-            owe: sta_owe::StaOwe::default(),
+            owe: owe::StaOwe::default(),
         })
     }
 
@@ -624,9 +622,9 @@ impl Station {
             Mgmt::AssocResp { status: st, aid, rsne, owe_dh } if from_ap && self.state == State::Associating => {
                 let bssid = self.bssid().unwrap_or_default();
                 let owe = match self.owe_assoc_resp(now, st, rsne, owe_dh, out) {
-                    sta_owe::OweResp::Done => return,
-                    sta_owe::OweResp::Keys(akm, pmk) => Some((akm, pmk)),
-                    sta_owe::OweResp::NotOwe => None,
+                    owe::OweResp::Done => return,
+                    owe::OweResp::Keys(akm, pmk) => Some((akm, pmk)),
+                    owe::OweResp::NotOwe => None,
                 };
                 if st == StatusCode::REFUSED_TEMPORARILY {
                     // 11.13: the AP checks our old association with an SA Query; come back

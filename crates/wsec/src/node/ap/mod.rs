@@ -208,7 +208,7 @@ pub struct AccessPoint {
     /// Anti-clogging tokens of SAE (12.4.6).
     anti_clogging: crate::rsn::sae::AntiClogging,
     /// PMKSAs of SAE exchanges, for stations that come back with a PMKID (12.6.10.3).
-    pmksa: BTreeMap<MacAddr, ap_sae::Pmksa>,
+    pmksa: BTreeMap<MacAddr, sae::Pmksa>,
 }
 
 /// A fresh GTK under `key_id`, and an IGTK (12.7.1.5) under `mgmt`'s Key ID (4 or 5)
@@ -270,10 +270,8 @@ pub fn ap_wpa_element(akms: &[Akm], pairwise: &[CipherSuite], group: CipherSuite
     WpaElementRepr { version: 1, group_cipher: Some(c(group).map_err(no)?), pairwise, akms, capabilities: None }.to_bytes()
 }
 
-#[path = "ap_owe.rs"]
-mod ap_owe;
-#[path = "ap_sae.rs"]
-mod ap_sae;
+mod owe;
+mod sae;
 
 impl AccessPoint {
     /// A new AP; `now` is the monotonic time (ns) it starts at.
