@@ -3,23 +3,31 @@
 //! rekey, the relay between stations (decrypted with the sender's key, encrypted with the
 //! receiver's: seed 002's two encryptions of the wireless-to-wireless case), the bridge
 //! to the wired side (the host's TAP) and inactivity.
+//!
+//! The types, the constructor and the sans-IO entry points are here; `impl AccessPoint`
+//! continues by concern:
+//! - `mgmt`: management frame dispatch, Beacons and Probe Responses, Deauthentication
+//!   and Disassociation;
+//! - `assoc`: authentication, association and the RSN/WPA element negotiation;
+//! - `keys`: the key handshakes, GTK/PTK rekeys;
+//! - `sa_query`: protected management frames and the SA Query procedure;
+//! - `data`: the data path, the relay between stations, the wired side;
+//! - `control`: what the control interface reads and sets;
+//! - `sae`, `owe`: SAE authentication and OWE association.
 use super::card::Offload;
 use super::datapath::{self, Datapath, RxFrame};
 use super::engine::{self, Engine};
-use super::frames::{self, Dir, Mgmt, SeqNum};
+use super::frames::SeqNum;
 use super::mfp::{self, Mfp, SaQuery};
-use super::{rx_error_reason, AuthAlgs, Counters, NodeEvent, Output, Phase, Security, SEC, TU};
+use super::{Counters, Output, Security, SEC};
 use crate::cipher::CipherSuite;
 use crate::link::sa::{KeyType, Role};
 use crate::rsn::akm::Akm;
 use crate::rsn::handshake::authenticator::GroupKeys;
-use crate::rsn::handshake::{self, Authenticator, Timers};
+use crate::rsn::handshake::{Authenticator, Timers};
 use crate::rsn::ie::{RsnElementRepr, Suite, WpaElementRepr};
-use crate::wire::ethernet::EtherType;
 use crate::wire::mac::{FrameType, MacAddr};
-use crate::wire::mgmt::{self, AuthAlgorithm, AuthRepr, Capability, ReasonCode, StatusCode};
-use std::collections::{BTreeMap, BTreeSet, HashSet};
-use subtle::ConstantTimeEq;
+use std::collections::{BTreeMap, BTreeSet};
 use zeroize::Zeroizing;
 
 /// What the AP is configured with (the hostapd.conf keys of [`super::conf`]).
@@ -97,18 +105,6 @@ impl ApConfig {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum PeerState {
-    /// Shared-key authentication: challenge sent, waiting for frame 3.
-    Challenged,
-    /// A SAE exchange (12.4.8) is under way.
-    Sae,
-    Authenticated,
-    Associated,
-    /// Data may flow (RSNA: the 4-way handshake is done).
-    Established,
-}
-
 /// Per-station counters at the AP (`wsec ap --counters`).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct StationCounters {
@@ -159,28 +155,137 @@ pub struct Tunables {
     pub max_stations: usize,
 }
 
-struct Peer {
-    state: PeerState,
-    aid: u16,
-    last_rx: u64,
-    challenge: Option<[u8; 128]>,
-    auth: Option<Authenticator>,
-    hs_deadline: Option<u64>,
-    pairwise: Option<CipherSuite>,
-    ptk_rekey_at: Option<u64>,
-    counters: StationCounters,
+/// Where a station is in authentication and association (11.3.1): each state owns the
+/// data that exists only in it.
+enum PeerState {
+    /// Shared-key authentication (12.3.3.3): the challenge sent, frame 3 awaited.
+    Challenged {
+        challenge: [u8; 128],
+    },
+    /// A SAE exchange (12.4.8) is under way, its instance in [`Peer::sae`].
+    Sae,
+    Authenticated,
+    /// Associated; an RSNA runs its 4-way handshake.
+    Associated(Association),
+    /// Data may flow (RSNA: the 4-way handshake is done).
+    Established(Association),
+}
+
+/// What exists while a station is associated (11.3.5, 12.6.3).
+struct Association {
     /// Management frame protection negotiated at association (12.6.3).
     mfp: bool,
     /// An SA Query (11.13) asking whether this MFP station is still there.
     sa_query: Option<SaQuery>,
-    akm: Option<Akm>,
+    /// The key handshakes of an RSNA (none in an open or WEP BSS).
+    rsna: Option<Rsna>,
+}
+
+/// The [`Authenticator`] of one RSN association (12.7) and its timers.
+struct Rsna {
+    auth: Authenticator,
+    /// When the handshake next needs `handle_timeout` (a retransmission or a timeout).
+    deadline: Option<u64>,
+    /// When the next PTK rekey starts (`wpa_ptk_rekey`).
+    ptk_rekey_at: Option<u64>,
+}
+
+/// What the last RSN association of a station negotiated (12.6.3); it outlives a
+/// disassociation, as [`StationInfo`] reports it.
+#[derive(Debug, Clone, Copy)]
+struct Negotiated {
+    akm: Akm,
+    pairwise: CipherSuite,
+    /// WPA1 (the WPA element) rather than RSN.
     wpa1: bool,
+}
+
+/// One station the AP has state for.
+struct Peer {
+    state: PeerState,
+    aid: u16,
+    last_rx: u64,
     associated_at: u64,
-    /// The SAE protocol instance with this station, and the PMK it produced (12.4.5.4).
+    counters: StationCounters,
+    negotiated: Option<Negotiated>,
+    /// The SAE protocol instance with this station (12.4.8): a new exchange runs beside
+    /// an association until it is accepted (11.13).
     sae: Option<Box<crate::rsn::sae::Instance>>,
+    /// The PMK of the last accepted SAE exchange (12.4.5.4), for the next association.
     sae_pmk: Option<Zeroizing<Vec<u8>>>,
     /// Our OWE key pair with this station and its group (kept for a repeated request).
     owe: Option<(u16, crate::rsn::owe::OweKeyPair)>,
+}
+
+impl PeerState {
+    fn association(&self) -> Option<&Association> {
+        match self {
+            PeerState::Associated(a) | PeerState::Established(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    fn association_mut(&mut self) -> Option<&mut Association> {
+        match self {
+            PeerState::Associated(a) | PeerState::Established(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// Associated or established.
+    fn is_associated(&self) -> bool {
+        self.association().is_some()
+    }
+
+    fn is_established(&self) -> bool {
+        matches!(self, PeerState::Established(_))
+    }
+}
+
+impl Peer {
+    fn new(now: u64, state: PeerState) -> Peer {
+        Peer {
+            state,
+            aid: 0,
+            last_rx: now,
+            associated_at: now,
+            counters: StationCounters::default(),
+            negotiated: None,
+            sae: None,
+            sae_pmk: None,
+            owe: None,
+        }
+    }
+
+    /// Management frame protection negotiated (associated stations only).
+    fn mfp(&self) -> bool {
+        self.state.association().is_some_and(|a| a.mfp)
+    }
+
+    fn sa_query(&self) -> Option<&SaQuery> {
+        self.state.association().and_then(|a| a.sa_query.as_ref())
+    }
+
+    fn sa_query_mut(&mut self) -> Option<&mut Option<SaQuery>> {
+        self.state.association_mut().map(|a| &mut a.sa_query)
+    }
+
+    fn rsna(&self) -> Option<&Rsna> {
+        self.state.association().and_then(|a| a.rsna.as_ref())
+    }
+
+    fn rsna_mut(&mut self) -> Option<&mut Rsna> {
+        self.state.association_mut().and_then(|a| a.rsna.as_mut())
+    }
+
+    /// The 4-way handshake is done: the association goes on, established.
+    fn establish(&mut self) {
+        let state = std::mem::replace(&mut self.state, PeerState::Authenticated);
+        self.state = match state {
+            PeerState::Associated(a) => PeerState::Established(a),
+            other => other,
+        };
+    }
 }
 
 /// The AP core.
@@ -209,24 +314,6 @@ pub struct AccessPoint {
     anti_clogging: crate::rsn::sae::AntiClogging,
     /// PMKSAs of SAE exchanges, for stations that come back with a PMKID (12.6.10.3).
     pmksa: BTreeMap<MacAddr, sae::Pmksa>,
-}
-
-/// A fresh GTK under `key_id`, and an IGTK (12.7.1.5) under `mgmt`'s Key ID (4 or 5)
-/// when management frame protection is on.
-fn random_gtk(cipher: CipherSuite, key_id: u8, mgmt: Option<(CipherSuite, u8)>, rng: &mut dyn rand_core::CryptoRngCore) -> GroupKeys {
-    let mut gtk = Zeroizing::new(crate::rng::array::<32>(rng).to_vec());
-    gtk.truncate(cipher.key_len());
-    let igtk = mgmt.map(|(c, id)| {
-        let mut k = Zeroizing::new(crate::rng::array::<32>(rng).to_vec());
-        k.truncate(c.key_len());
-        (k, id, 0)
-    });
-    GroupKeys { gtk, gtk_key_id: key_id, gtk_rsc: 0, igtk }
-}
-
-/// The group keys one station gets: without the IGTK unless it negotiated MFP.
-fn for_peer(g: &GroupKeys, mfp: bool) -> GroupKeys {
-    GroupKeys { igtk: if mfp { g.igtk.clone() } else { None }, ..g.clone() }
 }
 
 /// The RSN element an AP with `akms`, `pairwise` and `group` advertises (9.4.2.24).
@@ -270,7 +357,13 @@ pub fn ap_wpa_element(akms: &[Akm], pairwise: &[CipherSuite], group: CipherSuite
     WpaElementRepr { version: 1, group_cipher: Some(c(group).map_err(no)?), pairwise, akms, capabilities: None }.to_bytes()
 }
 
+mod assoc;
+mod control;
+mod data;
+mod keys;
+mod mgmt;
 mod owe;
+mod sa_query;
 mod sae;
 
 impl AccessPoint {
@@ -321,7 +414,7 @@ impl AccessPoint {
                 } else if mgmt.is_some() {
                     return Err(crate::Error::Unsupported("management frame protection needs RSN (wpa=2 or 3)"));
                 }
-                let gk = random_gtk(g, 1, mgmt, &mut *rng);
+                let gk = keys::random_gtk(g, 1, mgmt, &mut *rng);
                 engine.install(None, KeyType::Group, 1, g, &gk.gtk, None)?;
                 if let Some((k, id, _)) = &gk.igtk {
                     engine.install(None, KeyType::ManagementGroup, *id, cfg.group_mgmt_cipher, k, None)?;
@@ -366,179 +459,6 @@ impl AccessPoint {
         &self.dp
     }
 
-    /// Stations with data open, with their counters.
-    pub fn stations(&self) -> Vec<(MacAddr, StationCounters)> {
-        self.peers.iter().filter(|(_, p)| p.state == PeerState::Established).map(|(a, p)| (*a, p.counters)).collect()
-    }
-
-    /// Stations in any state (authenticated or beyond).
-    pub fn peer_count(&self) -> usize {
-        self.peers.len()
-    }
-
-    /// Whether `sta` is associated with management frame protection negotiated (`None`
-    /// when it is not associated).
-    pub fn station_mfp(&self, sta: &MacAddr) -> Option<bool> {
-        self.peers.get(sta).filter(|p| matches!(p.state, PeerState::Associated | PeerState::Established)).map(|p| p.mfp)
-    }
-
-    /// Whether an SA Query (11.13) to `sta` is running.
-    pub fn sa_query_running(&self, sta: &MacAddr) -> bool {
-        self.peers.get(sta).is_some_and(|p| p.sa_query.is_some())
-    }
-
-    /// Every station the AP has state for (authenticated or beyond), in address order
-    /// (hostapd's `STA-FIRST`/`STA-NEXT` walk its station list).
-    pub fn peer_addrs(&self) -> Vec<MacAddr> {
-        self.peers.keys().copied().collect()
-    }
-
-    /// What the AP knows about `sta`, if it has state for it.
-    pub fn station_info(&self, sta: &MacAddr) -> Option<StationInfo> {
-        self.peers.get(sta).map(|p| StationInfo {
-            aid: p.aid,
-            authenticated: p.state != PeerState::Challenged,
-            associated: matches!(p.state, PeerState::Associated | PeerState::Established),
-            authorized: p.state == PeerState::Established,
-            mfp: p.mfp,
-            akm: p.akm,
-            pairwise: p.pairwise,
-            wpa1: p.wpa1,
-            associated_at: p.associated_at,
-            last_rx: p.last_rx,
-            counters: p.counters,
-        })
-    }
-
-    /// The current GTK's Key ID (RSN only).
-    pub fn group_key_id(&self) -> Option<u8> {
-        self.group.as_ref().map(|g| g.gtk_key_id)
-    }
-
-    pub fn tunables(&self) -> Tunables {
-        Tunables {
-            group_rekey_s: self.cfg.group_rekey_s,
-            ptk_rekey_s: self.cfg.ptk_rekey_s,
-            max_inactivity_s: self.cfg.max_inactivity_s,
-            max_stations: self.cfg.max_stations,
-        }
-    }
-
-    /// Changes the run-time settings; a new GTK rekey period counts from `now` (as
-    /// hostapd's `wpa_group_rekey` does after a reload), a new PTK period from each
-    /// station's next handshake.
-    pub fn set_tunables(&mut self, now: u64, t: Tunables) {
-        if t.group_rekey_s != self.cfg.group_rekey_s {
-            self.next_group_rekey =
-                (self.group.is_some() && t.group_rekey_s > 0).then(|| now.saturating_add(t.group_rekey_s.saturating_mul(SEC)));
-        }
-        self.cfg.group_rekey_s = t.group_rekey_s;
-        self.cfg.ptk_rekey_s = t.ptk_rekey_s;
-        self.cfg.max_inactivity_s = t.max_inactivity_s.max(1);
-        self.cfg.max_stations = t.max_stations;
-    }
-
-    /// Starts a GTK rekey now (hostapd `REKEY_GTK`); false without group keys (open, WEP).
-    pub fn rekey_gtk(&mut self, now: u64, out: &mut Output) -> bool {
-        if self.group.is_none() {
-            return false;
-        }
-        self.clock = now;
-        self.start_group_rekey(now, out);
-        true
-    }
-
-    /// Starts a new 4-way handshake with an established RSN station (a PTK rekey, as
-    /// `wpa_ptk_rekey` does on its timer); false if `sta` has none.
-    pub fn rekey_ptk(&mut self, now: u64, sta: &MacAddr, out: &mut Output) -> bool {
-        self.clock = now;
-        let o = match self.peers.get_mut(sta) {
-            Some(p) if p.state == PeerState::Established => match p.auth.as_mut() {
-                Some(h) => {
-                    p.ptk_rekey_at = None;
-                    h.rekey_ptk(now)
-                }
-                None => return false,
-            },
-            _ => return false,
-        };
-        self.after_handshake(now, sta, o, out);
-        true
-    }
-
-    /// Asks an MFP station with an SA Query Request (11.13) whether it is still there
-    /// (hostapd `SA_QUERY`); the query runs as the one a reassociation attempt starts: an
-    /// answer ends it, none in dot11AssociationSAQueryMaximumTimeout ends the association.
-    /// False if `sta` has no MFP association or a query is already running.
-    pub fn start_sa_query(&mut self, now: u64, sta: &MacAddr, out: &mut Output) -> bool {
-        self.clock = now;
-        if !self.peer_mfp(sta) || self.peers.get(sta).is_none_or(|p| p.sa_query.is_some()) {
-            return false;
-        }
-        let (q, id) = SaQuery::start(now, &mut *self.rng);
-        if let Some(p) = self.peers.get_mut(sta) {
-            p.sa_query = Some(q);
-        }
-        self.send_sa_query(now, sta, true, id, out);
-        true
-    }
-
-    /// Sends a Disassociation (protected for an MFP station); the station stays
-    /// authenticated and its keys are removed (hostapd `ap_sta_disassociate`).
-    pub fn disassociate(&mut self, now: u64, sta: &MacAddr, why: ReasonCode, out: &mut Output) {
-        self.clock = now;
-        let seq = self.seq.take();
-        let f = frames::deauth(sta, &self.cfg.bssid, &self.cfg.bssid, seq, why, false);
-        self.send_mgmt(now, sta, f, out);
-        self.end_association(sta, why, out);
-    }
-
-    /// MFP negotiated and the PTK in place: robust management frames to and from this
-    /// station are protected (12.6.3).
-    fn peer_mfp(&mut self, sta: &MacAddr) -> bool {
-        self.peers.get(sta).is_some_and(|p| p.mfp) && self.dp.has_pairwise(sta)
-    }
-
-    /// Sends a management frame to `sta`, under its pairwise key when it is a robust
-    /// frame to an MFP peer (CCMP/GCMP with the management nonce flag, Protected bit).
-    fn send_mgmt(&mut self, now: u64, sta: &MacAddr, f: Vec<u8>, out: &mut Output) {
-        if self.peer_mfp(sta) && frames::is_robust(&f) {
-            self.send_protected(now, Some(*sta), f, out);
-        } else {
-            self.tx_mgmt(f, out);
-        }
-    }
-
-    fn capability(&self) -> Capability {
-        Capability(Capability::ESS | Capability::SHORT_PREAMBLE).with(Capability::PRIVACY, !self.cfg.security.is_open())
-    }
-
-    /// What Beacons (`probe: false`) and Probe Responses say; a hidden BSS
-    /// (`ignore_broadcast_ssid`) leaves its SSID out of Beacons only.
-    fn bss_info(&self, probe: bool) -> frames::BssInfo {
-        let ssid = match self.cfg.ignore_broadcast_ssid {
-            1 if !probe => Vec::new(),
-            2 if !probe => vec![0; self.cfg.ssid.len()],
-            _ => self.cfg.ssid.clone(),
-        };
-        frames::BssInfo {
-            bssid: self.cfg.bssid,
-            ssid,
-            channel: self.cfg.channel,
-            beacon_interval_tu: self.cfg.beacon_interval_tu,
-            capability: self.capability(),
-            rsne: self.rsne.clone(),
-            wpa_ie: self.wpa_ie.clone(),
-            rsnxe: self.cfg.sae.as_ref().filter(|s| s.offers_h2e()).map(|_| super::sae::rsnxe_h2e()),
-            owe_transition: self.cfg.owe_transition.as_ref().map(|t| t.element()),
-        }
-    }
-
-    fn tx_mgmt(&mut self, f: Vec<u8>, out: &mut Output) {
-        self.counters.tx_air += 1;
-        out.air.push(f);
-    }
-
     /// The next time `handle_timeout` must be called.
     pub fn poll_timeout(&self) -> u64 {
         let mut t = self.next_beacon.min(self.next_housekeeping);
@@ -549,13 +469,13 @@ impl AccessPoint {
             t = t.min(at);
         }
         for p in self.peers.values() {
-            if let Some(d) = p.hs_deadline {
+            if let Some(d) = p.rsna().and_then(|r| r.deadline) {
                 t = t.min(d);
             }
-            if let Some(q) = &p.sa_query {
+            if let Some(q) = p.sa_query() {
                 t = t.min(q.poll());
             }
-            if let Some(d) = p.ptk_rekey_at {
+            if let Some(d) = p.rsna().and_then(|r| r.ptk_rekey_at) {
                 t = t.min(d);
             }
             if let Some(d) = p.sae.as_ref().and_then(|i| i.deadline()) {
@@ -572,226 +492,15 @@ impl AccessPoint {
         self.sa_query_timeouts(now, out);
         self.sae_timeouts(now, out);
         if now >= self.next_beacon {
-            let tsf = (now - self.start) / 1000;
-            let seq = self.seq.take();
-            let b = frames::beacon(&self.bss_info(false), tsf, seq, None);
-            self.tx_mgmt(b, out);
-            let iv = self.cfg.beacon_interval_tu as u64 * TU;
-            self.next_beacon = (self.next_beacon + iv).max(now + iv / 2);
+            self.beacon(now, out);
         }
-        let addrs: Vec<MacAddr> = self
-            .peers
-            .iter()
-            .filter(|(_, p)| p.hs_deadline.is_some_and(|d| now >= d) || p.ptk_rekey_at.is_some_and(|d| now >= d))
-            .map(|(a, _)| *a)
-            .collect();
-        for a in addrs {
-            let Some(p) = self.peers.get_mut(&a) else { continue };
-            let o = if p.ptk_rekey_at.is_some_and(|d| now >= d) && p.state == PeerState::Established {
-                p.ptk_rekey_at = None;
-                p.auth.as_mut().map(|h| h.rekey_ptk(now))
-            } else {
-                p.auth.as_mut().map(|h| h.handle_timeout(now))
-            };
-            if let Some(o) = o {
-                self.after_handshake(now, &a, o, out);
-            }
-        }
+        self.handshake_timeouts(now, out);
         if self.next_group_rekey.is_some_and(|t| now >= t) {
             self.start_group_rekey(now, out);
         }
         if now >= self.next_housekeeping {
             self.next_housekeeping = now + SEC;
-            let limit = self.cfg.max_inactivity_s.saturating_mul(SEC);
-            let idle: Vec<MacAddr> = self.peers.iter().filter(|(_, p)| now.saturating_sub(p.last_rx) > limit).map(|(a, _)| *a).collect();
-            for a in idle {
-                self.deauth(&a, ReasonCode::INACTIVITY, out);
-            }
-        }
-    }
-
-    fn start_group_rekey(&mut self, now: u64, out: &mut Output) {
-        self.next_group_rekey = (self.cfg.group_rekey_s > 0).then(|| now.saturating_add(self.cfg.group_rekey_s.saturating_mul(SEC)));
-        let Some(cur) = &self.group else { return };
-        if self.pending_group.is_some() {
-            return; // the previous rekey is still running
-        }
-        let Security::Rsn { groups, .. } = &self.cfg.security else { return };
-        // The IGTK is renewed with the GTK, under the other Key ID (4 <-> 5).
-        let mgmt = cur.igtk.as_ref().map(|(_, id, _)| (self.cfg.group_mgmt_cipher, if *id == 4 { 5 } else { 4 }));
-        let old_igtk = cur.igtk.as_ref().map(|(_, id, _)| *id);
-        let new = random_gtk(groups[0], if cur.gtk_key_id == 1 { 2 } else { 1 }, mgmt, &mut *self.rng);
-        if self.dp.keys().install(None, KeyType::Group, new.gtk_key_id, groups[0], &new.gtk, None).is_err() {
-            return;
-        }
-        if let (Some((k, id, _)), Some(old)) = (&new.igtk, old_igtk) {
-            if self.dp.keys().install(None, KeyType::ManagementGroup, *id, self.cfg.group_mgmt_cipher, k, None).is_err() {
-                return;
-            }
-            let _ = self.dp.keys().set_mgmt_group_tx(old);
-        }
-        // The old GTK stays the transmit key until every station has the new one.
-        let _ = self.dp.keys().set_group_tx(cur.gtk_key_id);
-        // In address order (a BTreeSet): a seeded run sends the group messages in the same order.
-        // A station in the middle of its 4-way handshake waits too: its message 3 may carry
-        // the old GTK, so it gets group message 1 with the new one as soon as it is
-        // established (else the AP would switch to a GTK that station never received).
-        let waiting: BTreeSet<MacAddr> = self
-            .peers
-            .iter()
-            .filter(|(_, p)| p.state == PeerState::Established || (p.state == PeerState::Associated && p.auth.is_some()))
-            .map(|(a, _)| *a)
-            .collect();
-        self.pending_group = Some((new.clone(), waiting.clone()));
-        let established: Vec<MacAddr> =
-            waiting.iter().copied().filter(|a| self.peers.get(a).is_some_and(|p| p.state == PeerState::Established)).collect();
-        for a in established {
-            let o = self.peers.get_mut(&a).and_then(|p| {
-                let keys = for_peer(&new, p.mfp);
-                p.auth.as_mut().map(|h| h.rekey_group(now, keys))
-            });
-            if let Some(o) = o {
-                self.after_handshake(now, &a, o, out);
-            }
-        }
-        self.maybe_finish_group_rekey(out);
-    }
-
-    fn maybe_finish_group_rekey(&mut self, out: &mut Output) {
-        let done = self.pending_group.as_ref().is_some_and(|(_, w)| w.is_empty());
-        if !done {
-            return;
-        }
-        let (new, _) = self.pending_group.take().expect("checked");
-        if let Some(old) = &self.group {
-            self.dp.keys().remove_group(old.gtk_key_id);
-            if let Some((_, id, _)) = &old.igtk {
-                self.dp.keys().remove_mgmt_group(*id);
-            }
-        }
-        let _ = self.dp.keys().set_group_tx(new.gtk_key_id);
-        if let Some((_, id, _)) = &new.igtk {
-            let _ = self.dp.keys().set_mgmt_group_tx(*id);
-        }
-        out.events.push(NodeEvent::Phase { peer: self.cfg.bssid, phase: Phase::GroupKey { key_id: new.gtk_key_id } });
-        self.group = Some(new);
-    }
-
-    /// The GTK (and, with MFP, the IGTK) a station joining now receives (the new ones
-    /// while a rekey runs), with the RSC and IPN of their last use.
-    fn group_for_new_station(&mut self, mfp: bool) -> Option<GroupKeys> {
-        let rsc = self.dp.keys().group_tx_pn().saturating_sub(1);
-        let ipn = self.dp.keys().mgmt_group_tx_pn().saturating_sub(1);
-        if let Some((n, _)) = &self.pending_group {
-            return Some(for_peer(n, mfp));
-        }
-        self.group.as_ref().map(|g| {
-            let igtk = g.igtk.as_ref().filter(|_| mfp).map(|(k, id, _)| (k.clone(), *id, ipn));
-            GroupKeys { gtk_rsc: rsc, igtk, ..g.clone() }
-        })
-    }
-
-    /// Sends a Deauthentication (protected for an MFP station) and forgets the station.
-    pub fn deauth(&mut self, sta: &MacAddr, why: ReasonCode, out: &mut Output) {
-        let seq = self.seq.take();
-        let f = frames::deauth(sta, &self.cfg.bssid, &self.cfg.bssid, seq, why, true);
-        self.send_mgmt(self.clock, sta, f, out);
-        if self.peers.remove(sta).is_some() {
-            out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Deauthenticated { reason: why, by_peer: false } });
-        }
-        self.forget_keys(sta);
-    }
-
-    fn forget_keys(&mut self, sta: &MacAddr) {
-        self.dp.keys().remove_peer(sta);
-        if let Some((_, w)) = &mut self.pending_group {
-            w.remove(sta);
-        }
-    }
-
-    /// Deauthenticates every station (shutdown, phase 5): with MFP one group-addressed
-    /// Deauthentication under BIP (as hostapd), else one per station.
-    pub fn shutdown(&mut self, out: &mut Output) {
-        self.deauth_all(ReasonCode::DEAUTH_LEAVING, out);
-    }
-
-    /// Deauthenticates every station with `why` as [`AccessPoint::shutdown`] does (a
-    /// reload flushes the stations with reason 2, as hostapd's `hostapd_flush_old_stations`).
-    pub fn deauth_all(&mut self, why: ReasonCode, out: &mut Output) {
-        if self.group.as_ref().is_some_and(|g| g.igtk.is_some()) {
-            self.deauth_broadcast(why, out);
-        } else {
-            let all: Vec<MacAddr> = self.peers.keys().copied().collect();
-            for a in all {
-                self.deauth(&a, why, out);
-            }
-        }
-        // The goodbyes may sit in the card model's queue (protected under MFP): the
-        // program waits for the card before it exits.
-        self.dp.flush(out);
-    }
-
-    /// Sends one group-addressed Deauthentication, BIP-protected (an MME with the IGTK's
-    /// Key ID and IPN, 12.5.4) when MFP is on, and forgets every station.
-    pub fn deauth_broadcast(&mut self, why: ReasonCode, out: &mut Output) {
-        let seq = self.seq.take();
-        let f = frames::deauth(&MacAddr::BROADCAST, &self.cfg.bssid, &self.cfg.bssid, seq, why, true);
-        if self.group.as_ref().is_some_and(|g| g.igtk.is_some()) {
-            self.send_protected(self.clock, None, f, out);
-        } else {
-            self.tx_mgmt(f, out);
-        }
-        let all: Vec<MacAddr> = self.peers.keys().copied().collect();
-        for a in all {
-            self.peers.remove(&a);
-            out.events.push(NodeEvent::Phase { peer: a, phase: Phase::Deauthenticated { reason: why, by_peer: false } });
-            self.forget_keys(&a);
-        }
-    }
-
-    /// SA Query retransmissions and timeouts (11.13): a query that got no answer in
-    /// dot11AssociationSAQueryMaximumTimeout ends the old association, so the station
-    /// that asked to associate can.
-    fn sa_query_timeouts(&mut self, now: u64, out: &mut Output) {
-        let due: Vec<MacAddr> =
-            self.peers.iter().filter(|(_, p)| p.sa_query.as_ref().is_some_and(|q| now >= q.poll())).map(|(a, _)| *a).collect();
-        for a in due {
-            let Some(q) = self.peers.get_mut(&a).and_then(|p| p.sa_query.as_mut()) else { continue };
-            if q.expired(now) {
-                self.counters.drop("sa query timeout");
-                self.drop_association(&a, out);
-            } else {
-                let id = q.next_id(now, &mut *self.rng);
-                self.send_sa_query(now, &a, true, id, out);
-            }
-        }
-    }
-
-    fn send_sa_query(&mut self, now: u64, sta: &MacAddr, request: bool, id: [u8; 2], out: &mut Output) {
-        let seq = self.seq.take();
-        let f = frames::sa_query(sta, &self.cfg.bssid, &self.cfg.bssid, seq, request, id);
-        if self.peer_mfp(sta) {
-            self.send_protected(now, Some(*sta), f, out);
-        }
-    }
-
-    /// Ends an association silently (the SA Query got no answer: the station is gone);
-    /// the station stays authenticated and may associate again.
-    fn drop_association(&mut self, sta: &MacAddr, out: &mut Output) {
-        self.end_association(sta, ReasonCode::PREV_AUTH_NOT_VALID, out);
-    }
-
-    /// The station's keys and association state go; it stays authenticated.
-    fn end_association(&mut self, sta: &MacAddr, why: ReasonCode, out: &mut Output) {
-        self.forget_keys(sta);
-        if let Some(p) = self.peers.get_mut(sta) {
-            p.state = PeerState::Authenticated;
-            p.mfp = false;
-            p.sa_query = None;
-            p.auth = None;
-            p.hs_deadline = None;
-            p.ptk_rekey_at = None;
-            out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Disassociated { reason: why, by_peer: false } });
+            self.deauth_idle(now, out);
         }
     }
 
@@ -799,6 +508,14 @@ impl AccessPoint {
     pub fn handle_air(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
         self.clock = now;
         datapath::air(self, now, mpdu, out, Self::handle_rx);
+    }
+
+    /// Frames from the medium, as [`AccessPoint::handle_air`] one by one, except that the
+    /// frames they make the AP protect (relayed, bridged, group) go through the engine as
+    /// one batch (multi-buffer CCMP) and reach `out` at the end.
+    pub fn handle_air_batch<'a>(&mut self, now: u64, mpdus: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
+        self.clock = now;
+        datapath::air_batch(self, now, mpdus, out, Self::handle_rx);
     }
 
     /// One MPDU from the medium, its MAC header parsed ([`datapath::air`]).
@@ -821,639 +538,6 @@ impl AccessPoint {
                 self.handle_data(now, rx, out)
             }
             _ => {}
-        }
-    }
-
-    fn handle_mgmt(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
-        let Ok(f) = mgmt::Frame::new_checked(mpdu) else {
-            return self.counters.drop("malformed");
-        };
-        let (sa, bssid, protected) = (f.sa(), f.bssid(), f.frame_control().protected());
-        if protected {
-            if self.peer_mfp(&sa) {
-                return self.protected_mgmt(now, &sa, mpdu, out);
-            }
-            // Otherwise only the third frame of shared-key authentication is protected.
-            return self.shared_key_frame3(now, &sa, mpdu, out);
-        }
-        if let Some((t, st, body)) = super::sae::parse_auth_frame(mpdu) {
-            if bssid == self.cfg.bssid {
-                return self.sae_auth(now, &sa, t, st, body, out);
-            }
-            return;
-        }
-        let m = match frames::parse_mgmt(mpdu) {
-            Ok(m) => m,
-            Err(_) => return self.counters.drop("malformed"),
-        };
-        if bssid != self.cfg.bssid && !matches!(m, Mgmt::ProbeReq { .. }) {
-            return;
-        }
-        if frames::is_robust(mpdu) && self.peer_mfp(&sa) {
-            // 12.6.3: an MFP peer's robust management frames come protected; this one is
-            // forged (e.g. a deauthentication attack) or stale.
-            return self.counters.drop("unprotected robust management frame");
-        }
-        if let Some(p) = self.peers.get_mut(&sa) {
-            p.last_rx = now;
-        }
-        match m {
-            Mgmt::ProbeReq { ssid } if (ssid.is_empty() && self.cfg.ignore_broadcast_ssid == 0) || ssid == &self.cfg.ssid[..] => {
-                let tsf = (now - self.start) / 1000;
-                let seq = self.seq.take();
-                let f = frames::beacon(&self.bss_info(true), tsf, seq, Some(&sa));
-                self.tx_mgmt(f, out);
-            }
-            Mgmt::Auth { alg, seq: 1, .. } => self.auth_request(now, &sa, alg, out),
-            Mgmt::Auth { .. } => self.counters.drop("unexpected authentication frame"),
-            Mgmt::AssocReq { capability: _, ssid, rsne, wpa_ie, owe_dh } => {
-                // hostapd (`hostapd_notif_assoc` / `check_assoc_ies`): the RSNE when RSN is
-                // offered and the station sent one, else the WPA element when WPA1 is.
-                let ie = match (rsne, wpa_ie) {
-                    (Some(r), _) if self.rsne.is_some() => Some(r),
-                    (_, Some(w)) if self.wpa_ie.is_some() => Some(w),
-                    (r, _) => r,
-                };
-                let ie = ie.map(|r| r.to_vec());
-                let ssid_ok = ssid == &self.cfg.ssid[..];
-                let owe_dh = owe_dh.map(|d| d.to_vec());
-                self.assoc_request(now, &sa, ssid_ok, ie, owe_dh.as_deref(), out)
-            }
-            Mgmt::Deauth { reason } => self.peer_left(&sa, Phase::Deauthenticated { reason, by_peer: true }, out),
-            Mgmt::Disassoc { reason } => self.peer_left(&sa, Phase::Disassociated { reason, by_peer: true }, out),
-            _ => {}
-        }
-    }
-
-    fn peer_left(&mut self, sta: &MacAddr, phase: Phase, out: &mut Output) {
-        if self.peers.remove(sta).is_some() {
-            out.events.push(NodeEvent::Phase { peer: *sta, phase });
-        }
-        self.forget_keys(sta);
-    }
-
-    /// A protected management frame from an MFP station: decrypted under its pairwise
-    /// key (replayed or forged ones are counted and dropped), then acted on.
-    fn protected_mgmt(&mut self, now: u64, sta: &MacAddr, mpdu: &[u8], out: &mut Output) {
-        let plain = match self.dp.unprotect(now, sta, mpdu) {
-            Ok(Some(p)) => p,
-            Ok(None) => return,
-            Err(e) => return self.counters.drop(rx_error_reason(&e)),
-        };
-        if let Some(p) = self.peers.get_mut(sta) {
-            p.last_rx = now;
-        }
-        match frames::parse_mgmt(&plain) {
-            Ok(Mgmt::Deauth { reason }) => self.peer_left(sta, Phase::Deauthenticated { reason, by_peer: true }, out),
-            Ok(Mgmt::Disassoc { reason }) => self.peer_left(sta, Phase::Disassociated { reason, by_peer: true }, out),
-            Ok(Mgmt::SaQuery { request: true, id }) => self.send_sa_query(now, sta, false, id, out),
-            Ok(Mgmt::SaQuery { request: false, id }) => {
-                // The station is alive: the association stands (11.13).
-                if let Some(p) = self.peers.get_mut(sta) {
-                    if p.sa_query.as_ref().is_some_and(|q| q.answers(id)) {
-                        p.sa_query = None;
-                    }
-                }
-            }
-            Ok(_) => {}
-            Err(_) => self.counters.drop("malformed"),
-        }
-    }
-
-    fn new_peer(now: u64, state: PeerState) -> Peer {
-        Peer {
-            state,
-            aid: 0,
-            last_rx: now,
-            challenge: None,
-            auth: None,
-            hs_deadline: None,
-            pairwise: None,
-            ptk_rekey_at: None,
-            counters: StationCounters::default(),
-            mfp: false,
-            sa_query: None,
-            akm: None,
-            wpa1: false,
-            associated_at: now,
-            sae: None,
-            sae_pmk: None,
-            owe: None,
-        }
-    }
-
-    fn auth_request(&mut self, now: u64, sta: &MacAddr, alg: AuthAlgorithm, out: &mut Output) {
-        let bssid = self.cfg.bssid;
-        let algs = match &self.cfg.security {
-            Security::Wep { auth_algs, .. } => *auth_algs,
-            _ => AuthAlgs::OPEN,
-        };
-        let allowed = (alg == AuthAlgorithm::OPEN_SYSTEM && algs.open()) || (alg == AuthAlgorithm::SHARED_KEY && algs.shared());
-        let seq = self.seq.take();
-        if !allowed {
-            let f = frames::auth(sta, &bssid, &bssid, seq, AuthRepr::new(alg, 2, StatusCode::NOT_SUPPORTED_AUTH_ALG));
-            return self.tx_mgmt(f, out);
-        }
-        if !self.peers.contains_key(sta) && self.peers.len() >= self.cfg.max_stations {
-            let f = frames::auth(sta, &bssid, &bssid, seq, AuthRepr::new(alg, 2, StatusCode::AP_FULL));
-            return self.tx_mgmt(f, out);
-        }
-        if self.peer_mfp(sta) {
-            // An unprotected Authentication does not end an MFP association (11.13): the
-            // (Re)Association Request that follows gets an SA Query first.
-            let f = frames::auth(sta, &bssid, &bssid, seq, AuthRepr::new(alg, 2, StatusCode::SUCCESS));
-            return self.tx_mgmt(f, out);
-        }
-        // A new authentication replaces whatever state and keys the station had (a STA
-        // that restarted).
-        self.forget_keys(sta);
-        if alg == AuthAlgorithm::SHARED_KEY {
-            let c: [u8; 128] = crate::rng::array(&mut *self.rng);
-            let mut p = Self::new_peer(now, PeerState::Challenged);
-            p.challenge = Some(c);
-            self.peers.insert(*sta, p);
-            let f = frames::auth(sta, &bssid, &bssid, seq, AuthRepr::new(alg, 2, StatusCode::SUCCESS).with_challenge(&c));
-            return self.tx_mgmt(f, out);
-        }
-        self.peers.insert(*sta, Self::new_peer(now, PeerState::Authenticated));
-        let f = frames::auth(sta, &bssid, &bssid, seq, AuthRepr::new(alg, 2, StatusCode::SUCCESS));
-        self.tx_mgmt(f, out);
-        out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Authenticated { shared_key: false } });
-    }
-
-    /// Shared-key authentication frame 3 (12.3.3.3.3): WEP-decrypt, compare the challenge
-    /// in constant time, answer with frame 4.
-    fn shared_key_frame3(&mut self, now: u64, sta: &MacAddr, mpdu: &[u8], out: &mut Output) {
-        let expected = match self.peers.get(sta) {
-            Some(Peer { state: PeerState::Challenged, challenge: Some(c), .. }) => *c,
-            _ => return self.counters.drop("unexpected protected management frame"),
-        };
-        let ok = match self.dp.keys().wep_auth_open(mpdu) {
-            Ok(plain) => matches!(frames::parse_mgmt(&plain),
-                Ok(Mgmt::Auth { alg: AuthAlgorithm::SHARED_KEY, seq: 3, challenge: Some(c), .. })
-                    if c.len() == 128 && bool::from(c.ct_eq(&expected[..]))),
-            Err(_) => false,
-        };
-        let bssid = self.cfg.bssid;
-        let seq = self.seq.take();
-        let st = if ok { StatusCode::SUCCESS } else { StatusCode::CHALLENGE_FAIL };
-        let f = frames::auth(sta, &bssid, &bssid, seq, AuthRepr::new(AuthAlgorithm::SHARED_KEY, 4, st));
-        self.tx_mgmt(f, out);
-        if ok {
-            if let Some(p) = self.peers.get_mut(sta) {
-                p.state = PeerState::Authenticated;
-                p.challenge = None;
-                p.last_rx = now;
-            }
-            out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Authenticated { shared_key: true } });
-        } else {
-            self.counters.drop("shared key challenge failed");
-            self.peers.remove(sta);
-        }
-    }
-
-    /// Checks the STA's RSN element against what the AP offers (12.6.3): one pairwise
-    /// cipher and one AKM the AP advertises, the AP's group cipher, and the MFP policy
-    /// ([`mfp::ap_decide`]); the last item is the group management cipher if MFP is used.
-    fn check_sta_rsne(&self, rsne: &[u8]) -> Result<(Akm, CipherSuite, CipherSuite, Option<CipherSuite>), StatusCode> {
-        let Security::Rsn { akms, pairwise, groups, .. } = &self.cfg.security else {
-            return Err(StatusCode::INVALID_ELEMENT);
-        };
-        if crate::rsn::ie::is_wpa_element(rsne) {
-            return self.check_sta_wpa_ie(rsne, akms, groups[0]);
-        }
-        if self.rsne.is_none() {
-            return Err(StatusCode::INVALID_ELEMENT);
-        }
-        let e = RsnElementRepr::parse(rsne).map_err(|_| StatusCode::INVALID_ELEMENT)?;
-        let g = e.group_cipher.and_then(|s| s.cipher());
-        if g != Some(groups[0]) {
-            return Err(StatusCode::INVALID_GROUP_CIPHER);
-        }
-        let pw = match e.pairwise.as_slice() {
-            [s] => s.cipher().filter(|c| pairwise.contains(c)).ok_or(StatusCode::INVALID_PAIRWISE_CIPHER)?,
-            _ => return Err(StatusCode::INVALID_PAIRWISE_CIPHER),
-        };
-        let akm = match e.akms.as_slice() {
-            [s] => s.akm().filter(|a| akms.contains(a)).ok_or(StatusCode::INVALID_AKMP)?,
-            _ => return Err(StatusCode::INVALID_AKMP),
-        };
-        let mgmt = mfp::ap_decide(self.cfg.mfp, self.cfg.group_mgmt_cipher, &e, pw)?;
-        Ok((akm, pw, groups[0], mgmt))
-    }
-
-    /// A WPA1 station's WPA element against ours (hostapd `wpa_validate_wpa_ie`, WPA
-    /// branch): our group cipher, one pairwise cipher of `wpa_pairwise`, WPA-PSK; no MFP.
-    fn check_sta_wpa_ie(
-        &self,
-        ie: &[u8],
-        akms: &[Akm],
-        group: CipherSuite,
-    ) -> Result<(Akm, CipherSuite, CipherSuite, Option<CipherSuite>), StatusCode> {
-        let offered = self.cfg.wpa1_pairwise.as_ref().filter(|_| self.wpa_ie.is_some()).ok_or(StatusCode::INVALID_ELEMENT)?;
-        if self.cfg.mfp.required() {
-            // WPA1 has no MFP: a station that cannot do it is refused (12.6.3).
-            return Err(StatusCode::ROBUST_MGMT_POLICY_VIOLATION);
-        }
-        let e = WpaElementRepr::parse(ie).map_err(|_| StatusCode::INVALID_ELEMENT)?;
-        let wpa = |s: &Suite| (s.oui == crate::rsn::ie::WPA_OUI).then_some(*s);
-        // Absent fields take WPA1's defaults: TKIP group and pairwise, 802.1X AKM.
-        let g = e.group_cipher.map_or(Some(CipherSuite::Tkip), |s| wpa(&s).and_then(|s| s.cipher()));
-        if g != Some(group) {
-            return Err(StatusCode::INVALID_GROUP_CIPHER);
-        }
-        let pw = match e.pairwise.as_slice() {
-            [s] => wpa(s).and_then(|s| s.cipher()).filter(|c| offered.contains(c)).ok_or(StatusCode::INVALID_PAIRWISE_CIPHER)?,
-            _ => return Err(StatusCode::INVALID_PAIRWISE_CIPHER),
-        };
-        let akm = match e.akms.as_slice() {
-            [s] => wpa(s).and_then(|s| s.akm()).filter(|a| *a == Akm::Psk && akms.contains(a)).ok_or(StatusCode::INVALID_AKMP)?,
-            _ => return Err(StatusCode::INVALID_AKMP),
-        };
-        Ok((akm, pw, group, None))
-    }
-
-    fn assoc_request(&mut self, now: u64, sta: &MacAddr, ssid_ok: bool, rsne: Option<Vec<u8>>, owe_dh: Option<&[u8]>, out: &mut Output) {
-        let bssid = self.cfg.bssid;
-        let authed = self.peers.get(sta).is_some_and(|p| !matches!(p.state, PeerState::Challenged | PeerState::Sae));
-        if !authed {
-            // Class 2 frame from an unauthenticated STA (11.3.3).
-            let seq = self.seq.take();
-            let f = frames::deauth(sta, &bssid, &bssid, seq, ReasonCode::PREV_AUTH_NOT_VALID, true);
-            self.counters.drop("association before authentication");
-            return self.tx_mgmt(f, out);
-        }
-        let capability = self.capability();
-        if self.peer_mfp(sta) && self.peers.get(sta).is_some_and(|p| matches!(p.state, PeerState::Associated | PeerState::Established)) {
-            // 11.13: an MFP station asks to associate again. Either it restarted and lost
-            // its keys, or someone forges its address: answer "try again later" with the
-            // association comeback time and ask the associated station with an SA Query.
-            let q = self.peers.get_mut(sta).and_then(|p| p.sa_query.take());
-            let q = match q {
-                Some(q) if q.expired(now) => {
-                    self.counters.drop("sa query timeout");
-                    self.drop_association(sta, out);
-                    None
-                }
-                Some(q) => Some((q, None)),
-                None => {
-                    let (q, id) = SaQuery::start(now, &mut *self.rng);
-                    Some((q, Some(id)))
-                }
-            };
-            if let Some((q, first)) = q {
-                let seq = self.seq.take();
-                let aid = self.peers.get(sta).map(|p| p.aid).unwrap_or(0);
-                let mut f = frames::assoc_resp(sta, &bssid, seq, capability, StatusCode::REFUSED_TEMPORARILY, aid);
-                frames::add_comeback(&mut f, q.comeback_tu(now));
-                self.tx_mgmt(f, out);
-                self.counters.drop("association refused: sa query");
-                if let Some(p) = self.peers.get_mut(sta) {
-                    p.sa_query = Some(q);
-                }
-                if let Some(id) = first {
-                    self.send_sa_query(now, sta, true, id, out);
-                }
-                return;
-            }
-        }
-        let sae_pmk = self.peers.get(sta).and_then(|p| p.sae_pmk.clone()).or_else(|| self.cached_pmk(now, sta, rsne.as_deref()));
-        let negotiated = match (&self.cfg.security, &rsne) {
-            (_, _) if !ssid_ok => Err(StatusCode::UNSPECIFIED),
-            // AKM 8 needs the PMK of a SAE exchange with this station (12.4.5.4).
-            (Security::Rsn { .. }, Some(r)) => self.check_sta_rsne(r).and_then(|n| match n.0 {
-                Akm::Sae if sae_pmk.is_none() => Err(StatusCode::INVALID_AKMP),
-                _ => Ok(Some(n)),
-            }),
-            (Security::Rsn { .. }, None) => Err(StatusCode::INVALID_ELEMENT),
-            (_, Some(_)) => Err(StatusCode::INVALID_ELEMENT),
-            (_, None) => Ok(None),
-        };
-        // OWE (AKM 18): the Diffie-Hellman exchange or a cached PMKSA (RFC 8110 4.3).
-        let mut owe = None;
-        let negotiated = match negotiated {
-            Ok(Some(n)) if n.0 == Akm::Owe => match self.owe_assoc(now, sta, rsne.as_deref().unwrap_or_default(), owe_dh) {
-                Ok(o) => {
-                    owe = Some(o);
-                    Ok(Some(n))
-                }
-                Err(st) => Err(st),
-            },
-            other => other,
-        };
-        let seq = self.seq.take();
-        let used: HashSet<u16> = self.peers.values().map(|p| p.aid).collect();
-        let aid = match self.peers.get(sta) {
-            Some(p) if p.aid != 0 => p.aid,
-            _ => (1..=2007u16).find(|a| !used.contains(a)).unwrap_or(0),
-        };
-        let st = match negotiated {
-            Err(st) => st,
-            Ok(_) if aid == 0 => StatusCode::AP_FULL,
-            Ok(_) => StatusCode::SUCCESS,
-        };
-        let mut f = frames::assoc_resp(sta, &bssid, seq, capability, st, aid);
-        if let Some(o) = owe.as_ref().filter(|_| st == StatusCode::SUCCESS) {
-            // Elements are the last thing in the body: our RSNE and the DH element.
-            f.extend_from_slice(&o.resp_elements);
-        }
-        self.tx_mgmt(f, out);
-        if st != StatusCode::SUCCESS {
-            self.counters.drop("association refused");
-            return;
-        }
-        // A reassociation restarts the keys from scratch.
-        self.forget_keys(sta);
-        let use_mfp = matches!(negotiated, Ok(Some((_, _, _, Some(_)))));
-        let group_keys = self.group_for_new_station(use_mfp);
-        let Some(p) = self.peers.get_mut(sta) else { return };
-        p.aid = aid;
-        p.mfp = use_mfp;
-        p.sa_query = None;
-        p.last_rx = now;
-        p.auth = None;
-        p.hs_deadline = None;
-        p.ptk_rekey_at = None;
-        let Ok(neg) = negotiated else { return };
-        match (neg, &self.cfg.security) {
-            (Some((akm, pw, g, mgmt)), Security::Rsn { pmk, .. }) => {
-                let (hs_akm, pmk) = match (akm, owe) {
-                    (Akm::Sae, _) => (akm, sae_pmk.unwrap_or_default()),
-                    (Akm::Owe, Some(o)) => (o.akm, o.pmk),
-                    _ => (akm, pmk.clone()),
-                };
-                p.state = PeerState::Associated;
-                p.pairwise = Some(pw);
-                p.akm = Some(akm);
-                p.wpa1 = rsne.as_deref().is_some_and(crate::rsn::ie::is_wpa_element);
-                p.associated_at = now;
-                out.events.push(NodeEvent::Phase {
-                    peer: *sta,
-                    phase: Phase::Associated { aid, akm: Some(akm), pairwise: Some(pw), group: Some(g) },
-                });
-                let hc = handshake::Config {
-                    akm: hs_akm,
-                    pairwise: pw,
-                    group: g,
-                    group_mgmt: mgmt,
-                    pmk,
-                    aa: bssid,
-                    spa: *sta,
-                    // A WPA1 station's handshake repeats the WPA elements (and so runs as WPA1).
-                    ap_rsne: if rsne.as_deref().is_some_and(crate::rsn::ie::is_wpa_element) {
-                        self.wpa_ie.clone().unwrap_or_default()
-                    } else {
-                        // Message 3 repeats the RSNE and the RSNXE of the Beacon (12.7.6.4).
-                        let mut e = self.rsne.clone().unwrap_or_default();
-                        if self.cfg.sae.as_ref().is_some_and(|s| s.offers_h2e()) {
-                            e.extend_from_slice(&super::sae::rsnxe_h2e());
-                        }
-                        e
-                    },
-                    sta_rsne: rsne.unwrap_or_default(),
-                    timers: self.cfg.eapol_timers,
-                };
-                let Some(gk) = group_keys else { return };
-                let mut a = Authenticator::new(hc, gk, crate::rng::fork(&mut *self.rng));
-                a.set_transition_disable(self.cfg.transition_disable);
-                let o = a.start(now);
-                p.auth = Some(a);
-                self.after_handshake(now, sta, o, out);
-            }
-            _ => {
-                p.state = PeerState::Established;
-                p.associated_at = now;
-                out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Associated { aid, akm: None, pairwise: None, group: None } });
-                out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Established { pairwise: None } });
-            }
-        }
-    }
-
-    /// Sends the handshake's EAPOL frames and acts on its events.
-    fn after_handshake(&mut self, now: u64, sta: &MacAddr, o: handshake::Output, out: &mut Output) {
-        let bssid = self.cfg.bssid;
-        if let Some(p) = self.peers.get_mut(sta) {
-            p.hs_deadline = o.deadline;
-        }
-        // Events first: a key installed by this input protects what it sends (WPA1's group
-        // message 1 follows message 4 at once and goes under the new PTK, as in hostapd).
-        // Every other output with frames installs nothing.
-        let mut late_group = false;
-        for e in o.events {
-            match e {
-                handshake::Event::InstallPtk { tk, cipher, key_id } => {
-                    let rekey = self.dp.has_pairwise(sta);
-                    if self.dp.keys().install(Some(*sta), KeyType::Pairwise, key_id, cipher, &tk, None).is_err() {
-                        self.deauth(sta, ReasonCode::UNSPECIFIED, out);
-                        return;
-                    }
-                    if rekey {
-                        out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::PtkRekeyed });
-                    }
-                    if let Some(p) = self.peers.get_mut(sta) {
-                        p.counters.key_installs += 1;
-                        p.ptk_rekey_at = (self.cfg.ptk_rekey_s > 0).then(|| now.saturating_add(self.cfg.ptk_rekey_s.saturating_mul(SEC)));
-                    }
-                }
-                handshake::Event::Established { pairwise, .. } => {
-                    let first = self.peers.get(sta).is_some_and(|p| p.state != PeerState::Established);
-                    if let Some(p) = self.peers.get_mut(sta) {
-                        p.state = PeerState::Established;
-                    }
-                    out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Established { pairwise: Some(pairwise) } });
-                    late_group = first && self.pending_group.as_ref().is_some_and(|(_, w)| w.contains(sta));
-                }
-                handshake::Event::GroupKeyDone { .. } => {
-                    if let Some((_, w)) = &mut self.pending_group {
-                        w.remove(sta);
-                    }
-                    self.maybe_finish_group_rekey(out);
-                }
-                handshake::Event::Failed(why) => {
-                    out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::HandshakeFailed(why) });
-                    let r = if self.peers.get(sta).is_some_and(|p| p.state == PeerState::Established) {
-                        ReasonCode::GROUP_KEY_TIMEOUT
-                    } else {
-                        ReasonCode::FOURWAY_TIMEOUT
-                    };
-                    self.deauth(sta, r, out);
-                    self.maybe_finish_group_rekey(out);
-                    return;
-                }
-                handshake::Event::Dropped(_) => self.counters.drop("eapol-key refused"),
-                _ => {}
-            }
-        }
-        for eapol in o.tx {
-            let seq = self.seq.take();
-            let f = frames::data(Dir::FromAp, &bssid, sta, &bssid, seq, EtherType::EAPOL, &eapol);
-            // Before the first PTK EAPOL goes in the clear; a rekey's under the PTK.
-            if self.dp.has_pairwise(sta) {
-                self.send_protected(now, Some(*sta), f, out);
-            } else {
-                self.counters.tx_air += 1;
-                out.air.push(f);
-            }
-        }
-        // A station established while a GTK rekey waits for it: group message 1 now.
-        if late_group {
-            let keys = self.pending_group.as_ref().map(|(new, _)| new.clone());
-            let o = keys.and_then(|new| {
-                self.peers.get_mut(sta).and_then(|p| {
-                    let k = for_peer(&new, p.mfp);
-                    p.auth.as_mut().map(|h| h.rekey_group(now, k))
-                })
-            });
-            if let Some(o) = o {
-                self.after_handshake(now, sta, o, out);
-            }
-        }
-    }
-
-    /// Protects a plaintext MPDU in the host engine and queues it for the medium.
-    fn send_protected(&mut self, now: u64, peer: Option<MacAddr>, f: Vec<u8>, out: &mut Output) {
-        self.dp.send_protected(now, peer, f, &mut self.counters, out);
-    }
-
-    fn send_data(&mut self, now: u64, peer: Option<MacAddr>, f: Vec<u8>, out: &mut Output) {
-        self.counters.tx_data += 1;
-        self.counters.tx_data_bytes += f.len() as u64;
-        if let Some(p) = peer.and_then(|a| self.peers.get_mut(&a)) {
-            p.counters.tx_data += 1;
-            p.counters.tx_bytes += f.len() as u64;
-        }
-        if self.cfg.security.is_open() {
-            self.counters.tx_air += 1;
-            out.air.push(f);
-        } else {
-            self.send_protected(now, peer, f, out);
-        }
-    }
-
-    fn handle_data(&mut self, now: u64, rx: RxFrame<'_>, out: &mut Output) {
-        let RxFrame { mpdu, fc, ta, opened, .. } = rx;
-        let Some(sa) = ta else { return self.counters.drop("malformed") };
-        let state = self.peers.get(&sa).map(|p| p.state);
-        if !matches!(state, Some(PeerState::Associated | PeerState::Established)) {
-            // Class 3 frame from a STA that is not associated (11.3.3): deauthenticate it,
-            // which is how a STA learns that the AP restarted.
-            self.counters.drop("class 3 frame from a non-associated station");
-            let seq = self.seq.take();
-            let f = frames::deauth(&sa, &self.cfg.bssid, &self.cfg.bssid, seq, ReasonCode::CLASS3_FROM_NONASSOC, true);
-            return self.tx_mgmt(f, out);
-        }
-        if !fc.has_data_body() {
-            if let Some(p) = self.peers.get_mut(&sa) {
-                p.last_rx = now;
-            }
-            return; // Null data: a keep-alive
-        }
-        let plain: std::borrow::Cow<'_, [u8]> = if fc.protected() {
-            // With the card model, relay and bridging below wait for the card's
-            // receive-side service time.
-            match self.dp.unprotect_data(now, &sa, mpdu, opened) {
-                Ok(Some(p)) => std::borrow::Cow::Owned(p),
-                Ok(None) => return,
-                Err(e) => {
-                    if let Some(p) = self.peers.get_mut(&sa) {
-                        p.counters.rx_dropped += 1;
-                        // 802.11 MIB: Michael failures are TKIP's own counter; a
-                        // CCMP/GCMP MIC or a WEP/TKIP ICV mismatch is a decrypt error.
-                        match e {
-                            crate::Error::Replay => p.counters.rx_replays += 1,
-                            crate::Error::MicFailure if p.pairwise == Some(CipherSuite::Tkip) => p.counters.rx_mic_failures += 1,
-                            _ => p.counters.rx_decrypt_errors += 1,
-                        }
-                    }
-                    return self.counters.drop(rx_error_reason(&e));
-                }
-            }
-        } else {
-            std::borrow::Cow::Borrowed(mpdu)
-        };
-        let Ok(m) = frames::msdu(&plain) else { return self.counters.drop("malformed msdu") };
-        if !fc.protected() && !self.cfg.security.is_open() && m.ethertype != EtherType::EAPOL {
-            return self.counters.drop("unprotected");
-        }
-        if m.sa != sa {
-            return self.counters.drop("source address is not the transmitter");
-        }
-        let Some(p) = self.peers.get_mut(&sa) else { return };
-        p.last_rx = now;
-        if m.ethertype == EtherType::EAPOL && m.da == self.cfg.bssid {
-            let eapol = m.payload.to_vec();
-            let o = p.auth.as_mut().map(|a| a.handle_eapol(now, &eapol));
-            match o {
-                Some(o) => self.after_handshake(now, &sa, o, out),
-                None => self.counters.drop("eapol without an rsna"),
-            }
-            return;
-        }
-        if p.state != PeerState::Established {
-            return self.counters.drop("data before the keys are installed");
-        }
-        p.counters.rx_data += 1;
-        p.counters.rx_bytes += plain.len() as u64;
-        self.counters.rx_data += 1;
-        self.counters.rx_data_bytes += plain.len() as u64;
-        let (da, ethertype, payload) = (m.da, m.ethertype, m.payload);
-        let bssid = self.cfg.bssid;
-        if da.is_group() {
-            // To the wired side and back out to every station under the GTK.
-            self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, payload), out);
-            let seq = self.seq.take();
-            let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);
-            self.send_data(now, None, f, out);
-        } else if self.peers.get(&da).is_some_and(|p| p.state == PeerState::Established) {
-            // Wireless to wireless: decrypted with the sender's key above, encrypted with
-            // the receiver's here.
-            self.counters.relayed += 1;
-            let seq = self.seq.take();
-            let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);
-            self.send_data(now, Some(da), f, out);
-        } else {
-            self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, payload), out);
-        }
-    }
-
-    fn deliver_host(&mut self, now: u64, eth: Vec<u8>, out: &mut Output) {
-        self.dp.deliver_host(now, eth, &mut self.counters, out);
-    }
-
-    /// Frames from the medium, as [`AccessPoint::handle_air`] one by one, except that the
-    /// frames they make the AP protect (relayed, bridged, group) go through the engine as
-    /// one batch (multi-buffer CCMP) and reach `out` at the end.
-    pub fn handle_air_batch<'a>(&mut self, now: u64, mpdus: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
-        self.clock = now;
-        datapath::air_batch(self, now, mpdus, out, Self::handle_rx);
-    }
-
-    /// Ethernet frames from the wired side, as [`AccessPoint::handle_host`] one by one,
-    /// protected as one batch.
-    pub fn handle_host_batch<'a>(&mut self, now: u64, eths: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
-        datapath::host_batch(self, now, eths, out, Self::handle_host);
-    }
-
-    /// One Ethernet frame from the wired side (the AP's TAP).
-    pub fn handle_host(&mut self, now: u64, eth: &[u8], out: &mut Output) {
-        self.clock = now;
-        self.counters.rx_host += 1;
-        let Ok((da, sa, ethertype, payload)) = frames::parse_ethernet(eth) else {
-            return self.counters.drop("malformed ethernet frame");
-        };
-        let bssid = self.cfg.bssid;
-        if da.is_group() {
-            if self.peers.values().any(|p| p.state == PeerState::Established) {
-                let seq = self.seq.take();
-                let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);
-                self.send_data(now, None, f, out);
-            }
-        } else if self.peers.get(&da).is_some_and(|p| p.state == PeerState::Established) {
-            let seq = self.seq.take();
-            let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);
-            self.send_data(now, Some(da), f, out);
-        } else {
-            self.counters.drop("unknown destination");
         }
     }
 }
