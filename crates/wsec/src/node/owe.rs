@@ -2,7 +2,7 @@
 //! the settings as hostapd and wpa_supplicant spell them (`owe_groups`, `owe_group`,
 //! `owe_only`, `owe_transition_bssid`/`owe_transition_ssid`, `ignore_broadcast_ssid`) and
 //! the AKM each Diffie-Hellman group runs the 4-way handshake with. The exchange itself
-//! is [`crate::rsn::owe`]; the AP side is `ap_owe.rs`, the station side `sta_owe.rs`.
+//! is [`crate::rsn::owe`]; the AP side is `ap/owe.rs`, the station side `sta/owe.rs`.
 
 use crate::rsn::akm::Akm;
 use crate::rsn::sae::Group;

@@ -30,7 +30,7 @@ impl Station {
     /// Start SAE with the chosen BSS (Nothing -> Committed). Hash-to-element when
     /// `sae_pwe=1`, or `sae_pwe=2` and the AP's RSNXE offers it (12.4.4.2.3).
     pub(super) fn sae_start(&mut self, now: u64, out: &mut Output) {
-        let (Some(settings), Some(b)) = (self.cfg.sae.clone(), self.bss.clone()) else {
+        let (Some(settings), Some(b)) = (self.cfg.sae.clone(), self.state.link().map(|l| l.bss.clone())) else {
             self.counters.drop("sae without sae_password");
             return self.reset(now, self.cfg.retry_ms * 5);
         };
@@ -59,7 +59,9 @@ impl Station {
         self.tries += 1;
         match inst.start(ms(now), &mut *self.rng) {
             Ok(outs) => {
-                self.sae = Some(inst);
+                if let Some(l) = self.state.link_mut() {
+                    l.sae = Some(inst);
+                }
                 self.sae_outputs(now, outs, out);
             }
             Err(_) => self.reset(now, self.cfg.retry_ms * 5),
@@ -70,15 +72,15 @@ impl Station {
     /// its PMK for the 4-way handshake and its PMKID in our RSNE (in the Association
     /// Request and message 2 alike). Returns whether it did.
     pub(super) fn use_cached_pmksa(&mut self, now: u64) -> bool {
-        let Some(b) = self.bss.as_ref() else { return false };
-        let Some(c) = self.pmksa.as_ref().filter(|c| c.bssid == b.bssid && c.expires > now) else { return false };
-        let Some(n) = self.neg.as_mut() else { return false };
+        let Some(link) = self.state.link_mut() else { return false };
+        let Some(c) = self.pmksa.as_ref().filter(|c| c.bssid == link.bss.bssid && c.expires > now) else { return false };
+        let Some(n) = link.neg.as_mut() else { return false };
         let Ok(mut e) = crate::rsn::ie::RsnElementRepr::parse(&n.sta_rsne) else { return false };
         e.pmkids = vec![c.pmkid];
         let Ok(rsne) = e.to_bytes() else { return false };
         n.sta_rsne = rsne;
-        self.sae_pmk = Some(c.pmk.clone());
-        self.pmksa_in_use = true;
+        link.sae_pmk = Some(c.pmk.clone());
+        link.pmksa_in_use = true;
         true
     }
 
@@ -102,8 +104,9 @@ impl Station {
     /// Association Request and message 2 carry both (hostapd checks that they match and
     /// that an H2E station says so, 12.4.4.2.3).
     pub(super) fn with_rsnxe(&self, akm: crate::rsn::akm::Akm, mut rsne: Vec<u8>) -> Vec<u8> {
-        let h2e = self.sae.as_ref().and_then(|i| i.exchange()).is_some_and(|e| e.h2e())
-            || (self.pmksa_in_use && self.pmksa.as_ref().is_some_and(|c| c.h2e));
+        let link = self.state.link();
+        let h2e = link.and_then(|l| l.sae.as_ref()).and_then(|i| i.exchange()).is_some_and(|e| e.h2e())
+            || (link.is_some_and(|l| l.pmksa_in_use) && self.pmksa.as_ref().is_some_and(|c| c.h2e));
         if akm == crate::rsn::akm::Akm::Sae && h2e {
             rsne.extend_from_slice(&crate::node::sae::rsnxe_h2e());
         }
@@ -112,7 +115,7 @@ impl Station {
 
     /// The instance's retransmission timer.
     pub(super) fn sae_timeout(&mut self, now: u64, out: &mut Output) {
-        let Some(inst) = self.sae.as_mut() else { return };
+        let Some(inst) = self.state.link_mut().and_then(|l| l.sae.as_mut()) else { return };
         if inst.deadline().is_some_and(|d| d <= ms(now)) {
             let outs = inst.on_timeout(ms(now));
             self.sae_outputs(now, outs, out);
@@ -124,7 +127,9 @@ impl Station {
         if !matches!(self.state, State::Authenticating { .. }) {
             return self.counters.drop("unexpected sae authentication frame");
         }
-        let Some(inst) = self.sae.as_mut() else { return self.counters.drop("unexpected sae authentication frame") };
+        let Some(inst) = self.state.link_mut().and_then(|l| l.sae.as_mut()) else {
+            return self.counters.drop("unexpected sae authentication frame");
+        };
         self.last_from_ap = now;
         let outs = inst.receive(ms(now), transaction, status, body, &mut *self.rng, None);
         self.sae_outputs(now, outs, out);
@@ -140,11 +145,13 @@ impl Station {
                     self.tx(now, f, out);
                 }
                 sae::Output::Accepted(keys) => {
-                    let (group, h2e) = match self.sae.as_ref() {
+                    let (group, h2e) = match self.state.link().and_then(|l| l.sae.as_ref()) {
                         Some(i) => (i.group().id(), i.exchange().is_some_and(|e| e.h2e())),
                         None => (0, false),
                     };
-                    self.sae_pmk = Some(Zeroizing::new(keys.pmk().to_vec()));
+                    if let Some(l) = self.state.link_mut() {
+                        l.sae_pmk = Some(Zeroizing::new(keys.pmk().to_vec()));
+                    }
                     self.pmksa = Some(StaPmksa {
                         bssid,
                         pmk: Zeroizing::new(keys.pmk().to_vec()),
@@ -153,7 +160,7 @@ impl Station {
                         expires: now.saturating_add(PMK_LIFETIME_S * 1_000_000_000),
                     });
                     out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::SaeAuthenticated { group, h2e } });
-                    self.state = State::Associating;
+                    self.enter_associating();
                     self.tries = 0;
                     self.send_assoc(now, out);
                     return;
@@ -166,7 +173,7 @@ impl Station {
             }
         }
         // Wake up for the instance's retransmission.
-        if let Some(d) = self.sae.as_ref().and_then(|i| i.deadline()) {
+        if let Some(d) = self.state.link().and_then(|l| l.sae.as_ref()).and_then(|i| i.deadline()) {
             self.deadline = d.saturating_mul(1_000_000);
         }
     }

@@ -58,7 +58,7 @@ impl AccessPoint {
             };
             // A new exchange replaces an earlier one only once it is accepted: an MFP
             // station's association stands until then (11.13).
-            let p = self.peers.entry(*sta).or_insert_with(|| Self::new_peer(now, PeerState::Sae));
+            let p = self.peers.entry(*sta).or_insert_with(|| Peer::new(now, PeerState::Sae));
             p.sae = Some(Box::new(inst));
         }
         // Anti-clogging (12.4.6): tokens once this many exchanges are open.
@@ -128,8 +128,7 @@ impl AccessPoint {
                         Some(i) => (i.group().id(), i.exchange().is_some_and(|e| e.h2e())),
                         None => (0, false),
                     };
-                    let was_associated =
-                        self.peers.get(sta).is_some_and(|p| matches!(p.state, PeerState::Associated | PeerState::Established));
+                    let was_associated = self.peers.get(sta).is_some_and(|p| p.state.is_associated());
                     if was_associated {
                         self.forget_keys(sta);
                     }
@@ -138,7 +137,7 @@ impl AccessPoint {
                         *p = Peer {
                             sae: inst,
                             sae_pmk: Some(Zeroizing::new(keys.pmk().to_vec())),
-                            ..Self::new_peer(now, PeerState::Authenticated)
+                            ..Peer::new(now, PeerState::Authenticated)
                         };
                     }
                     let expires = now.saturating_add(PMK_LIFETIME_S * crate::node::SEC);
@@ -148,7 +147,7 @@ impl AccessPoint {
                 sae::Output::Failed(status) => {
                     self.counters.drop("sae authentication failed");
                     out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::SaeFailed { status } });
-                    let keep = self.peers.get(sta).is_some_and(|p| p.state != PeerState::Sae);
+                    let keep = self.peers.get(sta).is_some_and(|p| !matches!(p.state, PeerState::Sae));
                     if keep {
                         if let Some(p) = self.peers.get_mut(sta) {
                             p.sae = None;

@@ -5,7 +5,7 @@
 //! PMKSA it accepted, and OWE transition mode: an open BSS whose OWE Transition Mode
 //! element names a hidden OWE BSS is followed there (wpa_supplicant `owe_trans_ssid`).
 
-use super::{State, Station};
+use super::Station;
 use crate::node::frames::BssInfo;
 use crate::node::owe::{akm_for_pmk, group, next_group};
 use crate::node::{NodeEvent, Output, Phase};
@@ -73,7 +73,7 @@ pub(super) enum OweResp {
 
 impl Station {
     fn is_owe(&self) -> bool {
-        self.neg.as_ref().is_some_and(|n| n.akm == Akm::Owe)
+        self.neg().is_some_and(|n| n.akm == Akm::Owe)
     }
 
     /// The OWE Diffie-Hellman Parameter element of our next Association Request (empty when
@@ -95,7 +95,7 @@ impl Station {
         }
         let bssid = self.bssid().unwrap_or_default();
         let pmkid = self.owe.pmksa.as_ref().filter(|c| c.bssid == bssid && c.expires > now).map(|c| c.pmkid);
-        if let (Some(id), Some(n)) = (pmkid, self.neg.as_mut()) {
+        if let (Some(id), Some(n)) = (pmkid, self.state.link_mut().and_then(|l| l.neg.as_mut())) {
             if let Ok(mut e) = RsnElementRepr::parse(&n.sta_rsne) {
                 e.pmkids = vec![id];
                 if let Ok(r) = e.to_bytes() {
@@ -129,7 +129,7 @@ impl Station {
                     // Authenticate and associate again with the next group.
                     self.owe.group = g;
                     self.owe.keys = None;
-                    self.state = State::Authenticating { shared: false };
+                    self.enter_authenticating(false);
                     self.tries = 0;
                     self.send_auth(now, out);
                 }

@@ -4,7 +4,7 @@
 //! Response's RSN and Diffie-Hellman Parameter elements; or, when the station names the
 //! PMKID of a cached OWE PMKSA, that PMK and no new exchange (12.6.10.3).
 
-use super::ap_sae::Pmksa;
+use super::sae::Pmksa;
 use super::AccessPoint;
 use crate::node::owe::{akm_for_pmk, group};
 use crate::rsn::akm::Akm;
@@ -52,7 +52,7 @@ impl AccessPoint {
         let a = kp.public().to_vec();
         let (pmk, pmkid) = owe_pmk(g, c, &a, &z);
         let akm = Akm::owe_for_group(id).ok_or(StatusCode::FINITE_CYCLIC_GROUP_NOT_SUPPORTED)?;
-        let expires = now.saturating_add(super::ap_sae::PMK_LIFETIME_S * crate::node::SEC);
+        let expires = now.saturating_add(super::sae::PMK_LIFETIME_S * crate::node::SEC);
         self.pmksa.insert(*sta, Pmksa { pmk: pmk.clone(), pmkid, expires, owe: true });
         let mut resp_elements = ap_rsne;
         resp_elements.extend_from_slice(&dh_param_element(g, &a));

@@ -1,0 +1,157 @@
+//! The AP's data path (12.5, seed 002): protected data from stations, relayed between
+//! them (decrypted with the sender's key, encrypted with the receiver's) or bridged to
+//! the wired side, and frames from the wired side to the stations.
+use crate::cipher::CipherSuite;
+use crate::node::datapath::{self, RxFrame};
+use crate::node::frames::{self, Dir};
+use crate::node::{rx_error_reason, Output};
+use crate::wire::ethernet::EtherType;
+use crate::wire::mac::MacAddr;
+use crate::wire::mgmt::ReasonCode;
+
+use super::AccessPoint;
+
+impl AccessPoint {
+    /// Protects a plaintext MPDU in the host engine and queues it for the medium.
+    pub(super) fn send_protected(&mut self, now: u64, peer: Option<MacAddr>, f: Vec<u8>, out: &mut Output) {
+        self.dp.send_protected(now, peer, f, &mut self.counters, out);
+    }
+
+    /// Sends a data MPDU, protected unless the BSS is open.
+    pub(super) fn send_data(&mut self, now: u64, peer: Option<MacAddr>, f: Vec<u8>, out: &mut Output) {
+        self.counters.tx_data += 1;
+        self.counters.tx_data_bytes += f.len() as u64;
+        if let Some(p) = peer.and_then(|a| self.peers.get_mut(&a)) {
+            p.counters.tx_data += 1;
+            p.counters.tx_bytes += f.len() as u64;
+        }
+        if self.cfg.security.is_open() {
+            self.counters.tx_air += 1;
+            out.air.push(f);
+        } else {
+            self.send_protected(now, peer, f, out);
+        }
+    }
+
+    /// A data frame from a station (12.5): EAPOL to its authenticator, data relayed to
+    /// another station or bridged to the wired side.
+    pub(super) fn handle_data(&mut self, now: u64, rx: RxFrame<'_>, out: &mut Output) {
+        let RxFrame { mpdu, fc, ta, opened, .. } = rx;
+        let Some(sa) = ta else { return self.counters.drop("malformed") };
+        if !self.peers.get(&sa).is_some_and(|p| p.state.is_associated()) {
+            // Class 3 frame from a STA that is not associated (11.3.3): deauthenticate it,
+            // which is how a STA learns that the AP restarted.
+            self.counters.drop("class 3 frame from a non-associated station");
+            let seq = self.seq.take();
+            let f = frames::deauth(&sa, &self.cfg.bssid, &self.cfg.bssid, seq, ReasonCode::CLASS3_FROM_NONASSOC, true);
+            return self.tx_mgmt(f, out);
+        }
+        if !fc.has_data_body() {
+            if let Some(p) = self.peers.get_mut(&sa) {
+                p.last_rx = now;
+            }
+            return; // Null data: a keep-alive
+        }
+        let plain: std::borrow::Cow<'_, [u8]> = if fc.protected() {
+            // With the card model, relay and bridging below wait for the card's
+            // receive-side service time.
+            match self.dp.unprotect_data(now, &sa, mpdu, opened) {
+                Ok(Some(p)) => std::borrow::Cow::Owned(p),
+                Ok(None) => return,
+                Err(e) => {
+                    if let Some(p) = self.peers.get_mut(&sa) {
+                        p.counters.rx_dropped += 1;
+                        // 802.11 MIB: Michael failures are TKIP's own counter; a
+                        // CCMP/GCMP MIC or a WEP/TKIP ICV mismatch is a decrypt error.
+                        match e {
+                            crate::Error::Replay => p.counters.rx_replays += 1,
+                            crate::Error::MicFailure if p.negotiated.is_some_and(|n| n.pairwise == CipherSuite::Tkip) => {
+                                p.counters.rx_mic_failures += 1
+                            }
+                            _ => p.counters.rx_decrypt_errors += 1,
+                        }
+                    }
+                    return self.counters.drop(rx_error_reason(&e));
+                }
+            }
+        } else {
+            std::borrow::Cow::Borrowed(mpdu)
+        };
+        let Ok(m) = frames::msdu(&plain) else { return self.counters.drop("malformed msdu") };
+        if !fc.protected() && !self.cfg.security.is_open() && m.ethertype != EtherType::EAPOL {
+            return self.counters.drop("unprotected");
+        }
+        if m.sa != sa {
+            return self.counters.drop("source address is not the transmitter");
+        }
+        let Some(p) = self.peers.get_mut(&sa) else { return };
+        p.last_rx = now;
+        if m.ethertype == EtherType::EAPOL && m.da == self.cfg.bssid {
+            let eapol = m.payload.to_vec();
+            let o = p.rsna_mut().map(|r| r.auth.handle_eapol(now, &eapol));
+            match o {
+                Some(o) => self.after_handshake(now, &sa, o, out),
+                None => self.counters.drop("eapol without an rsna"),
+            }
+            return;
+        }
+        if !p.state.is_established() {
+            return self.counters.drop("data before the keys are installed");
+        }
+        p.counters.rx_data += 1;
+        p.counters.rx_bytes += plain.len() as u64;
+        self.counters.rx_data += 1;
+        self.counters.rx_data_bytes += plain.len() as u64;
+        let (da, ethertype, payload) = (m.da, m.ethertype, m.payload);
+        let bssid = self.cfg.bssid;
+        if da.is_group() {
+            // To the wired side and back out to every station under the GTK.
+            self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, payload), out);
+            let seq = self.seq.take();
+            let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);
+            self.send_data(now, None, f, out);
+        } else if self.peers.get(&da).is_some_and(|p| p.state.is_established()) {
+            // Wireless to wireless: decrypted with the sender's key above, encrypted with
+            // the receiver's here.
+            self.counters.relayed += 1;
+            let seq = self.seq.take();
+            let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);
+            self.send_data(now, Some(da), f, out);
+        } else {
+            self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, payload), out);
+        }
+    }
+
+    pub(super) fn deliver_host(&mut self, now: u64, eth: Vec<u8>, out: &mut Output) {
+        self.dp.deliver_host(now, eth, &mut self.counters, out);
+    }
+
+    /// Ethernet frames from the wired side, as [`AccessPoint::handle_host`] one by one,
+    /// protected as one batch.
+    pub fn handle_host_batch<'a>(&mut self, now: u64, eths: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
+        datapath::host_batch(self, now, eths, out, Self::handle_host);
+    }
+
+    /// One Ethernet frame from the wired side (the AP's TAP).
+    pub fn handle_host(&mut self, now: u64, eth: &[u8], out: &mut Output) {
+        self.clock = now;
+        self.counters.rx_host += 1;
+        let Ok((da, sa, ethertype, payload)) = frames::parse_ethernet(eth) else {
+            return self.counters.drop("malformed ethernet frame");
+        };
+        let bssid = self.cfg.bssid;
+        if da.is_group() {
+            if self.peers.values().any(|p| p.state.is_established()) {
+                let seq = self.seq.take();
+                let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);
+                self.send_data(now, None, f, out);
+            }
+        } else if self.peers.get(&da).is_some_and(|p| p.state.is_established()) {
+            let seq = self.seq.take();
+            let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);
+            self.send_data(now, Some(da), f, out);
+        } else {
+            self.counters.drop("unknown destination");
+        }
+    }
+}

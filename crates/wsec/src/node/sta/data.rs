@@ -1,0 +1,97 @@
+//! The station's data path (12.5): protected data from the AP to the host, the EAPOL
+//! frames among them to the supplicant, and frames from the host to the AP.
+use crate::node::datapath::{self, RxFrame};
+use crate::node::frames::{self, Dir};
+use crate::node::{rx_error_reason, Output, Security};
+use crate::wire::ethernet::EtherType;
+
+use super::{State, Station};
+
+impl Station {
+    /// Whether the current link carries data unprotected: an open network, or an OWE
+    /// network that joined an open BSS (`owe_only=0`). WEP has no negotiation either but
+    /// protects every data frame.
+    pub(super) fn link_open(&self) -> bool {
+        self.neg().is_none() && !matches!(self.cfg.security, Security::Wep { .. })
+    }
+
+    pub(super) fn handle_data(&mut self, now: u64, rx: RxFrame<'_>, out: &mut Output) {
+        if !matches!(self.state, State::Handshake(..) | State::Established(..)) {
+            return self.counters.drop("data before association");
+        }
+        let RxFrame { mpdu, fc, opened, .. } = rx;
+        if !fc.has_data_body() {
+            return;
+        }
+        let bssid = self.bssid().unwrap_or_default();
+        let plain: std::borrow::Cow<'_, [u8]> = if fc.protected() {
+            match self.dp.unprotect_data(now, &bssid, mpdu, opened) {
+                Ok(Some(p)) => std::borrow::Cow::Owned(p),
+                Ok(None) => return,
+                Err(e) => return self.counters.drop(rx_error_reason(&e)),
+            }
+        } else {
+            std::borrow::Cow::Borrowed(mpdu)
+        };
+        let Ok(m) = frames::msdu(&plain) else { return self.counters.drop("malformed msdu") };
+        if !fc.protected() && !self.link_open() && m.ethertype != EtherType::EAPOL {
+            return self.counters.drop("unprotected");
+        }
+        if m.ethertype == EtherType::EAPOL && m.da == self.cfg.addr {
+            let eapol = m.payload.to_vec();
+            let o = self.state.rsna_mut().map(|r| r.supplicant.handle_eapol(now, &eapol));
+            match o {
+                Some(o) => self.after_handshake(now, o, out),
+                None => self.counters.drop("eapol without an rsna"),
+            }
+            return;
+        }
+        if !self.state.is_established() {
+            return self.counters.drop("data before the keys are installed");
+        }
+        if m.sa == self.cfg.addr {
+            return; // our own group frame, sent back by the AP
+        }
+        self.counters.rx_data += 1;
+        self.counters.rx_data_bytes += plain.len() as u64;
+        let eth = frames::ethernet(&m.da, &m.sa, m.ethertype, m.payload);
+        self.dp.deliver_host(now, eth, &mut self.counters, out);
+    }
+
+    pub(super) fn send_protected(&mut self, now: u64, f: Vec<u8>, out: &mut Output) {
+        let bssid = self.bssid().unwrap_or_default();
+        if self.dp.send_protected(now, Some(bssid), f, &mut self.counters, out) {
+            self.last_tx = now;
+        }
+    }
+
+    /// Ethernet frames from the host's TAP device, as [`Station::handle_host`] one by one,
+    /// protected as one batch (multi-buffer CCMP): the station's host engine of seed 000.
+    pub fn handle_host_batch<'a>(&mut self, now: u64, eths: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
+        datapath::host_batch(self, now, eths, out, Self::handle_host);
+    }
+
+    /// One Ethernet frame from the host's TAP device.
+    pub fn handle_host(&mut self, now: u64, eth: &[u8], out: &mut Output) {
+        self.counters.rx_host += 1;
+        if !self.state.is_established() {
+            return self.counters.drop("not associated");
+        }
+        let Ok((da, sa, ethertype, payload)) = frames::parse_ethernet(eth) else {
+            return self.counters.drop("malformed ethernet frame");
+        };
+        if sa != self.cfg.addr {
+            return self.counters.drop("source address is not the station's");
+        }
+        let bssid = self.bssid().unwrap_or_default();
+        let seq = self.seq.take();
+        let f = frames::data(Dir::ToAp, &bssid, &da, &sa, seq, ethertype, payload);
+        self.counters.tx_data += 1;
+        self.counters.tx_data_bytes += f.len() as u64;
+        if self.link_open() {
+            self.tx(now, f, out);
+        } else {
+            self.send_protected(now, f, out);
+        }
+    }
+}
