@@ -16,7 +16,7 @@ use crate::rsn::handshake::authenticator::GroupKeys;
 use crate::rsn::handshake::{self, Authenticator, Timers};
 use crate::rsn::ie::{RsnElementRepr, Suite, WpaElementRepr};
 use crate::wire::ethernet::EtherType;
-use crate::wire::mac::{FrameType, MacAddr};
+use crate::wire::mac::{FrameType, MacAddr, Mpdu};
 use crate::wire::mgmt::{self, AuthAlgorithm, AuthRepr, Capability, ReasonCode, StatusCode};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use subtle::ConstantTimeEq;
@@ -811,7 +811,7 @@ impl AccessPoint {
                 if a1 != self.cfg.bssid && !a1.is_broadcast() {
                     return; // not for us: a medium carries everyone's frames
                 }
-                self.handle_mgmt(now, rx.mpdu, out)
+                self.handle_mgmt(now, rx.hdr, out)
             }
             FrameType::Data => {
                 if a1 != self.cfg.bssid {
@@ -826,8 +826,9 @@ impl AccessPoint {
         }
     }
 
-    fn handle_mgmt(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
-        let Ok(f) = mgmt::Frame::new_checked(mpdu) else {
+    fn handle_mgmt(&mut self, now: u64, hdr: Mpdu<'_>, out: &mut Output) {
+        let mpdu = hdr.bytes();
+        let Ok(f) = mgmt::Frame::from_mpdu(&hdr) else {
             return self.counters.drop("malformed");
         };
         let (sa, bssid, protected) = (f.sa(), f.bssid(), f.frame_control().protected());
@@ -838,20 +839,20 @@ impl AccessPoint {
             // Otherwise only the third frame of shared-key authentication is protected.
             return self.shared_key_frame3(now, &sa, mpdu, out);
         }
-        if let Some((t, st, body)) = super::sae::parse_auth_frame(mpdu) {
+        if let Some((t, st, body)) = super::sae::parse_auth_mpdu(&hdr) {
             if bssid == self.cfg.bssid {
                 return self.sae_auth(now, &sa, t, st, body, out);
             }
             return;
         }
-        let m = match frames::parse_mgmt(mpdu) {
+        let m = match frames::parse_mgmt_mpdu(&hdr) {
             Ok(m) => m,
             Err(_) => return self.counters.drop("malformed"),
         };
         if bssid != self.cfg.bssid && !matches!(m, Mgmt::ProbeReq { .. }) {
             return;
         }
-        if frames::is_robust(mpdu) && self.peer_mfp(&sa) {
+        if f.is_robust() && self.peer_mfp(&sa) {
             // 12.6.3: an MFP peer's robust management frames come protected; this one is
             // forged (e.g. a deauthentication attack) or stale.
             return self.counters.drop("unprotected robust management frame");
@@ -1333,7 +1334,7 @@ impl AccessPoint {
     }
 
     fn handle_data(&mut self, now: u64, rx: RxFrame<'_>, out: &mut Output) {
-        let RxFrame { mpdu, fc, ta, opened, .. } = rx;
+        let RxFrame { mpdu, hdr, fc, ta, opened, .. } = rx;
         let Some(sa) = ta else { return self.counters.drop("malformed") };
         let state = self.peers.get(&sa).map(|p| p.state);
         if !matches!(state, Some(PeerState::Associated | PeerState::Established)) {
@@ -1353,7 +1354,7 @@ impl AccessPoint {
         let plain: std::borrow::Cow<'_, [u8]> = if fc.protected() {
             // With the card model, relay and bridging below wait for the card's
             // receive-side service time.
-            match self.dp.unprotect_data(now, &sa, mpdu, opened) {
+            match self.dp.unprotect_data(now, &sa, &hdr, opened) {
                 Ok(Some(p)) => std::borrow::Cow::Owned(p),
                 Ok(None) => return,
                 Err(e) => {
@@ -1373,7 +1374,7 @@ impl AccessPoint {
         } else {
             std::borrow::Cow::Borrowed(mpdu)
         };
-        let Ok(m) = frames::msdu(&plain) else { return self.counters.drop("malformed msdu") };
+        let Ok(m) = frames::msdu_of(&hdr, &plain) else { return self.counters.drop("malformed msdu") };
         if !fc.protected() && !self.cfg.security.is_open() && m.ethertype != EtherType::EAPOL {
             return self.counters.drop("unprotected");
         }
@@ -1415,6 +1416,9 @@ impl AccessPoint {
             self.send_data(now, Some(da), f, out);
         } else {
             self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, payload), out);
+        }
+        if let std::borrow::Cow::Owned(v) = plain {
+            self.dp.recycle(v);
         }
     }
 

@@ -14,7 +14,7 @@ use crate::rsn::akm::Akm;
 use crate::rsn::handshake::{self, Supplicant, Timers};
 use crate::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite, WpaElementRepr};
 use crate::wire::ethernet::EtherType;
-use crate::wire::mac::{FrameType, Header, MacAddr};
+use crate::wire::mac::{FrameType, MacAddr, Mpdu};
 use crate::wire::mgmt::{AuthAlgorithm, AuthRepr, Capability, ReasonCode, StatusCode};
 use zeroize::Zeroizing;
 
@@ -518,7 +518,7 @@ impl Station {
             self.last_from_ap = now;
         }
         match fc.frame_type() {
-            FrameType::Management => self.handle_mgmt(now, rx.mpdu, from_ap, out),
+            FrameType::Management => self.handle_mgmt(now, rx.hdr, from_ap, out),
             FrameType::Data if from_ap && fc.from_ds() && !fc.to_ds() => self.handle_data(now, rx, out),
             _ => {}
         }
@@ -537,8 +537,8 @@ impl Station {
     /// ones are decrypted under the PTK, group-addressed robust ones verified with BIP
     /// (MME, IPN replay), and unprotected robust ones from the AP dropped, an SA Query
     /// started if they say the AP lost our association.
-    fn handle_mgmt(&mut self, now: u64, mpdu: &[u8], from_ap: bool, out: &mut Output) {
-        let Ok(h) = Header::new_checked(mpdu) else { return self.counters.drop("malformed") };
+    fn handle_mgmt(&mut self, now: u64, h: Mpdu<'_>, from_ap: bool, out: &mut Output) {
+        let mpdu = h.bytes();
         let fc = h.frame_control();
         let group = h.addr1().is_group();
         if fc.protected() {
@@ -547,23 +547,23 @@ impl Station {
             }
             let bssid = self.bssid().unwrap_or_default();
             return match self.dp.unprotect(now, &bssid, mpdu) {
-                Ok(Some(plain)) => self.handle_mgmt_plain(now, &plain, true, true, out),
+                Ok(Some(plain)) => self.handle_mgmt_decrypted(now, &plain, out),
                 Ok(None) => {}
                 Err(e) => self.counters.drop(rx_error_reason(&e)),
             };
         }
-        if from_ap && frames::is_robust(mpdu) && self.mfp_on() {
+        if from_ap && frames::is_robust_mpdu(&h) && self.mfp_on() {
             if group {
                 let bssid = self.bssid().unwrap_or_default();
                 return match self.dp.unprotect(now, &bssid, mpdu) {
-                    Ok(Some(plain)) => self.handle_mgmt_plain(now, &plain, true, true, out),
+                    Ok(Some(plain)) => self.handle_mgmt_decrypted(now, &plain, out),
                     Ok(None) => {}
                     Err(crate::Error::MmeMissing) => self.counters.drop("unprotected robust management frame"),
                     Err(e) => self.counters.drop(rx_error_reason(&e)),
                 };
             }
             self.counters.drop("unprotected robust management frame");
-            if let Ok(Mgmt::Deauth { reason: r } | Mgmt::Disassoc { reason: r }) = frames::parse_mgmt(mpdu) {
+            if let Ok(Mgmt::Deauth { reason: r } | Mgmt::Disassoc { reason: r }) = frames::parse_mgmt_mpdu(&h) {
                 if (r == ReasonCode::CLASS2_FROM_NONAUTH || r == ReasonCode::CLASS3_FROM_NONASSOC) && self.sa_query.is_none() {
                     let (q, id) = SaQuery::start(now, &mut *self.rng);
                     self.sa_query = Some(q);
@@ -572,14 +572,23 @@ impl Station {
             }
             return;
         }
-        self.handle_mgmt_plain(now, mpdu, from_ap, false, out)
+        self.handle_mgmt_plain(now, h, from_ap, false, out)
     }
 
-    fn handle_mgmt_plain(&mut self, now: u64, mpdu: &[u8], from_ap: bool, protected: bool, out: &mut Output) {
-        if let Some((t, st, body)) = super::sae::parse_auth_frame(mpdu).filter(|_| from_ap) {
+    /// A management frame the link decrypted or verified (a new buffer: its header is
+    /// checked once here).
+    fn handle_mgmt_decrypted(&mut self, now: u64, plain: &[u8], out: &mut Output) {
+        match Mpdu::new_checked(plain) {
+            Ok(h) => self.handle_mgmt_plain(now, h, true, true, out),
+            Err(_) => self.counters.drop("malformed"),
+        }
+    }
+
+    fn handle_mgmt_plain(&mut self, now: u64, h: Mpdu<'_>, from_ap: bool, protected: bool, out: &mut Output) {
+        if let Some((t, st, body)) = super::sae::parse_auth_mpdu(&h).filter(|_| from_ap) {
             return self.sae_rx(now, t, st, body, out);
         }
-        let m = match frames::parse_mgmt(mpdu) {
+        let m = match frames::parse_mgmt_mpdu(&h) {
             Ok(m) => m,
             Err(_) => return self.counters.drop("malformed"),
         };
@@ -632,7 +641,7 @@ impl Station {
                     // 11.13: the AP checks our old association with an SA Query; come back
                     // after the time it names (Timeout Interval, type 3).
                     self.counters.drop("association refused temporarily");
-                    let tu = frames::assoc_comeback_tu(mpdu).unwrap_or(mfp::SA_QUERY_MAX_TU as u32).clamp(1, 10_000);
+                    let tu = frames::assoc_comeback_tu_mpdu(&h).unwrap_or(mfp::SA_QUERY_MAX_TU as u32).clamp(1, 10_000);
                     self.deadline = now + tu as u64 * super::TU;
                     return;
                 }
@@ -763,13 +772,13 @@ impl Station {
         if matches!(self.state, State::Scanning | State::Authenticating { .. } | State::Associating) {
             return self.counters.drop("data before association");
         }
-        let RxFrame { mpdu, fc, opened, .. } = rx;
+        let RxFrame { mpdu, hdr, fc, opened, .. } = rx;
         if !fc.has_data_body() {
             return;
         }
         let bssid = self.bssid().unwrap_or_default();
         let plain: std::borrow::Cow<'_, [u8]> = if fc.protected() {
-            match self.dp.unprotect_data(now, &bssid, mpdu, opened) {
+            match self.dp.unprotect_data(now, &bssid, &hdr, opened) {
                 Ok(Some(p)) => std::borrow::Cow::Owned(p),
                 Ok(None) => return,
                 Err(e) => return self.counters.drop(rx_error_reason(&e)),
@@ -777,7 +786,7 @@ impl Station {
         } else {
             std::borrow::Cow::Borrowed(mpdu)
         };
-        let Ok(m) = frames::msdu(&plain) else { return self.counters.drop("malformed msdu") };
+        let Ok(m) = frames::msdu_of(&hdr, &plain) else { return self.counters.drop("malformed msdu") };
         if !fc.protected() && !self.link_open() && m.ethertype != EtherType::EAPOL {
             return self.counters.drop("unprotected");
         }
@@ -800,6 +809,9 @@ impl Station {
         self.counters.rx_data_bytes += plain.len() as u64;
         let eth = frames::ethernet(&m.da, &m.sa, m.ethertype, m.payload);
         self.dp.deliver_host(now, eth, &mut self.counters, out);
+        if let std::borrow::Cow::Owned(v) = plain {
+            self.dp.recycle(v);
+        }
     }
 
     fn after_handshake(&mut self, now: u64, o: handshake::Output, out: &mut Output) {
