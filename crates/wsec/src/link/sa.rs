@@ -461,6 +461,12 @@ impl SecurityAssociation {
         })
     }
 
+    /// Moves the receive clock to `now_ns` (a frame arrived, even one refused before it
+    /// reached the association).
+    pub fn observe_clock(&mut self, now_ns: u64) {
+        self.rx_clock = self.rx_clock.max(now_ns);
+    }
+
     /// [`Self::unprotect`] of an MPDU whose header was checked once, into the caller's
     /// buffer: `Some(info)` when `out` holds the whole plaintext MPDU (reassembled if it
     /// came in fragments), `None` when a fragment was accepted and is held.

@@ -363,10 +363,11 @@ impl Engine {
     pub fn unprotect_opened(&mut self, now: u64, peer: &MacAddr, mpdu: &[u8], opened: Option<Opened>) -> Result<Option<Vec<u8>>> {
         match Mpdu::new_checked(mpdu) {
             Ok(m) => self.unprotect_parsed(now, peer, &m, opened),
-            // The association sees the frame (its receive clock moves) and refuses it.
-            Err(_) => match self.peers.get_mut(peer).unwrap_or(&mut self.group).unprotect(now, mpdu)? {
-                RxOutcome::Frame { .. } | RxOutcome::FragmentHeld => Err(Error::Truncated),
-            },
+            // The association still sees the frame (its receive clock moves).
+            Err(e) => {
+                self.peers.get_mut(peer).unwrap_or(&mut self.group).observe_clock(now);
+                Err(e)
+            }
         }
     }
 
