@@ -834,7 +834,7 @@ impl AccessPoint {
         let (sa, bssid, protected) = (f.sa(), f.bssid(), f.frame_control().protected());
         if protected {
             if self.peer_mfp(&sa) {
-                return self.protected_mgmt(now, &sa, mpdu, out);
+                return self.protected_mgmt(now, &sa, &hdr, out);
             }
             // Otherwise only the third frame of shared-key authentication is protected.
             return self.shared_key_frame3(now, &sa, mpdu, out);
@@ -897,8 +897,8 @@ impl AccessPoint {
 
     /// A protected management frame from an MFP station: decrypted under its pairwise
     /// key (replayed or forged ones are counted and dropped), then acted on.
-    fn protected_mgmt(&mut self, now: u64, sta: &MacAddr, mpdu: &[u8], out: &mut Output) {
-        let plain = match self.dp.unprotect(now, sta, mpdu) {
+    fn protected_mgmt(&mut self, now: u64, sta: &MacAddr, hdr: &Mpdu<'_>, out: &mut Output) {
+        let plain = match self.dp.unprotect(now, sta, hdr) {
             Ok(Some(p)) => p,
             Ok(None) => return,
             Err(e) => return self.counters.drop(rx_error_reason(&e)),

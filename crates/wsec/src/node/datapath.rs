@@ -248,11 +248,11 @@ impl Datapath {
         Ok(plain)
     }
 
-    /// Checks and removes the protection of a received management MPDU from `peer` (the
-    /// card serves it; nothing waits for it).
-    pub fn unprotect(&mut self, now: u64, peer: &MacAddr, mpdu: &[u8]) -> Result<Option<Vec<u8>>> {
-        let plain = self.engine.unprotect(now, peer, mpdu)?;
-        self.card.serve(now, mpdu.len());
+    /// Checks and removes the protection of a received management MPDU from `peer`, its
+    /// header as [`RxFrame`] checked it (the card serves it; nothing waits for it).
+    pub fn unprotect(&mut self, now: u64, peer: &MacAddr, hdr: &Mpdu<'_>) -> Result<Option<Vec<u8>>> {
+        let plain = self.engine.unprotect_parsed(now, peer, hdr, None)?;
+        self.card.serve(now, hdr.len());
         Ok(plain)
     }
 

@@ -538,7 +538,6 @@ impl Station {
     /// (MME, IPN replay), and unprotected robust ones from the AP dropped, an SA Query
     /// started if they say the AP lost our association.
     fn handle_mgmt(&mut self, now: u64, h: Mpdu<'_>, from_ap: bool, out: &mut Output) {
-        let mpdu = h.bytes();
         let fc = h.frame_control();
         let group = h.addr1().is_group();
         if fc.protected() {
@@ -546,7 +545,7 @@ impl Station {
                 return self.counters.drop("unexpected protected management frame");
             }
             let bssid = self.bssid().unwrap_or_default();
-            return match self.dp.unprotect(now, &bssid, mpdu) {
+            return match self.dp.unprotect(now, &bssid, &h) {
                 Ok(Some(plain)) => self.handle_mgmt_decrypted(now, &plain, out),
                 Ok(None) => {}
                 Err(e) => self.counters.drop(rx_error_reason(&e)),
@@ -555,7 +554,7 @@ impl Station {
         if from_ap && frames::is_robust_mpdu(&h) && self.mfp_on() {
             if group {
                 let bssid = self.bssid().unwrap_or_default();
-                return match self.dp.unprotect(now, &bssid, mpdu) {
+                return match self.dp.unprotect(now, &bssid, &h) {
                     Ok(Some(plain)) => self.handle_mgmt_decrypted(now, &plain, out),
                     Ok(None) => {}
                     Err(crate::Error::MmeMissing) => self.counters.drop("unprotected robust management frame"),
