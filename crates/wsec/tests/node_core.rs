@@ -680,3 +680,91 @@ fn ap_frames_sent_before_message_4_arrives_survive_a_ptk_rekey() {
     sta.handle_air(now, &replayed_late, &mut so);
     assert_eq!(sta.counters.total_drops(), before + 1, "{}", sta.counters);
 }
+
+/// Allocations on this thread, counted by the test binary's allocator (for
+/// `relay_allocations`).
+mod alloc_count {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    thread_local! {
+        static N: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub struct Counting;
+
+    fn bump() {
+        let _ = N.try_with(|n| n.set(n.get() + 1));
+    }
+
+    /// Allocations and reallocations so far on this thread.
+    pub fn get() -> usize {
+        N.with(|n| n.get())
+    }
+
+    // SAFETY: every call goes to the system allocator with the caller's arguments; the
+    // count is a thread-local cell that allocates nothing.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+            bump();
+            // SAFETY: the caller's contract for `alloc` is the system allocator's.
+            unsafe { System.alloc(l) }
+        }
+        unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+            bump();
+            // SAFETY: as `alloc`.
+            unsafe { System.alloc_zeroed(l) }
+        }
+        unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+            // SAFETY: `p` came from this allocator, that is from `System`, with `l`.
+            unsafe { System.dealloc(p, l) }
+        }
+        unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+            bump();
+            // SAFETY: `p` came from `System` with `l`; the caller's contract is its.
+            unsafe { System.realloc(p, l, n) }
+        }
+    }
+}
+
+#[global_allocator]
+static ALLOC: alloc_count::Counting = alloc_count::Counting;
+
+/// One relayed CCMP frame (station 1 to station 2 through the AP, opened under station 1's
+/// key and protected under station 2's) costs the AP one allocation: the protected frame it
+/// hands to the medium. The plaintext buffers come from the data path's pool.
+#[test]
+fn relay_allocations() {
+    let sec = rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128);
+    let ap = ApConfig::new(BSSID, b"wsec-test", sec.clone());
+    let stas = vec![StaConfig::new(STA1, b"wsec-test", sec.clone()), StaConfig::new(STA2, b"wsec-test", sec)];
+    let mut sim = Sim::new(ap, stas, 0.0, 41, Feed::PerFrame);
+    assert!(sim.run_until(3_000, |s| s.all_established()), "network did not come up");
+    let now = sim.now;
+    let eth = frames::ethernet(&STA2, &STA1, EtherType::IPV4, &[0x45; 200]);
+    let mut so = wsec::node::Output::default();
+    let sta1 = sim.stas[0].as_mut().unwrap();
+    let up: Vec<Vec<u8>> = (0..3)
+        .map(|_| {
+            sta1.handle_host(now, &eth, &mut so);
+            so.air.pop().unwrap()
+        })
+        .collect();
+    let ap = sim.ap.as_mut().unwrap();
+    let mut out = wsec::node::Output::default();
+    out.air.reserve(8);
+    // The first relay fills the pool.
+    ap.handle_air(now, &up[0], &mut out);
+    assert_eq!(out.air.len(), 1);
+    for f in &up[1..] {
+        out.air.clear();
+        let before = alloc_count::get();
+        ap.handle_air(now, f, &mut out);
+        let n = alloc_count::get() - before;
+        assert_eq!(out.air.len(), 1, "the AP relays the frame");
+        assert_eq!(n, 1, "allocations for one relayed CCMP frame");
+    }
+    let sta2 = sim.stas[1].as_mut().unwrap();
+    sta2.handle_air(now, &out.air[0], &mut so);
+    assert_eq!(so.host.last(), Some(&eth));
+}

@@ -3,6 +3,7 @@
 use super::kernel::CcmKey;
 use super::{mpdu, AadOptions, CcmBackend, CipherSuite, Pn, Protection, RxInfo};
 use crate::error::{Error, Result};
+use crate::wire::mac::Mpdu;
 
 /// A CCMP temporal key with the AAD options negotiated for the link.
 #[derive(Clone, Debug)]
@@ -38,6 +39,22 @@ impl Ccmp {
         } else {
             16
         }
+    }
+}
+
+impl Ccmp {
+    /// [`Protection::encapsulate`] of an MPDU whose header was checked once.
+    pub fn encapsulate_parsed(&self, m: &Mpdu<'_>, pn: Pn, key_id: u8, out: &mut Vec<u8>) -> Result<()> {
+        mpdu::encapsulate_parsed(m, pn, key_id, self.mic_len(), self.opts, out, |n, aad, data, mic| {
+            self.key.seal_in_place(&n.ccm(pn), aad.as_bytes(), data, mic)
+        })
+    }
+
+    /// [`Protection::decapsulate`] of an MPDU whose header was checked once.
+    pub fn decapsulate_parsed(&self, m: &Mpdu<'_>, out: &mut Vec<u8>) -> Result<RxInfo> {
+        mpdu::decapsulate_parsed(m, self.mic_len(), self.opts, out, |n, aad, pn, data, mic| {
+            self.key.open_in_place(&n.ccm(pn), aad.as_bytes(), data, mic)
+        })
     }
 }
 

@@ -6,6 +6,7 @@
 use super::kernel::CcmKey;
 use super::{mpdu, AadOptions, CcmBackend, CipherSuite, Pn, Protection, RxInfo};
 use crate::error::{Error, Result};
+use crate::wire::mac::Mpdu;
 
 /// MIC length of every ECCMP suite (as CCMP-128).
 pub const MIC_LEN: usize = 8;
@@ -42,6 +43,22 @@ impl Eccmp {
 
     pub fn lanes(&self) -> usize {
         self.lanes
+    }
+}
+
+impl Eccmp {
+    /// [`Protection::encapsulate`] of an MPDU whose header was checked once.
+    pub fn encapsulate_parsed(&self, m: &Mpdu<'_>, pn: Pn, key_id: u8, out: &mut Vec<u8>) -> Result<()> {
+        mpdu::encapsulate_parsed(m, pn, key_id, MIC_LEN, self.opts, out, |n, aad, data, mic| {
+            self.key.seal_lanes(self.lanes, &n.ccm(pn), aad.as_bytes(), data, mic)
+        })
+    }
+
+    /// [`Protection::decapsulate`] of an MPDU whose header was checked once.
+    pub fn decapsulate_parsed(&self, m: &Mpdu<'_>, out: &mut Vec<u8>) -> Result<RxInfo> {
+        mpdu::decapsulate_parsed(m, MIC_LEN, self.opts, out, |n, aad, pn, data, mic| {
+            self.key.open_lanes(self.lanes, &n.ccm(pn), aad.as_bytes(), data, mic)
+        })
     }
 }
 

@@ -5,6 +5,7 @@
 use super::kernel::{Backend, GcmKey};
 use super::{mpdu, AadOptions, CipherSuite, Pn, Protection, RxInfo};
 use crate::error::{Error, Result};
+use crate::wire::mac::Mpdu;
 
 /// A GCMP temporal key (key material zeroized on drop).
 #[derive(Clone)]
@@ -53,6 +54,22 @@ impl Gcmp {
             return Err(Error::Truncated);
         }
         self.key.open_in_place(nonce, aad, data, tag)
+    }
+}
+
+impl Gcmp {
+    /// [`Protection::encapsulate`] of an MPDU whose header was checked once.
+    pub fn encapsulate_parsed(&self, m: &Mpdu<'_>, pn: Pn, key_id: u8, out: &mut Vec<u8>) -> Result<()> {
+        mpdu::encapsulate_parsed(m, pn, key_id, MIC_LEN, self.opts, out, |n, aad, data, mic| {
+            let tag = self.seal_raw(&n.gcm(pn), aad.as_bytes(), data)?;
+            mic.copy_from_slice(&tag);
+            Ok(())
+        })
+    }
+
+    /// [`Protection::decapsulate`] of an MPDU whose header was checked once.
+    pub fn decapsulate_parsed(&self, m: &Mpdu<'_>, out: &mut Vec<u8>) -> Result<RxInfo> {
+        mpdu::decapsulate_parsed(m, MIC_LEN, self.opts, out, |n, aad, pn, data, mic| self.open_raw(&n.gcm(pn), aad.as_bytes(), data, mic))
     }
 }
 

@@ -4,12 +4,14 @@ pub use super::aad::NonceInput;
 use super::aad::{aad_raw, Aad};
 use super::{AadOptions, OrderRule, Pn, RxInfo, MAX_MPDU_BODY};
 use crate::error::{Error, Result};
-use crate::wire::mac::{fc, FrameControl};
+use crate::wire::mac::{fc, FrameControl, Mpdu};
 use crate::wire::sechdr::CcmpHeaderRepr;
 
 /// Checks the MPDU can carry CCMP/GCMP; returns its Frame Control and header length.
 /// One decode of the Frame Control serves the whole frame (the per-frame fast path).
 fn check_frame(mpdu: &[u8], opts: AadOptions) -> Result<(FrameControl, usize)> {
+    #[cfg(test)]
+    crate::wire::mac::parse_count::bump();
     if mpdu.len() < 2 {
         return Err(Error::Truncated);
     }
@@ -27,6 +29,19 @@ fn check_frame(mpdu: &[u8], opts: AadOptions) -> Result<(FrameControl, usize)> {
     Ok((f, hl))
 }
 
+/// [`check_frame`] of an MPDU whose header was checked already: the Frame Control rules
+/// only (a header whole under the current rules is whole under the pre-HT ones).
+fn check_parsed(m: &Mpdu<'_>, opts: AadOptions) -> Result<(FrameControl, usize)> {
+    let f = m.frame_control();
+    if f.is_data() && !f.has_data_body() {
+        return Err(Error::Unsupported("Null data frames carry no body to protect"));
+    }
+    if !(f.is_data() || f.is_mgmt()) {
+        return Err(Error::Unsupported("only data and management frames can be protected"));
+    }
+    Ok((f, m.header_len_for(opts.order_rule == OrderRule::Draft2003)))
+}
+
 /// Encapsulates: `out` = header (Protected set) || CCMP/GCMP header || sealed body || MIC.
 /// `seal(nonce_input, aad, body_in_place, mic_out)` is the AEAD: wsec's CCM kernel and GCM
 /// in [`super::ccmp`] and [`super::gcmp`]; public so that another AEAD (a peer library in a
@@ -42,6 +57,34 @@ pub fn encapsulate(
 ) -> Result<()> {
     out.clear();
     let (f, hl) = check_frame(mpdu, opts)?;
+    encapsulate_framed(mpdu, (f, hl), CcmpHeaderRepr { pn, key_id }, mic_len, opts, out, seal)
+}
+
+/// [`encapsulate`] of an MPDU whose header was checked once ([`Mpdu`]).
+pub fn encapsulate_parsed(
+    m: &Mpdu<'_>,
+    pn: Pn,
+    key_id: u8,
+    mic_len: usize,
+    opts: AadOptions,
+    out: &mut Vec<u8>,
+    seal: impl FnOnce(NonceInput, &Aad, &mut [u8], &mut [u8]) -> Result<()>,
+) -> Result<()> {
+    out.clear();
+    let (f, hl) = check_parsed(m, opts)?;
+    encapsulate_framed(m.bytes(), (f, hl), CcmpHeaderRepr { pn, key_id }, mic_len, opts, out, seal)
+}
+
+/// The framing after the checks: `(f, hl)` the Frame Control and header length.
+fn encapsulate_framed(
+    mpdu: &[u8],
+    (f, hl): (FrameControl, usize),
+    sec: CcmpHeaderRepr,
+    mic_len: usize,
+    opts: AadOptions,
+    out: &mut Vec<u8>,
+    seal: impl FnOnce(NonceInput, &Aad, &mut [u8], &mut [u8]) -> Result<()>,
+) -> Result<()> {
     if f.protected() {
         return Err(Error::AlreadyProtected);
     }
@@ -49,7 +92,6 @@ pub fn encapsulate(
     if body.len() > MAX_MPDU_BODY {
         return Err(Error::Oversize);
     }
-    let sec = CcmpHeaderRepr { pn, key_id };
     let aad = aad_raw(mpdu, f, opts);
     let nonce = NonceInput::raw(mpdu, f);
     out.reserve(hl + 8 + body.len() + mic_len);
@@ -78,6 +120,31 @@ pub fn decapsulate(
 ) -> Result<RxInfo> {
     out.clear();
     let (f, hl) = check_frame(mpdu, opts)?;
+    decapsulate_framed(mpdu, f, hl, mic_len, opts, out, open)
+}
+
+/// [`decapsulate`] of an MPDU whose header was checked once ([`Mpdu`]).
+pub fn decapsulate_parsed(
+    m: &Mpdu<'_>,
+    mic_len: usize,
+    opts: AadOptions,
+    out: &mut Vec<u8>,
+    open: impl FnOnce(NonceInput, &Aad, Pn, &mut [u8], &[u8]) -> Result<()>,
+) -> Result<RxInfo> {
+    out.clear();
+    let (f, hl) = check_parsed(m, opts)?;
+    decapsulate_framed(m.bytes(), f, hl, mic_len, opts, out, open)
+}
+
+fn decapsulate_framed(
+    mpdu: &[u8],
+    f: FrameControl,
+    hl: usize,
+    mic_len: usize,
+    opts: AadOptions,
+    out: &mut Vec<u8>,
+    open: impl FnOnce(NonceInput, &Aad, Pn, &mut [u8], &[u8]) -> Result<()>,
+) -> Result<RxInfo> {
     if !f.protected() {
         return Err(Error::NotProtected);
     }
@@ -108,6 +175,16 @@ pub fn decapsulate(
 /// selection and the replay pre-check).
 pub fn peek(mpdu: &[u8], opts: AadOptions) -> Result<RxInfo> {
     let (f, hl) = check_frame(mpdu, opts)?;
+    peek_framed(mpdu, f, hl)
+}
+
+/// [`peek`] of an MPDU whose header was checked once ([`Mpdu`]).
+pub fn peek_parsed(m: &Mpdu<'_>, opts: AadOptions) -> Result<RxInfo> {
+    let (f, hl) = check_parsed(m, opts)?;
+    peek_framed(m.bytes(), f, hl)
+}
+
+fn peek_framed(mpdu: &[u8], f: FrameControl, hl: usize) -> Result<RxInfo> {
     if !f.protected() {
         return Err(Error::NotProtected);
     }

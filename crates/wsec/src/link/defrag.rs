@@ -8,7 +8,7 @@
 //! - memory is bounded: at most `max_entries` partial MSDUs, each at most `max_msdu`
 //!   octets, dropped after `timeout_ns` (dot11MaxReceiveLifetime).
 use crate::error::{Error, Result};
-use crate::wire::mac::{fc, Header, MacAddr, SeqControl};
+use crate::wire::mac::{fc, MacAddr, Mpdu, SeqControl};
 use crate::wire::sechdr::Pn;
 
 /// What the caller knows about a decrypted fragment.
@@ -77,10 +77,7 @@ impl Reassembler {
 
     /// True if the plaintext MPDU is a fragment (More Fragments set or fragment number > 0).
     pub fn is_fragment(mpdu: &[u8]) -> bool {
-        Header::new_checked(mpdu)
-            .ok()
-            .map(|h| h.frame_control().more_fragments() || h.seq_control().is_some_and(|s| s.fragment() > 0))
-            .unwrap_or(false)
+        Mpdu::new_checked(mpdu).is_ok_and(|m| m.is_fragment())
     }
 
     /// Adds a decrypted fragment (plaintext MPDU: header + body). Returns the whole MSDU as
@@ -89,12 +86,23 @@ impl Reassembler {
     /// why the fragment was dropped (its partial MSDU is discarded too).
     pub fn push(&mut self, now_ns: u64, mpdu: &[u8], meta: FragMeta) -> Result<Option<Vec<u8>>> {
         self.entries.retain(|e| now_ns.saturating_sub(e.started_ns) <= self.timeout_ns);
-        let hdr = Header::new_checked(mpdu)?;
+        let hdr = Mpdu::new_checked(mpdu)?;
+        self.push_parsed(now_ns, &hdr, mpdu, meta)
+    }
+
+    /// [`Self::push`] of a decrypted fragment `plain` whose header is that of the received
+    /// MPDU `hdr` (checked once on receive; decryption clears only its Protected bit).
+    pub fn push_parsed(&mut self, now_ns: u64, hdr: &Mpdu<'_>, plain: &[u8], meta: FragMeta) -> Result<Option<Vec<u8>>> {
+        self.entries.retain(|e| now_ns.saturating_sub(e.started_ns) <= self.timeout_ns);
         let f = hdr.frame_control();
+        let hl = hdr.header_len();
+        if plain.len() < hl {
+            return Err(Error::Truncated);
+        }
+        let mpdu = plain;
         let sc = hdr.seq_control().ok_or(Error::Unsupported("fragment without Sequence Control"))?;
         let ta = hdr.addr2().ok_or(Error::Truncated)?;
-        let tid = if f.is_mgmt() { 16 } else { hdr.qos_control().map(|q| q.tid()).unwrap_or(0) };
-        let hl = hdr.header_len();
+        let tid = if f.is_mgmt() { 16 } else { hdr.tid() };
         let body = &mpdu[hl..];
         let more = f.more_fragments();
         let pos = self.entries.iter().position(|e| e.ta == ta && e.tid == tid);

@@ -41,6 +41,15 @@ impl ReplayCounters {
         }
     }
 
+    /// The counter of a frame whose header was checked once.
+    pub fn slot_of(m: &crate::wire::mac::Mpdu<'_>) -> usize {
+        if m.frame_control().is_mgmt() {
+            MGMT_SLOT
+        } else {
+            m.tid() as usize
+        }
+    }
+
     /// `Err(Replay)` if `pn` is not above the last accepted PN of `slot`.
     pub fn check(&self, slot: usize, pn: Pn) -> Result<()> {
         match self.last.get(slot) {

@@ -22,7 +22,7 @@ use crate::cipher::tkip::{MichaelDirection, TkipKey};
 use crate::cipher::SuiteKey as Key;
 use crate::cipher::{mpdu, AadOptions, CipherSuite, Pn, RxInfo};
 use crate::error::{Error, Result};
-use crate::wire::mac::{fc, Header, SeqControl};
+use crate::wire::mac::{fc, Header, Mpdu, SeqControl};
 use crate::wire::mme::MmeRepr;
 use crate::wire::sechdr::KeyIdOctet;
 
@@ -236,11 +236,10 @@ impl SecurityAssociation {
 
     /// Picks the transmit key of a plaintext MPDU: BIP for group-addressed management
     /// frames, the GTK for group-addressed data, else the pairwise key.
-    fn tx_slot(&mut self, mpdu: &[u8]) -> Result<(KeyType, u8)> {
-        let hdr = Header::new_checked(mpdu)?;
-        let f = hdr.frame_control();
-        let group = hdr.addr1().is_group();
-        Ok(if f.is_mgmt() && group {
+    fn tx_slot(&mut self, m: &Mpdu<'_>) -> (KeyType, u8) {
+        let f = m.frame_control();
+        let group = m.addr1().is_group();
+        if f.is_mgmt() && group {
             (KeyType::ManagementGroup, self.tx_mgmt_group)
         } else if group {
             (KeyType::Group, self.tx_group)
@@ -249,18 +248,28 @@ impl SecurityAssociation {
         } else {
             // No pairwise key: WEP default key (or a GTK-only link).
             (KeyType::Group, self.tx_group)
-        })
+        }
     }
 
     /// Protects one plaintext MPDU with the right transmit key and a fresh PN.
     pub fn protect(&mut self, mpdu: &[u8], out: &mut Vec<u8>) -> Result<()> {
-        let (kt, id) = self.tx_slot(mpdu)?;
+        self.protect_parsed(&Mpdu::new_checked(mpdu)?, out)
+    }
+
+    /// [`Self::protect`] of a plaintext MPDU whose header was checked once; `out` is the
+    /// caller's buffer (cleared first).
+    pub fn protect_parsed(&mut self, m: &Mpdu<'_>, out: &mut Vec<u8>) -> Result<()> {
+        let (kt, id) = self.tx_slot(m);
         let dir = self.michael_tx();
         let slot = self.table(kt, id)?.as_mut().ok_or(Error::UnknownKeyId(id))?;
         let pn = slot.tx.next_pn()?;
+        let mpdu = m.bytes();
         match &slot.key {
             Key::Tkip(k) if kt == KeyType::Pairwise => k.encapsulate_dir(mpdu, pn, id, dir, out),
             Key::Tkip(k) => k.encapsulate_dir(mpdu, pn, id, MichaelDirection::AuthenticatorToSupplicant, out),
+            Key::Ccmp(c) => c.encapsulate_parsed(m, pn, id, out),
+            Key::Gcmp(g) => g.encapsulate_parsed(m, pn, id, out),
+            Key::Eccmp(e) => e.encapsulate_parsed(m, pn, id, out),
             k => k.as_protection().encapsulate(mpdu, pn, id, out),
         }
     }
@@ -271,7 +280,7 @@ impl SecurityAssociation {
     /// that PN (e.g. by [`crate::cipher::ccmp::encapsulate_batch`]) or the PN is skipped,
     /// never reused.
     pub fn tx_ccmp_pn(&mut self, mpdu: &[u8]) -> Result<Option<(KeyType, u8, Pn)>> {
-        let (kt, id) = self.tx_slot(mpdu)?;
+        let (kt, id) = self.tx_slot(&Mpdu::new_checked(mpdu)?);
         let slot = self.table(kt, id)?.as_mut().ok_or(Error::UnknownKeyId(id))?;
         if !matches!(slot.key, Key::Ccmp(_)) {
             return Ok(None);
@@ -302,10 +311,15 @@ impl SecurityAssociation {
     /// [`crate::cipher::ccmp::decapsulate_batch`] on another thread) and finished by
     /// [`Self::unprotect_opened`]; nothing here changes the association.
     pub fn rx_ccmp_key(&self, mpdu: &[u8]) -> Option<(RxSlot, &Ccmp)> {
-        if Reassembler::is_fragment(mpdu) {
+        self.rx_ccmp_key_parsed(&Mpdu::new_checked(mpdu).ok()?)
+    }
+
+    /// [`Self::rx_ccmp_key`] of an MPDU whose header was checked once.
+    pub fn rx_ccmp_key_parsed(&self, m: &Mpdu<'_>) -> Option<(RxSlot, &Ccmp)> {
+        if m.is_fragment() {
             return None;
         }
-        let (kt, id) = self.rx_slot(mpdu).ok()?;
+        let (kt, id) = self.rx_slot(m).ok()?;
         let slot = self.slot(kt, id)?;
         match &slot.key {
             Key::Ccmp(c) => Some((RxSlot { kt, id, tag: slot.tag }, c)),
@@ -329,7 +343,21 @@ impl SecurityAssociation {
         out: Vec<u8>,
     ) -> Option<Result<RxOutcome>> {
         self.rx_clock = self.rx_clock.max(now_ns);
-        if self.rx_slot(mpdu).ok()? != (at.kt, at.id) {
+        let m = Mpdu::new_checked(mpdu).ok()?;
+        self.unprotect_opened_parsed(now_ns, &m, at, opened, out)
+    }
+
+    /// [`Self::unprotect_opened`] of an MPDU whose header was checked once.
+    pub fn unprotect_opened_parsed(
+        &mut self,
+        now_ns: u64,
+        m: &Mpdu<'_>,
+        at: RxSlot,
+        opened: Result<RxInfo>,
+        out: Vec<u8>,
+    ) -> Option<Result<RxOutcome>> {
+        self.rx_clock = self.rx_clock.max(now_ns);
+        if self.rx_slot(m).ok()? != (at.kt, at.id) {
             return None;
         }
         let slot = self.slot(at.kt, at.id)?;
@@ -337,9 +365,9 @@ impl SecurityAssociation {
         if slot.tag != at.tag {
             return None;
         }
-        let checked = Header::new_checked(mpdu).and_then(|hdr| {
-            let replay_slot = ReplayCounters::slot(&hdr);
-            slot.rx.check(replay_slot, mpdu::peek(mpdu, c.opts)?.pn)?;
+        let replay_slot = ReplayCounters::slot_of(m);
+        let checked = mpdu::peek_parsed(m, c.opts).and_then(|p| {
+            slot.rx.check(replay_slot, p.pn)?;
             Ok((replay_slot, opened?))
         });
         if checked.is_err() && self.retired_for(at.kt, at.id) {
@@ -354,10 +382,11 @@ impl SecurityAssociation {
     /// Protects an MSDU in fragments of at most `max_fragment_body` body octets
     /// (10.2.7 fragmentation, then per-MPDU protection with consecutive PNs).
     pub fn protect_fragmented(&mut self, mpdu: &[u8], max_fragment_body: usize) -> Result<Vec<Vec<u8>>> {
-        let (kt, id) = self.tx_slot(mpdu)?;
+        let m = Mpdu::new_checked(mpdu)?;
+        let (kt, id) = self.tx_slot(&m);
         let dir = if kt == KeyType::Pairwise { self.michael_tx() } else { MichaelDirection::AuthenticatorToSupplicant };
-        let hdr = Header::new_checked(mpdu)?;
-        let hl = hdr.header_len();
+        let hdr = m.header();
+        let hl = m.header_len();
         if max_fragment_body == 0 {
             return Err(Error::Malformed("fragment size 0"));
         }
@@ -391,8 +420,7 @@ impl SecurityAssociation {
     }
 
     /// Finds the receive key of a protected (or BIP) MPDU.
-    fn rx_slot(&self, mpdu: &[u8]) -> Result<(KeyType, u8)> {
-        let hdr = Header::new_checked(mpdu)?;
+    fn rx_slot(&self, hdr: &Mpdu<'_>) -> Result<(KeyType, u8)> {
         let f = hdr.frame_control();
         let group = hdr.addr1().is_group();
         if f.is_mgmt() && group && !f.protected() {
@@ -425,8 +453,27 @@ impl SecurityAssociation {
     /// (reassembly lifetime, TKIP countermeasures, how long a retired PTK lasts).
     pub fn unprotect(&mut self, now_ns: u64, mpdu: &[u8]) -> Result<RxOutcome> {
         self.rx_clock = self.rx_clock.max(now_ns);
-        match self.unprotect_current(now_ns, mpdu) {
-            Err(e @ (Error::MicFailure | Error::Replay)) => self.unprotect_retired(mpdu).unwrap_or(Err(e)),
+        let m = Mpdu::new_checked(mpdu)?;
+        let mut out = Vec::new();
+        Ok(match self.unprotect_into(now_ns, &m, &mut out)? {
+            Some(info) => RxOutcome::Frame { mpdu: out, info },
+            None => RxOutcome::FragmentHeld,
+        })
+    }
+
+    /// Moves the receive clock to `now_ns` (a frame arrived, even one refused before it
+    /// reached the association).
+    pub fn observe_clock(&mut self, now_ns: u64) {
+        self.rx_clock = self.rx_clock.max(now_ns);
+    }
+
+    /// [`Self::unprotect`] of an MPDU whose header was checked once, into the caller's
+    /// buffer: `Some(info)` when `out` holds the whole plaintext MPDU (reassembled if it
+    /// came in fragments), `None` when a fragment was accepted and is held.
+    pub fn unprotect_into(&mut self, now_ns: u64, m: &Mpdu<'_>, out: &mut Vec<u8>) -> Result<Option<RxInfo>> {
+        self.rx_clock = self.rx_clock.max(now_ns);
+        match self.unprotect_current(now_ns, m, out) {
+            Err(e @ (Error::MicFailure | Error::Replay)) => self.unprotect_retired(m, out).unwrap_or(Err(e)),
             r => r,
         }
     }
@@ -445,45 +492,44 @@ impl SecurityAssociation {
     /// does not open the frame either (the caller keeps the first error). The MIC is
     /// checked before the replay counter here, so that a replay of an old-key frame is
     /// reported as a replay, not as the new key's MIC failure.
-    fn unprotect_retired(&mut self, mpdu: &[u8]) -> Option<Result<RxOutcome>> {
-        if Reassembler::is_fragment(mpdu) {
+    fn unprotect_retired(&mut self, m: &Mpdu<'_>, out: &mut Vec<u8>) -> Option<Result<Option<RxInfo>>> {
+        if m.is_fragment() {
             return None;
         }
-        let (kt, id) = self.rx_slot(mpdu).ok()?;
+        let (kt, id) = self.rx_slot(m).ok()?;
         if !self.retired_for(kt, id) || matches!(self.slot(kt, id).map(|s| &s.key), Some(Key::Tkip(_))) {
             return None;
         }
         let r = self.retired.as_mut()?;
         let pn = match &r.slot.key {
-            Key::Ccmp(c) => mpdu::peek(mpdu, c.opts).ok()?.pn,
-            Key::Gcmp(g) => mpdu::peek(mpdu, g.opts).ok()?.pn,
-            Key::Eccmp(e) => mpdu::peek(mpdu, e.opts).ok()?.pn,
+            Key::Ccmp(c) => mpdu::peek_parsed(m, c.opts).ok()?.pn,
+            Key::Gcmp(g) => mpdu::peek_parsed(m, g.opts).ok()?.pn,
+            Key::Eccmp(e) => mpdu::peek_parsed(m, e.opts).ok()?.pn,
             _ => return None,
         };
-        let replay_slot = ReplayCounters::slot(&Header::new_checked(mpdu).ok()?);
-        let mut out = Vec::new();
-        let info = r.slot.key.as_protection().decapsulate(mpdu, &mut out).ok()?;
+        let replay_slot = ReplayCounters::slot_of(m);
+        let info = open(&r.slot.key, m, out).ok()?;
         debug_assert_eq!(info.pn, pn);
         if let Err(e) = r.slot.rx.check(replay_slot, pn) {
             return Some(Err(e));
         }
         r.slot.rx.accept(replay_slot, pn);
         self.rx_retired += 1;
-        Some(Ok(RxOutcome::Frame { mpdu: out, info }))
+        Some(Ok(Some(info)))
     }
 
-    fn unprotect_current(&mut self, now_ns: u64, mpdu: &[u8]) -> Result<RxOutcome> {
-        let (kt, id) = self.rx_slot(mpdu)?;
+    fn unprotect_current(&mut self, now_ns: u64, m: &Mpdu<'_>, out: &mut Vec<u8>) -> Result<Option<RxInfo>> {
+        let (kt, id) = self.rx_slot(m)?;
         let dir = self.michael_rx(kt != KeyType::Pairwise);
-        let is_frag = Reassembler::is_fragment(mpdu);
+        let is_frag = m.is_fragment();
         let slot = self.table(kt, id)?.as_ref().ok_or(Error::UnknownKeyId(id))?;
-        let hdr = Header::new_checked(mpdu)?;
-        let replay_slot = ReplayCounters::slot(&hdr);
+        let replay_slot = ReplayCounters::slot_of(m);
+        let mpdu = m.bytes();
         // Replay pre-check on the cleartext PN, so replays never count as MIC failures.
         let peeked = match &slot.key {
-            Key::Ccmp(c) => Some(mpdu::peek(mpdu, c.opts)?.pn),
-            Key::Gcmp(g) => Some(mpdu::peek(mpdu, g.opts)?.pn),
-            Key::Eccmp(e) => Some(mpdu::peek(mpdu, e.opts)?.pn),
+            Key::Ccmp(c) => Some(mpdu::peek_parsed(m, c.opts)?.pn),
+            Key::Gcmp(g) => Some(mpdu::peek_parsed(m, g.opts)?.pn),
+            Key::Eccmp(e) => Some(mpdu::peek_parsed(m, e.opts)?.pn),
             Key::Tkip(_) => Some(TkipKey::peek(mpdu)?.pn),
             Key::Wep(_) | Key::Bip(_) => None,
         };
@@ -491,51 +537,48 @@ impl SecurityAssociation {
             slot.rx.check(replay_slot, pn)?;
         }
         let tag = slot.tag;
-        let mut out = Vec::new();
         let info = match (&slot.key, is_frag) {
-            (Key::Tkip(k), true) => k.decapsulate_fragment_into(mpdu, &mut out)?,
-            (Key::Tkip(k), false) => match k.decapsulate_dir(mpdu, dir, &mut out) {
+            (Key::Tkip(k), true) => k.decapsulate_fragment_into(mpdu, out)?,
+            (Key::Tkip(k), false) => match k.decapsulate_dir(mpdu, dir, out) {
                 Err(Error::MicFailure) => return Err(self.tkip_mic_failure(now_ns)),
                 r => r?,
             },
-            (k, _) => k.as_protection().decapsulate(mpdu, &mut out)?,
+            (k, _) => open(k, m, out)?,
         };
         if let Key::Bip(_) = slot.key {
             slot.rx.check(replay_slot, info.pn)?;
         }
         let is_tkip = matches!(slot.key, Key::Tkip(_));
-        let whole = if is_frag {
+        if is_frag {
             let meta = FragMeta { pn: Some(info.pn), consecutive_pn: !is_tkip, key_tag: tag };
             let meta = if matches!(slot.key, Key::Wep(_)) { FragMeta { pn: None, consecutive_pn: false, ..meta } } else { meta };
-            match self.defrag.push(now_ns, &out, meta)? {
+            match self.defrag.push_parsed(now_ns, m, out, meta)? {
                 None => {
                     if !is_tkip {
                         // Each CCMP/GCMP/WEP fragment verified on its own: its PN is spent.
                         self.accept(kt, id, replay_slot, info.pn);
                     }
-                    return Ok(RxOutcome::FragmentHeld);
+                    return Ok(None);
                 }
-                Some(mut m) if is_tkip => {
-                    let h = Header::new_checked(&m[..])?;
+                Some(mut whole) if is_tkip => {
+                    let h = Header::new_checked(&whole[..])?;
                     let (da, sa) = (h.da().ok_or(Error::Truncated)?, h.sa().ok_or(Error::Truncated)?);
                     let prio = h.qos_control().map(|q| q.tid()).unwrap_or(0);
                     let hl = h.header_len();
                     let slot = self.table(kt, id)?.as_ref().ok_or(Error::UnknownKeyId(id))?;
                     let Key::Tkip(k) = &slot.key else { unreachable!("is_tkip") };
-                    match k.verify_msdu_mic(da.as_bytes(), sa.as_bytes(), prio, &m[hl..], dir) {
-                        Ok(n) => m.truncate(hl + n),
+                    match k.verify_msdu_mic(da.as_bytes(), sa.as_bytes(), prio, &whole[hl..], dir) {
+                        Ok(n) => whole.truncate(hl + n),
                         Err(Error::MicFailure) => return Err(self.tkip_mic_failure(now_ns)),
                         Err(e) => return Err(e),
                     }
-                    m
+                    *out = whole;
                 }
-                Some(m) => m,
+                Some(whole) => *out = whole,
             }
-        } else {
-            out
-        };
+        }
         self.accept(kt, id, replay_slot, info.pn);
-        Ok(RxOutcome::Frame { mpdu: whole, info })
+        Ok(Some(info))
     }
 
     fn accept(&mut self, kt: KeyType, id: u8, replay_slot: usize, pn: Pn) {
@@ -555,6 +598,17 @@ impl SecurityAssociation {
     /// Partial MSDUs held by the reassembler.
     pub fn fragments_pending(&self) -> usize {
         self.defrag.pending()
+    }
+}
+
+/// Decapsulates `m` under `key` into `out`: the AEAD suites from the checked header, the
+/// others from the octets.
+fn open(key: &Key, m: &Mpdu<'_>, out: &mut Vec<u8>) -> Result<RxInfo> {
+    match key {
+        Key::Ccmp(c) => c.decapsulate_parsed(m, out),
+        Key::Gcmp(g) => g.decapsulate_parsed(m, out),
+        Key::Eccmp(e) => e.decapsulate_parsed(m, out),
+        k => k.as_protection().decapsulate(m.bytes(), out),
     }
 }
 

@@ -29,7 +29,7 @@ use super::card::{self, CardModel, Offload};
 use super::engine::{Engine, EngineStats, Opened, Parallel, TxJob};
 use super::{Counters, Output};
 use crate::error::Result;
-use crate::wire::mac::{FrameControl, Header, MacAddr};
+use crate::wire::mac::{FrameControl, MacAddr, Mpdu};
 use std::collections::VecDeque;
 
 /// Where a delayed frame goes when the card is done with it.
@@ -68,9 +68,12 @@ fn emit(delayed: &mut VecDeque<Delayed>, now: u64, at: u64, what: Release, out: 
 }
 
 /// One MPDU from the medium with its MAC header parsed and checked once; the cores take
-/// what they need from here instead of parsing the header again.
+/// what they need from here, and hand `hdr` down (the engine, the security association,
+/// the cipher, the MSDU and management frame parsers) instead of parsing the header again.
 pub(crate) struct RxFrame<'a> {
     pub mpdu: &'a [u8],
+    /// The checked header.
+    pub hdr: Mpdu<'a>,
     pub fc: FrameControl,
     /// Address 1 (the receiver).
     pub ra: MacAddr,
@@ -83,8 +86,8 @@ pub(crate) struct RxFrame<'a> {
 impl<'a> RxFrame<'a> {
     /// `None` when the MPDU is shorter than the header its Frame Control announces.
     fn parse(mpdu: &'a [u8]) -> Option<RxFrame<'a>> {
-        let h = Header::new_checked(mpdu).ok()?;
-        Some(RxFrame { mpdu, fc: h.frame_control(), ra: h.addr1(), ta: h.addr2(), opened: None })
+        let h = Mpdu::new_checked(mpdu).ok()?;
+        Some(RxFrame { mpdu, hdr: h, fc: h.frame_control(), ra: h.addr1(), ta: h.addr2(), opened: None })
     }
 }
 
@@ -189,14 +192,19 @@ impl Datapath {
             self.queued_now = self.queued_now.max(now);
             return true;
         }
-        match self.engine.protect(peer.as_ref(), &mpdu) {
-            Ok(p) => {
-                let at = self.card.serve(now, mpdu.len());
+        let mut p = self.engine.take_buf();
+        let r = self.engine.protect_into(peer.as_ref(), &mpdu, &mut p);
+        let len = mpdu.len();
+        self.engine.recycle(mpdu);
+        match r {
+            Ok(()) => {
+                let at = self.card.serve(now, len);
                 counters.tx_air += 1;
                 emit(&mut self.delayed, now, at, Release::Air(p), out);
                 true
             }
             Err(_) => {
+                self.engine.recycle(p);
                 counters.drop("protect failed");
                 false
             }
@@ -227,24 +235,30 @@ impl Datapath {
     }
 
     /// Checks and removes the protection of a received data MPDU from `peer`
-    /// ([`Engine::unprotect_opened`], with the result of opening it ahead if the batch
-    /// did). With the card model, what the core produces after it waits for the card's
-    /// service time. `None`: a fragment, held until its MSDU is whole.
-    pub fn unprotect_data(&mut self, now: u64, peer: &MacAddr, mpdu: &[u8], opened: Option<Opened>) -> Result<Option<Vec<u8>>> {
-        let plain = self.engine.unprotect_opened(now, peer, mpdu, opened)?;
-        let at = self.card.serve(now, mpdu.len());
+    /// ([`Engine::unprotect_parsed`], with the result of opening it ahead if the batch
+    /// did), its header as [`RxFrame`] checked it. With the card model, what the core
+    /// produces after it waits for the card's service time. `None`: a fragment, held until
+    /// its MSDU is whole. The plaintext's buffer goes back with [`Datapath::recycle`].
+    pub fn unprotect_data(&mut self, now: u64, peer: &MacAddr, hdr: &Mpdu<'_>, opened: Option<Opened>) -> Result<Option<Vec<u8>>> {
+        let plain = self.engine.unprotect_parsed(now, peer, hdr, opened)?;
+        let at = self.card.serve(now, hdr.len());
         if plain.is_some() && at > now {
             self.delayed.push_back(Delayed { at, what: Release::Hold });
         }
         Ok(plain)
     }
 
-    /// Checks and removes the protection of a received management MPDU from `peer` (the
-    /// card serves it; nothing waits for it).
-    pub fn unprotect(&mut self, now: u64, peer: &MacAddr, mpdu: &[u8]) -> Result<Option<Vec<u8>>> {
-        let plain = self.engine.unprotect(now, peer, mpdu)?;
-        self.card.serve(now, mpdu.len());
+    /// Checks and removes the protection of a received management MPDU from `peer`, its
+    /// header as [`RxFrame`] checked it (the card serves it; nothing waits for it).
+    pub fn unprotect(&mut self, now: u64, peer: &MacAddr, hdr: &Mpdu<'_>) -> Result<Option<Vec<u8>>> {
+        let plain = self.engine.unprotect_parsed(now, peer, hdr, None)?;
+        self.card.serve(now, hdr.len());
         Ok(plain)
+    }
+
+    /// Gives a frame buffer (a plaintext the core is done with) back to the engine's pool.
+    pub fn recycle(&mut self, buf: Vec<u8>) {
+        self.engine.recycle(buf);
     }
 
     /// Releases the delayed frames whose time has come, in order.
@@ -268,21 +282,21 @@ impl Datapath {
 
     /// Opens the protected data frames of a received batch ahead of their turn (each
     /// under its transmitter's key), and puts each result on its frame.
-    fn open_ahead(&self, frames: &mut [Option<RxFrame<'_>>]) {
+    fn open_ahead(&mut self, frames: &mut [Option<RxFrame<'_>>]) {
         let mut idx = Vec::new();
         let mut todo = Vec::new();
         for (i, f) in frames.iter().enumerate() {
-            if let Some(RxFrame { mpdu, fc, ta: Some(ta), .. }) = f {
+            if let Some(RxFrame { hdr, fc, ta: Some(ta), .. }) = f {
                 if fc.is_data() && fc.protected() {
                     idx.push(i);
-                    todo.push((*ta, *mpdu));
+                    todo.push((*ta, Some(*hdr)));
                 }
             }
         }
         if todo.is_empty() {
             return;
         }
-        for (i, o) in idx.into_iter().zip(self.engine.open_ahead(&todo)) {
+        for (i, o) in idx.into_iter().zip(self.engine.open_ahead_parsed(&todo)) {
             if let Some(f) = &mut frames[i] {
                 f.opened = o;
             }
@@ -359,4 +373,102 @@ pub(crate) fn host_batch<'a, C: Core>(
     }
     let (dp, counters) = core.datapath_mut();
     dp.end_batch(now, counters, out);
+}
+
+/// The MAC header checks along one frame's path through the AP core, counted
+/// ([`crate::wire::mac::parse_count`], test builds only).
+#[cfg(test)]
+mod tests {
+    use crate::cipher::CipherSuite;
+    use crate::node::ap::{AccessPoint, ApConfig};
+    use crate::node::sta::{StaConfig, Station};
+    use crate::node::{frames, Output, Security};
+    use crate::rsn::akm::Akm;
+    use crate::wire::mac::{parse_count, MacAddr};
+    use crate::wire::EtherType;
+
+    const BSSID: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x01]);
+    const STA1: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x11]);
+    const STA2: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x22]);
+    const MS: u64 = 1_000_000;
+
+    fn rsn() -> Security {
+        Security::Rsn {
+            akms: vec![Akm::Psk],
+            pairwise: vec![CipherSuite::Ccmp128],
+            groups: vec![CipherSuite::Ccmp128],
+            pmk: zeroize::Zeroizing::new(vec![0x5a; 32]),
+        }
+    }
+
+    /// An AP with two stations whose 4-way handshakes are done, and the time.
+    fn network() -> (AccessPoint, Vec<Station>, u64) {
+        let mut now = 1_000 * MS;
+        let mut ap = AccessPoint::new(ApConfig::new(BSSID, b"wsec-count", rsn()), now, crate::rng::seeded(1)).unwrap();
+        let mut stas: Vec<Station> = [(STA1, 2), (STA2, 3)]
+            .into_iter()
+            .map(|(a, seed)| Station::new(StaConfig::new(a, b"wsec-count", rsn()), now, crate::rng::seeded(seed)).unwrap())
+            .collect();
+        let mut out = Output::default();
+        for _ in 0..5_000 {
+            if stas.iter().all(|s| s.is_established()) {
+                return (ap, stas, now);
+            }
+            now += MS;
+            let mut air = std::collections::VecDeque::new();
+            ap.handle_timeout(now, &mut out);
+            air.extend(out.air.drain(..));
+            for s in stas.iter_mut() {
+                s.handle_timeout(now, &mut out);
+                air.extend(out.air.drain(..));
+            }
+            // A lossless medium: every frame reaches every node, and what they answer goes
+            // out in the same millisecond.
+            let mut budget = 1_000;
+            while let Some(f) = air.pop_front() {
+                budget -= 1;
+                assert!(budget > 0, "the nodes keep answering each other");
+                ap.handle_air(now, &f, &mut out);
+                air.extend(out.air.drain(..));
+                for s in stas.iter_mut() {
+                    s.handle_air(now, &f, &mut out);
+                    air.extend(out.air.drain(..));
+                }
+                out.clear();
+            }
+        }
+        panic!("the stations did not establish");
+    }
+
+    /// Header checks (MAC header decoded and checked against its Frame Control) while the
+    /// AP takes one frame from the medium; and what it sent.
+    fn checks(ap: &mut AccessPoint, now: u64, f: &[u8]) -> (usize, Output) {
+        let mut out = Output::default();
+        let before = parse_count::get();
+        ap.handle_air(now, f, &mut out);
+        (parse_count::get() - before, out)
+    }
+
+    #[test]
+    fn relayed_ccmp_frame_and_management_frame_checked_once() {
+        let (mut ap, mut stas, now) = network();
+        let mut out = Output::default();
+        let eth = frames::ethernet(&STA2, &STA1, EtherType::IPV4, &[0x45; 100]);
+        stas[0].handle_host(now, &eth, &mut out);
+        let up = out.air.pop().expect("station 1 sends");
+        let (n, sent) = checks(&mut ap, now, &up);
+        assert_eq!(sent.air.len(), 1, "the AP relays the frame");
+        // The received frame once (the data path), the relayed frame once (before it is
+        // protected).
+        assert_eq!(n, 2, "header checks for one relayed CCMP frame");
+        // The relayed frame opens at station 2.
+        let mut o2 = Output::default();
+        stas[1].handle_air(now, &sent.air[0], &mut o2);
+        assert_eq!(o2.host, vec![eth]);
+
+        let probe = frames::probe_req(&STA1, b"wsec-count", 7);
+        let (n, sent) = checks(&mut ap, now, &probe);
+        assert_eq!(sent.air.len(), 1, "the AP answers the Probe Request");
+        assert_eq!(n, 1, "header checks for one management frame");
+    }
 }

@@ -23,7 +23,7 @@ use crate::cipher::RxInfo;
 use crate::cipher::{new_protection, AadOptions, Algorithm, CipherSuite, Pn};
 use crate::error::{Error, Result};
 use crate::link::sa::{KeyType, Role, RxOutcome, RxSlot, SecurityAssociation};
-use crate::wire::mac::MacAddr;
+use crate::wire::mac::{MacAddr, Mpdu};
 use std::collections::HashMap;
 use zeroize::Zeroizing;
 
@@ -58,6 +58,8 @@ pub struct Engine {
     wep_iv: u32,
     pub stats: EngineStats,
     scratch: Vec<u8>,
+    /// Frame buffers to reuse (see [`Engine::take_buf`]), at most [`POOL_MAX`].
+    bufs: Vec<Vec<u8>>,
     /// The crypto threads (None: the calling thread only).
     pool: Option<Box<dyn Parallel>>,
 }
@@ -87,6 +89,11 @@ pub trait Parallel: Send {
 /// takes eight at a time).
 const MIN_PER_THREAD: usize = 8;
 
+/// Buffers the engine keeps for reuse.
+const POOL_MAX: usize = 256;
+/// A buffer bigger than this (a reassembled MSDU) is not kept.
+const POOL_BUF_MAX: usize = 4096;
+
 impl Engine {
     pub fn new(role: Role) -> Engine {
         Engine {
@@ -98,6 +105,7 @@ impl Engine {
             wep_iv: 0,
             stats: EngineStats::default(),
             scratch: Vec::new(),
+            bufs: Vec::new(),
             pool: None,
         }
     }
@@ -221,19 +229,41 @@ impl Engine {
         self.peers.len()
     }
 
+    /// An empty buffer for a frame: one given back by [`Engine::recycle`] if there is one.
+    pub fn take_buf(&mut self) -> Vec<u8> {
+        self.bufs.pop().unwrap_or_default()
+    }
+
+    /// Gives a frame buffer back for reuse (emptied; dropped when the pool is full or the
+    /// buffer large).
+    pub fn recycle(&mut self, mut buf: Vec<u8>) {
+        if self.bufs.len() < POOL_MAX && buf.capacity() <= POOL_BUF_MAX {
+            buf.clear();
+            self.bufs.push(buf);
+        }
+    }
+
     /// Protects one plaintext MPDU: with `peer`'s pairwise key when it has one, else with
     /// the group (GTK or WEP default) key.
     pub fn protect(&mut self, peer: Option<&MacAddr>, mpdu: &[u8]) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(mpdu.len() + 24);
+        self.protect_into(peer, mpdu, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Engine::protect`] into the caller's buffer `out` (cleared first; on error its
+    /// content is unspecified).
+    pub fn protect_into(&mut self, peer: Option<&MacAddr>, mpdu: &[u8], out: &mut Vec<u8>) -> Result<()> {
+        let m = Mpdu::new_checked(mpdu)?;
         let use_peer = peer.is_some_and(|p| self.peers.get_mut(p).is_some_and(|sa| sa.tx_pn(KeyType::Pairwise).is_some()));
         let sa = match peer {
             Some(p) if use_peer => self.peers.get_mut(p).expect("checked"),
             _ => &mut self.group,
         };
-        sa.protect(mpdu, &mut out)?;
+        sa.protect_parsed(&m, out)?;
         self.stats.protected += 1;
         self.stats.octets += mpdu.len() as u64;
-        Ok(out)
+        Ok(())
     }
 
     /// Protects a batch of frames. Each job's result is what [`Engine::protect`] would
@@ -283,7 +313,8 @@ impl Engine {
                 };
                 match sa.and_then(|sa| sa.ccmp_key(kt, id)) {
                     Some(key) => {
-                        items.push(TxItem { key, mpdu: &jobs[i].mpdu, pn, key_id: id, out: Vec::new(), status: Ok(()) });
+                        let out = self.bufs.pop().unwrap_or_default();
+                        items.push(TxItem { key, mpdu: &jobs[i].mpdu, pn, key_id: id, out, status: Ok(()) });
                         idx.push(i);
                     }
                     None => missing.push(i), // cannot happen: the PN came from this slot
@@ -299,12 +330,16 @@ impl Engine {
             let len = jobs[i].mpdu.len();
             match st {
                 Ok(()) => {
-                    jobs[i].mpdu = out;
+                    let plain = std::mem::replace(&mut jobs[i].mpdu, out);
+                    self.recycle(plain);
                     jobs[i].result = Ok(());
                     self.stats.protected += 1;
                     self.stats.octets += len as u64;
                 }
-                Err(e) => jobs[i].result = Err(e),
+                Err(e) => {
+                    self.recycle(out);
+                    jobs[i].result = Err(e);
+                }
             }
         }
     }
@@ -323,21 +358,46 @@ impl Engine {
     /// since it was opened (a rekey inside the batch), or it was opened under another
     /// peer's key, it takes the normal path.
     pub fn unprotect_opened(&mut self, now: u64, peer: &MacAddr, mpdu: &[u8], opened: Option<Opened>) -> Result<Option<Vec<u8>>> {
+        match Mpdu::new_checked(mpdu) {
+            Ok(m) => self.unprotect_parsed(now, peer, &m, opened),
+            // The association still sees the frame (its receive clock moves).
+            Err(e) => {
+                self.peers.get_mut(peer).unwrap_or(&mut self.group).observe_clock(now);
+                Err(e)
+            }
+        }
+    }
+
+    /// [`Engine::unprotect_opened`] of an MPDU whose header was checked once. The plaintext
+    /// is in a buffer of the engine's pool: give it back with [`Engine::recycle`] when done.
+    pub fn unprotect_parsed(&mut self, now: u64, peer: &MacAddr, m: &Mpdu<'_>, opened: Option<Opened>) -> Result<Option<Vec<u8>>> {
         let sa = match self.peers.get_mut(peer) {
             Some(sa) => sa,
             None => &mut self.group,
         };
-        let done = opened.filter(|o| o.peer == *peer).and_then(|o| sa.unprotect_opened(now, mpdu, o.slot, o.result, o.out));
-        let r = match done {
-            Some(r) => r?,
-            None => sa.unprotect(now, mpdu)?,
+        let done = opened.filter(|o| o.peer == *peer).and_then(|o| sa.unprotect_opened_parsed(now, m, o.slot, o.result, o.out));
+        let plain = match done {
+            Some(Ok(RxOutcome::Frame { mpdu, .. })) => Some(mpdu),
+            Some(Ok(RxOutcome::FragmentHeld)) => None,
+            Some(Err(e)) => return Err(e),
+            None => {
+                let mut out = self.bufs.pop().unwrap_or_default();
+                match sa.unprotect_into(now, m, &mut out) {
+                    Ok(Some(_)) => Some(out),
+                    Ok(None) => {
+                        self.recycle(out);
+                        None
+                    }
+                    Err(e) => {
+                        self.recycle(out);
+                        return Err(e);
+                    }
+                }
+            }
         };
         self.stats.unprotected += 1;
-        self.stats.octets += mpdu.len() as u64;
-        Ok(match r {
-            RxOutcome::Frame { mpdu, .. } => Some(mpdu),
-            RxOutcome::FragmentHeld => None,
-        })
+        self.stats.octets += m.len() as u64;
+        Ok(plain)
     }
 
     /// Opens the CCMP frames of a received batch ahead of their turn, on the engine's
@@ -346,15 +406,29 @@ impl Engine {
     /// goes with that frame to [`Engine::unprotect_opened`] in its turn. Frames that are
     /// not whole CCMP MPDUs under a known key get `None`.
     pub fn open_ahead(&self, frames: &[(MacAddr, &[u8])]) -> Vec<Option<Opened>> {
+        let parsed: Vec<(MacAddr, Option<Mpdu<'_>>)> = frames.iter().map(|(p, m)| (*p, Mpdu::new_checked(m).ok())).collect();
+        self.open_ahead_with(&parsed, Vec::new)
+    }
+
+    /// [`Engine::open_ahead`] of MPDUs whose headers were checked once, the plaintexts in
+    /// buffers of the engine's pool.
+    pub fn open_ahead_parsed(&mut self, frames: &[(MacAddr, Option<Mpdu<'_>>)]) -> Vec<Option<Opened>> {
+        let mut bufs = std::mem::take(&mut self.bufs);
+        let r = self.open_ahead_with(frames, || bufs.pop().unwrap_or_default());
+        self.bufs = bufs;
+        r
+    }
+
+    fn open_ahead_with(&self, frames: &[(MacAddr, Option<Mpdu<'_>>)], mut buf: impl FnMut() -> Vec<u8>) -> Vec<Option<Opened>> {
         use crate::cipher::ccmp::{decapsulate_batch, RxItem};
         let mut items: Vec<RxItem> = Vec::with_capacity(frames.len());
         let mut plan: Vec<Option<(usize, RxSlot)>> = Vec::with_capacity(frames.len());
         for (peer, m) in frames {
             let sa = self.peers.get(peer).unwrap_or(&self.group);
-            match sa.rx_ccmp_key(m) {
-                Some((slot, key)) => {
+            match m.as_ref().and_then(|m| sa.rx_ccmp_key_parsed(m).map(|k| (m.bytes(), k))) {
+                Some((m, (slot, key))) => {
                     plan.push(Some((items.len(), slot)));
-                    items.push(RxItem { key, mpdu: m, out: Vec::new(), result: Err(Error::Truncated) });
+                    items.push(RxItem { key, mpdu: m, out: buf(), result: Err(Error::Truncated) });
                 }
                 None => plan.push(None),
             }
@@ -378,18 +452,18 @@ impl Engine {
         let mut idx = Vec::with_capacity(mpdus.len());
         let mut frames = Vec::with_capacity(mpdus.len());
         for (i, m) in mpdus.iter().enumerate() {
-            let Ok(h) = crate::wire::mac::Header::new_checked(*m) else { continue };
+            let Ok(h) = Mpdu::new_checked(m) else { continue };
             let f = h.frame_control();
             if let (true, true, Some(ta)) = (f.is_data(), f.protected(), h.addr2()) {
                 idx.push(i);
-                frames.push((ta, *m));
+                frames.push((ta, Some(h)));
             }
         }
         let mut res: Vec<Option<Opened>> = (0..mpdus.len()).map(|_| None).collect();
         if frames.is_empty() {
             return res;
         }
-        for (i, o) in idx.into_iter().zip(self.open_ahead(&frames)) {
+        for (i, o) in idx.into_iter().zip(self.open_ahead_with(&frames, Vec::new)) {
             res[i] = o;
         }
         res

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::wire::element::{self, id as eid, TimeoutIntervalRepr};
 use crate::wire::ethernet::{EtherType, EthernetFrame, EthernetRepr};
 use crate::wire::llc::{Snap, SnapRepr, OUI_BRIDGE_TUNNEL, OUI_RFC1042};
-use crate::wire::mac::{fc, FrameControl, FrameType, Header, HeaderRepr, MacAddr, SeqControl};
+use crate::wire::mac::{fc, FrameControl, FrameType, Header, HeaderRepr, MacAddr, Mpdu, SeqControl};
 use crate::wire::mgmt::{
     self, ActionCategory, AssocRequestRepr, AssocResponseRepr, AuthAlgorithm, AuthRepr, BeaconRepr, BodyRepr, Capability, DeauthRepr,
     MgmtRepr, ProbeRequestRepr, ReasonCode, SaQueryRepr, StatusCode,
@@ -37,7 +37,12 @@ impl SeqNum {
 
 /// Whether a whole (plaintext or BIP) management MPDU is a robust management frame.
 pub fn is_robust(mpdu: &[u8]) -> bool {
-    mgmt::Frame::new_checked(mpdu).is_ok_and(|f| f.is_robust())
+    Mpdu::new_checked(mpdu).is_ok_and(|m| is_robust_mpdu(&m))
+}
+
+/// [`is_robust`] of an MPDU whose header was checked once.
+pub fn is_robust_mpdu(m: &Mpdu<'_>) -> bool {
+    mgmt::Frame::from_mpdu(m).is_ok_and(|f| f.is_robust())
 }
 
 /// A management frame with sequence number `seq`: every body here fits an MPDU, so the
@@ -180,7 +185,13 @@ fn owe_dh(ies: &[u8]) -> Result<Option<&[u8]>> {
 /// Parses an unprotected management frame (the Authentication frame 3 of shared-key
 /// authentication and protected robust frames arrive decrypted by the caller).
 pub fn parse_mgmt(mpdu: &[u8]) -> Result<Mgmt<'_>> {
-    let m = MgmtRepr::parse(mpdu)?;
+    parse_mgmt_mpdu(&Mpdu::new_checked(mpdu)?)
+}
+
+/// [`parse_mgmt`] of an MPDU whose header was checked once: its typed repr
+/// ([`MgmtRepr::parse_mpdu`]) read into a [`Mgmt`].
+pub fn parse_mgmt_mpdu<'a>(hdr: &Mpdu<'a>) -> Result<Mgmt<'a>> {
+    let m = MgmtRepr::parse_mpdu(hdr)?;
     Ok(match m.body {
         BodyRepr::Beacon(b) => Mgmt::Beacon(bss_info(m.bssid, &b)?),
         BodyRepr::ProbeResponse(b) => Mgmt::ProbeResp(bss_info(m.bssid, &b)?),
@@ -247,7 +258,12 @@ pub fn assoc_resp(sta: &MacAddr, bssid: &MacAddr, seq: u16, capability: Capabili
 /// The association comeback time of an Association Response with status 30 (the
 /// Timeout Interval element of type 3, 9.4.2.48), in TUs.
 pub fn assoc_comeback_tu(mpdu: &[u8]) -> Option<u32> {
-    let (BodyRepr::AssocResponse(r) | BodyRepr::ReassocResponse(r)) = MgmtRepr::parse(mpdu).ok()?.body else { return None };
+    assoc_comeback_tu_mpdu(&Mpdu::new_checked(mpdu).ok()?)
+}
+
+/// [`assoc_comeback_tu`] of an MPDU whose header was checked once.
+pub fn assoc_comeback_tu_mpdu(m: &Mpdu<'_>) -> Option<u32> {
+    let (BodyRepr::AssocResponse(r) | BodyRepr::ReassocResponse(r)) = MgmtRepr::parse_mpdu(m).ok()?.body else { return None };
     let e = element::find(r.elements, eid::TIMEOUT_INTERVAL).ok()??;
     TimeoutIntervalRepr::parse(e.body).ok().filter(|t| t.kind == element::timeout_type::ASSOCIATION_COMEBACK).map(|t| t.value)
 }
@@ -304,8 +320,9 @@ pub fn data(dir: Dir, bssid: &MacAddr, da: &MacAddr, sa: &MacAddr, seq: u16, eth
         Dir::ToAp => data_header(dir, 0, bssid, sa, da, seq),
         Dir::FromAp => data_header(dir, 0, da, bssid, sa, seq),
     };
-    let mut v = vec![0u8; 24 + SnapRepr::LEN];
-    v.reserve(payload.len() + 24);
+    // Room for the security header and MIC the frame gets when protected (at most 24).
+    let mut v = Vec::with_capacity(24 + SnapRepr::LEN + payload.len() + 24);
+    v.resize(24 + SnapRepr::LEN, 0);
     // A 24-octet non-QoS header and an 8-octet SNAP header: both emits fit their buffers.
     let _ = h.emit(&mut Header::new_unchecked(&mut v[..24]));
     let _ = SnapRepr { oui: OUI_RFC1042, ethertype }.emit(&mut v[24..]);
@@ -329,7 +346,18 @@ pub struct Msdu<'a> {
 
 /// The MSDU of a plaintext data frame with an RFC 1042 or 802.1H LLC/SNAP header.
 pub fn msdu(mpdu: &[u8]) -> Result<Msdu<'_>> {
-    let h = Header::new_checked(mpdu)?;
+    msdu_of(&Mpdu::new_checked(mpdu)?, mpdu)
+}
+
+/// [`msdu`] of `plain`, a plaintext data MPDU whose header is the received MPDU's `hdr`
+/// (checked once on receive; decryption and reassembly change neither the addresses, the
+/// QoS Control field nor the header length).
+pub fn msdu_of<'a>(hdr: &Mpdu<'_>, plain: &'a [u8]) -> Result<Msdu<'a>> {
+    if plain.len() < hdr.header_len() {
+        return Err(Error::Truncated);
+    }
+    let mpdu = plain;
+    let h = hdr.header();
     let fc = h.frame_control();
     if !fc.has_data_body() {
         return Err(Error::Malformed("no frame body"));
@@ -338,7 +366,7 @@ pub fn msdu(mpdu: &[u8]) -> Result<Msdu<'_>> {
         return Err(Error::Unsupported("four-address data frame"));
     }
     let (da, sa) = (h.da().ok_or(Error::Truncated)?, h.sa().ok_or(Error::Truncated)?);
-    let snap = Snap::new_checked(&mpdu[h.header_len()..])?;
+    let snap = Snap::new_checked(&mpdu[hdr.header_len()..])?;
     if snap.oui() != OUI_RFC1042 && snap.oui() != OUI_BRIDGE_TUNNEL {
         return Err(Error::Malformed("not an LLC/SNAP MSDU"));
     }

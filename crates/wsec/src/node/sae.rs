@@ -4,7 +4,7 @@
 //! bit (9.4.2.241). The protocol itself is [`crate::rsn::sae`].
 
 use crate::rsn::sae::{Credentials, Group, PweMethod, SaeConfig};
-use crate::wire::mac::MacAddr;
+use crate::wire::mac::{mgmt_subtype, MacAddr, Mpdu};
 use crate::wire::mgmt::{AuthAlgorithm, AuthRepr, StatusCode};
 use zeroize::Zeroizing;
 
@@ -94,23 +94,26 @@ pub fn auth_frame(da: &MacAddr, sa: &MacAddr, bssid: &MacAddr, seq: u16, transac
     f
 }
 
-/// (transaction, status, SAE body) of an unprotected Authentication frame of algorithm 3;
-/// `None` for any other frame. The body is bounded by the SAE parser's own limit.
+/// (transaction, status, SAE body) of an unprotected Authentication frame of algorithm 3
+/// (9.3.3.12, 12.4.7); `None` for any other frame. The body is bounded by the SAE parser's
+/// own limit.
 pub fn parse_auth_frame(mpdu: &[u8]) -> Option<(u16, u16, &[u8])> {
-    const HDR: usize = 24;
-    if mpdu.len() < HDR + AuthRepr::FIXED_LEN {
+    parse_auth_mpdu(&Mpdu::new_checked(mpdu).ok()?)
+}
+
+/// [`parse_auth_frame`] of an MPDU whose header was checked once: the Authentication body's
+/// fixed fields through [`AuthRepr`], the SAE fields after them.
+pub fn parse_auth_mpdu<'a>(m: &Mpdu<'a>) -> Option<(u16, u16, &'a [u8])> {
+    let f = m.frame_control();
+    if !f.is_mgmt() || f.subtype() != mgmt_subtype::AUTH || f.protected() {
         return None;
     }
-    // Management, subtype Authentication (0xb0), not protected.
-    if mpdu[0] != 0xb0 || mpdu[1] & 0x40 != 0 {
+    let body = m.payload();
+    if body.len() < AuthRepr::FIXED_LEN || u16::from_le_bytes([body[0], body[1]]) != crate::rsn::sae::AUTH_ALG_SAE {
         return None;
     }
-    let b = &mpdu[HDR..];
-    let alg = u16::from_le_bytes([b[0], b[1]]);
-    if alg != crate::rsn::sae::AUTH_ALG_SAE {
-        return None;
-    }
-    Some((u16::from_le_bytes([b[2], b[3]]), u16::from_le_bytes([b[4], b[5]]), &b[AuthRepr::FIXED_LEN..]))
+    let a = AuthRepr::parse(body).ok()?;
+    Some((a.transaction, a.status.0, &body[AuthRepr::FIXED_LEN..]))
 }
 
 /// Node time (ns) in the SAE state machine's milliseconds.

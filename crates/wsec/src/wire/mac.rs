@@ -388,6 +388,8 @@ impl<T: AsRef<[u8]>> Header<T> {
     }
 
     pub fn check_len(&self) -> Result<()> {
+        #[cfg(test)]
+        parse_count::bump();
         let data = self.buffer.as_ref();
         if data.len() < 2 {
             return Err(Error::Truncated);
@@ -564,6 +566,126 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Header<T> {
     pub fn payload_mut(&mut self) -> &mut [u8] {
         let l = self.header_len();
         &mut self.buffer.as_mut()[l..]
+    }
+}
+
+/// A received (or to-be-protected) MPDU whose MAC header (9.2.3) was checked once: the
+/// buffer holds the whole header its Frame Control announces (current rules: Order in a
+/// QoS data or management frame announces HT Control, 9.2.4.1.10). It carries what every
+/// layer of the receive path reads (Frame Control, header length, Address 1 and 2, the QoS
+/// TID) so that defragmentation, the security association and the cipher take it from
+/// here instead of checking the header again; the other fields are read at fixed offsets
+/// without a new check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mpdu<'a> {
+    bytes: &'a [u8],
+    fc: FrameControl,
+    header_len: usize,
+    addr1: MacAddr,
+    addr2: Option<MacAddr>,
+    tid: u8,
+}
+
+impl<'a> Mpdu<'a> {
+    /// Checks the MAC header of `bytes` (Error::Truncated when shorter than the header its
+    /// Frame Control announces; Error::Unsupported for a header not defined here).
+    pub fn new_checked(bytes: &'a [u8]) -> Result<Mpdu<'a>> {
+        #[cfg(test)]
+        parse_count::bump();
+        if bytes.len() < 2 {
+            return Err(Error::Truncated);
+        }
+        let fc = FrameControl(u16::from_le_bytes([bytes[0], bytes[1]]));
+        let header_len = fc.header_len()?;
+        if bytes.len() < header_len {
+            return Err(Error::Truncated);
+        }
+        let h = Header::new_unchecked(bytes);
+        let tid = h.qos_control().map_or(0, |q| q.tid());
+        let addr2 = (header_len >= 16).then(|| h.addr(field::ADDR2));
+        Ok(Mpdu { bytes, fc, header_len, addr1: h.addr1(), addr2, tid })
+    }
+
+    /// The whole MPDU.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+    pub fn frame_control(&self) -> FrameControl {
+        self.fc
+    }
+    /// The header length under the current rules (see [`FrameControl::header_len`]).
+    pub fn header_len(&self) -> usize {
+        self.header_len
+    }
+    /// The header length for a pre-HT transmitter (at most [`Self::header_len`], so the
+    /// check covers it too).
+    pub fn header_len_for(&self, pre_ht: bool) -> usize {
+        if pre_ht && self.fc.is_qos_data() && self.fc.order() {
+            self.header_len - 4
+        } else {
+            self.header_len
+        }
+    }
+    /// The checked header as a [`Header`] view (no new check).
+    pub fn header(&self) -> Header<&'a [u8]> {
+        Header::new_unchecked(self.bytes)
+    }
+    /// Address 1 (the receiver).
+    pub fn addr1(&self) -> MacAddr {
+        self.addr1
+    }
+    /// Address 2 (the transmitter); absent in CTS/ACK.
+    pub fn addr2(&self) -> Option<MacAddr> {
+        self.addr2
+    }
+    pub fn seq_control(&self) -> Option<SeqControl> {
+        self.header().seq_control()
+    }
+    pub fn qos_control(&self) -> Option<QosControl> {
+        self.header().qos_control()
+    }
+    /// The TID of a QoS data frame, else 0.
+    pub fn tid(&self) -> u8 {
+        self.tid
+    }
+    /// Destination and source address of the MSDU (Table 9-26).
+    pub fn da(&self) -> Option<MacAddr> {
+        self.header().da()
+    }
+    pub fn sa(&self) -> Option<MacAddr> {
+        self.header().sa()
+    }
+    /// A fragment: More Fragments set or a fragment number above 0 (10.6).
+    pub fn is_fragment(&self) -> bool {
+        self.fc.more_fragments() || self.seq_control().is_some_and(|s| s.fragment() > 0)
+    }
+    /// Octets after the header (security header, body, trailer).
+    pub fn payload(&self) -> &'a [u8] {
+        &self.bytes[self.header_len..]
+    }
+}
+
+/// How many MAC header checks ([`Mpdu::new_checked`], [`Header::check_len`] and the
+/// ciphers' own) this thread has done: the unit tests count the checks along a frame's
+/// path with it. Test builds only.
+#[cfg(test)]
+pub(crate) mod parse_count {
+    use core::cell::Cell;
+    thread_local! {
+        static N: Cell<usize> = const { Cell::new(0) };
+    }
+    pub(crate) fn bump() {
+        N.with(|n| n.set(n.get() + 1));
+    }
+    /// The count so far.
+    pub(crate) fn get() -> usize {
+        N.with(|n| n.get())
     }
 }
 

@@ -24,7 +24,7 @@
 //! `Error::Truncated` or `Error::Malformed`; none panics on any input.
 use crate::error::{Error, Result};
 use crate::wire::element::{self, Elements};
-use crate::wire::mac::{mgmt_subtype, FrameControl, FrameType, Header, HeaderRepr, MacAddr, SeqControl};
+use crate::wire::mac::{mgmt_subtype, FrameControl, FrameType, Header, HeaderRepr, MacAddr, Mpdu, SeqControl};
 
 fn le16(b: &[u8], at: usize) -> Result<u16> {
     let s = b.get(at..at + 2).ok_or(Error::Truncated)?;
@@ -263,6 +263,14 @@ impl<T: AsRef<[u8]>> Frame<T> {
 }
 
 impl<'a> Frame<&'a [u8]> {
+    /// The management frame view of an MPDU whose header was checked once (no new check).
+    pub fn from_mpdu(m: &Mpdu<'a>) -> Result<Frame<&'a [u8]>> {
+        if !m.frame_control().is_mgmt() {
+            return Err(Error::Malformed("not a management frame"));
+        }
+        Ok(Frame { buffer: m.bytes() })
+    }
+
     /// The frame body (ciphertext when the Protected bit is set; with any FCS the caller
     /// left on).
     pub fn body(&self) -> &'a [u8] {
@@ -701,7 +709,12 @@ impl<'a> MgmtRepr<'a> {
     /// Parses a management MPDU (no FCS). A frame with the Protected bit set is
     /// Error::Unsupported: its body is ciphertext until the link opens it.
     pub fn parse(mpdu: &'a [u8]) -> Result<MgmtRepr<'a>> {
-        let f = Frame::new_checked(mpdu)?;
+        Self::parse_mpdu(&Mpdu::new_checked(mpdu)?)
+    }
+
+    /// [`Self::parse`] of an MPDU whose header was checked once.
+    pub fn parse_mpdu(m: &Mpdu<'a>) -> Result<MgmtRepr<'a>> {
+        let f = Frame::from_mpdu(m)?;
         if f.frame_control().protected() {
             return Err(Error::Unsupported("protected management frame body"));
         }

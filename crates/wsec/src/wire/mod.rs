@@ -22,5 +22,5 @@ pub mod s1g;
 pub mod sechdr;
 
 pub use ethernet::EtherType;
-pub use mac::{FrameControl, FrameType, Header, HeaderRepr, MacAddr, QosControl, SeqControl};
+pub use mac::{FrameControl, FrameType, Header, HeaderRepr, MacAddr, Mpdu, QosControl, SeqControl};
 pub use mgmt::{ReasonCode, StatusCode};

@@ -36,7 +36,7 @@ impl AccessPoint {
     /// A data frame from a station (12.5): EAPOL to its authenticator, data relayed to
     /// another station or bridged to the wired side.
     pub(super) fn handle_data(&mut self, now: u64, rx: RxFrame<'_>, out: &mut Output) {
-        let RxFrame { mpdu, fc, ta, opened, .. } = rx;
+        let RxFrame { mpdu, hdr, fc, ta, opened, .. } = rx;
         let Some(sa) = ta else { return self.counters.drop("malformed") };
         if !self.peers.get(&sa).is_some_and(|p| p.state.is_associated()) {
             // Class 3 frame from a STA that is not associated (11.3.3): deauthenticate it,
@@ -55,7 +55,7 @@ impl AccessPoint {
         let plain: std::borrow::Cow<'_, [u8]> = if fc.protected() {
             // With the card model, relay and bridging below wait for the card's
             // receive-side service time.
-            match self.dp.unprotect_data(now, &sa, mpdu, opened) {
+            match self.dp.unprotect_data(now, &sa, &hdr, opened) {
                 Ok(Some(p)) => std::borrow::Cow::Owned(p),
                 Ok(None) => return,
                 Err(e) => {
@@ -77,7 +77,7 @@ impl AccessPoint {
         } else {
             std::borrow::Cow::Borrowed(mpdu)
         };
-        let Ok(m) = frames::msdu(&plain) else { return self.counters.drop("malformed msdu") };
+        let Ok(m) = frames::msdu_of(&hdr, &plain) else { return self.counters.drop("malformed msdu") };
         if !fc.protected() && !self.cfg.security.is_open() && m.ethertype != EtherType::EAPOL {
             return self.counters.drop("unprotected");
         }
@@ -119,6 +119,9 @@ impl AccessPoint {
             self.send_data(now, Some(da), f, out);
         } else {
             self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, payload), out);
+        }
+        if let std::borrow::Cow::Owned(v) = plain {
+            self.dp.recycle(v);
         }
     }
 

@@ -4,7 +4,7 @@
 use super::{AccessPoint, PeerState};
 use crate::node::frames::{self, Mgmt};
 use crate::node::{NodeEvent, Output, Phase, SEC, TU};
-use crate::wire::mac::MacAddr;
+use crate::wire::mac::{MacAddr, Mpdu};
 use crate::wire::mgmt::{self, Capability, ReasonCode};
 
 impl AccessPoint {
@@ -71,32 +71,33 @@ impl AccessPoint {
 
     /// A management frame for this BSS: the protection rules of MFP (12.6.3) first,
     /// then SAE, probes, authentication, association, and the station leaving.
-    pub(super) fn handle_mgmt(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
-        let Ok(f) = mgmt::Frame::new_checked(mpdu) else {
+    pub(super) fn handle_mgmt(&mut self, now: u64, hdr: Mpdu<'_>, out: &mut Output) {
+        let mpdu = hdr.bytes();
+        let Ok(f) = mgmt::Frame::from_mpdu(&hdr) else {
             return self.counters.drop("malformed");
         };
         let (sa, bssid, protected) = (f.sa(), f.bssid(), f.frame_control().protected());
         if protected {
             if self.peer_mfp(&sa) {
-                return self.protected_mgmt(now, &sa, mpdu, out);
+                return self.protected_mgmt(now, &sa, &hdr, out);
             }
             // Otherwise only the third frame of shared-key authentication is protected.
             return self.shared_key_frame3(now, &sa, mpdu, out);
         }
-        if let Some((t, st, body)) = crate::node::sae::parse_auth_frame(mpdu) {
+        if let Some((t, st, body)) = crate::node::sae::parse_auth_mpdu(&hdr) {
             if bssid == self.cfg.bssid {
                 return self.sae_auth(now, &sa, t, st, body, out);
             }
             return;
         }
-        let m = match frames::parse_mgmt(mpdu) {
+        let m = match frames::parse_mgmt_mpdu(&hdr) {
             Ok(m) => m,
             Err(_) => return self.counters.drop("malformed"),
         };
         if bssid != self.cfg.bssid && !matches!(m, Mgmt::ProbeReq { .. }) {
             return;
         }
-        if frames::is_robust(mpdu) && self.peer_mfp(&sa) {
+        if f.is_robust() && self.peer_mfp(&sa) {
             // 12.6.3: an MFP peer's robust management frames come protected; this one is
             // forged (e.g. a deauthentication attack) or stale.
             return self.counters.drop("unprotected robust management frame");

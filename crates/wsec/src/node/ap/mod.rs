@@ -526,7 +526,7 @@ impl AccessPoint {
                 if a1 != self.cfg.bssid && !a1.is_broadcast() {
                     return; // not for us: a medium carries everyone's frames
                 }
-                self.handle_mgmt(now, rx.mpdu, out)
+                self.handle_mgmt(now, rx.hdr, out)
             }
             FrameType::Data => {
                 if a1 != self.cfg.bssid {

@@ -4,7 +4,7 @@
 use crate::node::frames::{self, Mgmt};
 use crate::node::mfp::SaQuery;
 use crate::node::{rx_error_reason, Output, Phase};
-use crate::wire::mac::MacAddr;
+use crate::wire::mac::{MacAddr, Mpdu};
 
 use super::AccessPoint;
 
@@ -59,8 +59,8 @@ impl AccessPoint {
 
     /// A protected management frame from an MFP station: decrypted under its pairwise
     /// key (replayed or forged ones are counted and dropped), then acted on.
-    pub(super) fn protected_mgmt(&mut self, now: u64, sta: &MacAddr, mpdu: &[u8], out: &mut Output) {
-        let plain = match self.dp.unprotect(now, sta, mpdu) {
+    pub(super) fn protected_mgmt(&mut self, now: u64, sta: &MacAddr, hdr: &Mpdu<'_>, out: &mut Output) {
+        let plain = match self.dp.unprotect(now, sta, hdr) {
             Ok(Some(p)) => p,
             Ok(None) => return,
             Err(e) => return self.counters.drop(rx_error_reason(&e)),

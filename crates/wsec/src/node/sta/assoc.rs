@@ -8,7 +8,7 @@ use crate::node::{NodeEvent, Output, Phase, Security};
 use crate::rsn::akm::Akm;
 use crate::rsn::handshake::{self, Supplicant, Timers};
 use crate::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite, WpaElementRepr};
-use crate::wire::mac::MacAddr;
+use crate::wire::mac::{MacAddr, Mpdu};
 use crate::wire::mgmt::{AuthAlgorithm, AuthRepr, Capability, StatusCode};
 use zeroize::Zeroizing;
 
@@ -228,7 +228,7 @@ impl Station {
     pub(super) fn assoc_response(
         &mut self,
         now: u64,
-        mpdu: &[u8],
+        mpdu: &Mpdu<'_>,
         st: StatusCode,
         aid: u16,
         rsne: Option<&[u8]>,
@@ -245,7 +245,7 @@ impl Station {
             // 11.13: the AP checks our old association with an SA Query; come back
             // after the time it names (Timeout Interval, type 3).
             self.counters.drop("association refused temporarily");
-            let tu = frames::assoc_comeback_tu(mpdu).unwrap_or(mfp::SA_QUERY_MAX_TU as u32).clamp(1, 10_000);
+            let tu = frames::assoc_comeback_tu_mpdu(mpdu).unwrap_or(mfp::SA_QUERY_MAX_TU as u32).clamp(1, 10_000);
             self.deadline = now + tu as u64 * crate::node::TU;
             return;
         }

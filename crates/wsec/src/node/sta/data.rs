@@ -19,13 +19,13 @@ impl Station {
         if !matches!(self.state, State::Handshake(..) | State::Established(..)) {
             return self.counters.drop("data before association");
         }
-        let RxFrame { mpdu, fc, opened, .. } = rx;
+        let RxFrame { mpdu, hdr, fc, opened, .. } = rx;
         if !fc.has_data_body() {
             return;
         }
         let bssid = self.bssid().unwrap_or_default();
         let plain: std::borrow::Cow<'_, [u8]> = if fc.protected() {
-            match self.dp.unprotect_data(now, &bssid, mpdu, opened) {
+            match self.dp.unprotect_data(now, &bssid, &hdr, opened) {
                 Ok(Some(p)) => std::borrow::Cow::Owned(p),
                 Ok(None) => return,
                 Err(e) => return self.counters.drop(rx_error_reason(&e)),
@@ -33,7 +33,7 @@ impl Station {
         } else {
             std::borrow::Cow::Borrowed(mpdu)
         };
-        let Ok(m) = frames::msdu(&plain) else { return self.counters.drop("malformed msdu") };
+        let Ok(m) = frames::msdu_of(&hdr, &plain) else { return self.counters.drop("malformed msdu") };
         if !fc.protected() && !self.link_open() && m.ethertype != EtherType::EAPOL {
             return self.counters.drop("unprotected");
         }
@@ -56,6 +56,9 @@ impl Station {
         self.counters.rx_data_bytes += plain.len() as u64;
         let eth = frames::ethernet(&m.da, &m.sa, m.ethertype, m.payload);
         self.dp.deliver_host(now, eth, &mut self.counters, out);
+        if let std::borrow::Cow::Owned(v) = plain {
+            self.dp.recycle(v);
+        }
     }
 
     pub(super) fn send_protected(&mut self, now: u64, f: Vec<u8>, out: &mut Output) {

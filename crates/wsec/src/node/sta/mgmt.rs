@@ -3,7 +3,7 @@
 use crate::node::frames::{self, Mgmt};
 use crate::node::mfp::SaQuery;
 use crate::node::{rx_error_reason, NodeEvent, Output, Phase};
-use crate::wire::mac::Header;
+use crate::wire::mac::Mpdu;
 use crate::wire::mgmt::ReasonCode;
 
 use super::{State, Station};
@@ -71,8 +71,7 @@ impl Station {
     /// ones are decrypted under the PTK, group-addressed robust ones verified with BIP
     /// (MME, IPN replay), and unprotected robust ones from the AP dropped, an SA Query
     /// started if they say the AP lost our association.
-    pub(super) fn handle_mgmt(&mut self, now: u64, mpdu: &[u8], from_ap: bool, out: &mut Output) {
-        let Ok(h) = Header::new_checked(mpdu) else { return self.counters.drop("malformed") };
+    pub(super) fn handle_mgmt(&mut self, now: u64, h: Mpdu<'_>, from_ap: bool, out: &mut Output) {
         let fc = h.frame_control();
         let group = h.addr1().is_group();
         if fc.protected() {
@@ -80,24 +79,24 @@ impl Station {
                 return self.counters.drop("unexpected protected management frame");
             }
             let bssid = self.bssid().unwrap_or_default();
-            return match self.dp.unprotect(now, &bssid, mpdu) {
-                Ok(Some(plain)) => self.handle_mgmt_plain(now, &plain, true, true, out),
+            return match self.dp.unprotect(now, &bssid, &h) {
+                Ok(Some(plain)) => self.handle_mgmt_decrypted(now, &plain, out),
                 Ok(None) => {}
                 Err(e) => self.counters.drop(rx_error_reason(&e)),
             };
         }
-        if from_ap && frames::is_robust(mpdu) && self.mfp_on() {
+        if from_ap && frames::is_robust_mpdu(&h) && self.mfp_on() {
             if group {
                 let bssid = self.bssid().unwrap_or_default();
-                return match self.dp.unprotect(now, &bssid, mpdu) {
-                    Ok(Some(plain)) => self.handle_mgmt_plain(now, &plain, true, true, out),
+                return match self.dp.unprotect(now, &bssid, &h) {
+                    Ok(Some(plain)) => self.handle_mgmt_decrypted(now, &plain, out),
                     Ok(None) => {}
                     Err(crate::Error::MmeMissing) => self.counters.drop("unprotected robust management frame"),
                     Err(e) => self.counters.drop(rx_error_reason(&e)),
                 };
             }
             self.counters.drop("unprotected robust management frame");
-            if let Ok(Mgmt::Deauth { reason: r } | Mgmt::Disassoc { reason: r }) = frames::parse_mgmt(mpdu) {
+            if let Ok(Mgmt::Deauth { reason: r } | Mgmt::Disassoc { reason: r }) = frames::parse_mgmt_mpdu(&h) {
                 let running = self.state.rsna().is_some_and(|x| x.sa_query.is_some());
                 if (r == ReasonCode::CLASS2_FROM_NONAUTH || r == ReasonCode::CLASS3_FROM_NONASSOC) && !running {
                     let (q, id) = SaQuery::start(now, &mut *self.rng);
@@ -109,16 +108,25 @@ impl Station {
             }
             return;
         }
-        self.handle_mgmt_plain(now, mpdu, from_ap, false, out)
+        self.handle_mgmt_plain(now, h, from_ap, false, out)
+    }
+
+    /// A management frame the link decrypted or verified (a new buffer: its header is
+    /// checked once here).
+    fn handle_mgmt_decrypted(&mut self, now: u64, plain: &[u8], out: &mut Output) {
+        match Mpdu::new_checked(plain) {
+            Ok(h) => self.handle_mgmt_plain(now, h, true, true, out),
+            Err(_) => self.counters.drop("malformed"),
+        }
     }
 
     /// A management frame in the clear (or decrypted): scanning, authentication,
     /// association, and the AP's Deauthentication, Disassociation and SA Query.
-    fn handle_mgmt_plain(&mut self, now: u64, mpdu: &[u8], from_ap: bool, protected: bool, out: &mut Output) {
-        if let Some((t, st, body)) = crate::node::sae::parse_auth_frame(mpdu).filter(|_| from_ap) {
+    fn handle_mgmt_plain(&mut self, now: u64, h: Mpdu<'_>, from_ap: bool, protected: bool, out: &mut Output) {
+        if let Some((t, st, body)) = crate::node::sae::parse_auth_mpdu(&h).filter(|_| from_ap) {
             return self.sae_rx(now, t, st, body, out);
         }
-        let m = match frames::parse_mgmt(mpdu) {
+        let m = match frames::parse_mgmt_mpdu(&h) {
             Ok(m) => m,
             Err(_) => return self.counters.drop("malformed"),
         };
@@ -130,7 +138,7 @@ impl Station {
             }
             Mgmt::Auth { alg, seq, status, challenge } if from_ap => self.auth_response(now, alg, seq, status, challenge, out),
             Mgmt::AssocResp { status, aid, rsne, owe_dh } if from_ap && matches!(self.state, State::Associating(_)) => {
-                self.assoc_response(now, mpdu, status, aid, rsne, owe_dh, out)
+                self.assoc_response(now, &h, status, aid, rsne, owe_dh, out)
             }
             Mgmt::Deauth { reason } | Mgmt::Disassoc { reason } if from_ap => {
                 if matches!(self.state, State::Scanning) {

@@ -346,7 +346,7 @@ impl Station {
             self.last_from_ap = now;
         }
         match fc.frame_type() {
-            FrameType::Management => self.handle_mgmt(now, rx.mpdu, from_ap, out),
+            FrameType::Management => self.handle_mgmt(now, rx.hdr, from_ap, out),
             FrameType::Data if from_ap && fc.from_ds() && !fc.to_ds() => self.handle_data(now, rx, out),
             _ => {}
         }
