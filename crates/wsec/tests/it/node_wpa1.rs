@@ -5,8 +5,8 @@
 //! and with CCMP pairwise, GTK rekeys, a mixed `wpa=3` AP; the frames checked octet by
 //! octet against the WPA rules, and the capture decrypted by `wsec::decrypt` and tshark
 //! from the passphrase alone.
-mod nodesim;
-mod peers;
+use crate::nodesim;
+use crate::peers;
 
 use nodesim::{Feed, Sim, WIRED};
 use wsec::cipher::CipherSuite;
