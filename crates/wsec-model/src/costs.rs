@@ -161,7 +161,7 @@ impl Costs {
     pub fn shipped() -> Costs {
         let mut c: Costs = serde_json::from_str(DEFAULT_JSON).expect("costs.default.json parses");
         c.derive();
-        // tests/model_traffic.rs checks that the committed report is usable; if it were
+        // tests/it/model_traffic.rs checks that the committed report is usable; if it were
         // not, the location would be missing and every run using it would say so.
         let _ = c.apply_hw_report_text(SHIPPED_HW_REPORT, SHIPPED_HW_REPORT_PATH, None);
         c

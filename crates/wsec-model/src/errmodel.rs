@@ -21,7 +21,7 @@
 //! A frame is received when its PHY header (L-SIG, 24 bits of BPSK ½; HT-SIG, 48 more for
 //! HT) and its PSDU survive. The control responses (ACK, CTS at a basic rate no higher than
 //! the data rate) are taken as received; the 802.11b DSSS/CCK rates have no curve here.
-//! Checked against ns-3's own values (`tests/model_errmodel.rs`).
+//! Checked against ns-3's own values (`tests/it/model_errmodel.rs`).
 use crate::error::{Error, Result};
 use crate::phy::PhyKind;
 

@@ -5,8 +5,8 @@
 //! Synthetic captures from wsec's own handshake core, decrypted by wsec and by tshark with
 //! the same keys to byte-identical payloads; the TKIP TK is the one tshark derives itself
 //! (`wlan.analysis.tk`), not one from wsec.
-mod common;
-mod peers;
+use crate::common;
+use crate::peers;
 use peers::PeerKey;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -4,8 +4,7 @@
 //! the relayed setup frames under each station's PTK, the direct link under the TPK it
 //! derives from the Setup Response and verifies with its FTE MIC. tshark, given the same
 //! key, must agree byte for byte on every frame it decrypts.
-mod common;
-mod peers;
+use crate::peers;
 use peers::PeerKey;
 use std::collections::BTreeMap;
 use wsec::capture::synth_tdls::{tdls_capture, TdlsSynthConfig};

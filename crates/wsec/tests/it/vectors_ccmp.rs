@@ -1,6 +1,6 @@
 //! CCMP-128/256 vectors of ../shared/vectors.md sections 1.1-1.4 and 2.1, both ways,
 //! including the Order-bit caveat of the P802.11i/D7.0 MPDUs under both rules.
-mod common;
+use crate::common;
 use common::{h, hx};
 use wsec::cipher::ccmp::Ccmp;
 use wsec::cipher::kernel::CcmKey;

@@ -2,7 +2,7 @@
 //! frames, with the AAD and nonce built here from the standard's text (12.5.3.3.3-4,
 //! 12.5.5.3.3-4) independently of the library; and shows, bit by bit, which header bits
 //! the MIC covers and which the standard leaves unprotected.
-mod common;
+use crate::common;
 use aes_gcm::aead::AeadInPlace;
 use aes_gcm::{Aes128Gcm, Aes256Gcm, KeyInit};
 use ccm::consts::{U13, U16, U8};

@@ -2,7 +2,7 @@
 //! 9.4.2) on real bytes: frames from the captures in testdata/captures (hex below, with the
 //! field values tshark 4.0 dissects from them), every management frame of every capture,
 //! hand-laid frames where no capture has one, every truncation and random inputs.
-mod common;
+use crate::common;
 use common::h;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

@@ -1,6 +1,6 @@
 //! TKIP, Michael and WEP against the vectors of /work/shared/vectors.md sections 4 and 5,
 //! both ways, plus negative tests (bit flips, truncation, wrong keys, forged fragments).
-mod common;
+use crate::common;
 
 use common::{h, hx};
 use rand::{Rng, RngCore, SeedableRng};

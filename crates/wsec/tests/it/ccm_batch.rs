@@ -188,7 +188,7 @@ fn batch_backend_is_the_fastest_multi_buffer_kernel() {
     }
 }
 
-mod common;
+use crate::common;
 use common::frames::random_mpdu;
 use wsec::cipher::ccmp::{decapsulate_batch, encapsulate_batch, Ccmp, RxItem, TxItem};
 use wsec::cipher::Protection;

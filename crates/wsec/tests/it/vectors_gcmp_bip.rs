@@ -1,5 +1,5 @@
 //! GCMP-128/256 and BIP vectors of ../shared/vectors.md sections 2.2-2.4 and 3, both ways.
-mod common;
+use crate::common;
 use common::{h, hx};
 use wsec::cipher::bip::Bip;
 use wsec::cipher::gcmp::Gcmp;

@@ -3,7 +3,7 @@
 //! KDF-SHA256 + KDK (6.4), PMKID, AES Key Wrap (6.5), RC4 Key Data, Key Data padding;
 //! PBKDF2 cross-checked against RustCrypto `pbkdf2` and OpenSSL on random inputs, the
 //! SHA-NI and portable backends and the batch API against each other.
-mod common;
+use crate::common;
 use common::{h, hx};
 use hmac::{Hmac, Mac};
 use rand::{Rng, SeedableRng};

@@ -1,8 +1,8 @@
 //! wsec against the peers, payload by payload: on every capture with a known key, each
 //! frame that tshark or airdecap-ng decrypts, wsec decrypts too, to byte-identical
 //! plaintext; and wsec decrypts at least as many frames as the union of the two.
-mod common;
-mod peers;
+use crate::common;
+use crate::peers;
 use peers::{PeerFrame, PeerKey};
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -5,8 +5,7 @@
 //! says (4-way handshake from PMK-R1, then the Reassociation FTE MICs) and the GTKs (message
 //! 3, then the Reassociation Responses); tshark, given the same key, must decrypt the same
 //! frames to the same bytes wherever it decrypts them.
-mod common;
-mod peers;
+use crate::peers;
 use peers::PeerKey;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! tshark decrypts 30630 of 30630 protected data frames and airdecap-ng 30630 with none
 //! corrupted; wsec must decrypt every one, and re-protecting the plaintext with the frame's
 //! own IV must give the captured bytes back.
-mod common;
+use crate::common;
 use wsec::cipher::wep::WepKey;
 use wsec::cipher::Protection;
 use wsec::wire::llc::Snap;

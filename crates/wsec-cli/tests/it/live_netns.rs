@@ -17,6 +17,8 @@ fn bytes() -> usize {
     std::env::var("WSEC_LIVE_BYTES").ok().and_then(|s| s.parse().ok()).unwrap_or(100_000_000)
 }
 
+/// A lab named by `tag` and the process id. The name is that of its namespaces and veths,
+/// so every test has a tag of its own (ctrl_cli's labs run in the same process, in parallel).
 fn lab(tag: &str) -> Lab {
     let tag = format!("{tag}{}", std::process::id() % 10_000);
     Lab::new(Path::new(env!("CARGO_BIN_EXE_wsec")), &tag, SSID).unwrap_or_else(|e| panic!("{e}"))
@@ -236,7 +238,7 @@ fn packet_socket_medium_over_a_veth_pair() {
 /// frames on the air and shows the MME of the broadcast Deauthentication.
 #[test]
 fn mfp_station_restart_and_protected_management_frames() {
-    let mut lab = lab("lp");
+    let mut lab = lab("lf");
     let pcap = lab.dir.join("air.pcap");
     let mode = Mode::named("wpa2-mfp", SSID, PASS).unwrap();
     up(&mut lab, &mode, 0.0, Some(&pcap));

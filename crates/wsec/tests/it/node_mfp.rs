@@ -4,7 +4,7 @@
 //! PTK and broadcast ones under BIP; forged unprotected deauthentications are ignored;
 //! the 3 x 3 `ieee80211w` matrix; the SA Query of a restarted station and of an AP
 //! restart; configuration errors with line numbers.
-mod nodesim;
+use crate::nodesim;
 
 use nodesim::{Feed, Sim, MS};
 use wsec::cipher::CipherSuite;

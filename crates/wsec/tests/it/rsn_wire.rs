@@ -1,7 +1,7 @@
 //! EAPOL-Key frames, their MIC, Key Data KDEs and the RSN/WPA elements on real bytes:
 //! ../shared/vectors.md section 6.3 (aircrack-ng `test-calc-ptk.c` / `test-calc-mic.c`),
 //! round trips, negotiation, every truncation, and random inputs.
-mod common;
+use crate::common;
 use common::{h, hx};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

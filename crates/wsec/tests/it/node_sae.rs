@@ -3,7 +3,7 @@
 //! hostapd.conf / wpa_supplicant.conf text: WPA3-only with PMF required, both password
 //! element derivations, groups 19/20/21, transition mode (WPA2 and WPA3 stations on one
 //! BSS), per-station passwords, anti-clogging in the live AP, a wrong password, loss.
-mod nodesim;
+use crate::nodesim;
 
 use nodesim::{Feed, Sim, WIRED};
 use wsec::node::{Phase, Security};

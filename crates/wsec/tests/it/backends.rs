@@ -6,7 +6,7 @@
 //! (including its multi-buffer kernel, counted by `kernel::mb_runs`): on a CPU without
 //! AVX-512 the VAES-256 and AES-NI kernels run, on one with AVX-512 all four. The list of
 //! backends exercised is written to stderr (uncaptured), so CI logs show it.
-mod common;
+use crate::common;
 use common::h;
 use rand::{rngs::StdRng, Rng, RngCore, SeedableRng};
 use std::io::Write;
@@ -360,6 +360,8 @@ fn env_child() {
 #[test]
 fn env_var_forces_the_backend() {
     let exe = std::env::current_exe().unwrap();
+    // The child test's name in this binary: its module path without the crate's name.
+    let child = concat!(module_path!(), "::env_child").split_once("::").unwrap().1;
     let mut cases: Vec<(String, String)> = Backend::available().iter().map(|b| (b.name().to_string(), b.name().to_string())).collect();
     cases.push(("no-such-backend".into(), "error".into()));
     for b in Backend::ALL.iter().filter(|b| !b.supported()) {
@@ -367,7 +369,7 @@ fn env_var_forces_the_backend() {
     }
     for (env, expect) in cases {
         let out = std::process::Command::new(&exe)
-            .args(["--ignored", "--exact", "env_child", "--test-threads=1"])
+            .args(["--ignored", "--exact", child, "--test-threads=1"])
             .env(kernel::BACKEND_ENV, &env)
             .env("WSEC_CHILD_EXPECT", &expect)
             .output()

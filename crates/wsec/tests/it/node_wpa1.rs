@@ -5,8 +5,8 @@
 //! and with CCMP pairwise, GTK rekeys, a mixed `wpa=3` AP; the frames checked octet by
 //! octet against the WPA rules, and the capture decrypted by `wsec::decrypt` and tshark
 //! from the passphrase alone.
-mod nodesim;
-mod peers;
+use crate::nodesim;
+use crate::peers;
 
 use nodesim::{Feed, Sim, WIRED};
 use wsec::cipher::CipherSuite;
@@ -274,11 +274,11 @@ fn contains(hay: &[Vec<u8>], needle: &[u8]) -> bool {
     hay.iter().any(|f| f.windows(needle.len()).any(|w| w == needle))
 }
 
-/// tshark (Wireshark's own WPA code), when installed, decrypting the capture.
-fn tshark_payloads(air: &[Vec<u8>], name: &str) -> Option<Vec<Vec<u8>>> {
-    if std::process::Command::new("tshark").arg("-v").output().is_err() {
-        eprintln!("{name}: tshark not installed: peer check skipped");
-        return None;
+/// tshark (Wireshark's own WPA code) decrypting the capture. tshark missing is a failure,
+/// not a skip (scripts/setup installs it).
+fn tshark_payloads(air: &[Vec<u8>], name: &str) -> Vec<Vec<u8>> {
+    if let Err(e) = std::process::Command::new("tshark").arg("-v").output() {
+        panic!("{name}: tshark is needed for the peer check (scripts/setup installs the Debian package tshark): {e}");
     }
     let dir = std::env::temp_dir().join(format!("wsec-wpa1-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -290,7 +290,7 @@ fn tshark_payloads(air: &[Vec<u8>], name: &str) -> Option<Vec<Vec<u8>>> {
     drop(w);
     let got = peers::tshark_decrypted(&path, &[peers::PeerKey::wpa_pwd(SSID, PASS)]);
     let _ = std::fs::remove_dir_all(&dir);
-    Some(got.into_iter().map(|f| f.payload).collect())
+    got.into_iter().map(|f| f.payload).collect()
 }
 
 fn wpa1_network(pairwise: CipherSuite, group: CipherSuite, seed: u64) {
@@ -326,18 +326,17 @@ fn wpa1_network(pairwise: CipherSuite, group: CipherSuite, seed: u64) {
     for p in ["before up", "before down", "before broadcast", "after rekey up", "after rekey down", "after rekey broadcast"] {
         assert!(contains(&mine, p.as_bytes()), "wsec decrypt: {p} not recovered ({name})");
     }
-    if let Some(theirs) = tshark_payloads(&sim.air, &name) {
-        for p in ["before up", "before down", "after rekey up", "after rekey down"] {
+    let theirs = tshark_payloads(&sim.air, &name);
+    for p in ["before up", "before down", "after rekey up", "after rekey down"] {
+        assert!(contains(&theirs, p.as_bytes()), "tshark: {p} not recovered ({name})");
+    }
+    // Group traffic: Wireshark's dot11decrypt (`Dot11DecryptDecryptWPABroadcastKey`)
+    // looks for a GTK KDE after AES-unwrapping group message 1, which a WPA1 GTK
+    // (bare, as hostapd sends it) is not; with RC4 (TKIP pairwise) it takes the bare
+    // GTK. So the group frames are a tshark check for TKIP pairwise only.
+    if pairwise == CipherSuite::Tkip {
+        for p in ["before broadcast", "after rekey broadcast"] {
             assert!(contains(&theirs, p.as_bytes()), "tshark: {p} not recovered ({name})");
-        }
-        // Group traffic: Wireshark's dot11decrypt (`Dot11DecryptDecryptWPABroadcastKey`)
-        // looks for a GTK KDE after AES-unwrapping group message 1, which a WPA1 GTK
-        // (bare, as hostapd sends it) is not; with RC4 (TKIP pairwise) it takes the bare
-        // GTK. So the group frames are a tshark check for TKIP pairwise only.
-        if pairwise == CipherSuite::Tkip {
-            for p in ["before broadcast", "after rekey broadcast"] {
-                assert!(contains(&theirs, p.as_bytes()), "tshark: {p} not recovered ({name})");
-            }
         }
     }
 }

@@ -3,7 +3,7 @@
 //! (vectors.md section 7), the no-AAD CCM with the 802.16e nonce against the RustCrypto
 //! `ccm` crate and against a block-by-block CCM written here from the `aes` crate, and the
 //! MAC PDU framing (EC, EKS, LEN, HCS, PN, ICV, CRC-32) field by field.
-mod common;
+use crate::common;
 use aes::cipher::BlockEncrypt;
 use aes::Aes128;
 use ccm::aead::generic_array::GenericArray;

@@ -1,7 +1,7 @@
 //! Every capture in testdata/captures opens and streams; for classic pcap files the
-//! packets equal those of the independent reader in tests/common; every 802.11 packet
+//! packets equal those of the independent reader in tests/it/common; every 802.11 packet
 //! yields an MPDU whose MAC header parses (or a typed error, never a panic).
-mod common;
+use crate::common;
 use wsec::capture::{radio, CaptureReader};
 
 fn files() -> Vec<std::path::PathBuf> {

@@ -1,10 +1,10 @@
-//! Checks the peer harness (tests/peers) on the shared captures against the figures of
+//! Checks the peer harness (tests/it/peers) on the shared captures against the figures of
 //! testdata/captures/README.md (TShark 4.0.17, aircrack-ng 1.7): if these hold, the
 //! harness runs the peers right and reads their output right, and decryption tests can
 //! compare wsec's plaintext with theirs frame by frame. The peers must be installed
 //! (scripts/setup): these tests fail, not skip, without them.
-mod common;
-mod peers;
+use crate::common;
+use crate::peers;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

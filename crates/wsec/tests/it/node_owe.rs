@@ -4,7 +4,7 @@
 //! and the station's retry with the next one (wpa_supplicant `owe_group=0`), malformed and
 //! off-curve elements refused with a status, PMKSA caching, and transition mode (an open
 //! BSS pointing to a hidden OWE BSS, followed by the station).
-mod nodesim;
+use crate::nodesim;
 
 use nodesim::{ap_core, Feed, Sim, WIRED};
 use wsec::node::frames::{self, Mgmt};

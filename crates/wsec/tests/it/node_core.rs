@@ -1,7 +1,7 @@
 //! The AP and STA cores against each other in memory, no sockets: every security mode,
 //! relay and bridging, rekeys, frame loss, replayed/forged/garbage frames, restarts and
 //! inactivity. Time is simulated (1 ms steps); loss is seeded and the seed printed.
-mod nodesim;
+use crate::nodesim;
 
 use nodesim::{Feed, Sim, MS, WIRED};
 use rand::{Rng, SeedableRng};

@@ -2,7 +2,7 @@
 //! passphrase, the PTK wsec derives verifies the MICs of the captured EAPOL-Key messages
 //! 2, 3 and 4, and the GTK it takes from message 3 (or from the group key handshake, in
 //! WPA1) decrypts that capture's group-addressed traffic.
-mod common;
+use crate::common;
 use std::collections::HashMap;
 use wsec::capture::{radio, CaptureReader};
 use wsec::cipher::ccmp::Ccmp;

@@ -9,8 +9,8 @@
 //! keys the way the standard says, one per roam. The live runs (`wsec decrypt --live` on
 //! two more monitor radios during the same exchange) must hold only frames that the
 //! recording, decrypted afterwards, holds too, and nearly all of them.
-mod common;
-mod peers;
+use crate::common;
+use crate::peers;
 use peers::PeerKey;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! The decryption engine on every capture with a known key: at least as many frames as
 //! the peers decrypted (testdata/captures/README.md: tshark 4.0.17, airdecap-ng 1.7), and
 //! a reason for every frame it could not decrypt.
-mod common;
+use crate::common;
 use wsec::capture::{radio, CaptureReader};
 use wsec::decrypt::keys::UserKey;
 use wsec::decrypt::{Decryptor, FailReason, Outcome};

@@ -1,0 +1,15 @@
+//! The integration tests of `wsec-cli` as one binary: one module per area (run one with
+//! `cargo test --release -p wsec-cli --test it <module>::`).
+
+mod bench_cli;
+mod cli;
+mod cli_contract;
+mod ctrl_cli;
+mod decrypt_cli;
+mod decrypt_output;
+mod exit_codes;
+mod help;
+mod live_netns;
+mod model_cli;
+mod report_cli;
+mod rsn_cli;
