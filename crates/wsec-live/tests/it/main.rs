@@ -1,0 +1,5 @@
+//! The integration tests of `wsec-live` as one binary: one module per area (run one with
+//! `cargo test --release -p wsec-live --test it <module>::`).
+
+mod engine_batch;
+mod node_conf;
