@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// Files (paths relative to `crates/`) where a check does not apply, and why.
 const EXCEPTIONS: &[(&str, Check, &str)] = &[
     // The lab writes hostapd.conf / wpa_supplicant.conf text for the programs it starts.
-    ("wsec-live/src/lab.rs", Check::Names, "configuration text for the lab's hostapd and wpa_supplicant"),
+    ("wsec-cli/src/lab.rs", Check::Names, "configuration text for the lab's hostapd and wpa_supplicant"),
     // A chosen set of suites to time, and the peer implementations (RustCrypto, OpenSSL)
     // of CCMP-128 and GCMP-128.
     ("wsec-bench/benches/frames.rs", Check::Rules, "the suites timed and the peers of two of them"),

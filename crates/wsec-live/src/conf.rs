@@ -456,9 +456,14 @@ impl Common {
             "card_ns_per_frame" => self.card_ns_per_frame = Some(ranged(line, k, v, 0, CARD_NS_PER_FRAME_MAX)?),
             "card_ns_per_byte" => self.card_ns_per_byte = Some(ranged(line, k, v, 0, CARD_NS_PER_BYTE_MAX)?),
             "eccmp_lanes" => {
-                let l: u8 = num(line, k, v, 1, 8)?;
-                if ![1, 2, 4, 8].contains(&l) {
-                    return err(line, "eccmp_lanes must be 1, 2, 4 or 8");
+                // 1 (standard CCMP only) or the lane count of an ECCMP suite of the table.
+                let l: u8 = num(line, k, v, 1, u8::MAX as u64)?;
+                if l != 1 && CipherSuite::eccmp(l as usize).is_none() {
+                    let lanes: Vec<String> = CipherSuite::filtered(|c| c.eccmp_lanes().is_some())
+                        .filter_map(|c| c.eccmp_lanes())
+                        .map(|n| n.to_string())
+                        .collect();
+                    return err(line, format!("eccmp_lanes must be 1 (off) or an ECCMP lane count: {}", lanes.join(", ")));
                 }
                 self.eccmp_lanes = l;
             }

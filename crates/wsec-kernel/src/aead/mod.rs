@@ -40,7 +40,7 @@
 //!   constant-time software implementation and its own AES-NI/ARMv8 detection); batches
 //!   run one message at a time.
 //!
-//! Every backend gives the same bytes and the same refusals (tests/backends.rs runs every
+//! Every backend gives the same bytes and the same refusals (crates/wsec/tests/it/backends.rs runs every
 //! backend the CPU supports against the portable one and fails if one was not exercised).
 //!
 //! # GCM

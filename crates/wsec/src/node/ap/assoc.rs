@@ -35,6 +35,14 @@ struct AssocOffer {
     sae_pmk: Option<Zeroizing<Vec<u8>>>,
 }
 
+/// An accepted offer: what the association installs (the negotiated suites, and the PMK
+/// that OWE or SAE produced).
+struct Granted {
+    choice: Option<Choice>,
+    owe: Option<OweAssoc>,
+    sae_pmk: Option<Zeroizing<Vec<u8>>>,
+}
+
 impl AccessPoint {
     /// An Authentication frame 1 (open system or shared key, 12.3.3): a new station, or
     /// one that restarted, is authenticated or challenged.
@@ -190,7 +198,7 @@ impl AccessPoint {
         let Some(aid) = self.assoc_response(sta, &offer, out) else { return };
         let AssocOffer { choice, owe, sae_pmk } = offer;
         let Ok(choice) = choice else { return };
-        self.associate(now, sta, aid, choice, rsne, owe, sae_pmk, out);
+        self.associate(now, sta, aid, rsne, Granted { choice, owe, sae_pmk }, out);
     }
 
     /// 11.13: an MFP station asks to associate again. Either it restarted and lost its
@@ -290,18 +298,8 @@ impl AccessPoint {
 
     /// The station is associated under `aid`: an RSNA starts its 4-way handshake
     /// (12.7.6), any other BSS has data open at once.
-    #[allow(clippy::too_many_arguments)]
-    fn associate(
-        &mut self,
-        now: u64,
-        sta: &MacAddr,
-        aid: u16,
-        choice: Option<Choice>,
-        rsne: Option<Vec<u8>>,
-        owe: Option<OweAssoc>,
-        sae_pmk: Option<Zeroizing<Vec<u8>>>,
-        out: &mut Output,
-    ) {
+    fn associate(&mut self, now: u64, sta: &MacAddr, aid: u16, rsne: Option<Vec<u8>>, granted: Granted, out: &mut Output) {
+        let Granted { choice, owe, sae_pmk } = granted;
         // A reassociation restarts the keys from scratch.
         self.forget_keys(sta);
         let use_mfp = choice.is_some_and(|c| c.group_mgmt.is_some());

@@ -89,6 +89,14 @@ fn negotiate_wpa1(ap_ie: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: 
     Some(Negotiated { akm: Akm::Psk, pairwise: pw, group, ap_rsne: ap_ie.to_vec(), sta_rsne: sta.to_bytes().ok()?, group_mgmt: None })
 }
 
+/// The fields of a (Re)Association Response the station acts on (9.3.3.7).
+pub(super) struct AssocResp<'a> {
+    pub status: StatusCode,
+    pub aid: u16,
+    pub rsne: Option<&'a [u8]>,
+    pub owe_dh: Option<&'a [u8]>,
+}
+
 impl Station {
     /// A Beacon or Probe Response while scanning: join it if SSID, BSSID and security fit.
     pub(super) fn consider(&mut self, now: u64, info: BssInfo, out: &mut Output) {
@@ -224,17 +232,8 @@ impl Station {
     /// The (Re)Association Response (11.3.5.4): OWE's part first (RFC 8110 4.4); a
     /// temporary refusal comes back after the comeback time (11.13), a refusal scans
     /// again, success starts the 4-way handshake of an RSNA or opens data.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn assoc_response(
-        &mut self,
-        now: u64,
-        mpdu: &Mpdu<'_>,
-        st: StatusCode,
-        aid: u16,
-        rsne: Option<&[u8]>,
-        owe_dh: Option<&[u8]>,
-        out: &mut Output,
-    ) {
+    pub(super) fn assoc_response(&mut self, now: u64, mpdu: &Mpdu<'_>, resp: AssocResp<'_>, out: &mut Output) {
+        let AssocResp { status: st, aid, rsne, owe_dh } = resp;
         let bssid = self.bssid().unwrap_or_default();
         let owe = match self.owe_assoc_resp(now, st, rsne, owe_dh, out) {
             owe::OweResp::Done => return,

@@ -138,7 +138,7 @@ impl Station {
             }
             Mgmt::Auth { alg, seq, status, challenge } if from_ap => self.auth_response(now, alg, seq, status, challenge, out),
             Mgmt::AssocResp { status, aid, rsne, owe_dh } if from_ap && matches!(self.state, State::Associating(_)) => {
-                self.assoc_response(now, &h, status, aid, rsne, owe_dh, out)
+                self.assoc_response(now, &h, super::assoc::AssocResp { status, aid, rsne, owe_dh }, out)
             }
             Mgmt::Deauth { reason } | Mgmt::Disassoc { reason } if from_ap => {
                 if matches!(self.state, State::Scanning) {
