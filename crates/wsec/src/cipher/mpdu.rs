@@ -94,7 +94,7 @@ fn encapsulate_framed(
     }
     let aad = aad_raw(mpdu, f, opts);
     let nonce = NonceInput::raw(mpdu, f);
-    out.reserve(hl + 8 + body.len() + mic_len);
+    fit(out, hl + 8 + body.len() + mic_len);
     out.extend_from_slice(&mpdu[..hl]);
     out[1] |= (fc::PROTECTED >> 8) as u8;
     out.extend_from_slice(&[0u8; 8]);
@@ -107,6 +107,18 @@ fn encapsulate_framed(
         return Err(e);
     }
     Ok(())
+}
+
+/// Readies the emptied `out` for `need` octets without copying: a buffer too small is
+/// replaced, not grown (growing copies its stale contents, a whole frame when it is a
+/// recycled plaintext about to hold the same frame protected), and a new buffer gets a
+/// power-of-two capacity so that, recycled, it holds the same frame with its security
+/// header and MIC.
+fn fit(out: &mut Vec<u8>, need: usize) {
+    debug_assert!(out.is_empty());
+    if out.capacity() < need {
+        *out = Vec::with_capacity(need.next_power_of_two());
+    }
 }
 
 /// Decapsulates: `out` = header (Protected cleared) || opened body.
@@ -159,7 +171,7 @@ fn decapsulate_framed(
     }
     let aad = aad_raw(mpdu, f, opts);
     let nonce = NonceInput::raw(mpdu, f);
-    out.reserve(hl + body_len);
+    fit(out, hl + body_len);
     out.extend_from_slice(&mpdu[..hl]);
     out[1] &= !((fc::PROTECTED >> 8) as u8);
     out.extend_from_slice(&rest[8..8 + body_len]);

@@ -278,7 +278,7 @@ impl Engine {
             self.stats.batch_frames += jobs.len() as u64;
         }
         // Phase 1, in order: PNs for the CCMP frames, the others protected at once.
-        let mut planned: Vec<(usize, Option<MacAddr>, KeyType, u8, Pn)> = Vec::new();
+        let mut planned: Vec<(usize, Option<MacAddr>, KeyType, u8, Pn)> = Vec::with_capacity(jobs.len());
         for (i, j) in jobs.iter_mut().enumerate() {
             let use_peer = j.peer.is_some_and(|p| self.peers.get_mut(&p).is_some_and(|sa| sa.tx_pn(KeyType::Pairwise).is_some()));
             let owner = if use_peer { j.peer } else { None };
