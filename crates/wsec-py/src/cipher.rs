@@ -161,27 +161,13 @@ impl Key {
         }
         let key_id = key_id.unwrap_or(if self.key.suite().is_bip() { 4 } else { 0 });
         let frames: Vec<&[u8]> = mpdus.iter().map(slice).collect::<PyResult<_>>()?;
-        let key = &self.key;
-        let outs: wsec::Result<Vec<Vec<u8>>> = py.detach(|| match key {
-            SuiteKey::Ccmp(c) => {
-                let mut items: Vec<TxItem<'_>> = frames
-                    .iter()
-                    .zip(&pns)
-                    .map(|(m, &pn)| TxItem { key: c, mpdu: m, pn, key_id, out: Vec::new(), status: Ok(()) })
-                    .collect();
-                ccmp::encapsulate_batch(&mut items);
-                items.into_iter().map(|it| it.status.map(|()| it.out)).collect()
-            }
-            k => frames
-                .iter()
-                .zip(&pns)
-                .map(|(m, &pn)| {
-                    let mut out = Vec::new();
-                    k.as_protection().encapsulate(m, pn, key_id, &mut out).map(|()| out)
-                })
-                .collect(),
-        });
-        Ok(outs.py()?.iter().map(|o| buf::bytes(py, o)).collect())
+        let mut result = Vec::with_capacity(frames.len());
+        // Chunks keep each chunk's outputs in cache until they are copied into bytes objects.
+        for (fr, pn) in frames.chunks(CHUNK).zip(pns.chunks(CHUNK)) {
+            let outs = py.detach(|| seal_chunk(&self.key, fr, pn, key_id)).py()?;
+            result.extend(outs.iter().map(|o| buf::bytes(py, o)));
+        }
+        Ok(result)
     }
 
     /// Unprotects many MPDUs at once, without the GIL (CCMP on the multi-buffer kernel).
@@ -189,33 +175,64 @@ impl Key {
     /// raise for that frame (returned, not raised, so one bad frame does not hide the rest).
     fn unprotect_batch<'py>(&self, py: Python<'py>, mpdus: Vec<PyBuffer<u8>>) -> PyResult<Vec<Bound<'py, PyAny>>> {
         let frames: Vec<&[u8]> = mpdus.iter().map(slice).collect::<PyResult<_>>()?;
-        let key = &self.key;
-        let outs: Vec<wsec::Result<Vec<u8>>> = py.detach(|| match key {
-            SuiteKey::Ccmp(c) => {
-                let c: &Ccmp = c;
-                let mut items: Vec<RxItem<'_>> =
-                    frames.iter().map(|m| RxItem { key: c, mpdu: m, out: Vec::new(), result: Err(wsec::Error::Truncated) }).collect();
-                ccmp::decapsulate_batch(&mut items);
-                items.into_iter().map(|it| it.result.map(|_| it.out)).collect()
+        let mut result = Vec::with_capacity(frames.len());
+        for fr in frames.chunks(CHUNK) {
+            let outs = py.detach(|| open_chunk(&self.key, fr));
+            for r in outs {
+                result.push(match r {
+                    Ok(o) => buf::bytes(py, &o).into_any(),
+                    Err(e) => errors::to_py(e).into_value(py).into_bound(py).into_any(),
+                });
             }
-            k => frames
-                .iter()
-                .map(|m| {
-                    let mut out = Vec::new();
-                    k.as_protection().decapsulate(m, &mut out).map(|_| out)
-                })
-                .collect(),
-        });
-        outs.into_iter()
-            .map(|r| match r {
-                Ok(o) => Ok(buf::bytes(py, &o).into_any()),
-                Err(e) => Ok(errors::to_py(e).into_value(py).into_bound(py).into_any()),
-            })
-            .collect()
+        }
+        Ok(result)
     }
 
     fn __repr__(&self) -> String {
         format!("Key({:?}, <{} octets>)", self.key.suite().name(), self.key.suite().key_len())
+    }
+}
+
+/// Frames per kernel call of the batch methods: enough to fill the multi-buffer lanes many
+/// times over, few enough that a chunk's outputs stay in cache until copied out.
+const CHUNK: usize = 64;
+
+/// CCMP through the multi-buffer kernel; the other suites frame by frame.
+fn seal_chunk(key: &SuiteKey, frames: &[&[u8]], pns: &[u64], key_id: u8) -> wsec::Result<Vec<Vec<u8>>> {
+    match key {
+        SuiteKey::Ccmp(c) => {
+            let mut items: Vec<TxItem<'_>> =
+                frames.iter().zip(pns).map(|(m, &pn)| TxItem { key: c, mpdu: m, pn, key_id, out: Vec::new(), status: Ok(()) }).collect();
+            ccmp::encapsulate_batch(&mut items);
+            items.into_iter().map(|it| it.status.map(|()| it.out)).collect()
+        }
+        k => frames
+            .iter()
+            .zip(pns)
+            .map(|(m, &pn)| {
+                let mut out = Vec::new();
+                k.as_protection().encapsulate(m, pn, key_id, &mut out).map(|()| out)
+            })
+            .collect(),
+    }
+}
+
+fn open_chunk(key: &SuiteKey, frames: &[&[u8]]) -> Vec<wsec::Result<Vec<u8>>> {
+    match key {
+        SuiteKey::Ccmp(c) => {
+            let c: &Ccmp = c;
+            let mut items: Vec<RxItem<'_>> =
+                frames.iter().map(|m| RxItem { key: c, mpdu: m, out: Vec::new(), result: Err(wsec::Error::Truncated) }).collect();
+            ccmp::decapsulate_batch(&mut items);
+            items.into_iter().map(|it| it.result.map(|_| it.out)).collect()
+        }
+        k => frames
+            .iter()
+            .map(|m| {
+                let mut out = Vec::new();
+                k.as_protection().decapsulate(m, &mut out).map(|_| out)
+            })
+            .collect(),
     }
 }
 
