@@ -1,6 +1,6 @@
 """Shared fixtures: the repository, the `wsec` command line (the Rust results the bindings
-are checked against) and the captures of ../shared. A missing tool or file fails the test
-that needs it; nothing is skipped."""
+are checked against) and the repository's real captures (testdata/captures). A missing
+tool or file fails the test that needs it; nothing is skipped."""
 import os
 import pathlib
 import shutil
@@ -22,9 +22,9 @@ def wsec_bin() -> str:
 
 @pytest.fixture(scope="session")
 def captures() -> pathlib.Path:
-    d = ROOT.parent / "shared" / "captures"
+    d = ROOT / "testdata" / "captures"
     if not d.is_dir():
-        pytest.fail(f"{d} is missing: the real captures live in ../shared/captures")
+        pytest.fail(f"{d} is missing")
     return d
 
 
