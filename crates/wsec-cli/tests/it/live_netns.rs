@@ -82,6 +82,19 @@ fn wpa2_every_pair_and_capture_decrypts() {
     assert!(lines as u64 > (3 * n / 1500) as u64, "tshark decrypted only {lines} TCP/ICMP frames");
 }
 
+/// The last lines of each node's log, for a failure message (a stalled transfer says why).
+fn logs_tail(lab: &Lab) -> String {
+    ["air", "ap", "sta1", "sta2"]
+        .iter()
+        .map(|n| {
+            let l = lab.log(n);
+            let lines: Vec<&str> = l.lines().collect();
+            format!("--- {n}.log (last 15 of {} lines)\n{}", lines.len(), lines[lines.len().saturating_sub(15)..].join("\n"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[test]
 fn every_other_mode_station_to_station() {
     let n = bytes();
@@ -89,8 +102,8 @@ fn every_other_mode_station_to_station() {
         let mut lab = lab(&format!("lm{i}"));
         let mode = Mode::named(name, SSID, PASS).unwrap();
         up(&mut lab, &mode, 0.0, None);
-        let rtt = lab.ping("s1", STA_IP[1], 3).unwrap();
-        let mbps = lab.tcp("s1", "s2", STA_IP[1], n, 5400 + i as u16).unwrap();
+        let rtt = lab.ping("s1", STA_IP[1], 3).unwrap_or_else(|e| panic!("{name}: ping: {e}\n{}", logs_tail(&lab)));
+        let mbps = lab.tcp("s1", "s2", STA_IP[1], n, 5400 + i as u16).unwrap_or_else(|e| panic!("{name}: TCP: {e}\n{}", logs_tail(&lab)));
         eprintln!("{name}: sta1 -> sta2 {n} bytes, {mbps:.1} Mb/s, rtt {rtt:.3} ms, checksum equal");
         if *name == "wep" {
             assert!(lab.log("sta1").contains("authenticated (shared key)"), "{}", lab.log("sta1"));
