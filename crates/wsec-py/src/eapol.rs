@@ -368,7 +368,7 @@ fn config(
     let akm = buf::akm(akm)?;
     let pmk = Zeroizing::new(slice(&pmk)?.to_vec());
     if pmk.len() != akm.pmk_len() {
-        return Err(errors::KeyLengthError::new_err(format!("the PMK of {} is {} octets, got {}", akm.name(), akm.pmk_len(), pmk.len())));
+        return Err(errors::pmk_length(akm, pmk.len()));
     }
     Ok(Config {
         akm,

@@ -44,6 +44,11 @@ pub fn key_length(suite: CipherSuite, got: usize) -> PyErr {
     KeyLengthError::new_err(format!("{suite} needs a {}-octet key, got {got}", suite.key_len()))
 }
 
+/// A PMK of the wrong length for `akm` (12.7.1.3: 32 octets, 48 for the SHA-384 AKMs).
+pub fn pmk_length(akm: wsec::rsn::akm::Akm, got: usize) -> PyErr {
+    KeyLengthError::new_err(format!("the PMK of {} is {} octets, got {got}", akm.name(), akm.pmk_len()))
+}
+
 /// Bad argument values (names, lengths, ranges) that are not frame errors.
 pub fn value(msg: impl Into<String>) -> PyErr {
     WsecError::new_err(msg.into())

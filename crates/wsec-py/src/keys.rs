@@ -90,9 +90,7 @@ fn derive_ptk(
     let pmk = slice(&pmk)?;
     kdf::derive_ptk(akm, pmk, &aa, &spa, &an, &sn, cipher, kdk_len)
         .map_err(|e| match e {
-            wsec::Error::BadKeyLength => {
-                errors::KeyLengthError::new_err(format!("the PMK of {} is {} octets, got {}", akm.name(), akm.pmk_len(), pmk.len()))
-            }
+            wsec::Error::BadKeyLength => errors::pmk_length(akm, pmk.len()),
             e => errors::to_py(e),
         })
         .map(Ptk::wrap)
