@@ -20,6 +20,9 @@ impl MacAddr {
     pub const LEN: usize = 6;
     /// The broadcast address ff:ff:ff:ff:ff:ff.
     pub const BROADCAST: MacAddr = MacAddr([0xff; 6]);
+    /// The PAE group address 01:80:C2:00:00:03 (IEEE 802.1X-2020 11.1.1, Table 11-1):
+    /// EAPOL frames to it are for the receiving port's own PAE and are never forwarded.
+    pub const PAE_GROUP: MacAddr = MacAddr([0x01, 0x80, 0xc2, 0x00, 0x00, 0x03]);
 
     pub const fn new(octets: [u8; 6]) -> MacAddr {
         MacAddr(octets)

@@ -52,6 +52,11 @@ impl AccessPoint {
             }
             return; // Null data: a keep-alive
         }
+        if !fc.protected() && hdr.is_fragment() {
+            // Never taken as a whole MSDU, and not reassembled: FragAttacks CVE-2020-26145
+            // and CVE-2020-26147 (plaintext fragments, alone or mixed with protected ones).
+            return self.counters.drop("unprotected fragment");
+        }
         let plain: std::borrow::Cow<'_, [u8]> = if fc.protected() {
             // With the card model, relay and bridging below wait for the card's
             // receive-side service time.
@@ -78,15 +83,19 @@ impl AccessPoint {
             std::borrow::Cow::Borrowed(mpdu)
         };
         let Ok(m) = frames::msdu_of(&hdr, &plain) else { return self.counters.drop("malformed msdu") };
-        if !fc.protected() && !self.cfg.security.is_open() && m.ethertype != EtherType::EAPOL {
-            return self.counters.drop("unprotected");
-        }
         if m.sa != sa {
             return self.counters.drop("source address is not the transmitter");
         }
-        let Some(p) = self.peers.get_mut(&sa) else { return };
-        p.last_rx = now;
-        if m.ethertype == EtherType::EAPOL && m.da == self.cfg.bssid {
+        if m.ethertype == EtherType::EAPOL {
+            // The uncontrolled port (IEEE 802.1X-2020 6.4, 12.3) delivers EAPOL to the local
+            // PAE only, protected or not: addressed to the AP or the PAE group address, it
+            // goes to the authenticator; to anyone else it is never relayed nor bridged
+            // (FragAttacks CVE-2020-26139; as mac80211's ieee80211_frame_allowed).
+            if m.da != self.cfg.bssid && m.da != MacAddr::PAE_GROUP {
+                return self.counters.drop("eapol not addressed to this node");
+            }
+            let Some(p) = self.peers.get_mut(&sa) else { return };
+            p.last_rx = now;
             let eapol = m.payload.to_vec();
             let o = p.rsna_mut().map(|r| r.auth.handle_eapol(now, &eapol));
             match o {
@@ -95,6 +104,11 @@ impl AccessPoint {
             }
             return;
         }
+        if !fc.protected() && !self.cfg.security.is_open() {
+            return self.counters.drop("unprotected");
+        }
+        let Some(p) = self.peers.get_mut(&sa) else { return };
+        p.last_rx = now;
         if !p.state.is_established() {
             return self.counters.drop("data before the keys are installed");
         }
@@ -142,6 +156,13 @@ impl AccessPoint {
         let Ok((da, sa, ethertype, payload)) = frames::parse_ethernet(eth) else {
             return self.counters.drop("malformed ethernet frame");
         };
+        if ethertype == EtherType::EAPOL {
+            // The authenticator is the only source of EAPOL towards the stations: EAPOL
+            // from the wired side is not bridged (a wired host could otherwise hand a
+            // station a forged message 1; to the PAE group address a bridge never forwards
+            // it, IEEE 802.1Q-2022 8.6.3).
+            return self.counters.drop("eapol from the host");
+        }
         let bssid = self.cfg.bssid;
         if da.is_group() {
             if self.peers.values().any(|p| p.state.is_established()) {

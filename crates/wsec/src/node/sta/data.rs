@@ -4,6 +4,7 @@ use crate::node::datapath::{self, RxFrame};
 use crate::node::frames::{self, Dir};
 use crate::node::{rx_error_reason, Output, Security};
 use crate::wire::ethernet::EtherType;
+use crate::wire::mac::MacAddr;
 
 use super::{State, Station};
 
@@ -23,6 +24,11 @@ impl Station {
         if !fc.has_data_body() {
             return;
         }
+        if !fc.protected() && hdr.is_fragment() {
+            // Never taken as a whole MSDU, and not reassembled: FragAttacks CVE-2020-26145
+            // and CVE-2020-26147.
+            return self.counters.drop("unprotected fragment");
+        }
         let bssid = self.bssid().unwrap_or_default();
         let plain: std::borrow::Cow<'_, [u8]> = if fc.protected() {
             match self.dp.unprotect_data(now, &bssid, &hdr, opened) {
@@ -34,10 +40,17 @@ impl Station {
             std::borrow::Cow::Borrowed(mpdu)
         };
         let Ok(m) = frames::msdu_of(&hdr, &plain) else { return self.counters.drop("malformed msdu") };
-        if !fc.protected() && !self.link_open() && m.ethertype != EtherType::EAPOL {
-            return self.counters.drop("unprotected");
-        }
-        if m.ethertype == EtherType::EAPOL && m.da == self.cfg.addr {
+        if m.ethertype == EtherType::EAPOL {
+            // EAPOL goes to the local supplicant only (IEEE 802.1X-2020 6.4): addressed to
+            // this station or the PAE group address, and from the AP itself (the
+            // authenticator is the BSSID; an EAPOL frame another station sent through the
+            // AP is not the authenticator's), else dropped, never given to the host.
+            if m.da != self.cfg.addr && m.da != MacAddr::PAE_GROUP {
+                return self.counters.drop("eapol not addressed to this node");
+            }
+            if m.sa != bssid {
+                return self.counters.drop("eapol not from the bssid");
+            }
             let eapol = m.payload.to_vec();
             let o = self.state.rsna_mut().map(|r| r.supplicant.handle_eapol(now, &eapol));
             match o {
@@ -45,6 +58,9 @@ impl Station {
                 None => self.counters.drop("eapol without an rsna"),
             }
             return;
+        }
+        if !fc.protected() && !self.link_open() {
+            return self.counters.drop("unprotected");
         }
         if !self.state.is_established() {
             return self.counters.drop("data before the keys are installed");
@@ -85,6 +101,10 @@ impl Station {
         };
         if sa != self.cfg.addr {
             return self.counters.drop("source address is not the station's");
+        }
+        if ethertype == EtherType::EAPOL {
+            // The station's own supplicant is its only EAPOL source (IEEE 802.1X-2020 6.4).
+            return self.counters.drop("eapol from the host");
         }
         let bssid = self.bssid().unwrap_or_default();
         let seq = self.seq.take();
