@@ -350,3 +350,34 @@ fn transition_disable_drops_wpa2_personal_after_sae() {
     assert!(after.air.len() > sent_before, "the AP was on the air");
     assert!(after.sta(0).counters.to_string().contains("bss security not acceptable"), "{}", after.sta(0).counters);
 }
+
+#[test]
+fn a_flood_of_spoofed_commits_leaves_no_state_and_the_station_still_connects() {
+    // 12.4.6: past `sae_anti_clogging_threshold` open exchanges, a commit without a valid
+    // token gets a token request and nothing else: no station-table entry, no group
+    // arithmetic. The flood here is the legitimate station's own first commit sent again
+    // from 3,000 spoofed addresses (valid group, scalar and element).
+    let ap = ap_conf("wpa_key_mgmt=SAE\nieee80211w=2\nsae_password=secret sauce\nsae_anti_clogging_threshold=2\n");
+    let stas = vec![sta_conf(STA1, "", " key_mgmt=SAE\n sae_password=\"secret sauce\"")];
+    let mut s = sim(&ap, &stas, 0.0, 4);
+    let is_commit = |f: &Vec<u8>| {
+        f.get(10..16) == Some(&[2, 0, 0, 0, 0, 0x11][..])
+            && wsec::node::sae::parse_auth_frame(f).is_some_and(|(t, st, _)| t == 1 && st == 0)
+    };
+    assert!(s.run_until(2_000, |s| s.air.iter().any(is_commit)), "no commit: {:?}", s.events);
+    let commit = s.air.iter().find(|f| is_commit(f)).unwrap().clone();
+    const FLOOD: u32 = 3_000;
+    for i in 0..FLOOD {
+        let mut f = commit.clone();
+        f[10..16].copy_from_slice(&[0x02, 0xee, 0, (i >> 16) as u8, (i >> 8) as u8, i as u8]);
+        s.inject.push(f);
+    }
+    s.step();
+    let ap = s.ap();
+    // The legitimate station's exchange and the first spoofed ones (up to the threshold)
+    // are open; every other spoofed commit left nothing.
+    assert!(ap.peer_count() <= 3, "{} entries after the flood", ap.peer_count());
+    assert!(ap.counters.dropped("sae commit without a valid token") >= u64::from(FLOOD) - 2, "{}", ap.counters);
+    assert!(s.run_until(20_000, |s| s.all_established()), "{:?}", s.events);
+    traffic(&mut s, 0);
+}

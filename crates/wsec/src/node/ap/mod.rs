@@ -312,6 +312,8 @@ pub struct AccessPoint {
     rng: crate::rng::BoxRng,
     /// Anti-clogging tokens of SAE (12.4.6).
     anti_clogging: crate::rsn::sae::AntiClogging,
+    /// When `anti_clogging`'s secret was made (ns).
+    anti_clogging_since: u64,
     /// PMKSAs of SAE exchanges, for stations that come back with a PMKID (12.6.10.3).
     pmksa: BTreeMap<MacAddr, sae::Pmksa>,
 }
@@ -439,6 +441,7 @@ impl AccessPoint {
             clock: now,
             counters: Counters::default(),
             anti_clogging: crate::rsn::sae::AntiClogging::new(&mut *rng),
+            anti_clogging_since: now,
             pmksa: BTreeMap::new(),
             rng,
             cfg,

@@ -11,6 +11,8 @@ use zeroize::Zeroizing;
 
 /// dot11RSNASAERetransPeriod of hostapd's AP (ms).
 const RETRANS_MS: u64 = 40;
+/// How long one anti-clogging secret serves (s; hostapd's 60).
+const ANTI_CLOGGING_KEY_LIFETIME_S: u64 = 60;
 /// dot11RSNAConfigPMKLifetime (hostapd's default, s).
 pub(super) const PMK_LIFETIME_S: u64 = 43_200;
 
@@ -30,17 +32,34 @@ impl AccessPoint {
             return self.sae_reply(sta, transaction, crate::wire::mgmt::StatusCode::NOT_SUPPORTED_AUTH_ALG.0, &[], out);
         };
         let has_instance = self.peers.get(sta).is_some_and(|p| p.sae.is_some());
+        // Anti-clogging (12.4.6): tokens once this many exchanges are open.
+        let clogging = self.sae_open_exchanges() >= settings.anti_clogging_threshold;
+        let is_new = !self.peers.contains_key(sta);
         if !has_instance {
             if transaction != 1 {
                 return self.counters.drop("sae confirm before commit");
             }
-            if !self.peers.contains_key(sta) && self.peers.len() >= self.cfg.max_stations {
+            if is_new && self.peers.len() >= self.cfg.max_stations {
                 return self.sae_reply(sta, 1, crate::wire::mgmt::StatusCode::AP_FULL.0, &[], out);
             }
             let Some(h2e) = Instance::ap_h2e_for(settings.pwe, status) else {
                 // hostapd: "SAE: Unexpected Status Code".
                 return self.sae_reply(sta, 1, sae::status::UNSPECIFIED_FAILURE, &[], out);
             };
+            if clogging {
+                // Checked before anything is kept for the address or any group arithmetic
+                // is done: a flood of commits from spoofed addresses costs an HMAC each
+                // and leaves no state (12.4.6: the token lets the AP commit resources only
+                // to a peer that receives at the address it claims).
+                self.rotate_anti_clogging(now);
+                if let Ok(c) = sae::msg::Commit::parse(body, h2e) {
+                    if !c.token.as_deref().is_some_and(|t| self.anti_clogging.check(&sta.0, t)) {
+                        self.counters.drop("sae commit without a valid token");
+                        let req = sae::msg::anti_clogging_request(c.group, &self.anti_clogging.token(&sta.0), h2e);
+                        return self.sae_reply(sta, 1, sae::status::ANTI_CLOGGING_TOKEN_REQUIRED, &req, out);
+                    }
+                }
+            }
             let Some(pw) = settings.password_for(sta) else {
                 return self.sae_reply(sta, 1, sae::status::UNSPECIFIED_FAILURE, &[], out);
             };
@@ -61,14 +80,32 @@ impl AccessPoint {
             let p = self.peers.entry(*sta).or_insert_with(|| Peer::new(now, PeerState::Sae));
             p.sae = Some(Box::new(inst));
         }
-        // Anti-clogging (12.4.6): tokens once this many exchanges are open.
-        let open = self.peers.values().filter(|p| p.sae.as_ref().is_some_and(|i| i.state() == State::Committed)).count();
-        let clog = (open >= settings.anti_clogging_threshold).then_some(&self.anti_clogging);
+        let clog = clogging.then_some(&self.anti_clogging);
         let Some(p) = self.peers.get_mut(sta) else { return };
         p.last_rx = now;
         let inst = p.sae.as_mut().expect("instance made above");
         let outs = inst.receive(ms(now), transaction, status, body, &mut *self.rng, clog);
+        let refused = inst.state() == State::Nothing;
         self.sae_outputs(now, sta, outs, out);
+        if is_new && refused && self.peers.get(sta).is_some_and(|p| matches!(p.state, PeerState::Sae)) {
+            // A first commit answered with a refusal (a malformed commit, a group not
+            // offered, an unknown password identifier) leaves nothing behind either.
+            self.peers.remove(sta);
+        }
+    }
+
+    /// SAE exchanges past their commit and not yet accepted: the anti-clogging load.
+    fn sae_open_exchanges(&self) -> usize {
+        self.peers.values().filter(|p| p.sae.as_ref().is_some_and(|i| i.state() == State::Committed)).count()
+    }
+
+    /// A new anti-clogging secret every minute, as hostapd's `sae_token_key`: a token
+    /// seen on the air stops working soon after.
+    fn rotate_anti_clogging(&mut self, now: u64) {
+        if now.saturating_sub(self.anti_clogging_since) >= ANTI_CLOGGING_KEY_LIFETIME_S * crate::node::SEC {
+            self.anti_clogging = sae::AntiClogging::new(&mut *self.rng);
+            self.anti_clogging_since = now;
+        }
     }
 
     /// PMKSA caching: the cached PMK when the station's RSN element names its PMKID and it
