@@ -14,8 +14,10 @@
 //!               [Capabilities (2)]
 //! ```
 //! All counts and the version are little-endian. The element may end after any complete
-//! field (9.4.2.24.1); a field cut short is Error::Truncated. Octets after the last field
-//! this module knows are ignored, as hostap does. Absent fields mean their defaults:
+//! field (9.4.2.24.1); a field cut short is Error::Truncated up to the RSN Capabilities.
+//! The RSNE is extensible (9.4.2.1, Table 9-92): octets after the last field this module
+//! knows are ignored, and so is a field cut short after the RSN Capabilities, as hostapd
+//! does. Absent fields mean their defaults:
 //! CCMP-128 group and pairwise, AKM 00-0F-AC:1, capabilities 0, BIP-CMAC-128 group
 //! management (when MFP is negotiated); for WPA1, TKIP and AKM 00-50-F2:1.
 //!
@@ -337,7 +339,12 @@ impl RsnElementRepr {
             return Ok(e);
         }
         e.capabilities = Some(RsnCapabilities(r.u16()?));
-        if r.is_empty() {
+        // The RSNE is extensible (9.4.2.1, Table 9-92): octets after the fields this
+        // parser knows are ignored, and so is a field cut short after the RSN
+        // Capabilities, the first optional one a later revision may follow with others
+        // (hostapd's wpa_parse_wpa_ie_rsn: "trailing bytes - ignored"). A PMKID Count
+        // that promises more PMKIDs than there are octets stays an error, as there.
+        if r.b.len() < 2 {
             return Ok(e);
         }
         let n = r.u16()? as usize;
@@ -350,7 +357,7 @@ impl RsnElementRepr {
                 p
             })
             .collect();
-        if r.is_empty() {
+        if r.b.len() < 4 {
             return Ok(e);
         }
         e.group_mgmt_cipher = Some(r.suite()?);
@@ -843,6 +850,20 @@ mod tests {
         let n = negotiate(&e, &Prefs { akms: vec![Akm::Ieee8021x], ..Prefs::default() }).unwrap();
         assert_eq!((n.akm, n.pairwise, n.group, n.mfp), (Akm::Ieee8021x, CipherSuite::Ccmp128, CipherSuite::Ccmp128, false));
         assert_eq!(RsnElementRepr::parse(&[48, 3, 1, 0, 0]), Err(Error::Truncated));
+        // After the RSN Capabilities a short field is ignored; a PMKID Count past the end
+        // is not.
+        let caps = [48, 20, 1, 0, 0, 0x0f, 0xac, 4, 1, 0, 0, 0x0f, 0xac, 4, 1, 0, 0, 0x0f, 0xac, 2, 0x80, 0];
+        let mut t = caps.to_vec();
+        t.extend_from_slice(&[0xdd]);
+        t[1] += 1;
+        assert_eq!(RsnElementRepr::parse(&t).unwrap().capabilities, Some(RsnCapabilities(0x80)));
+        let mut t = caps.to_vec();
+        t.extend_from_slice(&[0, 0, 0xdd, 0xdd]);
+        t[1] += 4;
+        let e = RsnElementRepr::parse(&t).unwrap();
+        assert_eq!((e.pmkids.len(), e.group_mgmt_cipher), (0, None));
+        t[22] = 1;
+        assert_eq!(RsnElementRepr::parse(&t), Err(Error::Truncated));
         assert_eq!(RsnElementRepr::parse(&[48, 2, 2, 0]), Err(Error::Unsupported("RSN element version other than 1")));
         let r = RsnElementRepr { akms: vec![Suite::from_akm(Akm::Psk)], ..Default::default() };
         let b = r.to_bytes().unwrap();

@@ -240,12 +240,16 @@ fn ieee80211w_negotiation_matrix() {
 /// Open authentication and an Association Request with `rsne` from `sta`, straight to
 /// the AP core; the status of its Association Response.
 fn assoc_status(ap: &mut AccessPoint, sta: &MacAddr, rsne: &RsnElementRepr) -> StatusCode {
+    assoc_status_raw(ap, sta, &rsne.to_bytes().unwrap())
+}
+
+/// [`assoc_status`] with the RSN element's octets as given.
+fn assoc_status_raw(ap: &mut AccessPoint, sta: &MacAddr, r: &[u8]) -> StatusCode {
     let now = 2_000 * MS;
     let mut out = Output::default();
     ap.handle_air(now, &frames::auth(&BSSID, sta, &BSSID, 1, AuthRepr::new(AuthAlgorithm::OPEN_SYSTEM, 1, StatusCode::SUCCESS)), &mut out);
     out.air.clear();
-    let r = rsne.to_bytes().unwrap();
-    ap.handle_air(now, &frames::assoc_req(sta, &BSSID, 2, Capability(0x0031), SSID, Some(&r)), &mut out);
+    ap.handle_air(now, &frames::assoc_req(sta, &BSSID, 2, Capability(0x0031), SSID, Some(r)), &mut out);
     let resp = out.air.iter().find(|f| subtype(f).is_some_and(|s| s.0 == mgmt_subtype::ASSOC_RESP)).expect("a response");
     match frames::parse_mgmt(resp) {
         Ok(Mgmt::AssocResp { status, .. }) => status,
@@ -288,6 +292,39 @@ fn ap_refuses_with_the_status_codes_of_12_6_3() {
     // An AP cannot offer MFP over TKIP alone, nor without an RSNA.
     assert!(nodesim::try_ap_core(ap_cfg(rsn_akm(Akm::Psk, vec![CipherSuite::Tkip]), Mfp::Optional), 0).is_err());
     assert!(nodesim::try_ap_core(ap_cfg(Security::Open, Mfp::Optional), 0).is_err());
+}
+
+#[test]
+fn ap_ignores_octets_after_the_rsn_capabilities_as_hostapd_does() {
+    // The RSNE is extensible (9.4.2.1, Table 9-92): what follows the fields the AP knows is
+    // ignored, a field cut short after the RSN Capabilities included; hostapd's
+    // wpa_parse_wpa_ie_rsn does the same. A short field before them, or a PMKID Count
+    // beyond the element, is still status 40 (Invalid element).
+    let ccmp = CipherSuite::Ccmp128;
+    let with = |base: &RsnElementRepr, extra: &[u8]| {
+        let mut r = base.to_bytes().unwrap();
+        r.extend_from_slice(extra);
+        r[1] += extra.len() as u8;
+        r
+    };
+    let caps = sta_rsne(ccmp, RsnCapabilities::MFPC, None);
+    let mgmt = sta_rsne(ccmp, RsnCapabilities::MFPC, Some(CipherSuite::BipCmac128));
+    for (i, (base, extra, want)) in [
+        (&caps, &[0xdd][..], StatusCode::SUCCESS),
+        (&caps, &[0, 0, 0xdd, 0xdd, 0xdd][..], StatusCode::SUCCESS),
+        (&mgmt, &[1, 2, 3, 4, 5, 6, 7][..], StatusCode::SUCCESS),
+        (&caps, &[2, 0, 0xdd][..], StatusCode::INVALID_ELEMENT),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut ap = nodesim::ap_core(ap_cfg(rsn(), Mfp::Optional), 0);
+        assert_eq!(assoc_status_raw(&mut ap, &STA1, &with(base, extra)), want, "case {i}");
+    }
+    // One octet where the RSN Capabilities would start: hostapd's "ie too short".
+    let no_caps = RsnElementRepr { capabilities: None, ..sta_rsne(ccmp, 0, None) };
+    let mut ap = nodesim::ap_core(ap_cfg(rsn(), Mfp::Optional), 0);
+    assert_eq!(assoc_status_raw(&mut ap, &STA1, &with(&no_caps, &[0])), StatusCode::INVALID_ELEMENT);
 }
 
 #[test]
