@@ -52,15 +52,21 @@ struct Slot {
     tag: u64,
 }
 
-/// How long a pairwise key replaced under the same Key ID still opens received frames.
+/// How long a pairwise key replaced under the same Key ID still opens received frames:
+/// dot11MaxTransmitMSDULifetime (Annex C, default 512 TU = 524.288 ms).
 ///
 /// Without Extended Key ID (12.6.21) the two ends of a PTK rekey switch keys at different
 /// times (12.7.6.4: the Supplicant installs after sending message 4, the Authenticator
 /// when it receives it), so frames the peer protected under the old TK, queued or in the
 /// air when the key changed, arrive after it. Against hostapd under load that was 46 to
-/// 63 data frames a rekey dropped as MIC failures (interop lab, wsec sta). A second is
-/// many times the lab's worst gap (70 ms between message 3 and message 4 on the air).
-pub const RETIRED_PTK_RX_NS: u64 = 1_000_000_000;
+/// 63 data frames a rekey dropped as MIC failures (interop lab, wsec sta). The standard
+/// has no receive window; what bounds one is the transmitter's: an MSDU not delivered
+/// within dot11MaxTransmitMSDULifetime of its first attempt is discarded, so no frame the
+/// peer protected before its own switch (which precedes this install, or follows it by
+/// one message 4 in flight) can arrive later than that. The lab's worst gap was 70 ms.
+/// Peers that negotiate Extended Key ID never need it: the new key takes the other Key
+/// ID, installed for reception before either end transmits with it.
+pub const RETIRED_PTK_RX_NS: u64 = 512 * 1_024_000;
 
 /// The pairwise key a PTK0 rekey replaced: receive only, with its own replay counters,
 /// until `until` (ns on the receive clock).

@@ -133,6 +133,8 @@ fn extended_key_id_switch() {
 #[test]
 fn ptk0_rekey_keeps_the_old_key_for_reception_for_a_while() {
     use wsec::link::sa::RETIRED_PTK_RX_NS;
+    // dot11MaxTransmitMSDULifetime's default (802.11-2020 Annex C): 512 TU of 1,024 us.
+    assert_eq!(RETIRED_PTK_RX_NS, 524_288_000);
     const T0: u64 = 5_000_000_000;
     for suite in [CipherSuite::Ccmp128, CipherSuite::Ccmp256, CipherSuite::Gcmp128, CipherSuite::Gcmp256] {
         let (mut ap, mut sta) = pair(suite);
