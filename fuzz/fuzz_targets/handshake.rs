@@ -37,9 +37,15 @@ fuzz_target!(|data: &[u8]| {
         let (a, b) = data.split_at(data.len() / 2);
         for f in [data, a, b] {
             let o = sta.handle_eapol(2, f);
-            assert!(!o.events.iter().any(|e| matches!(e, Event::InstallPtk { .. })));
+            assert!(!o
+                .events
+                .iter()
+                .any(|e| matches!(e, Event::InstallPtk { .. } | Event::InstallPtkRx { .. } | Event::ActivatePtk { .. })));
             let o = ap.handle_eapol(3, f);
-            assert!(!o.events.iter().any(|e| matches!(e, Event::InstallPtk { .. })));
+            assert!(!o
+                .events
+                .iter()
+                .any(|e| matches!(e, Event::InstallPtk { .. } | Event::InstallPtkRx { .. } | Event::ActivatePtk { .. })));
         }
         let _ = ap.handle_timeout(u64::MAX / 2);
     }

@@ -710,6 +710,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     let (mut ctrl, mut ctrl_group) = (None, None);
     let (mut owe_groups, mut owe_bssid, mut owe_ssid, mut hidden) = (None, None, None, 0u8);
     let mut transition_disable = 0u8;
+    let mut extended_key_id = 0u8;
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
         let Some(kv) = ap_line(l) else { continue };
@@ -753,6 +754,8 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
                 transition_disable = u8::from_str_radix(h, 16)
                     .map_err(|_| ConfError { line: n, msg: "transition_disable must be a hex bitmap, 0x00-0xff".into() })?;
             }
+            // hostapd: 0 off, 1 on, 2 on with the first PTK under Key ID 1 (12.6.21).
+            "extended_key_id" => extended_key_id = num(n, k, v, 0, 2)?,
             "owe_transition_bssid" => {
                 let a = v
                     .parse::<MacAddr>()
@@ -809,6 +812,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     ap.owe_transition = owe_transition;
     ap.ignore_broadcast_ssid = hidden;
     ap.transition_disable = transition_disable;
+    ap.extended_key_id = extended_key_id;
     ap.wpa1_pairwise = c.ap_wpa1_pairwise()?;
     ap.rsn = c.wpa != Some(1);
     ap.mfp = mfp;
@@ -847,6 +851,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     let (mut ctrl, mut ctrl_group) = (None, None);
     let mut owe_group = 0u16;
     let mut owe_only = false;
+    let mut extended_key_id = false;
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
         let Some(t) = sta_line(l) else { continue };
@@ -943,6 +948,8 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                 "sae_groups" | "sae_pwe" => {
                     c.set(n, k, v)?;
                 }
+                // wpa_supplicant: INT_RANGE(extended_key_id, 0, 1), a global setting.
+                "extended_key_id" => extended_key_id = num::<u8>(n, k, v, 0, 1)? == 1,
                 "update_config" | "ap_scan" => {}
                 _ => return err(n, format!("unknown key{}", shown_key(k))),
             }
@@ -978,6 +985,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     sta.sae = sae;
     sta.owe_group = owe_group;
     sta.owe_only = owe_only;
+    sta.extended_key_id = extended_key_id;
     sta.offload = c.offload()?;
     sta.engine_threads = c.engine_threads.unwrap_or(1);
     let (interface, medium) = resolve_driver(driver, interface, wired, medium)?;

@@ -265,6 +265,8 @@ impl EapolKey {
 
 /// What a handshake asks of its host (the hand-off to the link layer, 12.7.6.4): `kind` is
 /// `install_ptk`, `install_gtk`, `install_igtk` (with `key`, `cipher`, `key_id`, `rsc`),
+/// with Extended Key ID (12.6.21) `install_ptk_rx` (receive only) then `activate_ptk`
+/// (`key_id`),
 /// `established` (with `akm`, `cipher`, `group`), `group_key_done` (`key_id`),
 /// `transition_disable` (`bitmap`), `dropped` or `failed` (`reason`).
 #[pyclass(module = "wsec", frozen, get_all)]
@@ -309,6 +311,11 @@ impl Event {
                 (ev.kind, ev.key, ev.cipher, ev.key_id) =
                     ("install_ptk", Some(buf::bytes(py, &tk).unbind()), Some(cipher.name()), Some(key_id))
             }
+            CoreEvent::InstallPtkRx { tk, cipher, key_id } => {
+                (ev.kind, ev.key, ev.cipher, ev.key_id) =
+                    ("install_ptk_rx", Some(buf::bytes(py, &tk).unbind()), Some(cipher.name()), Some(key_id))
+            }
+            CoreEvent::ActivatePtk { key_id } => (ev.kind, ev.key_id) = ("activate_ptk", Some(key_id)),
             CoreEvent::InstallGtk { gtk, cipher, key_id, rsc } => {
                 (ev.kind, ev.key, ev.cipher, ev.key_id, ev.rsc) =
                     ("install_gtk", Some(buf::bytes(py, &gtk).unbind()), Some(cipher.name()), Some(key_id), Some(rsc))

@@ -53,6 +53,14 @@ fn ap_keys_reach_the_core() {
         .unwrap();
     assert_eq!(s.sta.engine_threads, 2);
     assert!(matches!(s.sta.security, Security::Open));
+    // Extended Key ID (12.6.21): hostapd's 0/1/2, wpa_supplicant's global 0/1; off unless set.
+    assert_eq!(parse_ap(AP).unwrap().ap.extended_key_id, 0);
+    assert_eq!(parse_ap(&format!("{AP}extended_key_id=2\n")).unwrap().ap.extended_key_id, 2);
+    assert!(parse_ap(&format!("{AP}extended_key_id=3\n")).is_err());
+    assert!(!s.sta.extended_key_id);
+    let e = parse_sta("interface=wsta0\naddr=02:00:00:00:00:11\nextended_key_id=1\nnetwork={\n ssid=\"x\"\n key_mgmt=NONE\n}\n").unwrap();
+    assert!(e.sta.extended_key_id);
+    assert!(parse_sta("interface=wsta0\naddr=02:00:00:00:00:11\nextended_key_id=2\nnetwork={\n ssid=\"x\"\n key_mgmt=NONE\n}\n").is_err());
 }
 
 #[test]

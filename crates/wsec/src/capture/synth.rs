@@ -236,13 +236,12 @@ impl Synth {
             let sa = if ap_side { &mut self.sa_ap } else { &mut self.sa_sta };
             match e {
                 Event::InstallPtk { tk, cipher, key_id } => {
-                    // wsec's handshake sends no KeyID KDE: the rekeyed PTK is put on Key ID 1
-                    // here, as Extended Key ID would (12.6.21), so captures carry both IDs.
-                    let key_id = if self.rekeyed { 1 } else { key_id };
-                    let sa = if ap_side { &mut self.sa_ap } else { &mut self.sa_sta };
                     sa.install(KeyType::Pairwise, key_id, cipher, &tk, AadOptions::default(), None)?;
-                    sa.set_tx_key(KeyType::Pairwise, key_id)?;
                 }
+                // Extended Key ID (the RSNEs set it when `ext_key_id_rekey_after` is): the
+                // rekeyed PTK takes Key ID 1, so captures carry both IDs (12.6.21).
+                Event::InstallPtkRx { tk, cipher, key_id } => sa.install_rx(key_id, cipher, &tk, AadOptions::default())?,
+                Event::ActivatePtk { key_id } => sa.set_tx_key(KeyType::Pairwise, key_id)?,
                 Event::InstallGtk { gtk, cipher, key_id, rsc } if !ap_side => {
                     sa.install(KeyType::Group, key_id, cipher, &gtk, AadOptions::default(), Some(rsc))?;
                 }

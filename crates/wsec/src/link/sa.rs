@@ -50,6 +50,9 @@ struct Slot {
     tx: PnGenerator,
     rx: ReplayCounters,
     tag: u64,
+    /// Installed for reception only (Extended Key ID, 12.6.21) until
+    /// [`SecurityAssociation::set_tx_key`] selects it.
+    rx_only: bool,
 }
 
 /// How long a pairwise key replaced under the same Key ID still opens received frames:
@@ -157,6 +160,28 @@ impl SecurityAssociation {
     /// own replay counters and never for transmission. TKIP (Michael failures start
     /// countermeasures) and WEP keys are replaced outright.
     pub fn install(&mut self, kt: KeyType, key_id: u8, suite: CipherSuite, key: &[u8], opts: AadOptions, rsc: Option<Pn>) -> Result<()> {
+        self.put(kt, key_id, suite, key, opts, rsc, false)
+    }
+
+    /// Installs a pairwise key for reception only (Extended Key ID, 12.6.21: each end
+    /// installs the new PTK under the other Key ID to receive before either transmits with
+    /// it); [`Self::set_tx_key`] later switches transmission to it. The key it joins stays
+    /// in force for both until then, and for reception after.
+    pub fn install_rx(&mut self, key_id: u8, suite: CipherSuite, key: &[u8], opts: AadOptions) -> Result<()> {
+        self.put(KeyType::Pairwise, key_id, suite, key, opts, None, true)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn put(
+        &mut self,
+        kt: KeyType,
+        key_id: u8,
+        suite: CipherSuite,
+        key: &[u8],
+        opts: AadOptions,
+        rsc: Option<Pn>,
+        rx_only: bool,
+    ) -> Result<()> {
         let valid = match kt {
             KeyType::Pairwise => !suite.is_bip(),
             KeyType::Group => !suite.is_bip(),
@@ -178,15 +203,18 @@ impl SecurityAssociation {
         self.next_tag += 1;
         let rx = rsc.map(ReplayCounters::with_rsc).unwrap_or_default();
         let until = self.rx_clock.saturating_add(RETIRED_PTK_RX_NS);
-        let old = self.table(kt, key_id)?.replace(Slot { key, tx, rx, tag });
-        if kt == KeyType::Pairwise {
+        let old = self.table(kt, key_id)?.replace(Slot { key, tx, rx, tag, rx_only });
+        // Extended Key ID replaces the key of two rekeys ago, long out of use: no window.
+        if kt == KeyType::Pairwise && !rx_only {
             self.retired = old.filter(|o| matches!(o.key, Key::Ccmp(_) | Key::Gcmp(_) | Key::Eccmp(_))).map(|slot| Retired {
                 id: key_id,
                 slot,
                 until,
             });
         }
-        self.set_tx_key(kt, key_id)?;
+        if !rx_only {
+            self.set_tx_key(kt, key_id)?;
+        }
         // Fragments decrypted under the old key must not be completed under the new one.
         self.defrag.clear();
         Ok(())
@@ -194,8 +222,9 @@ impl SecurityAssociation {
 
     /// Selects the key used to transmit (Extended Key ID switch, GTK rollover).
     pub fn set_tx_key(&mut self, kt: KeyType, key_id: u8) -> Result<()> {
-        if self.table(kt, key_id)?.is_none() {
-            return Err(Error::UnknownKeyId(key_id));
+        match self.table(kt, key_id)? {
+            Some(slot) => slot.rx_only = false,
+            None => return Err(Error::UnknownKeyId(key_id)),
         }
         match kt {
             KeyType::Pairwise => self.tx_pairwise = key_id,
@@ -222,7 +251,7 @@ impl SecurityAssociation {
             KeyType::Group => self.tx_group,
             KeyType::ManagementGroup => self.tx_mgmt_group,
         };
-        self.table(kt, id).ok()?.as_ref().map(|s| s.tx.peek())
+        self.table(kt, id).ok()?.as_ref().filter(|s| !s.rx_only).map(|s| s.tx.peek())
     }
 
     fn michael_rx(&self, group: bool) -> MichaelDirection {
@@ -249,7 +278,7 @@ impl SecurityAssociation {
             (KeyType::ManagementGroup, self.tx_mgmt_group)
         } else if group {
             (KeyType::Group, self.tx_group)
-        } else if self.pairwise[self.tx_pairwise as usize].is_some() || f.is_mgmt() {
+        } else if self.pairwise[self.tx_pairwise as usize].as_ref().is_some_and(|s| !s.rx_only) || f.is_mgmt() {
             (KeyType::Pairwise, self.tx_pairwise)
         } else {
             // No pairwise key: WEP default key (or a GTK-only link).
@@ -267,7 +296,7 @@ impl SecurityAssociation {
     pub fn protect_parsed(&mut self, m: &Mpdu<'_>, out: &mut Vec<u8>) -> Result<()> {
         let (kt, id) = self.tx_slot(m);
         let dir = self.michael_tx();
-        let slot = self.table(kt, id)?.as_mut().ok_or(Error::UnknownKeyId(id))?;
+        let slot = self.tx_key(kt, id)?;
         let pn = slot.tx.next_pn()?;
         let mpdu = m.bytes();
         match &slot.key {
@@ -287,11 +316,16 @@ impl SecurityAssociation {
     /// never reused.
     pub fn tx_ccmp_pn(&mut self, mpdu: &[u8]) -> Result<Option<(KeyType, u8, Pn)>> {
         let (kt, id) = self.tx_slot(&Mpdu::new_checked(mpdu)?);
-        let slot = self.table(kt, id)?.as_mut().ok_or(Error::UnknownKeyId(id))?;
+        let slot = self.tx_key(kt, id)?;
         if !matches!(slot.key, Key::Ccmp(_)) {
             return Ok(None);
         }
         Ok(Some((kt, id, slot.tx.next_pn()?)))
+    }
+
+    /// The key `tx_slot` chose, if it may transmit (not a receive-only key).
+    fn tx_key(&mut self, kt: KeyType, id: u8) -> Result<&mut Slot> {
+        self.table(kt, id)?.as_mut().filter(|s| !s.rx_only).ok_or(Error::UnknownKeyId(id))
     }
 
     fn slot(&self, kt: KeyType, key_id: u8) -> Option<&Slot> {
@@ -396,7 +430,7 @@ impl SecurityAssociation {
         if max_fragment_body == 0 {
             return Err(Error::Malformed("fragment size 0"));
         }
-        let slot = self.table(kt, id)?.as_mut().ok_or(Error::UnknownKeyId(id))?;
+        let slot = self.tx_key(kt, id)?;
         if let Key::Tkip(k) = &slot.key {
             // Michael covers the whole MSDU, so the MIC may straddle fragments.
             let n = (mpdu.len() - hl + 8).div_ceil(max_fragment_body) as u64;

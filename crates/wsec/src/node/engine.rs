@@ -182,6 +182,19 @@ impl Engine {
         sa.install(kt, key_id, suite, key, AadOptions::default(), rsc)
     }
 
+    /// Installs `peer`'s new pairwise key for reception only (Extended Key ID, 12.6.21);
+    /// [`Engine::set_pairwise_tx`] later switches transmission to it.
+    pub fn install_rx(&mut self, peer: MacAddr, key_id: u8, suite: CipherSuite, key: &[u8]) -> Result<()> {
+        let role = self.role;
+        let sa = self.peers.entry(peer).or_insert_with(|| SecurityAssociation::new(role));
+        sa.install_rx(key_id, suite, key, AadOptions::default())
+    }
+
+    /// Transmits to `peer` with its pairwise key under `key_id` from now on.
+    pub fn set_pairwise_tx(&mut self, peer: &MacAddr, key_id: u8) -> Result<()> {
+        self.peers.get_mut(peer).ok_or(Error::UnknownKeyId(key_id))?.set_tx_key(KeyType::Pairwise, key_id)
+    }
+
     /// Selects the group transmit key (GTK rollover).
     pub fn set_group_tx(&mut self, key_id: u8) -> Result<()> {
         self.group.set_tx_key(KeyType::Group, key_id)

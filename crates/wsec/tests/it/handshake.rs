@@ -88,7 +88,8 @@ impl Side {
     fn take(&mut self, o: &Output) {
         for e in &o.events {
             match e {
-                Event::InstallPtk { tk, .. } => self.ptk_installs.push(tk.clone()),
+                Event::InstallPtk { tk, .. } | Event::InstallPtkRx { tk, .. } => self.ptk_installs.push(tk.clone()),
+                Event::ActivatePtk { .. } => {}
                 Event::InstallGtk { gtk, key_id, .. } => self.gtk_installs.push((*key_id, gtk.clone())),
                 Event::InstallIgtk { .. } => self.igtk_installs += 1,
                 Event::Established { .. } => self.established += 1,

@@ -25,6 +25,7 @@ mod kernel;
 mod node_core;
 mod node_eapol_port;
 mod node_engine_batch;
+mod node_ext_key_id;
 mod node_mfp;
 mod node_owe;
 mod node_sae;

@@ -353,6 +353,9 @@ impl AccessPoint {
         let Some(gk) = group_keys else { return };
         let mut a = Authenticator::new(hc, gk, crate::rng::fork(&mut *self.rng));
         a.set_transition_disable(self.cfg.transition_disable);
+        if self.cfg.extended_key_id == 2 {
+            a.set_first_key_id(1);
+        }
         let o = a.start(now);
         if let Some(assoc) = p.state.association_mut() {
             assoc.rsna = Some(Rsna { auth: a, deadline: None, ptk_rekey_at: None });

@@ -173,6 +173,26 @@ impl AccessPoint {
         })
     }
 
+    /// A new PTK transmits (installed, or activated under Extended Key ID): counted, and
+    /// the next PTK rekey scheduled. `false`: the engine refused it and the station is
+    /// deauthenticated.
+    fn ptk_in_force(&mut self, now: u64, sta: &MacAddr, rekey: bool, done: crate::Result<()>, out: &mut Output) -> bool {
+        if done.is_err() {
+            self.deauth(sta, ReasonCode::UNSPECIFIED, out);
+            return false;
+        }
+        if rekey {
+            out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::PtkRekeyed });
+        }
+        if let Some(p) = self.peers.get_mut(sta) {
+            p.counters.key_installs += 1;
+            if let Some(r) = p.rsna_mut() {
+                r.ptk_rekey_at = (self.cfg.ptk_rekey_s > 0).then(|| now.saturating_add(self.cfg.ptk_rekey_s.saturating_mul(SEC)));
+            }
+        }
+        true
+    }
+
     /// Sends the handshake's EAPOL frames and acts on its events.
     pub(super) fn after_handshake(&mut self, now: u64, sta: &MacAddr, o: handshake::Output, out: &mut Output) {
         let bssid = self.cfg.bssid;
@@ -185,21 +205,22 @@ impl AccessPoint {
         let mut late_group = false;
         for e in o.events {
             match e {
+                handshake::Event::InstallPtkRx { tk, cipher, key_id } if self.dp.keys().install_rx(*sta, key_id, cipher, &tk).is_err() => {
+                    self.deauth(sta, ReasonCode::UNSPECIFIED, out);
+                    return;
+                }
                 handshake::Event::InstallPtk { tk, cipher, key_id } => {
                     let rekey = self.dp.has_pairwise(sta);
-                    if self.dp.keys().install(Some(*sta), KeyType::Pairwise, key_id, cipher, &tk, None).is_err() {
-                        self.deauth(sta, ReasonCode::UNSPECIFIED, out);
+                    let done = self.dp.keys().install(Some(*sta), KeyType::Pairwise, key_id, cipher, &tk, None);
+                    if !self.ptk_in_force(now, sta, rekey, done, out) {
                         return;
                     }
-                    if rekey {
-                        out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::PtkRekeyed });
-                    }
-                    if let Some(p) = self.peers.get_mut(sta) {
-                        p.counters.key_installs += 1;
-                        if let Some(r) = p.rsna_mut() {
-                            r.ptk_rekey_at =
-                                (self.cfg.ptk_rekey_s > 0).then(|| now.saturating_add(self.cfg.ptk_rekey_s.saturating_mul(SEC)));
-                        }
+                }
+                handshake::Event::ActivatePtk { key_id } => {
+                    let rekey = self.dp.has_pairwise(sta);
+                    let done = self.dp.keys().set_pairwise_tx(sta, key_id);
+                    if !self.ptk_in_force(now, sta, rekey, done, out) {
+                        return;
                     }
                 }
                 handshake::Event::Established { pairwise, .. } => {

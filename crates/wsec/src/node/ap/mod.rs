@@ -25,7 +25,7 @@ use crate::link::sa::{KeyType, Role};
 use crate::rsn::akm::Akm;
 use crate::rsn::handshake::authenticator::GroupKeys;
 use crate::rsn::handshake::{Authenticator, Timers};
-use crate::rsn::ie::{RsnElementRepr, Suite, WpaElementRepr};
+use crate::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite, WpaElementRepr};
 use crate::wire::mac::{FrameType, MacAddr};
 use std::collections::{BTreeMap, BTreeSet};
 use zeroize::Zeroizing;
@@ -74,6 +74,10 @@ pub struct ApConfig {
     /// hostapd `transition_disable`: the Transition Disable bitmap sent in message 3
     /// ([`crate::rsn::kde::transition_disable`]); 0: none.
     pub transition_disable: u8,
+    /// Extended Key ID for Individually Addressed Frames (12.6.21; hostapd
+    /// `extended_key_id`): 0 off (Key ID 0 only), 1 on when the station also sets it and
+    /// the pairwise cipher is not TKIP, 2 as 1 with the first PTK under Key ID 1.
+    pub extended_key_id: u8,
 }
 
 impl ApConfig {
@@ -101,6 +105,7 @@ impl ApConfig {
             owe_transition: None,
             ignore_broadcast_ssid: 0,
             transition_disable: 0,
+            extended_key_id: 0,
         }
     }
 }
@@ -345,6 +350,15 @@ pub fn ap_rsn_element_mfp(
     .to_bytes()
 }
 
+/// `rsne` with Extended Key ID for Individually Addressed Frames set in its RSN
+/// Capabilities (9.4.2.24.4, b13).
+pub fn with_extended_key_id(rsne: &[u8]) -> crate::Result<Vec<u8>> {
+    let mut e = RsnElementRepr::parse(rsne)?;
+    let caps = e.capabilities.unwrap_or_default();
+    e.capabilities = Some(RsnCapabilities(caps.0 | RsnCapabilities::EXTENDED_KEY_ID));
+    e.to_bytes()
+}
+
 /// The WPA1 element an AP with `akms`, `pairwise` and `group` advertises (WPA v3.1; the
 /// layout of hostapd's `wpa_write_wpa_ie`: no Capabilities field, the defaults apply).
 /// Only PSK and the WPA1 ciphers (TKIP, CCMP) have selectors here.
@@ -412,7 +426,11 @@ impl AccessPoint {
                     return Err(crate::Error::Unsupported("neither RSN nor WPA offered"));
                 }
                 if cfg.rsn {
-                    rsne = Some(ap_rsn_element_mfp(akms, pairwise, g, cfg.mfp, cfg.group_mgmt_cipher)?);
+                    let mut e = ap_rsn_element_mfp(akms, pairwise, g, cfg.mfp, cfg.group_mgmt_cipher)?;
+                    if cfg.extended_key_id > 0 && pairwise.iter().any(|&c| c != CipherSuite::Tkip) {
+                        e = with_extended_key_id(&e)?;
+                    }
+                    rsne = Some(e);
                 } else if mgmt.is_some() {
                     return Err(crate::Error::Unsupported("management frame protection needs RSN (wpa=2 or 3)"));
                 }

@@ -20,7 +20,18 @@ use super::{owe, Link, Negotiated, Rsna, State, Station, OWE_ASSOC_WAIT_MS};
 /// Management frame protection per [`mfp::sta_decide`]; with MFP the pairwise cipher
 /// cannot be TKIP (12.6.3), and when only TKIP is left MFP is dropped if neither side
 /// requires it.
-fn negotiate(ap_rsne: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: &[CipherSuite], mfp: Mfp) -> Option<Negotiated> {
+///
+/// `ext_key_id` (wpa_supplicant `extended_key_id`) sets Extended Key ID in the station's
+/// RSN Capabilities unless the pairwise cipher is TKIP (12.6.21); it is in use when the
+/// AP's element sets it too ([`handshake::Config::extended_key_id`]).
+fn negotiate(
+    ap_rsne: &[u8],
+    akms: &[Akm],
+    pairwise: &[CipherSuite],
+    groups: &[CipherSuite],
+    mfp: Mfp,
+    ext_key_id: bool,
+) -> Option<Negotiated> {
     let e = RsnElementRepr::parse(ap_rsne).ok()?;
     let mgmt = mfp::sta_decide(mfp, &e).ok()?;
     let ap_mfpr = e.capabilities.is_some_and(|c| c.mfpr());
@@ -46,7 +57,11 @@ fn negotiate(ap_rsne: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: &[C
         group_cipher: Some(Suite::from_cipher(group)),
         pairwise: vec![Suite::from_cipher(pw)],
         akms: vec![Suite::from_akm(akm)],
-        capabilities: Some(if mgmt.is_some() { mfp.capabilities() } else { RsnCapabilities(0) }),
+        capabilities: Some({
+            let caps = if mgmt.is_some() { mfp.capabilities() } else { RsnCapabilities(0) };
+            let ext = if ext_key_id && pw != CipherSuite::Tkip { RsnCapabilities::EXTENDED_KEY_ID } else { 0 };
+            RsnCapabilities(caps.0 | ext)
+        }),
         pmkids: vec![],
         group_mgmt_cipher: mgmt.and_then(|g| mfp::group_mgmt_field(mfp, g)),
     };
@@ -119,8 +134,11 @@ impl Station {
             Security::Wep { auth_algs, .. } if privacy && info.rsne.is_none() && info.wpa_ie.is_none() => (None, !auth_algs.open()),
             Security::Rsn { akms, pairwise, groups, .. } => {
                 // RSN first when both are allowed and offered, then WPA1.
-                let rsn =
-                    info.rsne.as_deref().filter(|_| self.cfg.proto_rsn).and_then(|r| negotiate(r, akms, pairwise, groups, self.cfg.mfp));
+                let rsn = info
+                    .rsne
+                    .as_deref()
+                    .filter(|_| self.cfg.proto_rsn)
+                    .and_then(|r| negotiate(r, akms, pairwise, groups, self.cfg.mfp, self.cfg.extended_key_id));
                 let n = rsn.or_else(|| {
                     let w = info.wpa_ie.as_deref().filter(|_| self.cfg.proto_wpa1)?;
                     negotiate_wpa1(w, akms, pairwise, groups, self.cfg.mfp)

@@ -36,6 +36,20 @@ impl Station {
                         out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::PtkRekeyed });
                     }
                 }
+                handshake::Event::InstallPtkRx { tk, cipher, key_id } => {
+                    if self.dp.keys().install_rx(bssid, key_id, cipher, &tk).is_err() {
+                        return self.leave(now, ReasonCode::UNSPECIFIED, out);
+                    }
+                }
+                handshake::Event::ActivatePtk { key_id } => {
+                    let rekey = self.dp.has_pairwise(&bssid);
+                    if self.dp.keys().set_pairwise_tx(&bssid, key_id).is_err() {
+                        return self.leave(now, ReasonCode::UNSPECIFIED, out);
+                    }
+                    if rekey {
+                        out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::PtkRekeyed });
+                    }
+                }
                 handshake::Event::InstallGtk { gtk, cipher, key_id, rsc } => {
                     if self.dp.keys().install(Some(bssid), KeyType::Group, key_id, cipher, &gtk, Some(rsc)).is_err() {
                         return self.leave(now, ReasonCode::UNSPECIFIED, out);

@@ -62,6 +62,9 @@ pub struct StaConfig {
     /// of its SSID, and the open BSS of a transition pair after the OWE BSS it names was
     /// looked for in vain [`OWE_OPEN_FALLBACK_SKIPS`] times; true joins OWE BSSs only.
     pub owe_only: bool,
+    /// wpa_supplicant `extended_key_id`: announce Extended Key ID for Individually
+    /// Addressed Frames (12.6.21; not with TKIP), used when the AP announces it too.
+    pub extended_key_id: bool,
 }
 
 impl StaConfig {
@@ -84,6 +87,7 @@ impl StaConfig {
             sae: None,
             owe_group: 0,
             owe_only: false,
+            extended_key_id: false,
         }
     }
 }

@@ -48,11 +48,13 @@ enum State {
         anonce: [u8; 32],
         counters: Vec<u64>,
     },
-    /// Message 3 sent, waiting for message 4.
+    /// Message 3 sent, waiting for message 4. `key_id`: the new PTK's (0 without
+    /// Extended Key ID).
     AwaitM4 {
         anonce: [u8; 32],
         ptk: Box<Ptk>,
         counters: Vec<u64>,
+        key_id: u8,
     },
     /// The PTK is in force.
     Done,
@@ -71,6 +73,8 @@ pub struct Authenticator {
     state: State,
     group_state: GroupState,
     ptk: Option<Ptk>,
+    /// The Key ID of the PTK in force (Extended Key ID: the next PTK takes the other).
+    ptk_key_id: u8,
     tries: u32,
     deadline: Option<u64>,
     rng: crate::rng::BoxRng,
@@ -88,6 +92,8 @@ impl Authenticator {
             state: State::Idle,
             group_state: GroupState::Idle,
             ptk: None,
+            // The Key ID "before" the first PTK, so that the first one takes 0.
+            ptk_key_id: 1,
             tries: 0,
             deadline: None,
             transition_disable: 0,
@@ -98,6 +104,14 @@ impl Authenticator {
     /// `transition_disable`; WPA3 Specification 13.2); 0: none.
     pub fn set_transition_disable(&mut self, bitmap: u8) {
         self.transition_disable = bitmap;
+    }
+
+    /// With Extended Key ID, the first PTK goes under `key_id` (hostapd
+    /// `extended_key_id=2` starts with 1); later ones alternate. Ignored without it.
+    pub fn set_first_key_id(&mut self, key_id: u8) {
+        if self.ptk.is_none() {
+            self.ptk_key_id = (key_id & 1) ^ 1;
+        }
     }
 
     pub fn is_established(&self) -> bool {
@@ -150,7 +164,7 @@ impl Authenticator {
     /// The Key Data of message 3 and group message 1: (RSNE,) GTK KDE (, IGTK KDE).
     /// WPA1 (WPA v3.1, hostapd `wpa_auth.c`): message 3 carries only the AP's WPA element,
     /// in plaintext, and group message 1 the bare GTK (no KDE), encrypted by `msg::build`.
-    fn group_key_data(&self, with_rsne: bool) -> Result<Zeroizing<Vec<u8>>> {
+    fn group_key_data(&self, with_rsne: bool, key_id: Option<u8>) -> Result<Zeroizing<Vec<u8>>> {
         if self.cfg.is_wpa1() {
             return Ok(Zeroizing::new(if with_rsne { self.cfg.ap_rsne.clone() } else { self.group.gtk.to_vec() }));
         }
@@ -165,6 +179,10 @@ impl Authenticator {
                 rest = &rest[n..];
             }
         }
+        // Extended Key ID: the new PTK's Key ID, before the GTK as hostapd has it (12.7.6.4).
+        if let Some(id) = key_id {
+            b.push(&KeyDataItem::KeyId(id))?;
+        }
         b.gtk(self.group.gtk_key_id, false, &self.group.gtk)?;
         if let Some((igtk, id, ipn)) = &self.group.igtk {
             b.igtk(*id as u16, *ipn, igtk)?;
@@ -178,11 +196,15 @@ impl Authenticator {
 
     fn send_m3(&mut self, now_ns: u64, out: &mut Output) {
         let rc = self.next_counter();
-        let kd = match self.group_key_data(true) {
+        let key_id = match &self.state {
+            State::AwaitM4 { key_id, .. } => self.cfg.extended_key_id().then_some(*key_id),
+            _ => return,
+        };
+        let kd = match self.group_key_data(true, key_id) {
             Ok(kd) => kd,
             Err(_) => return self.fail("cannot build message 3 Key Data", out),
         };
-        let State::AwaitM4 { anonce, ptk, counters } = &mut self.state else { return };
+        let State::AwaitM4 { anonce, ptk, counters, .. } = &mut self.state else { return };
         counters.push(rc);
         // WPA1's message 3 has no GTK, so no RSC for it.
         let rsc = if self.cfg.is_wpa1() { 0 } else { self.group.gtk_rsc };
@@ -211,7 +233,7 @@ impl Authenticator {
 
     fn send_g1(&mut self, now_ns: u64, out: &mut Output) {
         let rc = self.next_counter();
-        let kd = match self.group_key_data(false) {
+        let kd = match self.group_key_data(false, None) {
             Ok(kd) => kd,
             Err(_) => return self.fail("cannot build group message 1 Key Data", out),
         };
@@ -306,7 +328,17 @@ impl Authenticator {
         }
         let anonce = *anonce;
         self.tries = 0;
-        self.state = State::AwaitM4 { anonce, ptk: Box::new(ptk), counters: Vec::new() };
+        // Extended Key ID (12.6.21): the new PTK takes the Key ID not in use, and is
+        // installed for reception before message 3 goes out under the PTK in force.
+        let key_id = if self.cfg.extended_key_id() { self.ptk_key_id ^ 1 } else { 0 };
+        if self.cfg.extended_key_id() {
+            if ptk.tk_is_zero() {
+                self.fail("all-zero TK refused", out);
+                return Ok(());
+            }
+            out.events.push(Event::InstallPtkRx { tk: Zeroizing::new(ptk.tk().to_vec()), cipher: self.cfg.pairwise, key_id });
+        }
+        self.state = State::AwaitM4 { anonce, ptk: Box::new(ptk), counters: Vec::new(), key_id };
         self.send_m3(now_ns, out);
         Ok(())
     }
@@ -319,14 +351,20 @@ impl Authenticator {
             return Err(Error::Replay);
         }
         msg::verify(&self.cfg, frame, ptk.kck())?;
-        let State::AwaitM4 { ptk, .. } = core::mem::replace(&mut self.state, State::Done) else { unreachable!() };
+        let State::AwaitM4 { ptk, key_id, .. } = core::mem::replace(&mut self.state, State::Done) else { unreachable!() };
         self.deadline = None;
         out.deadline = None;
         if ptk.tk_is_zero() {
             self.fail("all-zero TK refused", out);
             return Ok(());
         }
-        out.events.push(Event::InstallPtk { tk: Zeroizing::new(ptk.tk().to_vec()), cipher: self.cfg.pairwise, key_id: 0 });
+        if self.cfg.extended_key_id() {
+            // Installed for reception with message 3; message 4 switches transmission.
+            out.events.push(Event::ActivatePtk { key_id });
+        } else {
+            out.events.push(Event::InstallPtk { tk: Zeroizing::new(ptk.tk().to_vec()), cipher: self.cfg.pairwise, key_id: 0 });
+        }
+        self.ptk_key_id = key_id;
         let first = self.ptk.is_none();
         self.ptk = Some(*ptk);
         if first {

@@ -57,6 +57,14 @@ impl Config {
     pub fn is_wpa1(&self) -> bool {
         crate::rsn::ie::is_wpa_element(&self.ap_rsne)
     }
+
+    /// Whether the PTK goes under alternating Key IDs (12.6.21): both RSNEs set Extended
+    /// Key ID for Individually Addressed Frames and the pairwise cipher is not TKIP.
+    pub fn extended_key_id(&self) -> bool {
+        let caps =
+            |e: &[u8]| crate::rsn::ie::RsnElementRepr::parse(e).ok().and_then(|r| r.capabilities).is_some_and(|c| c.extended_key_id());
+        !self.is_wpa1() && self.pairwise != CipherSuite::Tkip && caps(&self.ap_rsne) && caps(&self.sta_rsne)
+    }
 }
 
 impl core::fmt::Debug for Config {
@@ -89,6 +97,11 @@ impl Default for Timers {
 pub enum Event {
     /// Install the pairwise temporal key for `cipher` under `key_id`.
     InstallPtk { tk: Zeroizing<Vec<u8>>, cipher: CipherSuite, key_id: u8 },
+    /// Extended Key ID (12.6.21): install the new PTK under `key_id` for reception only;
+    /// the key in force keeps transmitting until [`Event::ActivatePtk`].
+    InstallPtkRx { tk: Zeroizing<Vec<u8>>, cipher: CipherSuite, key_id: u8 },
+    /// Extended Key ID: transmit with the PTK under `key_id` from now on.
+    ActivatePtk { key_id: u8 },
     /// Install a GTK; frames must carry a PN above `rsc`.
     InstallGtk { gtk: Zeroizing<Vec<u8>>, cipher: CipherSuite, key_id: u8, rsc: Pn },
     /// Install an IGTK (or BIGTK); frames must carry an IPN above `ipn`.

@@ -39,6 +39,8 @@ pub struct Supplicant {
     /// handshake is answered again (message 4 may have been lost) but installs nothing.
     ptk_anonce: Option<[u8; 32]>,
     installed_ptk: Option<Installed>,
+    /// Extended Key ID: the Key ID the station transmits with (the PTK in force).
+    active_key_id: Option<u8>,
     installed_gtk: Option<Installed>,
     installed_igtk: Option<Installed>,
     established: bool,
@@ -58,6 +60,7 @@ impl Supplicant {
             ptk: None,
             ptk_anonce: None,
             installed_ptk: None,
+            active_key_id: None,
             installed_gtk: None,
             installed_igtk: None,
             established: false,
@@ -185,13 +188,34 @@ impl Supplicant {
             }
             return Ok(());
         }
+        // Extended Key ID (12.6.21, 12.7.6.4): message 3 names the new PTK's Key ID, which
+        // must not be the one in force; the PTK is installed for reception before message
+        // 4 and transmits after it.
+        let ext_key_id = if self.cfg.extended_key_id() {
+            let id = items
+                .iter()
+                .find_map(|i| match i {
+                    KeyDataItem::KeyId(id) => Some(*id),
+                    _ => None,
+                })
+                .ok_or(Error::Malformed("Extended Key ID negotiated but no Key ID KDE in message 3"))?;
+            if id > 1 {
+                return Err(Error::Malformed("Key ID KDE: a PTK takes Key ID 0 or 1"));
+            }
+            if self.active_key_id == Some(id) {
+                return Err(Error::Malformed("Key ID KDE names the PTK in force"));
+            }
+            Some(id)
+        } else {
+            None
+        };
         let tptk = self.tptk.take().expect("checked above");
         if tptk.tk_is_zero() {
             out.events.push(Event::Failed("all-zero TK refused"));
             return Ok(());
         }
         out.tx.push(Self::reply(&self.cfg, &mut *self.rng, Msg::M4, r.replay_counter, &tptk, 0)?);
-        self.install_ptk(&tptk, out);
+        self.install_ptk(&tptk, ext_key_id, out);
         self.ptk = Some(tptk);
         self.ptk_anonce = Some(r.key_nonce);
         if wpa1 {
@@ -277,13 +301,24 @@ impl Supplicant {
         msg::build(cfg, m, f, Some(ptk.kck()), None, rng)
     }
 
-    fn install_ptk(&mut self, ptk: &Ptk, out: &mut Output) {
-        if self.installed_ptk.as_ref().is_some_and(|i| i.same(0, ptk.tk())) {
+    /// Installs the PTK after message 4 is queued: under Key ID 0, or with Extended Key ID
+    /// under `ext_key_id` for reception, then for transmission (message 4 itself goes
+    /// under the key in force, as the node sends frames before it acts on events).
+    fn install_ptk(&mut self, ptk: &Ptk, ext_key_id: Option<u8>, out: &mut Output) {
+        let key_id = ext_key_id.unwrap_or(0);
+        if self.installed_ptk.as_ref().is_some_and(|i| i.same(key_id, ptk.tk())) {
             return; // KRACK: a retransmitted message 3 must not reinstall the PTK.
         }
         let tk = Zeroizing::new(ptk.tk().to_vec());
-        self.installed_ptk = Some(Installed { key_id: 0, key: tk.clone() });
-        out.events.push(Event::InstallPtk { tk, cipher: self.cfg.pairwise, key_id: 0 });
+        self.installed_ptk = Some(Installed { key_id, key: tk.clone() });
+        let cipher = self.cfg.pairwise;
+        if ext_key_id.is_some() {
+            out.events.push(Event::InstallPtkRx { tk, cipher, key_id });
+            out.events.push(Event::ActivatePtk { key_id });
+            self.active_key_id = Some(key_id);
+        } else {
+            out.events.push(Event::InstallPtk { tk, cipher, key_id });
+        }
     }
 
     /// Installs the GTK/IGTK of Key Data items unless already installed; returns the GTK's
