@@ -116,11 +116,16 @@ pub fn open_any(f: &[u8], tks: &[Vec<u8>]) -> Option<(Vec<u8>, usize)> {
 
 /// Every TK of `sta`'s 4-way handshakes with the AP on `air`, in order: ANonce from
 /// message 1, SNonce from message 2 (12.7.6.2, 12.7.6.3), the PTK by 12.7.1.3. Messages of
-/// a rekey, protected under the previous PTK, are opened with it. `extra_m1` are message 1
-/// frames injected by the test (not on the recorded air).
+/// a rekey, protected under the previous PTK, are opened with it.
 pub fn tks_on_air(air: &[Vec<u8>], sta: MacAddr) -> Vec<Vec<u8>> {
+    ptks_on_air(air, sta).into_iter().map(|(_, tk)| tk).collect()
+}
+
+/// As [`tks_on_air`], each with its KCK: (KCK, TK).
+pub fn ptks_on_air(air: &[Vec<u8>], sta: MacAddr) -> Vec<(Vec<u8>, Vec<u8>)> {
     let pmk = pmk();
     let mut tks: Vec<Vec<u8>> = Vec::new();
+    let mut kcks: Vec<Vec<u8>> = Vec::new();
     let mut anonce: Option<[u8; 32]> = None;
     for f in air.iter().filter(|f| is_data(f)) {
         let (a1, a2) = (addr(f, 1), addr(f, 2));
@@ -148,11 +153,12 @@ pub fn tks_on_air(air: &[Vec<u8>], sta: MacAddr) -> Vec<Vec<u8>> {
                 let tk = ptk.tk().to_vec();
                 if !tks.contains(&tk) {
                     tks.push(tk);
+                    kcks.push(ptk.kck().to_vec());
                 }
             }
         }
     }
-    tks
+    kcks.into_iter().zip(tks).collect()
 }
 
 /// The current TK of `sta` (its last handshake on the air).
@@ -375,13 +381,28 @@ impl Lab {
 
 /// The drop counters that moved between `before` and `after`.
 pub fn delta(before: &BTreeMap<&'static str, u64>, after: &BTreeMap<&'static str, u64>) -> BTreeMap<&'static str, u64> {
-    after
-        .iter()
-        .filter_map(|(k, v)| (v - before.get(k).copied().unwrap_or(0) > 0).then(|| (*k, v - before.get(k).copied().unwrap_or(0))))
-        .collect()
+    after.iter().map(|(k, v)| (*k, v - before.get(k).copied().unwrap_or(0))).filter(|(_, d)| *d > 0).collect()
 }
 
 /// A drop map from pairs.
 pub fn drops(v: &[(&'static str, u64)]) -> BTreeMap<&'static str, u64> {
     v.iter().copied().collect()
+}
+
+/// The PN of a CCMP MPDU (12.5.3.2, the CCMP header after the MAC header).
+pub fn ccmp_pn(f: &[u8]) -> u64 {
+    let h = &f[header_len(f)..];
+    u64::from_le_bytes([h[0], h[1], h[4], h[5], h[6], h[7], 0, 0])
+}
+
+/// The Key Information of an EAPOL-Key frame in `f`, opening it under `tks` if protected.
+pub fn key_info(f: &[u8], tks: &[Vec<u8>]) -> Option<u16> {
+    if !is_data(f) {
+        return None;
+    }
+    if is_protected(f) {
+        eapol_key(&open_any(f, tks)?.0).map(|k| k.0)
+    } else {
+        eapol_key(f).map(|k| k.0)
+    }
 }

@@ -85,6 +85,9 @@ pub enum Feed {
     Batched,
 }
 
+/// See [`Sim::block`].
+pub type Blocker = Box<dyn FnMut(usize, usize, &[u8]) -> bool>;
+
 /// AP, stations, a lossy broadcast medium, and what each node handed to its host.
 pub struct Sim {
     pub now: u64,
@@ -103,7 +106,7 @@ pub struct Sim {
     /// A man in the middle on the medium (the KRACK and FragAttacks suites): called with
     /// (from, to, frame) for every copy, injected frames included (from `usize::MAX`);
     /// true drops that copy.
-    pub block: Option<Box<dyn FnMut(usize, usize, &[u8]) -> bool>>,
+    pub block: Option<Blocker>,
 }
 
 impl Sim {
