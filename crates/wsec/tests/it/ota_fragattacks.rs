@@ -202,30 +202,39 @@ fn amsdu_inject_bad(v: Victim) {
 
 // --- 7.4 Mixed key attacks (CVE-2020-24587) ----------------------------------------------
 
-/// Runs a PTK rekey of STA1 (the AP's `wpa_ptk_rekey`) to completion; the attacker's keys
-/// follow.
-fn ptk_rekey(lab: &mut Lab) {
-    let n = tks_on_air(&lab.sim.air, STA1).len();
-    lab.sim.with_ap(|ap, now, out| assert!(ap.rekey_ptk(now, &STA1, out)));
-    lab.sim.run(20);
-    let tks = tks_on_air(&lab.sim.air, STA1);
-    assert_eq!(tks.len(), n + 1, "no new PTK on the air");
-    lab.keys.rekey(tks.last().unwrap());
+/// When the first fragment goes, relative to the PTK rekey (the tool's triggers).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rekey {
+    /// `I,F,BE,..`: during the rekey handshake (after its message 1, before message 4).
+    During,
+    /// `I,E,F,..`: before the rekey starts.
+    Before,
 }
 
-/// `ping I,F,BE,AE [--pn-per-qos]`: fragment 1 under the old TK, a PTK rekey, fragment 2
-/// under the new TK with the next PN. Fragments decrypted under different keys are never
-/// joined (10.6; 12.5.3.4.4 and 12.6.21 on key changes); the new key's install clears the
-/// partial MSDUs, so fragment 2 has no first fragment.
-fn mixed_key(v: Victim, pn_per_qos: bool) {
+/// The mixed key attack: fragment 1 under the old TK, a PTK rekey, fragment 2 under the
+/// new TK with the next PN, at once (`AE`) or a second later (`E`). Fragments decrypted
+/// under different keys are never joined (10.6; 12.5.3.4.4 and 12.6.21 on key changes);
+/// the new key's install clears the partial MSDUs, so fragment 2 has no first fragment.
+fn mixed_key(v: Victim, when: Rekey, pn_per_qos: bool, wait_ms: u64) {
     let mut lab = Lab::new(v);
     lab.keys.pn_per_qos = pn_per_qos;
     let far = lab.far();
     let h = lab.hdr(far);
     let plain = fragments(h, &ping("mixed key"), 2);
     let f1 = lab.keys.enc(&plain[0]);
-    lab.send(&[f1]);
-    ptk_rekey(&mut lab);
+    let n = tks_on_air(&lab.sim.air, STA1).len();
+    if when == Rekey::Before {
+        lab.send(&[f1.clone()]);
+    }
+    lab.sim.with_ap(|ap, now, out| assert!(ap.rekey_ptk(now, &STA1, out)));
+    if when == Rekey::During {
+        // Right behind message 1 on the medium: the victim takes it before message 2/4.
+        lab.sim.inject.push(f1);
+    }
+    lab.sim.run(20 + wait_ms);
+    let tks = tks_on_air(&lab.sim.air, STA1);
+    assert_eq!(tks.len(), n + 1, "no new PTK on the air");
+    lab.keys.rekey(tks.last().unwrap());
     let f2 = lab.keys.enc(&plain[1]);
     refused(&mut lab, "mixed key", &[f2], &[("fragment", 1)]);
     // The control: under the new key alone the same ping goes through.
@@ -233,25 +242,45 @@ fn mixed_key(v: Victim, pn_per_qos: bool) {
     delivered(&mut lab, "new key", &f);
 }
 
+/// `ping I,F,BE,AE`.
 fn ping_i_f_be_ae(v: Victim) {
-    mixed_key(v, false)
+    mixed_key(v, Rekey::During, false, 0)
 }
 
+/// `ping I,F,BE,AE --pn-per-qos`.
 fn ping_i_f_be_ae_pn_per_qos(v: Victim) {
-    mixed_key(v, true)
+    mixed_key(v, Rekey::During, true, 0)
+}
+
+/// `ping I,F,BE,E` (extended): the second fragment a second after the rekey.
+fn ping_i_f_be_e(v: Victim) {
+    mixed_key(v, Rekey::During, false, 1_000)
+}
+
+/// `ping I,E,F,AE` (extended): the first fragment before the rekey starts.
+fn ping_i_e_f_ae(v: Victim) {
+    mixed_key(v, Rekey::Before, false, 0)
 }
 
 // --- 7.5 Cache attacks (CVE-2020-24586) --------------------------------------------------
 
 /// The tool's reconnection: as a client it joins again (a fresh STA1, which
-/// authenticates and associates anew); as an AP it disassociates the client, which comes
-/// back. The attacker's keys follow the new 4-way handshake.
-fn reconnect(lab: &mut Lab) {
+/// authenticates and associates anew; `--full-reconnect`: it deauthenticates first); as
+/// an AP it disassociates the client (`--full-reconnect`: deauthenticates it), which
+/// comes back. The attacker's keys follow the new 4-way handshake.
+fn reconnect(lab: &mut Lab, full: bool) {
     let n = tks_on_air(&lab.sim.air, STA1).len();
     match lab.victim {
         Victim::Ap => {
             let cfg: StaConfig = lab.sim.sta(0).config().clone();
+            if full {
+                lab.sim.with_sta(0, |s, now, out| s.shutdown(now, out));
+                lab.sim.step();
+            }
             lab.sim.stas[0] = Some(nodesim::sta_core(cfg, lab.sim.now));
+        }
+        Victim::Sta if full => {
+            lab.sim.with_ap(|ap, _, out| ap.deauth(&STA1, ReasonCode::UNSPECIFIED, out));
         }
         Victim::Sta => {
             lab.sim.with_ap(|ap, now, out| ap.disassociate(now, &STA1, ReasonCode::UNSPECIFIED, out));
@@ -265,14 +294,14 @@ fn reconnect(lab: &mut Lab) {
 /// `ping I,E,R,AE` / `ping I,E,R,E`: fragment 1, a reconnection, fragment 2 under the new
 /// TK at once or a second later. The partial MSDU went with the old association's keys
 /// (10.6; 12.6.21 deletes the PTKSA with its state): fragment 2 has no first.
-fn cache(v: Victim, wait_ms: u64, plain2: bool) {
+fn cache(v: Victim, wait_ms: u64, plain2: bool, full: bool) {
     let mut lab = Lab::new(v);
     let far = lab.far();
     let h = lab.hdr(far);
     let plain = fragments(h, &ping("cache"), 2);
     let f1 = lab.keys.enc(&plain[0]);
     lab.send(&[f1]);
-    reconnect(&mut lab);
+    reconnect(&mut lab, full);
     lab.sim.run(wait_ms);
     if plain2 {
         // `ping I,E,R,AP`: the second fragment in plaintext.
@@ -283,16 +312,29 @@ fn cache(v: Victim, wait_ms: u64, plain2: bool) {
     }
 }
 
+/// `ping I,E,R,AE`.
 fn ping_i_e_r_ae(v: Victim) {
-    cache(v, 0, false)
+    cache(v, 0, false, false)
 }
 
+/// `ping I,E,R,E`.
 fn ping_i_e_r_e(v: Victim) {
-    cache(v, 1_000, false)
+    cache(v, 1_000, false, false)
 }
 
+/// `ping I,E,R,AE --full-recon`.
+fn ping_i_e_r_ae_full_recon(v: Victim) {
+    cache(v, 0, false, true)
+}
+
+/// `ping I,E,R,E --full-recon`.
+fn ping_i_e_r_e_full_recon(v: Victim) {
+    cache(v, 1_000, false, true)
+}
+
+/// `ping I,E,R,AP` (extended).
 fn ping_i_e_r_ap(v: Victim) {
-    cache(v, 0, true)
+    cache(v, 0, true, false)
 }
 
 // --- 7.6 Non-consecutive PNs (CVE-2020-26146) --------------------------------------------
@@ -359,7 +401,7 @@ fn ping_i_e_p_e(v: Victim) {
 /// `linux-plain`: fragment 1 encrypted, a decoy encrypted frame of the same TID with the
 /// next sequence number (which moves the replay counter), then fragment 2 in plaintext.
 /// The decoy is an ordinary frame and is delivered; the ping is not.
-fn linux_plain(v: Victim) {
+fn linux_plain_tid(v: Victim, decoy_tid: u8) {
     let mut lab = Lab::new(v);
     let far = lab.far();
     let h = lab.hdr(far);
@@ -367,10 +409,34 @@ fn linux_plain(v: Victim) {
     let f1 = lab.keys.enc(&plain[0]);
     let mut body = LLC_IPV4.to_vec();
     body.extend(b"linux-plain decoy fragment");
-    let decoy = lab.keys.enc(&Hdr { seq: h.seq ^ 1, ..h }.bytes(&body));
+    let decoy = lab.keys.enc(&Hdr { seq: h.seq ^ 1, tid: Some(decoy_tid), ..h }.bytes(&body));
     lab.send(&[f1, decoy]);
     assert_eq!(lab.delivered("decoy"), 1, "{}", lab.counters());
     refused_plain(&mut lab, "linux plain", &plain[1..], 1);
+}
+
+/// `linux-plain`: the decoy in the fragments' TID (2).
+fn linux_plain(v: Victim) {
+    linux_plain_tid(v, 2)
+}
+
+/// `linux-plain 3` (extended): the decoy in TID 3.
+fn linux_plain_3(v: Victim) {
+    linux_plain_tid(v, 3)
+}
+
+/// `ping I,E,E --amsdu` (extended): the ping as an A-MSDU in two encrypted fragments.
+fn ping_i_e_e_amsdu(v: Victim) {
+    let mut lab = Lab::new(v);
+    let (da, sa) = match v {
+        Victim::Ap => (WIRED, STA1),
+        Victim::Sta => (STA1, WIRED),
+    };
+    let far = lab.far();
+    let h = Hdr { amsdu: true, ..lab.hdr(far) };
+    let body = amsdu_subframe(da, sa, &ping("fragmented amsdu"), true);
+    let f: Vec<Vec<u8>> = fragments(h, &body, 2).iter().map(|f| lab.keys.enc(f)).collect();
+    refused(&mut lab, "fragmented amsdu", &f, &[("malformed msdu", 1)]);
 }
 
 // --- 7.8 Broadcast fragments (CVE-2020-26145) --------------------------------------------
@@ -421,6 +487,16 @@ fn ping_i_p_bcast_ra(v: Victim) {
     refused_bcast(&mut lab, "bcast plain", f);
 }
 
+/// `ping BP --bcast-ra` (extended): a whole plaintext ping to broadcast during the 4-way
+/// handshake.
+fn ping_bp_bcast_ra(v: Victim) {
+    let mut lab = Lab::mid_handshake(v);
+    let f = bcast_fragment(&mut lab, "bcast plain", 0);
+    refused_bcast(&mut lab, "bcast plain", f);
+    lab.release();
+    assert_eq!(lab.delivered("bcast plain"), 0);
+}
+
 /// `ping BP` (extended): a plaintext unicast ping during the 4-way handshake.
 fn ping_bp(v: Victim) {
     let mut lab = Lab::mid_handshake(v);
@@ -448,6 +524,31 @@ fn eapfrag_bp_bp(v: Victim) {
     refused_plain(&mut lab, "eapfrag", &[frag0, frag1], n);
     lab.release();
     assert_eq!(lab.delivered("eapfrag"), 0);
+}
+
+// --- 8 (extended) No fragmentation support (§6.8) ---------------------------------------
+
+/// `ping I,D,E`: only the second fragment (fragment number 1), encrypted, carrying the
+/// whole ping: a fragment without a first is discarded (10.6).
+fn ping_i_d_e(v: Victim) {
+    let mut lab = Lab::new(v);
+    let far = lab.far();
+    let h = Hdr { frag: 1, ..lab.hdr(far) };
+    let f = lab.keys.enc(&h.bytes(&ping("second only")));
+    refused(&mut lab, "second only", &[f], &[("fragment", 1)]);
+}
+
+/// `ping I,E,D`: only a first fragment (More Fragments set) carrying the whole ping: held
+/// until its lifetime ends (10.6), never delivered as a whole MSDU; uncounted, as every
+/// partial MSDU that times out.
+fn ping_i_e_d(v: Victim) {
+    let mut lab = Lab::new(v);
+    let far = lab.far();
+    let h = Hdr { more: true, ..lab.hdr(far) };
+    let f = lab.keys.enc(&h.bytes(&ping("first only")));
+    refused(&mut lab, "first only", &[f], &[]);
+    lab.sim.run(600);
+    assert_eq!(lab.delivered("first only"), 0);
 }
 
 // --- 7.9 A-MSDU EAPOL attack (CVE-2020-26144) --------------------------------------------
@@ -630,8 +731,12 @@ both!(
     amsdu_inject_bad,
     ping_i_f_be_ae,
     ping_i_f_be_ae_pn_per_qos,
+    ping_i_f_be_e,
+    ping_i_e_f_ae,
     ping_i_e_r_ae,
     ping_i_e_r_e,
+    ping_i_e_r_ae_full_recon,
+    ping_i_e_r_e_full_recon,
     ping_i_e_r_ap,
     ping_i_e_e_inc_pn_2,
     ping_i_e_p,
@@ -640,11 +745,16 @@ both!(
     ping_i_p_p,
     ping_i_e_p_e,
     linux_plain,
+    linux_plain_3,
+    ping_i_e_e_amsdu,
     ping_i_d_p_bcast_ra,
     ping_d_bp_bcast_ra,
     ping_i_p_bcast_ra,
+    ping_bp_bcast_ra,
     ping_bp,
     eapfrag_bp_bp,
+    ping_i_d_e,
+    ping_i_e_d,
     eapol_amsdu_i_p,
     eapol_amsdu_bp,
     eapol_amsdu_bad_i_p,
