@@ -224,7 +224,7 @@ fn mixed_key(v: Victim, when: Rekey, pn_per_qos: bool, wait_ms: u64) {
     let f1 = lab.keys.enc(&plain[0]);
     let n = tks_on_air(&lab.sim.air, STA1).len();
     if when == Rekey::Before {
-        lab.send(&[f1.clone()]);
+        lab.send(std::slice::from_ref(&f1));
     }
     lab.sim.with_ap(|ap, now, out| assert!(ap.rekey_ptk(now, &STA1, out)));
     if when == Rekey::During {
