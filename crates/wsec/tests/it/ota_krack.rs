@@ -19,8 +19,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use wsec::node::mfp::Mfp;
 use wsec::node::{NodeEvent, Phase};
-use wsec::rsn::akm::Akm;
-use wsec::rsn::eapol::KeyInfo;
 use wsec::wire::mac::MacAddr;
 use wsec::wire::mgmt::ReasonCode;
 
@@ -78,6 +76,16 @@ fn release(sim: &mut Sim) {
     let k = tks_on_air(&sim.air, STA1).len();
     assert!(sim.run_until(6_000, |s| s.all_established()), "the link did not come back: {:?}", sim.events);
     let _ = k;
+}
+
+/// Holds the AP's next retransmission of the message the man in the middle watches (within
+/// 1.5 s: the AP retransmits after 1 s) and hands it over instead of delivering it.
+fn hold_next(sim: &mut Sim, m: &Rc<RefCell<Mitm>>, what: &str) -> Vec<u8> {
+    m.borrow_mut().hold = true;
+    assert!(sim.run_until(1_500, |_| !m.borrow().held.is_empty()), "the AP did not retransmit {what}");
+    let mut mm = m.borrow_mut();
+    mm.hold = false;
+    mm.held.remove(0)
 }
 
 /// The protected data frames STA1 sent to the AP, from `start` on the air.
@@ -170,14 +178,12 @@ fn fourway(tptk: Tptk) {
     let bcast = last_group_frame(&sim);
     assert_eq!(host_count(&sim, 0, "unicast before"), 1, "{}", sim.sta(0).counters);
     assert_eq!(host_count(&sim, 0, "broadcast before"), 1, "{}", sim.sta(0).counters);
-    // The retransmitted message 3 (with the scripts' forged message 1 first, if asked).
-    if tptk == Tptk::No {
-        assert!(sim.run_until(1_500, |_| m.borrow().seen >= 2), "the AP did not retransmit message 3");
-    } else {
-        m.borrow_mut().hold = true;
-        assert!(sim.run_until(1_500, |_| !m.borrow().held.is_empty()), "the AP did not retransmit message 3");
-        let m3 = m.borrow_mut().held.remove(0);
-        m.borrow_mut().hold = false;
+    // The retransmitted message 3 as the scripts' AP sends it: its Key RSC (the GTK's
+    // receive counter) reset to 0; with the scripts' forged message 1 first, if asked.
+    let mut m3 = hold_next(&mut sim, &m, "message 3");
+    let ptk = full_ptks_on_air(&sim.air, STA1).pop().unwrap();
+    rewrite_key_msg(&mut m3, &ptk, Some(0), None);
+    if tptk != Tptk::No {
         let (_, rc, _) = eapol_key(&m3).unwrap();
         let mut m1 = sim
             .air
@@ -193,10 +199,10 @@ fn fourway(tptk: Tptk) {
         sim.air.push(m1.clone()); // on the air, for the TPTK's derivation
         sim.inject.push(m1);
         sim.step();
-        sim.inject.push(m3);
-        sim.step();
-        assert_eq!(m.borrow().seen, 2);
     }
+    sim.inject.push(m3);
+    sim.step();
+    assert_eq!(m.borrow().seen, 2);
     sim.run(2);
     assert!(sim.sta(0).is_established(), "{:?}", sim.events);
     sim.sta_send(0, WIRED, b"after 1");
@@ -285,10 +291,12 @@ fn ptk_rekey_retransmitted_m3() {
 }
 
 /// `krack-test-client.py --group` (CVE-2017-13080): a GTK rekey whose group message 2
-/// from STA1 is blocked, so the AP retransmits group message 1 (the same GTK, 12.7.7.3).
-/// Broadcast frames STA1 accepted, before the rekey and after its first group message
-/// 1, are refused when replayed after the retransmission: the GTK was not reinstalled
-/// with a reset receive counter.
+/// from STA1 is blocked, so the AP retransmits group message 1 (the same GTK, 12.7.7.3),
+/// which the man in the middle delivers with Key RSC 0 as the scripts' AP does. Broadcast
+/// frames STA1 accepted, before the rekey and after its first group message 1, are
+/// refused when replayed after the retransmission. Once the rekey is done and the new GTK
+/// in use, the scripts' own group message 1 with that GTK and RSC 0: a broadcast accepted
+/// under it before is still a replay. No GTK was reinstalled with a reset counter.
 #[test]
 fn group_retransmitted_m1() {
     let mut sim = network(rsn(), Mfp::Disabled);
@@ -304,7 +312,16 @@ fn group_retransmitted_m1() {
     sim.run(1);
     let b2 = last_group_frame(&sim);
     assert_eq!(host_count(&sim, 0, "broadcast 2"), 1, "{}", sim.sta(0).counters);
-    assert!(sim.run_until(1_500, |_| m.borrow().seen >= 2), "the AP did not retransmit group message 1");
+    // The retransmission, as the scripts' AP sends it: Key RSC 0.
+    let real = hold_next(&mut sim, &m, "group message 1");
+    let ptk = full_ptks_on_air(&sim.air, STA1).pop().unwrap();
+    let (mut plain, _) = open_any(&real, std::slice::from_ref(&ptk.tk)).unwrap();
+    rewrite_key_msg(&mut plain, &ptk, Some(0), None);
+    let mut g1 = Vec::new();
+    ccmp(&ptk.tk).encapsulate(&plain, ccmp_pn(&real), 0, &mut g1).unwrap();
+    sim.inject.push(g1);
+    sim.step();
+    assert_eq!(m.borrow().seen, 2);
     sim.run(2);
     assert!(sim.sta(0).is_established());
     inject_expect(&mut sim, &[b1, b2], &[("replay", 2)]);
@@ -316,6 +333,24 @@ fn group_retransmitted_m1() {
     sim.ap_send(MacAddr::BROADCAST, b"broadcast 3");
     sim.run(1);
     assert_eq!(host_count(&sim, 0, "broadcast 3"), 1, "{}", sim.sta(0).counters);
+    let b3 = last_group_frame(&sim);
+    // The scripts' periodic group message 1 with the GTK in use (now Key ID 2), Key RSC
+    // 0 and a fresh replay counter, from the AP's address under STA1's PTK (QoS TID 7,
+    // its own replay counter). STA1 must answer it without reinstalling that GTK.
+    let mut body = plain[24..].to_vec();
+    let rc = u64::from_be_bytes(body[8 + 9..8 + 17].try_into().unwrap()) + 10;
+    body[8 + 9..8 + 17].copy_from_slice(&rc.to_be_bytes());
+    let h = Hdr { to_ds: false, a1: STA1, a2: BSSID, a3: BSSID, seq: 9, frag: 0, more: false, tid: Some(7), amsdu: false };
+    let mut again = h.bytes(&body);
+    rewrite_key_msg(&mut again, &ptk, Some(0), None);
+    let mut g1 = Vec::new();
+    ccmp(&ptk.tk).encapsulate(&again, 5_000, 0, &mut g1).unwrap();
+    let up = sim.air.len();
+    inject_expect(&mut sim, &[g1], &[]);
+    sim.run(1);
+    assert!(sim.air[up..].iter().any(|f| is_data(f) && addr(f, 2) == STA1 && is_protected(f)), "STA1 did not answer group message 1");
+    inject_expect(&mut sim, &[b3], &[("replay", 1)]);
+    assert_eq!(host_count(&sim, 0, "broadcast 3"), 1);
 }
 
 /// `krack-test-client.py --group --gtkinit`: the client installs the GTK of group message
@@ -328,7 +363,8 @@ fn group_retransmitted_m1() {
 fn group_m1_rsc_honoured() {
     let mut sim = network(rsn(), Mfp::Disabled);
     assert!(sim.run_until(3_000, |s| s.all_established()), "{:?}", sim.events);
-    let (kck, tk) = ptks_on_air(&sim.air, STA1).pop().unwrap();
+    let ptk = full_ptks_on_air(&sim.air, STA1).pop().unwrap();
+    let tk = ptk.tk.clone();
     let m = mitm(&mut sim, is_group_m1);
     m.borrow_mut().tks = vec![tk.clone()];
     m.borrow_mut().hold = true;
@@ -343,12 +379,7 @@ fn group_m1_rsc_honoured() {
     }
     let pn = ccmp_pn(&real);
     let (mut plain, _) = open_any(&real, std::slice::from_ref(&tk)).unwrap();
-    let e = header_len(&plain) + 8;
-    let eapol = &mut plain[e..];
-    eapol[65..73].copy_from_slice(&5u64.to_le_bytes());
-    eapol[81..97].fill(0);
-    let kdv = KeyInfo(u16::from_be_bytes([eapol[5], eapol[6]])).key_descriptor_version().unwrap();
-    wsec::rsn::eapol::write_mic(kdv, Akm::Psk, &kck, eapol).unwrap();
+    rewrite_key_msg(&mut plain, &ptk, Some(5), None);
     let mut forged = Vec::new();
     ccmp(&tk).encapsulate(&plain, pn, 0, &mut forged).unwrap();
     sim.inject.push(forged);
@@ -432,7 +463,14 @@ fn igtk_retransmitted_m3() {
         assert!(sim.sta(0).is_established(), "STA1 obeyed a replayed BIP deauthentication");
     };
     replay(&mut sim);
-    assert!(sim.run_until(1_500, |_| m.borrow().seen >= 2), "the AP did not retransmit message 3");
+    // The retransmitted message 3 as the scripts' AP would send it: the IGTK KDE's IPN
+    // (and the Key RSC) reset to 0.
+    let mut m3 = hold_next(&mut sim, &m, "message 3");
+    let ptk = full_ptks_on_air(&sim.air, STA1).pop().unwrap();
+    rewrite_key_msg(&mut m3, &ptk, Some(0), Some(0));
+    sim.inject.push(m3);
+    sim.step();
+    assert_eq!(m.borrow().seen, 2);
     sim.run(2);
     replay(&mut sim);
     release(&mut sim);

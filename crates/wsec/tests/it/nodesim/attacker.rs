@@ -121,11 +121,24 @@ pub fn tks_on_air(air: &[Vec<u8>], sta: MacAddr) -> Vec<Vec<u8>> {
     ptks_on_air(air, sta).into_iter().map(|(_, tk)| tk).collect()
 }
 
-/// As [`tks_on_air`], each with its KCK: (KCK, TK).
+/// As [`tks_on_air`], each with its KCK and KEK.
 pub fn ptks_on_air(air: &[Vec<u8>], sta: MacAddr) -> Vec<(Vec<u8>, Vec<u8>)> {
+    full_ptks_on_air(air, sta).into_iter().map(|p| (p.kck, p.tk)).collect()
+}
+
+/// The parts of a PTK the attacker uses.
+#[derive(Debug, Clone)]
+pub struct PtkParts {
+    pub kck: Vec<u8>,
+    pub kek: Vec<u8>,
+    pub tk: Vec<u8>,
+}
+
+/// As [`tks_on_air`], whole.
+pub fn full_ptks_on_air(air: &[Vec<u8>], sta: MacAddr) -> Vec<PtkParts> {
     let pmk = pmk();
     let mut tks: Vec<Vec<u8>> = Vec::new();
-    let mut kcks: Vec<Vec<u8>> = Vec::new();
+    let mut parts: Vec<PtkParts> = Vec::new();
     let mut anonce: Option<[u8; 32]> = None;
     for f in air.iter().filter(|f| is_data(f)) {
         let (a1, a2) = (addr(f, 1), addr(f, 2));
@@ -153,12 +166,45 @@ pub fn ptks_on_air(air: &[Vec<u8>], sta: MacAddr) -> Vec<(Vec<u8>, Vec<u8>)> {
                 let tk = ptk.tk().to_vec();
                 if !tks.contains(&tk) {
                     tks.push(tk);
-                    kcks.push(ptk.kck().to_vec());
+                    parts.push(PtkParts { kck: ptk.kck().to_vec(), kek: ptk.kek().to_vec(), tk: ptk.tk().to_vec() });
                 }
             }
         }
     }
-    kcks.into_iter().zip(tks).collect()
+    parts
+}
+
+/// Rewrites an EAPOL-Key message from the AP (a plaintext data MPDU) as the KRACK
+/// scripts' AP sends it: Key RSC set to `rsc` and/or the IPN of its IGTK KDE (12.7.2,
+/// Key Data under the KEK, AES key wrap) set to `ipn`; the MIC recomputed with the KCK.
+pub fn rewrite_key_msg(plain: &mut [u8], p: &PtkParts, rsc: Option<u64>, ipn: Option<u64>) {
+    let e = header_len(plain) + 8;
+    let eapol = &mut plain[e..];
+    if let Some(r) = rsc {
+        eapol[65..73].copy_from_slice(&r.to_le_bytes());
+    }
+    if let Some(ipn) = ipn {
+        let len = u16::from_be_bytes([eapol[97], eapol[98]]) as usize;
+        let mut kd = wsec::rsn::keywrap::aes_key_unwrap(&p.kek, &eapol[99..99 + len]).unwrap().to_vec();
+        let mut i = 0;
+        let mut found = false;
+        // Elements and KDEs (ID 0xdd), then padding (0xdd 0x00 ...).
+        while i + 2 <= kd.len() && !(kd[i] == 0xdd && kd[i + 1] == 0) {
+            let l = kd[i + 1] as usize;
+            if kd[i] == 0xdd && l >= 4 && kd[i + 2..i + 6] == [0x00, 0x0f, 0xac, 0x09] {
+                kd[i + 8..i + 14].copy_from_slice(&ipn.to_le_bytes()[..6]);
+                found = true;
+            }
+            i += 2 + l;
+        }
+        assert!(found, "no IGTK KDE in the Key Data");
+        let w = wsec::rsn::keywrap::aes_key_wrap(&p.kek, &kd).unwrap();
+        assert_eq!(w.len(), len);
+        eapol[99..99 + len].copy_from_slice(&w);
+    }
+    eapol[81..97].fill(0);
+    let ki = wsec::rsn::eapol::KeyInfo(u16::from_be_bytes([eapol[5], eapol[6]]));
+    wsec::rsn::eapol::write_mic(ki.key_descriptor_version().unwrap(), Akm::Psk, &p.kck, eapol).unwrap();
 }
 
 /// The current TK of `sta` (its last handshake on the air).
