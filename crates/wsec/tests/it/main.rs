@@ -30,6 +30,8 @@ mod node_mfp;
 mod node_owe;
 mod node_sae;
 mod node_wpa1;
+mod ota_fragattacks;
+mod ota_krack;
 mod peer_compare;
 mod peer_harness;
 mod rsn_ft;

@@ -4,6 +4,7 @@
 //! reach the cores one by one or, with [`Feed::Batched`], through the batch entry points
 //! the live programs use.
 #![allow(dead_code)]
+pub mod attacker;
 use rand::{Rng, SeedableRng};
 use wsec::node::ap::{AccessPoint, ApConfig};
 use wsec::node::engine::Parallel;
@@ -84,6 +85,9 @@ pub enum Feed {
     Batched,
 }
 
+/// See [`Sim::block`].
+pub type Blocker = Box<dyn FnMut(usize, usize, &[u8]) -> bool>;
+
 /// AP, stations, a lossy broadcast medium, and what each node handed to its host.
 pub struct Sim {
     pub now: u64,
@@ -99,6 +103,10 @@ pub struct Sim {
     /// Frames injected by the test, delivered on the next step.
     pub inject: Vec<Vec<u8>>,
     pub feed: Feed,
+    /// A man in the middle on the medium (the KRACK and FragAttacks suites): called with
+    /// (from, to, frame) for every copy, injected frames included (from `usize::MAX`);
+    /// true drops that copy.
+    pub block: Option<Blocker>,
 }
 
 impl Sim {
@@ -116,6 +124,7 @@ impl Sim {
             events: Vec::new(),
             inject: Vec::new(),
             feed,
+            block: None,
         }
     }
 
@@ -172,7 +181,7 @@ impl Sim {
                 for to in 0..=self.stas.len() {
                     let mut mine: Vec<&[u8]> = Vec::new();
                     for (from, f) in &batch {
-                        if *from == to || self.rng.gen::<f64>() < self.loss {
+                        if *from == to || self.rng.gen::<f64>() < self.loss || self.blocked(*from, to, f) {
                             continue;
                         }
                         mine.push(f);
@@ -195,7 +204,7 @@ impl Sim {
                     self.air.push(f.clone());
                 }
                 for to in 0..=self.stas.len() {
-                    if to == from || self.rng.gen::<f64>() < self.loss {
+                    if to == from || self.rng.gen::<f64>() < self.loss || self.blocked(from, to, &f) {
                         continue;
                     }
                     if to == 0 {
@@ -212,6 +221,10 @@ impl Sim {
             }
         }
         self.now += MS;
+    }
+
+    fn blocked(&mut self, from: usize, to: usize, f: &[u8]) -> bool {
+        self.block.as_mut().is_some_and(|b| b(from, to, f))
     }
 
     pub fn run(&mut self, ms: u64) {
