@@ -52,7 +52,7 @@ fn refused_plain(lab: &mut Lab, tag: &str, frames: &[Vec<u8>], n: u64) {
     assert_eq!(lab.delivered(tag), 0, "{tag} was delivered: {}", lab.counters());
     let d = delta(&before, &lab.drops());
     assert_eq!(d.values().sum::<u64>(), n, "drops {d:?}; {}", lab.counters());
-    assert!(d.keys().all(|k| PLAIN_REFUSALS.contains(&k.as_ref())), "refused elsewhere, or reached a handshake: {d:?}");
+    assert!(d.keys().all(|k| PLAIN_REFUSALS.contains(k)), "refused elsewhere, or reached a handshake: {d:?}");
     // Nothing went out because of them (no relay, no handshake answer).
     let sent: Vec<&Vec<u8>> = lab.sim.air[air..].iter().filter(|f| is_data(f) && f.len() > 26).collect();
     assert!(sent.is_empty(), "the victim answered/relayed {} data frames", sent.len());
