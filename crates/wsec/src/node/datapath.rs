@@ -142,6 +142,18 @@ impl Datapath {
         &self.card
     }
 
+    /// The engine, read only (its peers, what it holds for reassembly).
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Frames waiting: queued in the open batch, protected but not released, and every
+    /// delayed release (to the medium, to the host, a received frame's service time).
+    /// [`card::QUEUE_MAX`] bounds what is sent to the medium.
+    pub fn backlog(&self) -> usize {
+        self.queued.len() + self.settled.len() + self.delayed.len()
+    }
+
     /// The engine, to change keys (or anything else of its state): what the open batch
     /// has queued is protected first, under the keys it was queued under.
     pub fn keys(&mut self) -> &mut Engine {
