@@ -639,6 +639,11 @@ impl SecurityAssociation {
     pub fn fragments_pending(&self) -> usize {
         self.defrag.pending()
     }
+
+    /// Octets the reassembler holds (bounded: [`super::defrag::Reassembler::bytes_held`]).
+    pub fn fragment_bytes(&self) -> usize {
+        self.defrag.bytes_held()
+    }
 }
 
 /// Decapsulates `m` under `key` into `out`: the AEAD suites from the checked header, the

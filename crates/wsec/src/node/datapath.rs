@@ -142,6 +142,18 @@ impl Datapath {
         &self.card
     }
 
+    /// The engine, read only (its peers, what it holds for reassembly).
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Frames waiting: queued in the open batch, protected but not released, and every
+    /// delayed release (to the medium, to the host, a received frame's service time).
+    /// [`card::QUEUE_MAX`] bounds what is sent to the medium.
+    pub fn backlog(&self) -> usize {
+        self.queued.len() + self.settled.len() + self.delayed.len()
+    }
+
     /// The engine, to change keys (or anything else of its state): what the open batch
     /// has queued is protected first, under the keys it was queued under.
     pub fn keys(&mut self) -> &mut Engine {
@@ -229,7 +241,13 @@ impl Datapath {
     }
 
     /// An Ethernet frame for the host, after whatever the card still holds.
+    /// Behind a full queue ([`card::QUEUE_MAX`]) the frame is dropped, as a full receive
+    /// ring drops: a peer sending faster than the card serves cannot grow the queue.
     pub fn deliver_host(&mut self, now: u64, eth: Vec<u8>, counters: &mut Counters, out: &mut Output) {
+        if !self.delayed.is_empty() && self.backlog() >= card::QUEUE_MAX {
+            counters.drop("card queue full");
+            return;
+        }
         counters.tx_host += 1;
         emit(&mut self.delayed, now, now, Release::Host(eth), out);
     }
@@ -242,7 +260,9 @@ impl Datapath {
     pub fn unprotect_data(&mut self, now: u64, peer: &MacAddr, hdr: &Mpdu<'_>, opened: Option<Opened>) -> Result<Option<Vec<u8>>> {
         let plain = self.engine.unprotect_parsed(now, peer, hdr, opened)?;
         let at = self.card.serve(now, hdr.len());
-        if plain.is_some() && at > now {
+        // The queue stays within QUEUE_MAX: when it is full, what the frame makes the core
+        // send or deliver is dropped there, so it needs no place to wait.
+        if plain.is_some() && at > now && self.backlog() < card::QUEUE_MAX {
             self.delayed.push_back(Delayed { at, what: Release::Hold });
         }
         Ok(plain)
@@ -470,5 +490,47 @@ mod tests {
         let (n, sent) = checks(&mut ap, now, &probe);
         assert_eq!(sent.air.len(), 1, "the AP answers the Probe Request");
         assert_eq!(n, 1, "header checks for one management frame");
+    }
+
+    /// With the card model, frames received faster than the card serves them wait in the
+    /// same queue as what is sent: it stays within QUEUE_MAX (a fuzzed station core sent
+    /// 513 frames' worth, issue 38), the frames beyond it are dropped and counted, and
+    /// every frame counted as delivered reaches the host, in order.
+    #[test]
+    fn receive_side_within_the_card_queue() {
+        use super::Datapath;
+        use crate::link::sa::{KeyType, Role};
+        use crate::node::card::{Offload, QUEUE_MAX};
+        use crate::node::engine::Engine;
+        use crate::node::Counters;
+        use crate::wire::mac::Mpdu;
+        let key = [0x42; 16];
+        let mut tx = Engine::new(Role::Supplicant);
+        tx.install(Some(BSSID), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &key, None).unwrap();
+        let mut rx = Engine::new(Role::Authenticator);
+        rx.install(Some(STA1), KeyType::Pairwise, 0, CipherSuite::Ccmp128, &key, None).unwrap();
+        let mut dp = Datapath::new(rx, Offload::card_default());
+        let (mut counters, mut out) = (Counters::default(), Output::default());
+        let now = 1_000 * MS;
+        for i in 0..2 * QUEUE_MAX as u32 {
+            let mut plain = vec![0x08, 0x01, 0, 0];
+            plain.extend_from_slice(&BSSID.0);
+            plain.extend_from_slice(&STA1.0);
+            plain.extend_from_slice(&STA2.0);
+            plain.extend_from_slice(&[0, 0, 0xaa, 0xaa, 3, 0, 0, 0, 0x08, 0x00]);
+            plain.extend_from_slice(&i.to_be_bytes());
+            let f = tx.protect(Some(&BSSID), &plain).unwrap();
+            let hdr = Mpdu::new_checked(&f[..]).unwrap();
+            let opened = dp.unprotect_data(now, &STA1, &hdr, None).unwrap().expect("a whole MSDU");
+            assert_eq!(opened, plain);
+            dp.deliver_host(now, i.to_be_bytes().to_vec(), &mut counters, &mut out);
+            assert!(dp.backlog() <= QUEUE_MAX, "frame {i}: {} waiting", dp.backlog());
+        }
+        assert!(counters.dropped("card queue full") > 0);
+        assert_eq!(counters.tx_host + counters.dropped("card queue full"), 2 * QUEUE_MAX as u64);
+        dp.flush(&mut out);
+        assert_eq!(out.host.len() as u64, counters.tx_host);
+        let order: Vec<u32> = out.host.iter().map(|h| u32::from_be_bytes(h[..4].try_into().unwrap())).collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "delivered in order");
     }
 }

@@ -242,6 +242,13 @@ impl Engine {
         self.peers.len()
     }
 
+    /// Octets of partial MSDUs held for reassembly, over every security association
+    /// (each holds at most `max_entries * (max_msdu + header)`, see
+    /// [`crate::link::defrag::Reassembler`]).
+    pub fn reassembly_bytes(&self) -> usize {
+        self.group.fragment_bytes() + self.peers.values().map(|sa| sa.fragment_bytes()).sum::<usize>()
+    }
+
     /// An empty buffer for a frame: one given back by [`Engine::recycle`] if there is one.
     pub fn take_buf(&mut self) -> Vec<u8> {
         self.bufs.pop().unwrap_or_default()
