@@ -147,7 +147,8 @@ impl LoadReport {
     /// The report as one JSON object.
     pub fn json(&self) -> String {
         let opt = |v: Option<u64>| v.map_or("null".to_string(), |v| v.to_string());
-        let events: Vec<String> = self.events.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
+        let events: Vec<String> =
+            self.events.iter().map(|(k, v)| format!("\"{}\": {v}", k.replace('\\', "\\\\").replace('"', "\\\""))).collect();
         format!(
             concat!(
                 "{{\"stations\": {}, \"concurrency\": {}, \"established\": {}, \"established_at_end\": {}, ",
@@ -331,10 +332,14 @@ pub fn run(base: &StaConfig, medium: &mut dyn Medium, o: &LoadOptions, stop: &At
                             last_up = $t;
                         }
                     }
-                    Phase::HandshakeFailed(_) => *rep.events.entry("handshake failed".into()).or_insert(0) += 1,
-                    Phase::SaeFailed { .. } => *rep.events.entry("sae failed".into()).or_insert(0) += 1,
-                    Phase::Deauthenticated { by_peer: true, .. } => *rep.events.entry("deauthenticated by the AP".into()).or_insert(0) += 1,
-                    Phase::Disassociated { by_peer: true, .. } => *rep.events.entry("disassociated by the AP".into()).or_insert(0) += 1,
+                    Phase::HandshakeFailed(w) => *rep.events.entry(format!("handshake failed: {w}")).or_insert(0) += 1,
+                    Phase::SaeFailed { status } => *rep.events.entry(format!("sae failed status {status}")).or_insert(0) += 1,
+                    Phase::Deauthenticated { by_peer: true, reason } => {
+                        *rep.events.entry(format!("deauthenticated by the AP reason {reason}")).or_insert(0) += 1
+                    }
+                    Phase::Disassociated { by_peer: true, reason } => {
+                        *rep.events.entry(format!("disassociated by the AP reason {reason}")).or_insert(0) += 1
+                    }
                     Phase::BeaconLoss => *rep.events.entry("beacon loss".into()).or_insert(0) += 1,
                     _ => {}
                 }
