@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use wsec::node::ap::AccessPoint;
 use wsec::node::Output;
 use wsec_live::load::{self, LoadOptions};
-use wsec_live::medium::{self, air, Medium};
+use wsec_live::medium::{self, air};
 
 const AP_IP: [u8; 4] = [10, 9, 0, 1];
 
