@@ -215,6 +215,11 @@ pub struct LoadArgs {
     /// The AP's process: its resident set (VmRSS, VmHWM) goes into the report
     #[arg(long)]
     ap_pid: Option<u32>,
+    /// Milliseconds a station waits for an Authentication or Association Response (and
+    /// between Probe Requests) before it sends again (default: the configuration's, 200 as
+    /// wsec sta; mac80211 waits 500 for an acknowledged request)
+    #[arg(long)]
+    retry_ms: Option<u64>,
     /// Print the report as one JSON object
     #[arg(long)]
     json: bool,
@@ -229,7 +234,12 @@ pub struct LoadArgs {
 pub fn load(a: LoadArgs) -> Result<String, (u8, String)> {
     use wsec_live::load::{self, LoadOptions};
     crate::inputs_exist([a.config.as_path()])?;
-    let f = runtime::load_sta(&a.config).map_err(|e| (2, e.to_string()))?;
+    let mut f = runtime::load_sta(&a.config).map_err(|e| (2, e.to_string()))?;
+    match a.retry_ms {
+        Some(0) => return Err((2, "--retry-ms 0: a station must wait for the AP's answer".into())),
+        Some(ms) => f.sta.retry_ms = ms,
+        None => {}
+    }
     let o = LoadOptions {
         stations: a.stations,
         concurrency: a.concurrency,

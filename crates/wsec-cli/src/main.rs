@@ -74,7 +74,7 @@ enum Cmd {
     Inject(live_cmd::InjectArgs),
     /// Load an access point: up to 2,007 emulated stations (wsec sta's core each) on one
     /// medium join with N handshakes in flight, then pass traffic; reports the handshakes
-    /// per second, the time to fill, the frames passed and the AP's RSS (docs/load.md).
+    /// per second, the time to fill, the frames passed and the AP's RSS (docs/interop.md, "Load").
     Load(live_cmd::LoadArgs),
     /// Bring up AP, two stations and a wired host in network namespaces, measure, tear down
     /// (needs root: it creates network namespaces and TAP devices).
