@@ -183,7 +183,8 @@ pub fn inject(a: InjectArgs) -> Result<String, (u8, String)> {
 #[derive(Args)]
 pub struct LoadArgs {
     /// wpa_supplicant.conf-style configuration with one network={...} block: the security
-    /// every emulated station uses (addr= and interface= are ignored)
+    /// every emulated station uses (the format's addr= and interface= are required but not
+    /// used: the stations are 02:4c:44:00:HI:LO)
     #[arg(short, long)]
     config: PathBuf,
     /// The medium all stations share: air:HOST:PORT, radio:IFNAME (taken over as an active
