@@ -4,8 +4,8 @@
 //! sans-IO [`Station`] core `wsec sta` runs, built from one wpa_supplicant.conf-style
 //! network block, share ONE attachment to the medium (an `air` hub client, or a radio
 //! taken over as an active monitor): frames from the medium go to the station their
-//! receiver address (A1, IEEE 802.11-2020 9.3.3.1) names; group-addressed frames (Beacons,
-//! 9.3.3.2) only to the stations still scanning, the others no longer need them (their
+//! receiver address (A1, IEEE 802.11-2020 9.2.4.3) names; group-addressed frames (Beacons,
+//! 9.3.3.3) only to the stations still scanning, the others no longer need them (their
 //! keep-alive and beacon-loss timers are pushed past the run, see [`prepare`]).
 //!
 //! Two phases:
@@ -35,8 +35,8 @@ use wsec::wire::mac::MacAddr;
 /// of IEEE 802.11-2020 9.4.1.8), the most one AP can have associated.
 pub const MAX_STATIONS: usize = 2007;
 
-/// The address of emulated station `i`: locally administered, individual (9.2.4.3.2's
-/// bits of IEEE 802-2014 8.2), `02:4c:44:00:HI:LO` ("LD", load).
+/// The address of emulated station `i`: locally administered and individual (the U/L bit
+/// set, the I/G bit clear, as IEEE Std 802 defines them), `02:4c:44:00:HI:LO` ("LD", load).
 pub fn station_addr(i: usize) -> MacAddr {
     MacAddr([0x02, 0x4c, 0x44, 0x00, (i >> 8) as u8, i as u8])
 }
