@@ -179,3 +179,95 @@ pub fn inject(a: InjectArgs) -> Result<String, (u8, String)> {
     }
     Ok(format!("inject: {sent} frame(s) sent on {}", a.medium))
 }
+
+#[derive(Args)]
+pub struct LoadArgs {
+    /// wpa_supplicant.conf-style configuration with one network={...} block: the security
+    /// every emulated station uses (the format's addr= and interface= are required but not
+    /// used: the stations are 02:4c:44:00:HI:LO)
+    #[arg(short, long)]
+    config: PathBuf,
+    /// The medium all stations share: air:HOST:PORT, radio:IFNAME (taken over as an active
+    /// monitor on the first station's address) or packet:IFNAME
+    #[arg(long)]
+    medium: String,
+    /// Channel of a radio medium
+    #[arg(long, default_value_t = 6)]
+    channel: u8,
+    /// Stations to emulate (1 to 2007); their addresses are 02:4c:44:00:HI:LO, i = 0..N-1
+    #[arg(long, default_value_t = 50)]
+    stations: usize,
+    /// Stations joining at the same time
+    #[arg(long, default_value_t = 16)]
+    concurrency: usize,
+    /// ARP requests each established station sends to --ap-ip (0: no traffic phase)
+    #[arg(long, default_value_t = 3)]
+    frames: u32,
+    /// The AP's IPv4 address; the stations are 10.9.1.0 onwards (the AP's host needs a
+    /// route to them: a /16 on 10.9.0.0)
+    #[arg(long, default_value = "10.9.0.1")]
+    ap_ip: std::net::Ipv4Addr,
+    /// Seconds a station may take to join before it counts as a failure
+    #[arg(long, default_value_t = 30)]
+    join_timeout: u64,
+    /// Seconds the fill phase may take in all
+    #[arg(long, default_value_t = 600)]
+    fill_timeout: u64,
+    /// The AP's process: its resident set (VmRSS, VmHWM) goes into the report
+    #[arg(long)]
+    ap_pid: Option<u32>,
+    /// Milliseconds a station waits for an Authentication or Association Response (and
+    /// between Probe Requests) before it sends again (default: the configuration's, 200 as
+    /// wsec sta; mac80211 waits 500 for an acknowledged request)
+    #[arg(long)]
+    retry_ms: Option<u64>,
+    /// Print the report as one JSON object
+    #[arg(long)]
+    json: bool,
+    /// A progress line on standard error every 10 s
+    #[arg(long)]
+    progress: bool,
+}
+
+/// Runs `wsec load`: a bad option is a usage error (exit 2), a configuration that does not
+/// exist exit 1; the report is printed, and the exit is 1 unless every station joined and,
+/// with --frames, got every reply.
+pub fn load(a: LoadArgs) -> Result<String, (u8, String)> {
+    use wsec_live::load::{self, LoadOptions};
+    crate::inputs_exist([a.config.as_path()])?;
+    let mut f = runtime::load_sta(&a.config).map_err(|e| (2, e.to_string()))?;
+    match a.retry_ms {
+        Some(0) => return Err((2, "--retry-ms 0: a station must wait for the AP's answer".into())),
+        Some(ms) => f.sta.retry_ms = ms,
+        None => {}
+    }
+    let o = LoadOptions {
+        stations: a.stations,
+        concurrency: a.concurrency,
+        frames: a.frames,
+        ap_ip: a.ap_ip.octets(),
+        join_timeout: std::time::Duration::from_secs(a.join_timeout.max(1)),
+        fill_timeout: std::time::Duration::from_secs(a.fill_timeout.max(1)),
+        reply_timeout: std::time::Duration::from_secs(5),
+        ap_pid: a.ap_pid,
+        progress: a.progress,
+    };
+    o.check().map_err(|e| (2, e))?;
+    if let Some(pid) = a.ap_pid {
+        if load::rss_kib(&pid.to_string()).is_none() {
+            return Err((2, format!("--ap-pid {pid}: no such process (/proc/{pid}/status)")));
+        }
+    }
+    runtime::install_signal_handlers();
+    let mut m =
+        wsec_live::medium::open(&a.medium, a.channel, load::station_addr(0)).map_err(|e| (1, format!("medium {}: {e}", a.medium)))?;
+    let r = load::run(&f.sta, m.as_mut(), &o, &runtime::STOP).map_err(|e| (1, e.to_string()))?;
+    let text = if a.json { r.json() } else { r.to_string() };
+    let complete = r.established == r.stations && (a.frames == 0 || r.stations_all_replies == r.stations);
+    if complete {
+        Ok(text)
+    } else {
+        println!("{text}");
+        Err((1, format!("load: {} of {} stations established, {} with every reply", r.established, r.stations, r.stations_all_replies)))
+    }
+}

@@ -72,6 +72,10 @@ enum Cmd {
     /// Send frames of a capture again on a medium (a radio, a packet socket or the hub):
     /// replay tests such as a replayed EAPOL-Key message 3.
     Inject(live_cmd::InjectArgs),
+    /// Load an access point: up to 2,007 emulated stations (wsec sta's core each) on one
+    /// medium join with N handshakes in flight, then pass traffic; reports the handshakes
+    /// per second, the time to fill, the frames passed and the AP's RSS (docs/interop.md, "Load").
+    Load(live_cmd::LoadArgs),
     /// Bring up AP, two stations and a wired host in network namespaces, measure, tear down
     /// (needs root: it creates network namespaces and TAP devices).
     Demo(demo_cmd::DemoArgs),
@@ -322,6 +326,7 @@ fn run(cli: Cli) -> Result<Reply, (u8, String)> {
         Cmd::Sta(a) => live_cmd::sta(a).map(|_| "sta: stopped".to_string())?,
         Cmd::Air(a) => live_cmd::air(a).map(|_| "air: stopped".to_string())?,
         Cmd::Inject(a) => live_cmd::inject(a)?,
+        Cmd::Load(a) => live_cmd::load(a)?,
         Cmd::Demo(a) => demo_cmd::run(a)?,
         Cmd::Model(a) => model_cmd::run(a)?,
         Cmd::HwVectors(a) => hwvec_cmd::run(a)?,

@@ -2,6 +2,7 @@
 //!
 //! | module | what |
 //! |---|---|
+//! | [`load`] | `wsec load`: many emulated stations on one medium, to load an access point |
 //! | [`conf`] | hostapd.conf / wpa_supplicant.conf: the configuration files of `wsec ap` / `wsec sta` |
 //! | [`ctrl`] | hostapd's / wpa_supplicant's control interface (`hostapd_cli`, `wpa_cli`) |
 //! | [`medium`] | the wireless medium: the `air` hub on loopback UDP, raw packet sockets (monitor interfaces, veth), radiotap framing; TAP devices and network namespaces |
@@ -11,6 +12,7 @@
 pub mod conf;
 pub mod ctrl;
 pub mod error;
+pub mod load;
 pub mod medium;
 pub mod pool;
 pub mod runtime;

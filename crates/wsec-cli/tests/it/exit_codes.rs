@@ -51,6 +51,20 @@ fn every_subcommand_keeps_the_exit_code_contract() {
     let wpa = testdata("captures/aircrack/wpa.cap");
     let out = tmp("out.pcap");
     let bad_conf = tmp("bad.conf");
+    let load_conf = tmp("load-sta.conf");
+    std::fs::write(
+        &load_conf,
+        "interface=wld\naddr=02:4c:44:00:00:00\nnetwork={\n ssid=\"x\"\n key_mgmt=WPA-PSK\n psk=\"correct horse battery\"\n}\n",
+    )
+    .unwrap();
+    let load = |extra: &[&'static str]| -> Vec<String> {
+        let mut v: Vec<String> = ["load", "-c", &load_conf, "--medium", "air:127.0.0.1:9"].iter().map(|s| s.to_string()).collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let (l0, l1, l2, l3) =
+        (load(&["--stations", "0"]), load(&["--stations", "2008"]), load(&["--retry-ms", "0"]), load(&["--concurrency", "0"]));
+    let l4 = load(&["--ap-pid", "4294967295"]);
     std::fs::write(&bad_conf, "ssid=x\nthis line has no equals sign\n").unwrap();
     let nocap = format!("{NO_FILE}.cap");
     let tampered = format!("{}00", &PROT[..PROT.len() - 2]);
@@ -103,6 +117,16 @@ fn every_subcommand_keeps_the_exit_code_contract() {
         (vec!["inject", &wpa], 2, "--medium"),
         (vec!["inject", &wpa, "--medium", "air:127.0.0.1:9", "--select", "bogus"], 2, "bogus"),
         (vec!["inject", &nocap, "--medium", "air:127.0.0.1:9"], 1, &nocap),
+        // load
+        (vec!["load"], 2, "--config"),
+        (vec!["load", "-c", NO_FILE, "--medium", "air:127.0.0.1:9"], 1, NO_FILE),
+        (vec!["load", "-c", &bad_conf, "--medium", "air:127.0.0.1:9"], 2, "wsec: "),
+        (l0.iter().map(|s| s.as_str()).collect(), 2, "--stations 0"),
+        (l1.iter().map(|s| s.as_str()).collect(), 2, "2007"),
+        (l2.iter().map(|s| s.as_str()).collect(), 2, "--retry-ms 0"),
+        (l3.iter().map(|s| s.as_str()).collect(), 2, "--concurrency 0"),
+        (l4.iter().map(|s| s.as_str()).collect(), 2, "--ap-pid"),
+        (vec!["load", "-c", &load_conf, "--medium", "bogus:x"], 1, "medium bogus:x"),
         // demo: usage is checked before root
         (vec!["demo", "--mode", "bogus"], 2, "bogus"),
         (vec!["demo", "--passphrase", "short"], 2, "8..63"),

@@ -96,6 +96,7 @@ fn every_argument_of_every_subcommand_is_described() {
         "ap",
         "sta",
         "inject",
+        "load",
         "air",
         "demo",
         "hw-vectors",

@@ -2,4 +2,5 @@
 //! `cargo test --release -p wsec-live --test it <module>::`).
 
 mod engine_batch;
+mod load_air;
 mod node_conf;
