@@ -9,10 +9,6 @@ use crate::rsn::sae::{self, Instance, PweMethod, Role};
 use crate::wire::MacAddr;
 use zeroize::Zeroizing;
 
-/// wpa_supplicant's SAE retransmission period (ms): `sme_auth_timer` is 1 s; a shorter one
-/// keeps a lossy medium's exchange short, still far above an AP's answer time.
-const RETRANS_MS: u64 = 200;
-
 /// dot11RSNAConfigPMKLifetime (s), wpa_supplicant's and hostapd's default.
 const PMK_LIFETIME_S: u64 = 43_200;
 
@@ -45,7 +41,10 @@ impl Station {
         };
         let inst = Instance::new(
             Role::Sta,
-            settings.sm_config(RETRANS_MS),
+            // dot11RSNASAERetransPeriod: the station's retry interval (`retry_ms`, 200 ms
+            // by default: a lossy medium's exchange stays short, still far above an AP's
+            // answer time; wpa_supplicant's `sme_auth_timer` is 1 s).
+            settings.sm_config(self.cfg.retry_ms),
             h2e,
             self.cfg.addr.0,
             b.bssid.0,
