@@ -7,6 +7,10 @@
 #               the other stations' addresses, so that mac80211_hwsim acknowledges frames
 #               to them (it acks a frame whose A1 is the address of an active interface
 #               of a radio on the channel) as it would an associated card's.
+# With MEDIUM=hwsim (load.env) there are no address interfaces: wsec load registers as the
+# medium of the hwsim radios (HWSIM_CMD_REGISTER, the wmediumd interface, medium
+# hwsim:0), delivers its stations' frames to radio 0 and acknowledges the AP's frames to
+# them itself; wlan1 is left down.
 # Settings come from /lab/load/load.env (N, CONCURRENCY, FRAMES); each row's report goes
 # to /lab/out/load-AP-SEC.json, its logs beside it.
 export PATH=/lab/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -30,6 +34,7 @@ fresh_radios() {
     sleep 0.5
     rmmod mac80211_hwsim 2>/dev/null
     modprobe mac80211_hwsim radios=2 || return 1
+    [ "${MEDIUM:-monitors}" = hwsim ] && return 0
     phy=$(cat /sys/class/net/wlan1/phy80211/name)
     i=1
     while [ $i -lt "$N" ]; do
@@ -69,7 +74,8 @@ while read -r AP SEC; do
         ;;
     esac
     sleep 1
-    wsec load -c "$L/sta-$SEC.conf" --medium radio:wlan1 --stations "$N" --concurrency "$CONCURRENCY" --frames "$FRAMES" \
+    if [ "${MEDIUM:-monitors}" = hwsim ]; then LM=hwsim:0; else LM=radio:wlan1; fi
+    wsec load -c "$L/sta-$SEC.conf" --medium "$LM" --stations "$N" --concurrency "$CONCURRENCY" --frames "$FRAMES" \
         --join-timeout "$JOIN_TIMEOUT" --retry-ms "${RETRY_MS:-200}" --fill-timeout "$FILL_TIMEOUT" --ap-pid "$AP_PID" --json --progress \
         >"$O/load-$R.json" 2>"$O/load-$R.log"
     log "row $R: wsec load exit $?: $(cat "$O/load-$R.json")"

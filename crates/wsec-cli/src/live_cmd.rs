@@ -188,7 +188,10 @@ pub struct LoadArgs {
     #[arg(short, long)]
     config: PathBuf,
     /// The medium all stations share: air:HOST:PORT, radio:IFNAME (taken over as an active
-    /// monitor on the first station's address) or packet:IFNAME
+    /// monitor on the first station's address), packet:IFNAME, or hwsim:RADIO[,RADIO...]
+    /// (this process registers as the medium of the mac80211_hwsim radios, wmediumd's
+    /// interface, delivers the stations' frames to the listed radios and acknowledges
+    /// frames to every station)
     #[arg(long)]
     medium: String,
     /// Channel of a radio medium
@@ -259,9 +262,19 @@ pub fn load(a: LoadArgs) -> Result<String, (u8, String)> {
         }
     }
     runtime::install_signal_handlers();
-    let mut m =
-        wsec_live::medium::open(&a.medium, a.channel, load::station_addr(0)).map_err(|e| (1, format!("medium {}: {e}", a.medium)))?;
+    // hwsim: the process is the medium of the hwsim radios and acknowledges every emulated
+    // station's frames itself (no interface per station).
+    let opened: std::io::Result<Box<dyn wsec_live::medium::Medium>> = match a.medium.strip_prefix("hwsim:") {
+        Some(radios) => wsec_live::medium::hwsim::Hwsim::open(radios, a.channel, (0..a.stations).map(|i| load::station_addr(i).0))
+            .map(|h| Box::new(h) as Box<dyn wsec_live::medium::Medium>),
+        None => wsec_live::medium::open(&a.medium, a.channel, load::station_addr(0)),
+    };
+    let mut m = opened.map_err(|e| (1, format!("medium {}: {e}", a.medium)))?;
     let r = load::run(&f.sta, m.as_mut(), &o, &runtime::STOP).map_err(|e| (1, e.to_string()))?;
+    let medium_counters = m.describe();
+    if !medium_counters.is_empty() {
+        eprintln!("load: {medium_counters}");
+    }
     let text = if a.json { r.json() } else { r.to_string() };
     let complete = r.established == r.stations && (a.frames == 0 || r.stations_all_replies == r.stations);
     if complete {

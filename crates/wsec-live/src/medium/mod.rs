@@ -10,12 +10,15 @@
 //! - [`packet`]: a raw packet socket on a named interface (a monitor interface set up by
 //!   hand, or a veth pair in the tests), radiotap with FCS as on the hub;
 //! - [`radio`]: a Linux 802.11 radio, taken over through [`nl80211`] as an active monitor
-//!   on the node's address and channel (what runs next to real stations and APs).
+//!   on the node's address and channel (what runs next to real stations and APs);
+//! - [`hwsim`]: the medium of the mac80211_hwsim radios themselves, in user space (the
+//!   wmediumd interface): the node is on the air beside the radios without one of its own.
 //!
 //! The medium never sees a key: it carries bytes the host engine already protected.
 //! [`tap`] and [`netns`] are the host side: the TAP device a node bridges to and the
 //! network namespace it lives in.
 pub mod air;
+pub mod hwsim;
 pub mod netns;
 pub mod nl80211;
 pub mod packet;
@@ -91,17 +94,23 @@ pub trait Medium {
     }
 }
 
-/// Opens a medium from its spec: `air:HOST:PORT` (the hub), `packet:IFNAME` or
-/// `radio:IFNAME`; `own` is the node's address (a radio acknowledges frames to it).
+/// Opens a medium from its spec: `air:HOST:PORT` (the hub), `packet:IFNAME`,
+/// `radio:IFNAME` or `hwsim:RADIO[,RADIO...]`; `own` is the node's address (a radio acknowledges frames to it).
 pub fn open(spec: &str, channel: u8, own: wsec::wire::mac::MacAddr) -> io::Result<Box<dyn Medium>> {
     if let Some(ifname) = spec.strip_prefix("radio:") {
         return Ok(Box::new(radio::Radio::open(ifname, channel, own)?));
+    }
+    if let Some(radios) = spec.strip_prefix("hwsim:") {
+        return Ok(Box::new(hwsim::Hwsim::open(radios, channel, [own.0])?));
     }
     if let Some(addr) = spec.strip_prefix("air:") {
         Ok(Box::new(air::AirClient::connect(addr, channel)?))
     } else if let Some(ifname) = spec.strip_prefix("packet:") {
         Ok(Box::new(packet::PacketSocket::open(ifname, channel)?))
     } else {
-        Err(io::Error::new(io::ErrorKind::InvalidInput, format!("medium must be air:HOST:PORT, packet:IFNAME or radio:IFNAME, not {spec}")))
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("medium must be air:HOST:PORT, packet:IFNAME, radio:IFNAME or hwsim:RADIO[,RADIO...], not {spec}"),
+        ))
     }
 }
