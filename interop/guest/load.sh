@@ -60,7 +60,7 @@ while read -r AP SEC; do
     fi
     case $AP in
     hostapd)
-        hostapd -t "$L/hostapd-$SEC.conf" >"$O/ap-$R.log" 2>&1 &
+        hostapd $HOSTAPD_DEBUG -t "$L/hostapd-$SEC.conf" >"$O/ap-$R.log" 2>&1 &
         AP_PID=$!
         for i in $(seq 1 100); do grep -q 'AP-ENABLED' "$O/ap-$R.log" && break; sleep 0.1; done
         ip addr add 10.9.0.1/16 dev wlan0
