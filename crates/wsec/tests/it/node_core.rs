@@ -822,3 +822,33 @@ fn batch_relay_reallocates_nothing() {
     }
     assert_eq!(&counts[1..], &[0, 0], "reallocations per batch of 32 after the first: {counts:?}");
 }
+
+/// A GTK rekey (12.7.7) waits for every station's group message 2; a station that leaves
+/// meanwhile is no longer waited for. When it was the last one, the new GTK must go into
+/// use then: before, the rekey stayed pending for good, the AP kept transmitting under the
+/// old GTK while stations joining later got the new one in message 3 (their group frames
+/// never opened; seen in the interop lab as owe-20-retry.wpas-wsecap), and no later rekey
+/// started.
+#[test]
+fn a_station_leaving_during_a_gtk_rekey_lets_it_finish() {
+    let mut sim = net(rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128), rsn(CipherSuite::Ccmp128, CipherSuite::Ccmp128), 0.0, 38);
+    assert!(sim.run_until(3_000, |s| s.all_established()), "{:?}", sim.events);
+    // STA2 goes quiet (its group message 2 never comes), then says goodbye.
+    sim.stas[1] = None;
+    let group_keys = |s: &Sim| s.phases(0).iter().filter(|p| matches!(p, Phase::GroupKey { .. })).count();
+    let before = group_keys(&sim);
+    assert!(sim.with_ap(|a, now, out| assert!(a.rekey_gtk(now, out))).len() >= 2, "group message 1 to both stations");
+    sim.run(20);
+    assert_eq!(group_keys(&sim), before, "the rekey must wait for STA2");
+    sim.inject.push(frames::deauth(&BSSID, &STA2, &BSSID, 7, ReasonCode::DEAUTH_LEAVING, true));
+    sim.run(5);
+    assert_eq!(group_keys(&sim), before + 1, "STA2 left: the new GTK is in use; {:?}", sim.phases(0));
+    // The AP's group frames now go under the new GTK, and STA1 opens them.
+    sim.ap_send(MacAddr::BROADCAST, b"after the rekey");
+    sim.run(5);
+    assert!(sim.sta_host[0].iter().any(|f| f.ends_with(b"after the rekey")), "{}", sim.sta(0).counters);
+    // And the next rekey runs.
+    sim.with_ap(|a, now, out| assert!(a.rekey_gtk(now, out)));
+    sim.run(20);
+    assert_eq!(group_keys(&sim), before + 2, "{:?}", sim.phases(0));
+}

@@ -70,7 +70,7 @@ impl AccessPoint {
         }
         // A new authentication replaces whatever state and keys the station had (a STA
         // that restarted).
-        self.forget_keys(sta);
+        self.forget_keys(sta, out);
         if alg == AuthAlgorithm::SHARED_KEY {
             let c: [u8; 128] = crate::rng::array(&mut *self.rng);
             self.peers.insert(*sta, Peer::new(now, PeerState::Challenged { challenge: c }));
@@ -301,7 +301,7 @@ impl AccessPoint {
     fn associate(&mut self, now: u64, sta: &MacAddr, aid: u16, rsne: Option<Vec<u8>>, granted: Granted, out: &mut Output) {
         let Granted { choice, owe, sae_pmk } = granted;
         // A reassociation restarts the keys from scratch.
-        self.forget_keys(sta);
+        self.forget_keys(sta, out);
         let use_mfp = choice.is_some_and(|c| c.group_mgmt.is_some());
         let group_keys = self.group_for_new_station(use_mfp);
         let Some(p) = self.peers.get_mut(sta) else { return };

@@ -138,7 +138,7 @@ impl AccessPoint {
         if self.peers.remove(sta).is_some() {
             out.events.push(NodeEvent::Phase { peer: *sta, phase });
         }
-        self.forget_keys(sta);
+        self.forget_keys(sta, out);
     }
 
     /// Sends a Deauthentication (protected for an MFP station) and forgets the station.
@@ -149,14 +149,19 @@ impl AccessPoint {
         if self.peers.remove(sta).is_some() {
             out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Deauthenticated { reason: why, by_peer: false } });
         }
-        self.forget_keys(sta);
+        self.forget_keys(sta, out);
     }
 
-    /// The station's keys leave the host engine (and a GTK rekey stops waiting for it).
-    pub(super) fn forget_keys(&mut self, sta: &MacAddr) {
+    /// The station's keys leave the host engine, and a GTK rekey stops waiting for it: if
+    /// it was the last one waited for, the new group keys go into use now (else the AP
+    /// would keep transmitting under the old GTK while stations joining meanwhile get
+    /// the new one, and no later rekey would start).
+    pub(super) fn forget_keys(&mut self, sta: &MacAddr, out: &mut Output) {
         self.dp.keys().remove_peer(sta);
         if let Some((_, w)) = &mut self.pending_group {
-            w.remove(sta);
+            if w.remove(sta) {
+                self.maybe_finish_group_rekey(out);
+            }
         }
     }
 
@@ -196,7 +201,7 @@ impl AccessPoint {
         for a in all {
             self.peers.remove(&a);
             out.events.push(NodeEvent::Phase { peer: a, phase: Phase::Deauthenticated { reason: why, by_peer: false } });
-            self.forget_keys(&a);
+            self.forget_keys(&a, out);
         }
     }
 
@@ -218,7 +223,7 @@ impl AccessPoint {
 
     /// The station's keys and association state go; it stays authenticated.
     pub(super) fn end_association(&mut self, sta: &MacAddr, why: ReasonCode, out: &mut Output) {
-        self.forget_keys(sta);
+        self.forget_keys(sta, out);
         if let Some(p) = self.peers.get_mut(sta) {
             p.state = PeerState::Authenticated;
             out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Disassociated { reason: why, by_peer: false } });

@@ -167,7 +167,7 @@ impl AccessPoint {
                     };
                     let was_associated = self.peers.get(sta).is_some_and(|p| p.state.is_associated());
                     if was_associated {
-                        self.forget_keys(sta);
+                        self.forget_keys(sta, out);
                     }
                     if let Some(p) = self.peers.get_mut(sta) {
                         let inst = p.sae.take();
