@@ -39,6 +39,9 @@ pub enum Error {
     MmeMissing,
     /// Fragment sequence is inconsistent (gap, PN not consecutive, different key).
     Fragment(&'static str),
+    /// The crypto engine the keys were given to (a hardware engine, e.g. `crypto_offload=
+    /// fpga-sim`) failed or disagreed with the software; the text says how.
+    Device(&'static str),
 }
 
 impl fmt::Display for Error {
@@ -59,6 +62,7 @@ impl fmt::Display for Error {
             Error::PnExhausted => f.write_str("PN space exhausted: rekey required"),
             Error::MmeMissing => f.write_str("Management MIC element missing or not last"),
             Error::Fragment(what) => write!(f, "fragment error: {what}"),
+            Error::Device(what) => write!(f, "crypto engine: {what}"),
         }
     }
 }

@@ -70,6 +70,8 @@ pub struct ApFile {
     pub ctrl_interface: Option<String>,
     pub ctrl_interface_group: Option<String>,
     pub ap: ApConfig,
+    /// `crypto_offload=fpga-sim`: the engine configuration and its options.
+    pub fpga: Option<crate::fpga::FpgaOptions>,
 }
 
 /// What `wsec sta -c` reads.
@@ -291,6 +293,10 @@ struct Common {
     wep_default: u8,
     auth_algs: Option<AuthAlgs>,
     offload: Option<String>,
+    /// `hw_config`, `fpga_check`, `hw_engine_dir` (crypto_offload=fpga-sim).
+    hw_config: Option<String>,
+    fpga_check: bool,
+    hw_engine_dir: Option<String>,
     card_ns_per_frame: Option<u64>,
     card_ns_per_byte: Option<u64>,
     eccmp_lanes: u8,
@@ -450,9 +456,17 @@ impl Common {
             }
             "sae_sync" => self.sae_sync = Some(num(line, k, v, 0, 255)?),
             "crypto_offload" => match v {
-                "host" | "card" => self.offload = Some(v.to_string()),
-                _ => return err(line, "crypto_offload must be host or card"),
+                "host" | "card" | "fpga-sim" => self.offload = Some(v.to_string()),
+                _ => return err(line, "crypto_offload must be host, card or fpga-sim"),
             },
+            "hw_config" => {
+                if v.is_empty() || v.len() > 64 || !v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+                    return err(line, "hw_config must name an engine configuration (hw/run configs), e.g. ccmp-k1-r1-kt-dec");
+                }
+                self.hw_config = Some(v.to_string());
+            }
+            "fpga_check" => self.fpga_check = num::<u8>(line, k, v, 0, 1)? == 1,
+            "hw_engine_dir" => self.hw_engine_dir = Some(v.to_string()),
             "card_ns_per_frame" => self.card_ns_per_frame = Some(ranged(line, k, v, 0, CARD_NS_PER_FRAME_MAX)?),
             "card_ns_per_byte" => self.card_ns_per_byte = Some(ranged(line, k, v, 0, CARD_NS_PER_BYTE_MAX)?),
             "eccmp_lanes" => {
@@ -536,6 +550,23 @@ impl Common {
         Ok(Some(s))
     }
 
+    /// `crypto_offload=fpga-sim` with its `hw_config` (the timing is the engine's own: the
+    /// host-side model is off).
+    fn fpga(&self) -> Result<Option<crate::fpga::FpgaOptions>, ConfError> {
+        match (self.offload.as_deref(), &self.hw_config) {
+            (Some("fpga-sim"), Some(c)) => Ok(Some(crate::fpga::FpgaOptions {
+                config: c.clone(),
+                check: self.fpga_check,
+                dir: self.hw_engine_dir.as_ref().map(std::path::PathBuf::from),
+                vec_dir: std::path::PathBuf::from("."),
+            })),
+            (Some("fpga-sim"), None) => err(0, "crypto_offload=fpga-sim needs hw_config= (an engine configuration, hw/run configs)"),
+            (_, Some(_)) => err(0, "hw_config needs crypto_offload=fpga-sim"),
+            _ if self.fpga_check => err(0, "fpga_check needs crypto_offload=fpga-sim"),
+            _ => Ok(None),
+        }
+    }
+
     fn offload(&self) -> Result<Offload, ConfError> {
         let card = Offload::Card {
             ns_per_frame: self.card_ns_per_frame.unwrap_or(CARD_NS_PER_FRAME),
@@ -543,6 +574,10 @@ impl Common {
         };
         match self.offload.as_deref() {
             Some("card") => Ok(card),
+            Some("fpga-sim") if self.card_ns_per_frame.is_some() || self.card_ns_per_byte.is_some() => {
+                err(0, "card_ns_per_frame/card_ns_per_byte need crypto_offload=card")
+            }
+            Some("fpga-sim") => Ok(Offload::Host),
             _ if self.card_ns_per_frame.is_some() || self.card_ns_per_byte.is_some() => {
                 err(0, "card_ns_per_frame/card_ns_per_byte need crypto_offload=card")
             }
@@ -826,11 +861,12 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     ap.max_inactivity_s = inactivity;
     ap.max_stations = max_sta;
     ap.offload = c.offload()?;
+    let fpga = c.fpga()?;
     // The AP's engine uses every core unless told otherwise (issue: per-station key tables,
     // crypto of a batch spread over the cores).
     ap.engine_threads = c.engine_threads.unwrap_or(0);
     let (interface, medium) = resolve_driver(driver, interface, wired, medium)?;
-    Ok(ApFile { interface, bridge, medium, address_from_radio, ctrl_interface: ctrl, ctrl_interface_group: ctrl_group, ap })
+    Ok(ApFile { interface, bridge, medium, address_from_radio, ctrl_interface: ctrl, ctrl_interface_group: ctrl_group, ap, fpga })
 }
 
 /// Parses a wpa_supplicant.conf-style STA configuration: global keys (`interface`,
@@ -986,6 +1022,9 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     sta.owe_group = owe_group;
     sta.owe_only = owe_only;
     sta.extended_key_id = extended_key_id;
+    if c.offload.as_deref() == Some("fpga-sim") || c.hw_config.is_some() {
+        return err(0, "crypto_offload=fpga-sim is the access point's (seed 000: stations do their crypto on the host CPU)");
+    }
     sta.offload = c.offload()?;
     sta.engine_threads = c.engine_threads.unwrap_or(1);
     let (interface, medium) = resolve_driver(driver, interface, wired, medium)?;

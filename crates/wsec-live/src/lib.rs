@@ -12,6 +12,7 @@
 pub mod conf;
 pub mod ctrl;
 pub mod error;
+pub mod fpga;
 pub mod load;
 pub mod medium;
 pub mod pool;

@@ -8,12 +8,14 @@
 use crate::conf::{self, ApFile, StaFile};
 use crate::ctrl::{Action, Ctrl, CtrlNode, CtrlSpec, Ctx};
 use crate::error::{Error, Result};
+use crate::fpga::FpgaSim;
 use crate::medium::{self, tap::Tap, Medium};
 use crate::pool::Pool;
 use rand_core::OsRng;
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 use wsec::node::ap::AccessPoint;
 use wsec::node::sta::Station;
@@ -125,6 +127,21 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
     let fixed = Fixed::of_ap(&f);
     let mut core = AccessPoint::new(f.ap, 1, Box::new(OsRng)).map_err(|source| Error::Core { what: "ap", source })?;
     core.set_crypto_threads(threads);
+    let device = match &f.fpga {
+        Some(o) => {
+            let d = FpgaSim::start(o)?;
+            core.set_crypto_device(Some(d.clone()));
+            let i = d.info();
+            println!(
+                "ap: crypto_offload=fpga-sim: {} (Verilator model, {}){}",
+                i.config,
+                if i.rom == 3 { "key table of 32 slots" } else { "key in each descriptor" },
+                if o.check { ", fpga_check=1: every result compared with the software" } else { "" }
+            );
+            Some(d)
+        }
+        None => None,
+    };
     println!(
         "ap: bssid {} ssid \"{}\" on {spec}, wired side {}, crypto on {} thread(s)",
         bssid,
@@ -132,7 +149,7 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
         f.interface,
         core.datapath().threads()
     );
-    Runtime::new(core, Sides { medium, tap, ctrl, start }, o, fixed, vec![channel]).run()
+    Runtime::new(core, Sides { medium, tap, ctrl, start, device }, o, fixed, vec![channel]).run()
 }
 
 /// Runs a station until [`STOP`].
@@ -159,7 +176,7 @@ pub fn run_sta(mut f: StaFile, o: &NodeOptions) -> Result<()> {
     let mut core = Station::new(f.sta, 1, Box::new(OsRng)).map_err(|source| Error::Core { what: "sta", source })?;
     core.set_crypto_threads(threads);
     println!("sta: {addr} on {spec}, interface {}", f.interface);
-    Runtime::new(core, Sides { medium, tap, ctrl, start }, o, fixed, scan).run()
+    Runtime::new(core, Sides { medium, tap, ctrl, start, device: None }, o, fixed, scan).run()
 }
 
 /// The control socket of `ctrl_interface` (and `ctrl_interface_group`), if configured.
@@ -252,6 +269,8 @@ trait Served: CtrlNode + Sized {
     fn counters_detail(&self) -> String {
         String::new()
     }
+    /// Gives the new core of a reload the running hardware engine (access point only).
+    fn attach_device(&mut self, _d: Arc<FpgaSim>) {}
 }
 
 impl Served for AccessPoint {
@@ -271,6 +290,9 @@ impl Served for AccessPoint {
     }
     fn leave_for_reload(&mut self, _now: u64, out: &mut Output) {
         self.deauth_all(ReasonCode::PREV_AUTH_NOT_VALID, out);
+    }
+    fn attach_device(&mut self, d: Arc<FpgaSim>) {
+        self.set_crypto_device(Some(d));
     }
     /// Per station: frames and octets each way, drops.
     fn counters_detail(&self) -> String {
@@ -362,6 +384,8 @@ struct Sides {
     tap: Tap,
     ctrl: Option<Ctrl>,
     start: Instant,
+    /// The hardware engine (`crypto_offload=fpga-sim`, access point only).
+    device: Option<Arc<FpgaSim>>,
 }
 
 /// One node's run loop: a core ([`Served`]) and everything around it.
@@ -384,11 +408,12 @@ struct Runtime<N> {
     /// Frames from the medium with a bad FCS.
     bad_fcs: u64,
     out: Output,
+    device: Option<Arc<FpgaSim>>,
 }
 
 impl<N: Served> Runtime<N> {
     fn new(core: N, sides: Sides, o: &NodeOptions, fixed: Fixed, channels: Vec<u8>) -> Runtime<N> {
-        let Sides { medium, tap, ctrl, start } = sides;
+        let Sides { medium, tap, ctrl, start, device } = sides;
         Runtime {
             core,
             medium,
@@ -402,6 +427,7 @@ impl<N: Served> Runtime<N> {
             enabled: true,
             bad_fcs: 0,
             out: Output::default(),
+            device,
         }
     }
 
@@ -428,6 +454,14 @@ impl<N: Served> Runtime<N> {
                     c.sock.event("CTRL-EVENT-TERMINATING ");
                 }
                 break;
+            }
+            // The engine failed (a mismatch under fpga_check, the model gone): stop, saying why.
+            if let Some(msg) = self.device.as_ref().and_then(|d| d.failed()) {
+                let t = now();
+                self.core.shutdown(t, &mut self.out);
+                let _ = self.flush(t);
+                println!("{who} counters: {}; bad FCS {}", self.counters_line(), self.bad_fcs);
+                return Err(Error::Setup(format!("crypto_offload=fpga-sim: {msg}")));
             }
             if HUP.swap(false, Ordering::SeqCst) {
                 let t = now();
@@ -503,6 +537,9 @@ impl<N: Served> Runtime<N> {
             }
         }
         println!("{who} counters: {}; bad FCS {}", self.counters_line(), self.bad_fcs);
+        if let Some(d) = &self.device {
+            println!("{who} engine: {}", d.report(self.start.elapsed()));
+        }
         let m = self.medium.describe();
         if !m.is_empty() {
             println!("{who} medium: {m}");
@@ -557,6 +594,9 @@ impl<N: Served> Runtime<N> {
         self.core.leave_for_reload(now, &mut self.out);
         *new.counters_mut() = self.core.counters().clone();
         self.core = new;
+        if let Some(d) = &self.device {
+            self.core.attach_device(d.clone());
+        }
         Ok(changed)
     }
 

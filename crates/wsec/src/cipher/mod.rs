@@ -18,6 +18,7 @@ pub mod aad;
 pub mod bip;
 pub mod ccm16e;
 pub mod ccmp;
+pub mod device;
 pub mod eccmp;
 pub mod gcmp;
 /// The AES-CCM/GCM kernels and their backends: crate `wsec-kernel`'s [`wsec_kernel::aead`].
@@ -137,6 +138,9 @@ pub enum SuiteKey {
     Gcmp(gcmp::Gcmp),
     Eccmp(Box<eccmp::Eccmp>),
     Bip(bip::Bip),
+    /// A CCMP-128/ECCMP key held by an external engine ([`device`]); built by the link
+    /// layer when a device is attached, never by [`SuiteKey::new`].
+    Device(device::DeviceKey),
 }
 
 impl SuiteKey {
@@ -178,6 +182,7 @@ impl SuiteKey {
             SuiteKey::Gcmp(k) => k,
             SuiteKey::Eccmp(k) => k.as_ref(),
             SuiteKey::Bip(k) => k,
+            SuiteKey::Device(k) => k,
         }
     }
 
@@ -190,6 +195,7 @@ impl SuiteKey {
             SuiteKey::Gcmp(k) => Box::new(k),
             SuiteKey::Eccmp(k) => k,
             SuiteKey::Bip(k) => Box::new(k),
+            SuiteKey::Device(k) => Box::new(k),
         }
     }
 }

@@ -19,12 +19,14 @@ use super::replay::ReplayCounters;
 use crate::cipher::ccmp::Ccmp;
 use crate::cipher::tkip::{MichaelDirection, TkipKey};
 // Each installed key is the cipher's own type, as the one constructor builds it.
+use crate::cipher::device::{CcmDevice, DeviceKey};
 use crate::cipher::SuiteKey as Key;
 use crate::cipher::{mpdu, AadOptions, CipherSuite, Pn, RxInfo};
 use crate::error::{Error, Result};
 use crate::wire::mac::{fc, Header, Mpdu, SeqControl};
 use crate::wire::mme::MmeRepr;
 use crate::wire::sechdr::KeyIdOctet;
+use std::sync::Arc;
 
 /// The STA's role in the 4-way handshake that made the PTK: it picks TKIP's Michael key
 /// for each direction (12.7.2: the Authenticator transmits with PTK octets 16-23).
@@ -117,6 +119,9 @@ pub struct SecurityAssociation {
     pub mic_failures: MicFailureTracker,
     /// What the last TKIP Michael failure calls for (report, or countermeasures).
     pub last_mic_failure: Option<MicFailureAction>,
+    /// The crypto engine that holds this association's keys of its suite (see
+    /// [`Self::set_device`]).
+    device: Option<Arc<dyn CcmDevice>>,
 }
 
 impl SecurityAssociation {
@@ -136,7 +141,15 @@ impl SecurityAssociation {
             defrag: Reassembler::new(),
             mic_failures: MicFailureTracker::new(),
             last_mic_failure: None,
+            device: None,
         }
+    }
+
+    /// Gives the keys installed from now on of the suite `dev` runs to that engine
+    /// ([`crate::cipher::device`]): it protects and opens their frames, and a key leaves
+    /// its key table when it is replaced or removed. Keys of other suites stay here.
+    pub fn set_device(&mut self, dev: Option<Arc<dyn CcmDevice>>) {
+        self.device = dev;
     }
 
     fn table(&mut self, kt: KeyType, key_id: u8) -> Result<&mut Option<Slot>> {
@@ -194,7 +207,10 @@ impl SecurityAssociation {
         if key.iter().all(|&b| b == 0) {
             return Err(Error::Malformed("all-zero key refused"));
         }
-        let key = Key::new(suite, key, opts.into())?;
+        let key = match &self.device {
+            Some(d) if DeviceKey::runs(d.as_ref(), suite) => Key::Device(DeviceKey::new(d.clone(), suite, key, opts)?),
+            _ => Key::new(suite, key, opts.into())?,
+        };
         let tx = match key {
             Key::Wep(_) => PnGenerator::with_range(0, 24),
             _ => PnGenerator::new(),
@@ -206,11 +222,9 @@ impl SecurityAssociation {
         let old = self.table(kt, key_id)?.replace(Slot { key, tx, rx, tag, rx_only });
         // Extended Key ID replaces the key of two rekeys ago, long out of use: no window.
         if kt == KeyType::Pairwise && !rx_only {
-            self.retired = old.filter(|o| matches!(o.key, Key::Ccmp(_) | Key::Gcmp(_) | Key::Eccmp(_))).map(|slot| Retired {
-                id: key_id,
-                slot,
-                until,
-            });
+            self.retired = old
+                .filter(|o| matches!(o.key, Key::Ccmp(_) | Key::Gcmp(_) | Key::Eccmp(_) | Key::Device(_)))
+                .map(|slot| Retired { id: key_id, slot, until });
         }
         if !rx_only {
             self.set_tx_key(kt, key_id)?;
@@ -305,6 +319,7 @@ impl SecurityAssociation {
             Key::Ccmp(c) => c.encapsulate_parsed(m, pn, id, out),
             Key::Gcmp(g) => g.encapsulate_parsed(m, pn, id, out),
             Key::Eccmp(e) => e.encapsulate_parsed(m, pn, id, out),
+            Key::Device(d) => d.encapsulate_parsed(m, pn, id, out),
             k => k.as_protection().encapsulate(mpdu, pn, id, out),
         }
     }
@@ -545,6 +560,7 @@ impl SecurityAssociation {
             Key::Ccmp(c) => mpdu::peek_parsed(m, c.opts).ok()?.pn,
             Key::Gcmp(g) => mpdu::peek_parsed(m, g.opts).ok()?.pn,
             Key::Eccmp(e) => mpdu::peek_parsed(m, e.opts).ok()?.pn,
+            Key::Device(d) => mpdu::peek_parsed(m, d.opts()).ok()?.pn,
             _ => return None,
         };
         let replay_slot = ReplayCounters::slot_of(m);
@@ -570,6 +586,7 @@ impl SecurityAssociation {
             Key::Ccmp(c) => Some(mpdu::peek_parsed(m, c.opts)?.pn),
             Key::Gcmp(g) => Some(mpdu::peek_parsed(m, g.opts)?.pn),
             Key::Eccmp(e) => Some(mpdu::peek_parsed(m, e.opts)?.pn),
+            Key::Device(d) => Some(mpdu::peek_parsed(m, d.opts())?.pn),
             Key::Tkip(_) => Some(TkipKey::peek(mpdu)?.pn),
             Key::Wep(_) | Key::Bip(_) => None,
         };
@@ -653,6 +670,7 @@ fn open(key: &Key, m: &Mpdu<'_>, out: &mut Vec<u8>) -> Result<RxInfo> {
         Key::Ccmp(c) => c.decapsulate_parsed(m, out),
         Key::Gcmp(g) => g.decapsulate_parsed(m, out),
         Key::Eccmp(e) => e.decapsulate_parsed(m, out),
+        Key::Device(d) => d.decapsulate_parsed(m, out),
         k => k.as_protection().decapsulate(m.bytes(), out),
     }
 }

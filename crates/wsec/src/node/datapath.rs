@@ -129,6 +129,11 @@ impl Datapath {
         self.engine.set_parallel(p);
     }
 
+    /// Gives the keys of its suite to a hardware engine ([`Engine::set_device`]).
+    pub fn set_device(&mut self, dev: Option<std::sync::Arc<dyn crate::cipher::device::CcmDevice>>) {
+        self.engine.set_device(dev);
+    }
+
     /// Threads the engine spreads a batch's crypto over.
     pub fn threads(&self) -> usize {
         self.engine.threads()

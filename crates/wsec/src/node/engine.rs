@@ -19,12 +19,14 @@
 //! frames (each with its own station's key) is spread: transmit in
 //! [`Engine::protect_batch`], receive in [`Engine::open_ahead`]. So the bytes on the air
 //! and every accept/drop decision are those of one frame at a time, whatever the pool.
+use crate::cipher::device::CcmDevice;
 use crate::cipher::RxInfo;
 use crate::cipher::{new_protection, AadOptions, Algorithm, CipherSuite, Pn};
 use crate::error::{Error, Result};
 use crate::link::sa::{KeyType, Role, RxOutcome, RxSlot, SecurityAssociation};
 use crate::wire::mac::{MacAddr, Mpdu};
 use std::collections::HashMap;
+use std::sync::Arc;
 use zeroize::Zeroizing;
 
 /// Counters of the engine.
@@ -62,6 +64,8 @@ pub struct Engine {
     bufs: Vec<Vec<u8>>,
     /// The crypto threads (None: the calling thread only).
     pool: Option<Box<dyn Parallel>>,
+    /// The hardware engine that holds the keys of its suite (`crypto_offload=fpga-sim`).
+    device: Option<Arc<dyn CcmDevice>>,
 }
 
 /// A received CCMP frame opened ahead of its turn ([`Engine::open_ahead`]): it belongs to
@@ -107,7 +111,26 @@ impl Engine {
             scratch: Vec::new(),
             bufs: Vec::new(),
             pool: None,
+            device: None,
         }
+    }
+
+    /// Gives the keys of the suite `dev` runs to that engine (seed 000's AP: the link
+    /// crypto in a hardware engine): every key installed from now on, for every peer and
+    /// the node's own group keys ([`crate::cipher::device`]).
+    pub fn set_device(&mut self, dev: Option<Arc<dyn CcmDevice>>) {
+        self.group.set_device(dev.clone());
+        for sa in self.peers.values_mut() {
+            sa.set_device(dev.clone());
+        }
+        self.device = dev;
+    }
+
+    /// A new security association, with the engine's device.
+    fn new_sa(role: Role, dev: &Option<Arc<dyn CcmDevice>>) -> SecurityAssociation {
+        let mut sa = SecurityAssociation::new(role);
+        sa.set_device(dev.clone());
+        sa
     }
 
     /// Runs the crypto of batches on these threads (None: the calling thread only, the
@@ -176,7 +199,7 @@ impl Engine {
     ) -> Result<()> {
         let role = self.role;
         let sa = match peer {
-            Some(p) => self.peers.entry(p).or_insert_with(|| SecurityAssociation::new(role)),
+            Some(p) => self.peers.entry(p).or_insert_with(|| Self::new_sa(role, &self.device)),
             None => &mut self.group,
         };
         sa.install(kt, key_id, suite, key, AadOptions::default(), rsc)
@@ -186,7 +209,7 @@ impl Engine {
     /// [`Engine::set_pairwise_tx`] later switches transmission to it.
     pub fn install_rx(&mut self, peer: MacAddr, key_id: u8, suite: CipherSuite, key: &[u8]) -> Result<()> {
         let role = self.role;
-        let sa = self.peers.entry(peer).or_insert_with(|| SecurityAssociation::new(role));
+        let sa = self.peers.entry(peer).or_insert_with(|| Self::new_sa(role, &self.device));
         sa.install_rx(key_id, suite, key, AadOptions::default())
     }
 

@@ -23,6 +23,7 @@ mod eccmp;
 mod handshake;
 mod kernel;
 mod node_core;
+mod node_device;
 mod node_eapol_port;
 mod node_engine_batch;
 mod node_ext_key_id;

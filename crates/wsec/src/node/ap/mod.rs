@@ -475,6 +475,19 @@ impl AccessPoint {
         self.dp.set_parallel(p);
     }
 
+    /// Runs the link crypto of the suite `dev` runs in that engine (seed 000's access
+    /// point; `crypto_offload=fpga-sim`): every key installed from now on (each station's
+    /// PTK at its 4-way handshake or rekey, the GTK) goes into its key table and leaves
+    /// it when replaced or when the station leaves. Set before the first station joins.
+    pub fn set_crypto_device(&mut self, dev: Option<std::sync::Arc<dyn crate::cipher::device::CcmDevice>>) {
+        self.dp.set_device(dev);
+        // The GTK was installed when the core was made: install it again, now into the
+        // engine (no group frame has gone out under it yet, so its PN restarts unused).
+        if let (Some(gk), Security::Rsn { groups, .. }) = (&self.group, &self.cfg.security) {
+            let _ = self.dp.keys().install(None, KeyType::Group, gk.gtk_key_id, groups[0], &gk.gtk, None);
+        }
+    }
+
     /// The data path: the host engine's counters and threads, the card model.
     pub fn datapath(&self) -> &Datapath {
         &self.dp
