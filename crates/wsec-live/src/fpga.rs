@@ -496,6 +496,7 @@ impl CcmDevice for FpgaSim {
         let inner = &mut *g;
         if self.info.rom != 3 {
             inner.stats.keys_loaded += 1;
+            println!("ap engine: key {} given to the engine (no key table: it travels in each descriptor)", inner.stats.keys_loaded);
             return Ok(None);
         }
         let slot = inner.free_slots.pop().ok_or(CoreError::Device("key table full"))?;
@@ -512,6 +513,7 @@ impl CcmDevice for FpgaSim {
                 inner.stats.kt_writes += 16;
                 inner.stats.kt_cycles += c;
                 inner.stats.keys_loaded += 1;
+                println!("ap engine: key-table slot {slot} loaded (16 writes: round keys 1-10 expanded by the host, FIPS-197 5.2)");
                 Ok(Some(slot))
             }
             Ok(_) => {
@@ -535,6 +537,7 @@ impl CcmDevice for FpgaSim {
             inner.stats.kt_cycles += c;
             inner.stats.keys_erased += 1;
             inner.free_slots.push(slot);
+            println!("ap engine: key-table slot {slot} erased (16 writes of zeros)");
         }
     }
 
@@ -585,6 +588,16 @@ impl CcmDevice for FpgaSim {
             }
             ST_MIC => {
                 inner.stats.mic_failures += 1;
+                // A line per failure, then one in a thousand (a flood of forgeries must not
+                // flood the log).
+                let n = inner.stats.mic_failures;
+                if n <= 100 || n % 1000 == 0 {
+                    let ta = &f.hdr[10..16];
+                    println!(
+                        "ap engine: MIC check failed in the engine on a frame from {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x} (PN {}, {len} octets): dropped, its plaintext zeroed ({n} so far)",
+                        ta[0], ta[1], ta[2], ta[3], ta[4], ta[5], f.pn
+                    );
+                }
                 Err(CoreError::MicFailure)
             }
             _ => {

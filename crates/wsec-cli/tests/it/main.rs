@@ -10,6 +10,7 @@ mod decrypt_output;
 mod exit_codes;
 mod help;
 mod live_netns;
+mod live_fpga;
 mod model_cli;
 mod report_cli;
 mod rsn_cli;

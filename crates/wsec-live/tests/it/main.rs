@@ -2,5 +2,6 @@
 //! `cargo test --release -p wsec-live --test it <module>::`).
 
 mod engine_batch;
+mod fpga_sim;
 mod load_air;
 mod node_conf;

@@ -203,7 +203,7 @@ impl core::fmt::Display for Phase {
                 }
                 Ok(())
             }
-            Phase::Established { pairwise } => write!(f, "keys installed in the host engine, data open (pairwise {})", c(pairwise)),
+            Phase::Established { pairwise } => write!(f, "keys installed, data open (pairwise {})", c(pairwise)),
             Phase::PtkRekeyed => write!(f, "ptk rekeyed"),
             Phase::TransitionDisable { bitmap, applied } => {
                 write!(f, "transition disable 0x{bitmap:02x} ({})", if *applied { "applied to the network" } else { "nothing to change" })
