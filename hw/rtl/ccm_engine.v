@@ -341,8 +341,9 @@ module ccm_engine #(parameter MODE = 0,
   wire [R * 128 - 1 : 0] rks;
   wire [127 : 0]         cbc_dout [0 : K - 1];
   wire [127 : 0]         ctr_dout [0 : K - 1];
-  wire                   dec_run;   // DEC = 1 and the frame is decapsulated
-  wire                   pass;      // DEC = 1: the MIC check of the last frame
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire                   dec_run;   // DEC = 1: the frame is decapsulated
+  /* verilator lint_on UNUSEDSIGNAL */
   /* verilator lint_off UNOPTFLAT */
   wire [127 : 0]         tag_x    [0 : K];   // XOR chain, not a loop
   /* verilator lint_on UNOPTFLAT */
@@ -372,14 +373,63 @@ module ccm_engine #(parameter MODE = 0,
       // PRE: B0 enters at slot 0 here (the unit registers din ^ rk0 anyway,
       // so the 2:1 choice shares that LUT), and the stage carries X_1 on.
       // DEC: a payload block of a decapsulated frame enters as plaintext
-      // (d_pay, d_last: this boundary's block is payload, is the last).
-      wire           d_pay;
-      wire           d_last;
-      wire [127 : 0] d_pt = (stage_reg[128 * l +: 128] ^ ctr_dout[l]) & (d_last ? lastmask : {128{1'b1}});
+      // (cbc_dst, g_ddin). DEC = 0 elaborates the expression it always had
+      // and nothing else: even logic that synthesis removes again changes
+      // the order of Yosys's netlist, and with it what ABC maps (6 more
+      // iCE40 LUT4 on ccmp-k1-r1-rom2, 4 fewer on eccmp2-r1-rom, when the
+      // DEC terms were there, constant-folded).
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire [127 : 0] cbc_dst;   // DEC = 1: the stage, or the plaintext
+      /* verilator lint_on UNUSEDSIGNAL */
       wire [127 : 0] cbc_din = is_d ? {dflags, nonce, len_reg} :
                                (PRE != 0 && slot_reg == N0) ? {B0_FLAGS, nonce, len_reg} :
-                               (dec_run && d_pay) ? d_pt :
+                               (DEC != 0) ? cbc_dst :
                                stage_reg[128 * l +: 128];
+      if (DEC != 0) begin : g_ddin
+        // d_pay, d_last: this boundary's block is payload, is the last.
+        wire           d_pay;
+        wire           d_last;
+        wire [127 : 0] d_pt = (stage_reg[128 * l +: 128] ^ ctr_dout[l]) & (d_last ? lastmask : {128{1'b1}});
+        assign cbc_dst = (dec_run && d_pay) ? d_pt : stage_reg[128 * l +: 128];
+        if (K > 1) begin : g_dflags
+          // The flags of the block lane l takes at the next boundary, X_jn
+          // (the block whose keystream the CTR unit starts now), registered
+          // at go; cleared in ST_SETUP (slot 0: D_l or nothing). is_d has
+          // priority (slot 1's wrapped jn of the lanes that start late).
+          reg dpay_reg;
+          reg dpay_new;
+          reg dlast_reg;
+          reg dlast_new;
+          reg dfl_we;
+          // jn of the CTR unit below (one adder: synthesis merges the two).
+          wire [NW - 1 : 0] jn_d = (slot_reg << LK) + LN - (hi ? KN : N0);
+          always @*
+            begin
+              dfl_we    = (st_reg == ST_SETUP) || go;
+              dpay_new  = (st_reg != ST_SETUP) && (jn_d > AN);
+              dlast_new = (st_reg != ST_SETUP) && (jn_d == nm1_reg);
+            end
+          always @ (posedge clk)
+            begin
+              if (dfl_we)
+                begin
+                  dpay_reg  <= dpay_new;
+                  dlast_reg <= dlast_new;
+                end
+            end
+          assign d_pay  = dpay_reg;
+          assign d_last = dlast_reg;
+        end
+        else begin : g_k1flags
+          // K = 1: X_slot is captured at this boundary: payload from slot
+          // A + 1 on (spay), the last at slot n - 1 (lastcap).
+          assign d_pay  = spay_reg;
+          assign d_last = lastcap;
+        end
+      end
+      else begin : g_din
+        assign cbc_dst = 128'h0;
+      end
       wire           chain   = (PRE != 0) ? 1'b1 : (K == 1) ? (slot_reg != N0) : !is_d;
 
       aes_core #(.R(R), .ROM(ROM), .PRE(PRE)) cbc(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(chain), .clr(clr),
@@ -400,40 +450,6 @@ module ccm_engine #(parameter MODE = 0,
                                        .dout(ctr_dout[l]));
 
       assign tag_x[l + 1] = tag_x[l] ^ cbc_dout[l];
-
-      if (DEC != 0 && K > 1) begin : g_dflags
-        // The flags of the block lane l takes at the next boundary, X_jn
-        // (the block whose keystream the CTR unit starts now), registered
-        // at go; cleared in ST_SETUP (slot 0: D_l or nothing). is_d has
-        // priority (slot 1's wrapped jn of the lanes that start late).
-        reg dpay_reg;
-        reg dpay_new;
-        reg dlast_reg;
-        reg dlast_new;
-        reg dfl_we;
-        always @*
-          begin
-            dfl_we    = (st_reg == ST_SETUP) || go;
-            dpay_new  = (st_reg != ST_SETUP) && (jn > AN);
-            dlast_new = (st_reg != ST_SETUP) && (jn == nm1_reg);
-          end
-        always @ (posedge clk)
-          begin
-            if (dfl_we)
-              begin
-                dpay_reg  <= dpay_new;
-                dlast_reg <= dlast_new;
-              end
-          end
-        assign d_pay  = dpay_reg;
-        assign d_last = dlast_reg;
-      end
-      else begin : g_nodflags
-        // K = 1: X_slot is captured at this boundary: payload from slot
-        // A + 1 on (spay), the last at slot n - 1 (lastcap).
-        assign d_pay  = spay_reg;
-        assign d_last = lastcap;
-      end
     end
   endgenerate
 
@@ -442,11 +458,9 @@ module ccm_engine #(parameter MODE = 0,
   // descriptor) and the MIC check, one register written at the final
   // boundary: computed MIC ^ received MIC, OR-reduced.
   //----------------------------------------------------------------
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire [63 : 0] mic_calc = tag_x[K][127 : 64] ^ ctr_dout[0][127 : 64];   // DEC = 1
-  /* verilator lint_on UNUSEDSIGNAL */
   generate
     if (DEC != 0) begin : g_dec
+      wire [63 : 0] mic_calc = tag_x[K][127 : 64] ^ ctr_dout[0][127 : 64];
       reg          dec_reg;
       reg          dec_new;
       reg [63 : 0] rmic_reg;
@@ -472,11 +486,11 @@ module ccm_engine #(parameter MODE = 0,
             pass_reg <= pass_new;
         end
       assign dec_run = dec_reg;
-      assign pass    = pass_reg;
+      assign m_ok    = pass_reg;
     end
     else begin : g_nodec
       assign dec_run = 1'b0;
-      assign pass    = 1'b1;
+      assign m_ok    = 1'b1;
     end
   endgenerate
 
@@ -848,7 +862,7 @@ module ccm_engine #(parameter MODE = 0,
   assign s_ready      = fill_ok && is_pay;
   assign m_valid      = micv_reg || ((K == 1) ? outv_reg : (oj_reg < ocap1_reg));
   assign m_tag        = micv_reg;
-  assign m_ok         = pass;
+  // m_ok: g_dec (DEC = 0: 1).
   assign m_data       = (K == 1) ? out_reg[127 : 0] :
                         micv_reg ? {mic_reg, 64'h0} :
                         out_reg[128 * oidx +: 128] & ((oj_reg == nm1_reg) ? lastmask : {128{1'b1}});
