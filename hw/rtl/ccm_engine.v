@@ -42,6 +42,26 @@
 // - s: ceil(len / 16) payload blocks (octets past len are ignored).
 // - m: ceil(len / 16) ciphertext blocks (zero past len), then one beat
 //   with the MIC in [127:64] and m_tag = 1.
+//
+// Decapsulation (DEC = 1; DEC = 0 builds none of it, m_ok = 1). One engine
+// then both encapsulates and opens received frames, chosen per frame by
+// the descriptor's direction bit:
+// - s_desc_dec: 1 = decapsulate; s_desc_mic: the received MIC (dec only).
+// - s: the ceil(len / 16) ciphertext blocks (octets past len ignored).
+// - m: the plaintext blocks (zero past len), then the tag beat (m_tag = 1)
+//   with the computed MIC in [127:64] and m_ok = 1 iff it equals
+//   s_desc_mic (encapsulation: m_ok = 1). m_ok is valid on the tag beat
+//   only; the comparison is an XOR and an OR of all 64 bits into one
+//   register, so its time does not depend on where the tags differ.
+// CTR decryption is the XOR the engine forms anyway (stage ^ keystream at
+// the boundary); what changes is the CBC-MAC input of the payload blocks:
+// the recovered plaintext (stage ^ keystream, cleared past len in the last
+// block) instead of the stage.
+// The plaintext of a frame is out before its MIC is checked: the consumer
+// must hold the plaintext beats until the tag beat and drop them when
+// m_ok = 0 (the DMA writes the frame's completion, with its pass/fail
+// status, only after the tag beat), so a forged frame's plaintext is
+// never marked valid.
 //======================================================================
 `default_nettype none
 
@@ -49,6 +69,8 @@ module ccm_engine #(parameter MODE = 0,
                     parameter K    = 1,
                     parameter R    = 1,
                     parameter ROM  = 0,
+                    // 1: runtime direction (s_desc_dec), decapsulation too.
+                    parameter DEC  = 0,
                     // Width of the block counters: frames of up to
                     // 16 * (2^NW - 4) octets (NW = 10: 16 320, above
                     // 802.11-2020's largest MPDU, 11 454, and 802.16e's
@@ -66,6 +88,8 @@ module ccm_engine #(parameter MODE = 0,
                    input wire [15 : 0]   s_desc_len,
                    input wire            s_desc_spp,
                    /* verilator lint_off UNUSEDSIGNAL */
+                   input wire            s_desc_dec,    // DEC = 1 only
+                   input wire [63 : 0]   s_desc_mic,    // DEC = 1 only
                    input wire [4 : 0]    s_desc_kidx,   // ROM = 3 only
                    input wire            kt_we,
                    input wire [8 : 0]    kt_addr,
@@ -79,7 +103,8 @@ module ccm_engine #(parameter MODE = 0,
                    output wire           m_valid,
                    input wire            m_ready,
                    output wire [127 : 0] m_data,
-                   output wire           m_tag
+                   output wire           m_tag,
+                   output wire           m_ok           // on the tag beat
                   );
 
   localparam C  = 10 / R;
@@ -94,7 +119,12 @@ module ccm_engine #(parameter MODE = 0,
   // PRE: the AES units register their boundary term a cycle early
   // (aes_core PRE); the CBC-MAC unit then always chains, from a state and
   // round key cleared in ST_SETUP (ROM >= 2: the DP16KD's output reset).
-  localparam PRE = (K == 1 && R == 1 && ROM >= 2) ? 1 : 0;
+  // Not with DEC = 1: the CBC-MAC input of a decapsulated payload block is
+  // stage ^ keystream, and the keystream (ctr_dout) is only there in the
+  // boundary cycle itself, so din cannot be registered a cycle early. The
+  // key table (ROM = 3) and the ROM = 2 key schedule then run with clr = 0
+  // (their round key is loaded at every boundary anyway).
+  localparam PRE = (DEC == 0 && K == 1 && R == 1 && ROM >= 2) ? 1 : 0;
 
   localparam ST_IDLE  = 2'd0;
   localparam ST_SETUP = 2'd1;
@@ -311,6 +341,9 @@ module ccm_engine #(parameter MODE = 0,
   wire [R * 128 - 1 : 0] rks;
   wire [127 : 0]         cbc_dout [0 : K - 1];
   wire [127 : 0]         ctr_dout [0 : K - 1];
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire                   dec_run;   // DEC = 1: the frame is decapsulated
+  /* verilator lint_on UNUSEDSIGNAL */
   /* verilator lint_off UNOPTFLAT */
   wire [127 : 0]         tag_x    [0 : K];   // XOR chain, not a loop
   /* verilator lint_on UNOPTFLAT */
@@ -339,9 +372,64 @@ module ccm_engine #(parameter MODE = 0,
       wire [7 : 0]   dflags = DF[7 : 0];
       // PRE: B0 enters at slot 0 here (the unit registers din ^ rk0 anyway,
       // so the 2:1 choice shares that LUT), and the stage carries X_1 on.
+      // DEC: a payload block of a decapsulated frame enters as plaintext
+      // (cbc_dst, g_ddin). DEC = 0 elaborates the expression it always had
+      // and nothing else: even logic that synthesis removes again changes
+      // the order of Yosys's netlist, and with it what ABC maps (6 more
+      // iCE40 LUT4 on ccmp-k1-r1-rom2, 4 fewer on eccmp2-r1-rom, when the
+      // DEC terms were there, constant-folded).
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire [127 : 0] cbc_dst;   // DEC = 1: the stage, or the plaintext
+      /* verilator lint_on UNUSEDSIGNAL */
       wire [127 : 0] cbc_din = is_d ? {dflags, nonce, len_reg} :
                                (PRE != 0 && slot_reg == N0) ? {B0_FLAGS, nonce, len_reg} :
+                               (DEC != 0) ? cbc_dst :
                                stage_reg[128 * l +: 128];
+      if (DEC != 0) begin : g_ddin
+        // d_pay, d_last: this boundary's block is payload, is the last.
+        wire           d_pay;
+        wire           d_last;
+        wire [127 : 0] d_pt = (stage_reg[128 * l +: 128] ^ ctr_dout[l]) & (d_last ? lastmask : {128{1'b1}});
+        assign cbc_dst = (dec_run && d_pay) ? d_pt : stage_reg[128 * l +: 128];
+        if (K > 1) begin : g_dflags
+          // The flags of the block lane l takes at the next boundary, X_jn
+          // (the block whose keystream the CTR unit starts now), registered
+          // at go; cleared in ST_SETUP (slot 0: D_l or nothing). is_d has
+          // priority (slot 1's wrapped jn of the lanes that start late).
+          reg dpay_reg;
+          reg dpay_new;
+          reg dlast_reg;
+          reg dlast_new;
+          reg dfl_we;
+          // jn of the CTR unit below (one adder: synthesis merges the two).
+          wire [NW - 1 : 0] jn_d = (slot_reg << LK) + LN - (hi ? KN : N0);
+          always @*
+            begin
+              dfl_we    = (st_reg == ST_SETUP) || go;
+              dpay_new  = (st_reg != ST_SETUP) && (jn_d > AN);
+              dlast_new = (st_reg != ST_SETUP) && (jn_d == nm1_reg);
+            end
+          always @ (posedge clk)
+            begin
+              if (dfl_we)
+                begin
+                  dpay_reg  <= dpay_new;
+                  dlast_reg <= dlast_new;
+                end
+            end
+          assign d_pay  = dpay_reg;
+          assign d_last = dlast_reg;
+        end
+        else begin : g_k1flags
+          // K = 1: X_slot is captured at this boundary: payload from slot
+          // A + 1 on (spay), the last at slot n - 1 (lastcap).
+          assign d_pay  = spay_reg;
+          assign d_last = lastcap;
+        end
+      end
+      else begin : g_din
+        assign cbc_dst = 128'h0;
+      end
       wire           chain   = (PRE != 0) ? 1'b1 : (K == 1) ? (slot_reg != N0) : !is_d;
 
       aes_core #(.R(R), .ROM(ROM), .PRE(PRE)) cbc(.clk(clk), .ce(ce), .bnd(at_bnd), .chain(chain), .clr(clr),
@@ -362,6 +450,47 @@ module ccm_engine #(parameter MODE = 0,
                                        .dout(ctr_dout[l]));
 
       assign tag_x[l + 1] = tag_x[l] ^ cbc_dout[l];
+    end
+  endgenerate
+
+  //----------------------------------------------------------------
+  // Decapsulation: the direction and received MIC (taken with the
+  // descriptor) and the MIC check, one register written at the final
+  // boundary: computed MIC ^ received MIC, OR-reduced.
+  //----------------------------------------------------------------
+  generate
+    if (DEC != 0) begin : g_dec
+      wire [63 : 0] mic_calc = tag_x[K][127 : 64] ^ ctr_dout[0][127 : 64];
+      reg          dec_reg;
+      reg          dec_new;
+      reg [63 : 0] rmic_reg;
+      reg [63 : 0] rmic_new;
+      reg          pass_reg;
+      reg          pass_new;
+      reg          pass_we;
+      always @*
+        begin
+          dec_new  = s_desc_dec;
+          rmic_new = s_desc_mic;
+          pass_new = !dec_reg || !(|(mic_calc ^ rmic_reg));
+          pass_we  = go && final_b;
+        end
+      always @ (posedge clk)
+        begin
+          if (desc_we)
+            begin
+              dec_reg  <= dec_new;
+              rmic_reg <= rmic_new;
+            end
+          if (pass_we)
+            pass_reg <= pass_new;
+        end
+      assign dec_run = dec_reg;
+      assign m_ok    = pass_reg;
+    end
+    else begin : g_nodec
+      assign dec_run = 1'b0;
+      assign m_ok    = 1'b1;
     end
   endgenerate
 
@@ -733,6 +862,7 @@ module ccm_engine #(parameter MODE = 0,
   assign s_ready      = fill_ok && is_pay;
   assign m_valid      = micv_reg || ((K == 1) ? outv_reg : (oj_reg < ocap1_reg));
   assign m_tag        = micv_reg;
+  // m_ok: g_dec (DEC = 0: 1).
   assign m_data       = (K == 1) ? out_reg[127 : 0] :
                         micv_reg ? {mic_reg, 64'h0} :
                         out_reg[128 * oidx +: 128] & ((oj_reg == nm1_reg) ? lastmask : {128{1'b1}});
