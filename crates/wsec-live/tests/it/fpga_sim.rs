@@ -28,11 +28,11 @@ fn start(config: &str) -> Arc<FpgaSim> {
 /// A random MPDU: QoS or plain data (To DS, From DS or both), or an action frame (MFP).
 fn mpdu(r: &mut rand::rngs::StdRng, body: usize) -> Vec<u8> {
     let (fc, hl): (u16, usize) = match r.gen_range(0..5) {
-        0 => (0x0108, 24),         // data, To DS
-        1 => (0x0208, 24),         // data, From DS
-        2 => (0x0188, 26),         // QoS data, To DS
-        3 => (0x0388, 32),         // QoS data, 4 addresses
-        _ => (0x00d0, 24),         // action (a robust management frame)
+        0 => (0x0108, 24), // data, To DS
+        1 => (0x0208, 24), // data, From DS
+        2 => (0x0188, 26), // QoS data, To DS
+        3 => (0x0388, 32), // QoS data, 4 addresses
+        _ => (0x00d0, 24), // action (a robust management frame)
     };
     let mut m = vec![0u8; hl + body];
     r.fill(&mut m[..]);
