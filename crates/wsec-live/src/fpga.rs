@@ -591,7 +591,7 @@ impl CcmDevice for FpgaSim {
                 // A line per failure, then one in a thousand (a flood of forgeries must not
                 // flood the log).
                 let n = inner.stats.mic_failures;
-                if n <= 100 || n % 1000 == 0 {
+                if n <= 100 || n.is_multiple_of(1000) {
                     let ta = &f.hdr[10..16];
                     println!(
                         "ap engine: MIC check failed in the engine on a frame from {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x} (PN {}, {len} octets): dropped, its plaintext zeroed ({n} so far)",
