@@ -121,10 +121,10 @@ fn a_configuration_that_cannot_open_frames_is_refused() {
     std::fs::create_dir_all(dir.join("ccmp-k1-r1-kt")).unwrap();
     std::fs::write(dir.join("ccmp-k1-r1-kt/engine.json"), r#"{"config": "ccmp-k1-r1-kt", "lanes": 1, "rom": 3, "dec": 0}"#).unwrap();
     let o = FpgaOptions { config: "ccmp-k1-r1-kt".into(), check: false, dir: Some(dir.clone()), vec_dir: dir.clone() };
-    let e = FpgaSim::start(&o).err().expect("an encapsulation-only engine was accepted");
+    let e = FpgaSim::start(&o).expect_err("an encapsulation-only engine was accepted");
     assert!(e.to_string().contains("only encapsulates"), "{e}");
     let o = FpgaOptions { config: "no-such-config".into(), check: false, dir: Some(dir.clone()), vec_dir: dir.clone() };
-    let e = FpgaSim::start(&o).err().expect("a missing engine was accepted");
+    let e = FpgaSim::start(&o).expect_err("a missing engine was accepted");
     assert!(e.to_string().contains("hw/run engine no-such-config"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
