@@ -128,3 +128,40 @@ fn a_configuration_that_cannot_open_frames_is_refused() {
     assert!(e.to_string().contains("hw/run engine no-such-config"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `fpga_check`'s stop: a disagreement is saved as a `wsec hw-vectors` record (what
+/// `tb_ccm_engine +vec=` reads) and the engine is marked failed with a message naming the
+/// frame, which the access point's run loop stops on.
+#[test]
+fn a_mismatch_is_saved_as_a_test_vector_and_stops_the_engine() {
+    use wsec::cipher::device::{DeviceFrame, Direction, Mismatch};
+    let dir = std::env::temp_dir().join(format!("wsec-fpga-mismatch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let o = FpgaOptions { config: "ccmp-k1-r1-kt-dec".into(), check: true, dir: Some(engine_dir()), vec_dir: dir.clone() };
+    let sim = FpgaSim::start(&o).unwrap_or_else(|e| panic!("{e}"));
+    assert!(sim.failed().is_none());
+    let key = [0x11u8; 16];
+    let mut hdr = [0u8; 32];
+    hdr[..2].copy_from_slice(&0x0108u16.to_le_bytes());
+    let f = DeviceFrame { key: &key, slot: Some(0), hdr, pn: 0x0102_0304_0506, spp: false };
+    let plain: Vec<u8> = (0..20).collect();
+    let cipher: Vec<u8> = (100..120).collect();
+    let e = sim.mismatch(&Mismatch { dir: Direction::Seal, frame: &f, plain: &plain, cipher: &cipher, mic: &[7; 8], what: "test" });
+    assert!(matches!(e, Error::Device(_)), "{e:?}");
+    let msg = sim.failed().expect("the engine is marked failed");
+    assert!(msg.contains("sealing frame") && msg.contains("PN 1108152157446") && msg.contains("20 octets"), "{msg}");
+    let path = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().is_some_and(|x| x == "txt")).unwrap();
+    assert!(msg.contains(&path.display().to_string()), "{msg}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let l: Vec<&str> = text.lines().collect();
+    assert_eq!(l[0], "00000001");
+    assert_eq!(l[1], format!("{} {} 010203040506 0014 00", "11".repeat(16), format!("0801{}", "00".repeat(30))));
+    assert_eq!(l[2], "000102030405060708090a0b0c0d0e0f 6465666768696a6b6c6d6e6f70717273");
+    assert_eq!(l[3], format!("10111213{} 74757677{}", "00".repeat(12), "00".repeat(12)));
+    assert_eq!(l[4], "0707070707070707");
+    assert_eq!(l.len(), 5);
+    // Frames after the failure are refused, not sent.
+    let mut data = [0u8; 4];
+    assert!(sim.seal(&f, &mut data, &mut [0; 8]).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
