@@ -155,7 +155,8 @@ fn a_mismatch_is_saved_as_a_test_vector_and_stops_the_engine() {
     let text = std::fs::read_to_string(&path).unwrap();
     let l: Vec<&str> = text.lines().collect();
     assert_eq!(l[0], "00000001");
-    assert_eq!(l[1], format!("{} {} 010203040506 0014 00", "11".repeat(16), format!("0801{}", "00".repeat(30))));
+    let want = format!("{} 0801{} 010203040506 0014 00", "11".repeat(16), "00".repeat(30));
+    assert_eq!(l[1], want);
     assert_eq!(l[2], "000102030405060708090a0b0c0d0e0f 6465666768696a6b6c6d6e6f70717273");
     assert_eq!(l[3], format!("10111213{} 74757677{}", "00".repeat(12), "00".repeat(12)));
     assert_eq!(l[4], "0707070707070707");
