@@ -266,6 +266,10 @@ const LEARN_MAX_LEN: usize = 600;
 /// Bound on tracked BSSs and links, so that garbage captures cannot grow memory forever.
 const MAX_TRACKED: usize = 65_536;
 
+/// PTKs kept per link: the one in force, the one it replaced (Extended Key ID, 12.6.21,
+/// and frames still in flight across a rekey) and two more.
+pub const MAX_PTKS_PER_LINK: usize = 4;
+
 fn addr_pair(h: &Header<&[u8]>) -> Option<(MacAddr, MacAddr)> {
     Some((h.addr1(), h.addr2()?))
 }
@@ -347,21 +351,21 @@ impl Decryptor {
         self.learning = true;
     }
 
-    /// Ends the learning pass: keys stay, counters and retransmission state are reset.
+    /// Ends the learning pass: group keys stay (usable from the first frame on), pairwise
+    /// keys, counters and retransmission state are reset.
+    ///
+    /// A PTK opens only frames after the handshake that derives it, so the second pass
+    /// learns each one again at its handshake, exactly as a single pass does. Keeping the
+    /// first pass's PTKs instead let the second pass's relearning of early keys (a link
+    /// keeps [`MAX_PTKS_PER_LINK`]) evict a later one still in use.
     pub fn end_learning(&mut self) {
         self.learning = false;
-        // What the capture holds (handshakes, group keys) stays; frame counters restart.
-        self.stats = Stats {
-            handshakes_verified: self.stats.handshakes_verified,
-            group_keys: self.stats.group_keys,
-            keys_learnt: core::mem::take(&mut self.stats.keys_learnt),
-            ..Stats::default()
-        };
+        // The group keys the capture holds stay; the rest is counted again.
+        self.stats = Stats { group_keys: self.stats.group_keys, ..Stats::default() };
         self.last_seq.clear();
         for l in self.links.values_mut() {
-            for p in l.ptks.iter_mut() {
-                p.2 = 0;
-            }
+            l.ptks.clear();
+            l.ft_pending = None;
         }
         for b in self.bss.values_mut() {
             for v in b.gtks.values_mut() {
@@ -448,11 +452,13 @@ impl Decryptor {
     /// In capture order: counts the frame, learns from it if it is in the clear, and plans
     /// the crypto of a protected frame.
     fn plan(&mut self, mpdu: &[u8]) -> Step {
+        // Counted in the learning pass too, so that positions (first_ptk_at) agree between
+        // the passes.
+        self.stats.frames += 1;
+        self.pos = self.stats.frames;
         if self.learning && mpdu.len() > LEARN_MAX_LEN && Header::new_checked(mpdu).is_ok_and(|h| h.frame_control().protected()) {
             return Step::Done(Outcome::Failed(FailReason::NoHandshake));
         }
-        self.stats.frames += 1;
-        self.pos = self.stats.frames;
         let Ok(h) = Header::new_checked(mpdu) else { return Step::Done(Outcome::Clear) };
         let f = h.frame_control();
         if f.is_mgmt() && !f.protected() {
@@ -785,8 +791,13 @@ impl Decryptor {
             return;
         }
         l.ptks.push((ptk, pairwise, at));
-        if l.ptks.len() > 4 {
-            l.ptks.remove(0);
+        if l.ptks.len() > MAX_PTKS_PER_LINK {
+            // The one revealed earliest in the capture. Not the first pushed: a batch learns
+            // a handshake in the clear when it plans and one inside encryption when it
+            // commits, so the push order is not the capture order.
+            if let Some(i) = (0..l.ptks.len()).min_by_key(|&i| l.ptks[i].2) {
+                l.ptks.remove(i);
+            }
         }
         self.stats.handshakes_verified += 1;
         if self.stats.keys_learnt.len() < MAX_EVENTS {
