@@ -29,11 +29,28 @@ const WPA_CLI: &str = "/usr/sbin/wpa_cli";
 /// The group the control sockets are given (numeric: no /etc/group entry needed).
 const CTRL_GID: u32 = 4242;
 
+/// Where the clients bind their own sockets (`-s`): beside the control directory, world
+/// writable and sticky like /tmp, but private to this test. In the default /tmp a socket
+/// left by a killed client of an earlier run (`wpa_ctrl_<pid>-1`, owned by root) makes a
+/// later client under `nobody` that reuses the pid fail with "Address already in use"
+/// (wpa_ctrl.c unlinks and retries, which the sticky /tmp refuses to another user).
+fn client_dir(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let c = dir.parent().expect("a control directory has a parent").join("clients");
+    if !c.exists() {
+        std::fs::create_dir_all(&c).unwrap();
+        std::fs::set_permissions(&c, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    }
+    c
+}
+
 /// Runs one command line of a real client; its standard output.
 fn run(bin: &str, dir: &Path, ifname: &str, args: &[&str]) -> String {
     let out = Command::new(bin)
         .arg("-p")
         .arg(dir)
+        .arg("-s")
+        .arg(client_dir(dir))
         .args(["-i", ifname])
         .args(args)
         .output()
@@ -110,6 +127,8 @@ impl Action {
         let child = Command::new(bin)
             .arg("-p")
             .arg(dir)
+            .arg("-s")
+            .arg(client_dir(dir))
             .args(["-i", ifname, "-a"])
             .arg(&script)
             .stdin(Stdio::null())
@@ -235,6 +254,8 @@ fn hostapd_cli_and_wpa_cli_drive_ap_and_station() {
         Command::new("setpriv")
             .args(["--reuid=65534", "--regid=65534", groups, HOSTAPD_CLI, "-p"])
             .arg(&hd)
+            .arg("-s")
+            .arg(client_dir(&hd))
             .args(["-i", "wap0", "ping"])
             .output()
             .expect("setpriv (util-linux)")

@@ -8,6 +8,7 @@
 //! recorded air decrypted by tshark (CCMP) and `wsec decrypt`. The engines are built by
 //! `scripts/test` (`hw/run engine`) before the tests; a missing one fails.
 //! `WSEC_FPGA_BYTES` sets the transfer size (default 3 MB each way).
+use crate::air_check;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -174,33 +175,12 @@ fn run(tag: &str, mode: &str, config: &str) {
     let loaded = report_num(&ap, "loaded");
     assert!(loaded >= 7, "keys loaded into the engine: {loaded}: {ap}");
     // The recorded air: every protected frame decrypts with the passphrase.
-    let out = Command::new(env!("CARGO_BIN_EXE_wsec"))
-        .args(["decrypt", "--json", "--ssid", SSID, "--passphrase", PASS, "-o"])
-        .arg(lab.dir.join("dec.pcap"))
-        .arg(&pcap)
-        .output()
-        .unwrap();
-    let s = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{s}{}", String::from_utf8_lossy(&out.stderr));
-    let j: serde_json::Value = serde_json::from_str(s.trim()).unwrap_or_else(|e| panic!("{e}: {s}"));
-    eprintln!("wsec decrypt: {j}");
-    let num = |k: &str| j.get(k).and_then(|v| v.as_u64()).unwrap_or_else(|| panic!("no {k} in {j}"));
-    assert!(num("decrypted") > (2 * n / 1500) as u64, "{j}");
+    let j = air_check::wsec_decrypt(&pcap, &lab.dir.join("dec.pcap"), SSID, PASS);
+    assert!(air_check::count(&j, "decrypted") > (2 * n / 1500) as u64, "{j}");
     // Everything but the five forgeries (and nothing else) decrypts.
-    assert_eq!(num("protected"), num("decrypted") + 5, "{j}");
+    assert_eq!(air_check::count(&j, "protected"), air_check::count(&j, "decrypted") + 5, "{j}");
     if mode.tshark_key.is_some() {
-        let conf = lab.dir.join("wireshark");
-        std::fs::create_dir_all(&conf).unwrap();
-        let t = Command::new("tshark")
-            .env("WIRESHARK_CONFIG_DIR", &conf)
-            .args(["-n", "-r"])
-            .arg(&pcap)
-            .args(["-o", "wlan.enable_decryption:TRUE", "-o", &format!("uat:80211_keys:\"wpa-pwd\",\"{PASS}:{SSID}\"")])
-            .args(["-Y", "tcp.len > 1000", "-T", "fields", "-e", "frame.number"])
-            .output()
-            .expect("tshark");
-        let lines = String::from_utf8_lossy(&t.stdout).lines().count();
-        assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+        let lines = air_check::tshark_decrypted(&pcap, &lab.dir, SSID, PASS, "tcp.len > 1000");
         assert!(lines as u64 > (2 * n / 1500) as u64, "tshark decrypted only {lines} TCP segments");
         eprintln!("tshark decrypted {lines} TCP segments of the RTL's frames");
     }

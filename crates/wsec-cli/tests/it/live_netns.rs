@@ -5,6 +5,7 @@
 //! medium, a station killed and restarted, the AP restarted, its memory bounded. Needs root (CI runs as
 //! root): without it every test fails with that message. `WSEC_LIVE_BYTES` sets the TCP
 //! transfer size (default 100 MB).
+use crate::air_check;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -53,32 +54,11 @@ fn wpa2_every_pair_and_capture_decrypts() {
     lab.stop_all();
     assert!(lab.log("ap").contains("deauthenticated reason 3"), "orderly shutdown: {}", lab.log("ap"));
     // wsec decrypt with the passphrase: every protected frame decrypts.
-    let out = Command::new(env!("CARGO_BIN_EXE_wsec"))
-        .args(["decrypt", "--json", "--ssid", SSID, "--passphrase", PASS, "-o"])
-        .arg(lab.dir.join("dec.pcap"))
-        .arg(&pcap)
-        .output()
-        .unwrap();
-    let s = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{s}{}", String::from_utf8_lossy(&out.stderr));
-    let j: serde_json::Value = serde_json::from_str(s.trim()).unwrap_or_else(|e| panic!("{e}: {s}"));
-    eprintln!("wsec decrypt: {j}");
-    let num = |k: &str| j.get(k).and_then(|v| v.as_u64()).unwrap_or_else(|| panic!("no {k} in {j}"));
-    assert!(num("decrypted") > (3 * n / 1500) as u64, "{j}");
-    assert_eq!(num("protected"), num("decrypted"), "{j}");
+    let j = air_check::wsec_decrypt(&pcap, &lab.dir.join("dec.pcap"), SSID, PASS);
+    assert!(air_check::count(&j, "decrypted") > (3 * n / 1500) as u64, "{j}");
+    assert_eq!(air_check::count(&j, "protected"), air_check::count(&j, "decrypted"), "{j}");
     // tshark, given only passphrase and SSID, decrypts the same traffic (standard frames).
-    let conf = lab.dir.join("wireshark");
-    std::fs::create_dir_all(&conf).unwrap();
-    let t = Command::new("tshark")
-        .env("WIRESHARK_CONFIG_DIR", &conf)
-        .args(["-n", "-r"])
-        .arg(&pcap)
-        .args(["-o", "wlan.enable_decryption:TRUE", "-o", &format!("uat:80211_keys:\"wpa-pwd\",\"{PASS}:{SSID}\"")])
-        .args(["-Y", "tcp.len > 1000 || icmp", "-T", "fields", "-e", "frame.number"])
-        .output()
-        .expect("tshark (scripts/setup installs it)");
-    let lines = String::from_utf8_lossy(&t.stdout).lines().count();
-    assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+    let lines = air_check::tshark_decrypted(&pcap, &lab.dir, SSID, PASS, "tcp.len > 1000 || icmp");
     assert!(lines as u64 > (3 * n / 1500) as u64, "tshark decrypted only {lines} TCP/ICMP frames");
 }
 

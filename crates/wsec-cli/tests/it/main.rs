@@ -1,6 +1,7 @@
 //! The integration tests of `wsec-cli` as one binary: one module per area (run one with
 //! `cargo test --release -p wsec-cli --test it <module>::`).
 
+mod air_check;
 mod bench_cli;
 mod cli;
 mod cli_contract;
