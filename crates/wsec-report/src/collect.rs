@@ -185,6 +185,7 @@ impl<'a> Collector<'a> {
                 why: why.into(),
                 command: cmd.into(),
                 charts: vec![format!("{id}.svg")],
+                assumptions: Vec::new(),
             });
         }
         Ok(())
@@ -262,6 +263,7 @@ impl<'a> Collector<'a> {
             why: format!("Our order, fastest first: {our_order}; the paper's: Blowfish, RC6, AES, DES, 3DES, RC2. AES has dedicated instructions today, so it leads where the paper (.NET on Windows XP, 2009) found Blowfish and RC6 fastest; the other ciphers run as portable RustCrypto code, and their order differs where a rank's ratio is not 1."),
             command: cmd.into(),
             charts: vec!["seed004-throughput.svg".into()],
+            assumptions: Vec::new(),
         });
         let mut rows = Vec::new();
         if let Some(ratios) = self.s().at("seed004/energy/ratios").as_array() {
@@ -302,6 +304,7 @@ impl<'a> Collector<'a> {
             why: "Energy here is time x power (RAPL where readable, else the paper's equation 7), so it follows throughput: with AES instructions AES costs least, and Blowfish and RC6 cost several to hundreds of times AES's energy (decryption most, since AES-NI decrypts CBC blocks in parallel) instead of the paper's 16-93 %.".into(),
             command: cmd.into(),
             charts: Vec::new(),
+            assumptions: Vec::new(),
         });
         Ok(())
     }
@@ -421,6 +424,7 @@ impl<'a> Collector<'a> {
             ),
             command: model_cmd.into(),
             charts: vec!["seed000-fig5.svg".into(), "seed000-fig5-live.svg".into()],
+            assumptions: Vec::new(),
         });
         // Fig. 6: throughput.
         let mut rows = Vec::new();
@@ -475,6 +479,7 @@ impl<'a> Collector<'a> {
             why: "In the model, as in the paper, the high rate fits every mode but card-crypto WPA2, and the very high rate overwhelms the link. The live system's embedded medium has no radio bottleneck, so its TCP rates show the crypto path itself: the card-crypto modes fall to a fraction of open's rate, Enhanced-WPA2's host engine keeps it.".into(),
             command: model_cmd.into(),
             charts: vec!["seed000-fig6.svg".into(), "seed000-fig6-live.svg".into()],
+            assumptions: Vec::new(),
         });
         // Fig. 7: WPA2 and Enhanced-WPA2, increase over open in %.
         let mut rows = Vec::new();
@@ -515,6 +520,7 @@ impl<'a> Collector<'a> {
             ),
             command: model_cmd.into(),
             charts: vec!["seed000-fig7.svg".into()],
+            assumptions: Vec::new(),
         });
     }
 
@@ -553,6 +559,7 @@ impl<'a> Collector<'a> {
                 why: seed002_why(i, &rows, t1_wpa),
                 command: format!("wsec model run scenarios/{}.toml", files[i]),
                 charts: vec![format!("seed002-table{}.svg", i + 1)],
+                assumptions: Vec::new(),
             });
         }
     }
@@ -582,6 +589,7 @@ impl<'a> Collector<'a> {
                 why: "In the model the cipher runs on the host at today's speeds, so the transfer time is set by the link and barely changes with the cipher; the paper's times grew by up to 3.5x with AES, 3DES or RC2 because its .NET ciphers ran at a few MB/s.".into(),
                 command: format!("wsec model run scenarios/{file}.toml"),
                 charts: if n == 2 { vec!["seed004-table2.svg".into()] } else { Vec::new() },
+                assumptions: Vec::new(),
             });
         }
     }
@@ -728,6 +736,7 @@ impl<'a> Collector<'a> {
             why: why.into(),
             command: cmd.into(),
             charts: chart.map(String::from).into_iter().collect(),
+            assumptions: Vec::new(),
         };
         let mut tables = vec![
             mk("seed000-table3", "Seed 000 Table III: area of the standard and parallel engines", "table3", t3, hw_why, None),
@@ -779,6 +788,7 @@ impl<'a> Collector<'a> {
             why: "Seed 001's Virtex-5 has 6-input LUTs, worth 1.5-2 of our LUT4s, and a faster clock; against its LUT4 parts (Virtex-4, Spartan-3) our engines use 37-88 % of the LUTs at 0.6-1.0x the throughput, up to 2.6x the throughput per LUT (less only for the 802.16e engine with S-boxes in logic). The key-table engine leaves key expansion to the host.".into(),
             command: cmd.into(),
             charts: Vec::new(),
+            assumptions: Vec::new(),
         });
         // Seed 003 Tables 3 and 4: unrolling.
         for (n, sbox) in [(3, "logic"), (4, "rom")] {
@@ -815,6 +825,7 @@ impl<'a> Collector<'a> {
                 why: "Our core takes 10/5/2/1 cycles per block where seed 003's took 12/7/4/3, so it leads at R = 1, 5 and 10 and trails at R = 2, where seed 003's clock hardly fell; in both, unrolling buys little because the clock falls about as fast as the rounds per clock rise.".into(),
                 command: cmd.into(),
                 charts: vec![format!("seed003-table{n}.svg")],
+                assumptions: Vec::new(),
             });
         }
         self.tables.extend(tables);

@@ -88,6 +88,63 @@ pub struct Part {
     pub command: String,
 }
 
+/// The spread of one of our figures: the interval a rerun is expected to land in, and how
+/// many samples it rests on.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Spread {
+    /// `ci95`: Student-t 95 % interval of the mean over the model's replications; `iqr`:
+    /// first to third quartile of a benchmark's samples; `min-max`: over runs of the live
+    /// demo or place-and-route seeds; `exact`: a deterministic tool output (synthesis area,
+    /// cycle counts), which a rerun of the same inputs reproduces to the unit.
+    pub kind: String,
+    pub lo: f64,
+    pub hi: f64,
+    /// Samples, replications, runs or seeds behind the figure.
+    pub n: u32,
+    /// The benchmark judged the figure noisy (its IQR above `wsec_bench::stats::NOISY_IQR`).
+    pub noisy: bool,
+}
+
+impl Spread {
+    pub fn new(kind: &str, lo: f64, hi: f64, n: u32) -> Spread {
+        Spread { kind: kind.into(), lo: lo.min(hi), hi: hi.max(lo), n, noisy: false }
+    }
+
+    /// A figure a rerun reproduces exactly.
+    pub fn exact(v: f64) -> Spread {
+        Spread::new("exact", v, v, 1)
+    }
+
+    pub fn noisy(mut self, noisy: bool) -> Spread {
+        self.noisy = noisy;
+        self
+    }
+
+    /// The spread of `f(a, b)` for a function rising in `a` and falling in `b` (a
+    /// difference or a ratio): the interval's far corners, so it is never too narrow.
+    pub fn combine(a: &Spread, b: &Spread, f: impl Fn(f64, f64) -> f64) -> Spread {
+        let kind = if a.kind == b.kind { a.kind.clone() } else { format!("{}+{}", a.kind, b.kind) };
+        let mut s = Spread::new(&kind, f(a.lo, b.hi), f(a.hi, b.lo), a.n.min(b.n));
+        s.noisy = a.noisy || b.noisy;
+        s
+    }
+
+    /// `lo..hi` as the report prints it, with the kind and n.
+    pub fn text(&self) -> String {
+        if self.kind == "exact" {
+            return "exact (deterministic tool output)".into();
+        }
+        format!(
+            "{}: {} to {}, n = {}{}",
+            self.kind,
+            crate::html::num(self.lo),
+            crate::html::num(self.hi),
+            self.n,
+            if self.noisy { ", noisy" } else { "" }
+        )
+    }
+}
+
 /// One cell pair: the paper's figure and ours. `None` is "no figure" (the paper gives
 /// none, or wsec does not measure it), said in `note`.
 #[derive(Clone, Debug, Serialize)]
@@ -97,27 +154,102 @@ pub struct Row {
     pub source: String,
     pub unit: String,
     pub paper: Option<f64>,
+    /// The paper's figure as the paper prints it (its digits, trailing zeros kept), or for a
+    /// derived figure as the report computes it.
+    pub paper_text: Option<String>,
+    /// Set when the paper prints no such figure and the report derives it (a speed-up of
+    /// two printed times, 1 / a printed period, a rank from the paper's prose): how.
+    pub derived: Option<String>,
     pub ours: Option<f64>,
-    /// ours / paper, when both exist and the paper's is not zero.
+    /// The spread of ours (`None` only where ours is `None`).
+    pub spread: Option<Spread>,
+    /// Ours comes from a quick run (`wsec report --quick`: 3 short samples): a smoke figure.
+    pub smoke: bool,
+    /// ours / paper, when both exist, are positive, and a ratio of them means something.
     pub ratio: Option<f64>,
+    /// Why there is no ratio although both figures exist (ranks, differences, negatives).
+    pub no_ratio: Option<String>,
     /// What "ours" is (configuration, scenario case, implementation).
     pub what: String,
     pub note: Option<String>,
+}
+
+/// A paper figure as printed: Rust's shortest round-trip form of the transcribed value,
+/// which is the printed form unless the paper prints trailing zeros (those are transcribed
+/// as strings in `data/seeds.json` and passed through [`Row::printed`]).
+pub fn printed(v: f64) -> String {
+    format!("{v}")
 }
 
 impl Row {
     pub fn new(label: impl Into<String>, source: &str, unit: &str, paper: Option<f64>, ours: Option<f64>, what: impl Into<String>) -> Row {
         let paper = paper.filter(|v| v.is_finite());
         let ours = ours.filter(|v| v.is_finite());
-        let ratio = match (paper, ours) {
-            (Some(p), Some(o)) if p != 0.0 => Some(o / p).filter(|r| r.is_finite()),
-            _ => None,
+        let mut r = Row {
+            label: label.into(),
+            source: source.into(),
+            unit: unit.into(),
+            paper,
+            paper_text: paper.map(printed),
+            derived: None,
+            ours,
+            spread: None,
+            smoke: false,
+            ratio: None,
+            no_ratio: None,
+            what: what.into(),
+            note: None,
         };
-        Row { label: label.into(), source: source.into(), unit: unit.into(), paper, ours, ratio, what: what.into(), note: None }
+        r.set_ratio();
+        r
+    }
+
+    fn set_ratio(&mut self) {
+        self.ratio = None;
+        self.no_ratio = None;
+        let (Some(p), Some(o)) = (self.paper, self.ours) else { return };
+        if self.unit == "rank" {
+            self.no_ratio = Some("ranks: compare the order, not a quotient".into());
+        } else if p <= 0.0 || o <= 0.0 {
+            self.no_ratio = Some("a zero or negative figure: the difference says more than a quotient".into());
+        } else {
+            self.ratio = Some(o / p).filter(|r| r.is_finite());
+        }
     }
 
     pub fn note(mut self, n: impl Into<String>) -> Row {
         self.note = Some(n.into());
+        self
+    }
+
+    /// The paper's figure as printed, when its digits differ from the shortest form of the
+    /// value (trailing zeros: "96.40").
+    pub fn printed(mut self, text: impl Into<String>) -> Row {
+        self.paper_text = Some(text.into());
+        self
+    }
+
+    /// Marks the paper's figure as derived by the report, and says how.
+    pub fn derived(mut self, how: impl Into<String>) -> Row {
+        self.derived = Some(how.into());
+        self.paper_text = self.paper.map(crate::html::num);
+        self
+    }
+
+    pub fn spread(mut self, s: Option<Spread>) -> Row {
+        self.spread = s;
+        self
+    }
+
+    pub fn smoke(mut self, smoke: bool) -> Row {
+        self.smoke = smoke;
+        self
+    }
+
+    /// No ratio although both figures exist, and why.
+    pub fn no_ratio(mut self, why: impl Into<String>) -> Row {
+        self.ratio = None;
+        self.no_ratio = Some(why.into());
         self
     }
 }
@@ -141,6 +273,24 @@ pub struct Table {
     /// File names of the table's charts in the report directory (none, one, or for seed
     /// 000 Figs. 5 and 6 the model's and the live system's).
     pub charts: Vec<String>,
+    /// What the comparison rests on: the model's scenario parameters, the devices, where a
+    /// figure was read from (filled from the scenario and result files, not written twice).
+    pub assumptions: Vec<Assumption>,
+}
+
+/// One assumption a table's comparison rests on.
+#[derive(Clone, Debug, Serialize)]
+pub struct Assumption {
+    pub name: String,
+    pub value: String,
+    /// Where the value is read from (a scenario file and key, a results file).
+    pub source: String,
+}
+
+impl Assumption {
+    pub fn new(name: impl Into<String>, value: impl Into<String>, source: impl Into<String>) -> Assumption {
+        Assumption { name: name.into(), value: value.into(), source: source.into() }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
