@@ -60,6 +60,11 @@ pub struct Record {
     /// The samples' interquartile range over their median ([`crate::stats::NOISY_IQR`]
     /// above which the figure is noisy and no speed-up is derived from it).
     pub iqr: f64,
+    /// First and third quartile of the samples, ns per frame.
+    pub q1_ns: f64,
+    pub q3_ns: f64,
+    /// Samples behind the median.
+    pub samples: usize,
     /// Rounds of `reps` samples taken (a noisy round is retaken, up to
     /// [`crate::stats::MAX_ROUNDS`], and the quietest kept).
     pub rounds: usize,
@@ -912,6 +917,9 @@ pub fn run(opts: &Options, quick: bool, mut progress: impl FnMut(&str)) -> Resul
                 ticks_per_byte: med / c.frame_bytes as f64,
                 spread: (s[s.len() - 1] - s[0]) / med,
                 iqr: sum.rel_iqr(),
+                q1_ns: sum.q1 / ghz,
+                q3_ns: sum.q3 / ghz,
+                samples: sum.n,
                 rounds,
             });
         }
