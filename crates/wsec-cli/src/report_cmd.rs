@@ -30,6 +30,10 @@ pub struct ReportArgs {
     /// upwards from the current one that has them
     #[arg(long)]
     repo: Option<PathBuf>,
+    /// The seed papers' text files, to link every cited line (default: ../shared/seeds
+    /// beside the checkout, when it exists)
+    #[arg(long)]
+    seeds: Option<PathBuf>,
     /// Print report.json to standard output instead of the summary; no progress display
     #[arg(long)]
     json: bool,
@@ -72,6 +76,9 @@ pub fn run(a: ReportArgs) -> Result<String, (u8, String)> {
     if let Some(d) = &a.demo {
         crate::inputs_exist(std::iter::once(d.as_path()))?;
     }
+    if let Some(d) = a.seeds.as_ref().filter(|d| !d.is_dir()) {
+        return Err((2, format!("report: --seeds {}: not a directory of the seed texts", d.display())));
+    }
     let depth = if a.full { Depth::Full } else { Depth::Quick };
     let mut demo = a.demo.clone();
     let mut demo_wall_s = None;
@@ -93,7 +100,7 @@ pub fn run(a: ReportArgs) -> Result<String, (u8, String)> {
     } else {
         ProgressBar::hidden()
     };
-    let opts = Options { repo, depth, demo, demo_wall_s };
+    let opts = Options { repo, depth, demo, demo_wall_s, seeds: a.seeds.clone() };
     let r = wsec_report::build(&opts, &mut |m| {
         bar.println(format!("report: {m}"));
         bar.set_message(m.to_string());

@@ -142,3 +142,8 @@ fn bars(t: &Table, path: &Path, keep: impl Fn(&Row) -> bool, axis: &str) -> Resu
     let _ = write!(s, r#"<text x="{}" y="{}" text-anchor="middle">{}</text></svg>"#, label_w + plot_w / 2.0, axis_y + 36.0, esc(axis));
     std::fs::write(path, s).map_err(|e| e.to_string())
 }
+
+/// What chart `file` of `t` plots (stub until the charts land).
+pub fn caption(t: &Table, file: &str) -> String {
+    format!("{file} of {}", t.id)
+}

@@ -1,13 +1,16 @@
 //! The report page: one HTML file with inline CSS, its charts as SVG files beside it, no
-//! network and no server needed. Every number links to the command that reproduces it.
+//! network and no server needed. Every number links to the command that reproduces it;
+//! every paper figure to the line of the seed text it is printed on (when the seed texts
+//! were given, `seeds/*.html` beside the page).
 use crate::{Report, Row, Table};
 use std::fmt::Write;
 
-fn esc(s: &str) -> String {
+pub fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-/// A number as the report prints it: 3 to 4 significant digits, no exponent above 1e-3.
+/// A number as the report prints its own figures: 3 to 4 significant digits, no exponent
+/// above 1e-3. (Paper figures are printed as the paper prints them: `Row::paper_text`.)
 pub fn num(v: f64) -> String {
     let a = v.abs();
     if !v.is_finite() {
@@ -27,32 +30,225 @@ pub fn num(v: f64) -> String {
     }
 }
 
-const CSS: &str = "body{font-family:DejaVu Sans,Arial,sans-serif;margin:2em auto;max-width:1200px;color:#222;line-height:1.4}\
+const CSS: &str = "body{font-family:DejaVu Sans,Arial,sans-serif;margin:2em auto;max-width:1250px;color:#222;line-height:1.4}\
 table{border-collapse:collapse;margin:.6em 0;font-size:14px}td,th{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}\
-td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f0f0f0}a.n{color:#14507a;text-decoration:none}a.n:hover{text-decoration:underline}\
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}th{background:#f0f0f0}a.n{color:#14507a;text-decoration:none}a.n:hover{text-decoration:underline}\
 .none{color:#888;font-style:italic}.why{background:#fbf8e8;border-left:4px solid #d8c06a;padding:.4em .8em}\
-pre{background:#f4f4f4;padding:.4em .8em;overflow-x:auto}img{max-width:100%;border:1px solid #ddd;margin:.5em 0}\
-.src{font-size:12px;color:#555}section{margin-bottom:2.5em}";
+pre{background:#f4f4f4;padding:.4em .8em;overflow-x:auto;margin:.2em 0}img{max-width:100%;border:1px solid #ddd;margin:.5em 0 0}\
+figure{margin:0 0 1em}figcaption{font-size:13px;color:#444}\
+.src{font-size:12px;color:#555}section{margin-bottom:2.5em}.sp{font-size:12px;color:#555;white-space:nowrap}\
+.smoke{background:#fdecea;border-left:4px solid #d9534f;padding:.4em .8em}.mark{color:#b35900;font-weight:bold}\
+.v-reproduced{background:#dff0d8}.v-direction-only{background:#fcf8e3}.v-not-reproduced{background:#f2dede}.v-not-comparable{background:#eee}\
+details{margin:.4em 0}summary{cursor:pointer;color:#14507a}";
 
-fn cell(v: Option<f64>, t: &Table) -> String {
-    match v {
-        Some(x) => format!(r##"<td class="n"><a class="n" href="#cmd-{}" title="{}">{}</a></td>"##, t.id, esc(&t.command), num(x)),
+/// The anchor of a table's `k`-th distinct command.
+fn cmd_id(t: &Table, k: usize) -> String {
+    format!("cmd-{}-{k}", t.id)
+}
+
+/// The distinct commands of a table's rows (the table's own first).
+pub fn commands(t: &Table) -> Vec<String> {
+    let mut v = vec![t.command.clone()];
+    for r in &t.rows {
+        if !r.command.is_empty() && !v.contains(&r.command) {
+            v.push(r.command.clone());
+        }
+    }
+    v
+}
+
+fn row_cmd(r: &Row, t: &Table, cmds: &[String]) -> (String, String) {
+    let c = if r.command.is_empty() { &t.command } else { &r.command };
+    let k = cmds.iter().position(|x| x == c).unwrap_or(0);
+    (cmd_id(t, k), c.clone())
+}
+
+/// Where the seed text's line `line` is: the copy beside the page, if the report has it.
+pub fn seed_href(r: &Report, file: &str, line: u32) -> Option<String> {
+    r.seed_texts.iter().any(|f| f == file).then(|| format!("seeds/{}.html#L{line}", file.trim_end_matches(".txt")))
+}
+
+fn paper_cell(rep: &Report, r: &Row, t: &Table, derived_k: &mut usize) -> String {
+    let Some(text) = &r.paper_text else {
+        return r#"<td class="n none">no figure</td>"#.into();
+    };
+    let line = r.paper_line.unwrap_or(t.seed_line);
+    let shown = match seed_href(rep, &t.seed_file, line) {
+        Some(h) => format!(r#"<a class="n" href="{}" title="{}, line {line}">{}</a>"#, esc(&h), esc(&t.seed_file), esc(text)),
+        None => format!(r#"<span title="{}, line {line}">{}</span>"#, esc(&t.seed_file), esc(text)),
+    };
+    match &r.derived {
+        Some(how) => {
+            *derived_k += 1;
+            format!(
+                r##"<td class="n" data-derived="1">{shown}<a class="mark" href="#{}-d{}" title="derived: {}">&dagger;{}</a></td>"##,
+                t.id,
+                derived_k,
+                esc(how),
+                derived_k
+            )
+        }
+        None => format!(r#"<td class="n" data-paper="{}">{shown}</td>"#, esc(text)),
+    }
+}
+
+fn ours_cell(r: &Row, t: &Table, cmds: &[String]) -> String {
+    match r.ours {
+        Some(x) => {
+            let (id, c) = row_cmd(r, t, cmds);
+            let mut marks = String::new();
+            if r.smoke {
+                marks += r#" <span class="mark" title="a --quick smoke figure">s</span>"#;
+            }
+            if r.spread.as_ref().is_some_and(|s| s.noisy) {
+                marks += r#" <span class="mark" title="the benchmark judged it noisy (IQR above 10 % of the median)">noisy</span>"#;
+            }
+            format!(r##"<td class="n"><a class="n" href="#{id}" title="{}">{}</a>{marks}</td>"##, esc(&c), num(x))
+        }
         None => r#"<td class="n none">no figure</td>"#.into(),
     }
 }
 
-fn row(r: &Row, t: &Table) -> String {
-    format!(
-        "<tr><td>{}</td><td>{}</td><td>{}</td>{}{}{}<td>{}</td><td class=\"src\">{}</td></tr>\n",
-        esc(&r.label),
-        esc(&r.source),
-        esc(&r.unit),
-        cell(r.paper, t),
-        cell(r.ours, t),
-        cell(r.ratio, t),
-        esc(r.note.as_deref().unwrap_or("")),
-        esc(&r.what)
-    )
+fn spread_cell(r: &Row) -> String {
+    match (&r.spread, r.ours) {
+        (Some(s), _) if s.kind == "exact" => r#"<td class="sp" data-spread="exact">exact</td>"#.into(),
+        (Some(s), _) => format!(
+            r#"<td class="sp" data-spread="{}">{} to {} <span title="{}">({}, n&nbsp;=&nbsp;{})</span></td>"#,
+            esc(&s.kind),
+            num(s.lo),
+            num(s.hi),
+            esc(&spread_words(&s.kind)),
+            esc(&s.kind),
+            s.n
+        ),
+        (None, Some(_)) => r#"<td class="sp none" data-spread="missing">no spread</td>"#.into(),
+        (None, None) => "<td class=\"sp\"></td>".into(),
+    }
+}
+
+fn spread_words(kind: &str) -> String {
+    kind.split('+')
+        .map(|k| match k {
+            "ci95" => "Student-t 95 % interval of the mean over the model's replications",
+            "iqr" => "first to third quartile of the benchmark's samples",
+            "min-max" => "smallest to largest over the runs or place-and-route seeds",
+            "exact" => "a deterministic tool output",
+            _ => "",
+        })
+        .collect::<Vec<_>>()
+        .join("; combined with ")
+}
+
+fn ratio_cell(r: &Row, t: &Table, cmds: &[String]) -> String {
+    match (r.ratio, &r.no_ratio) {
+        (Some(x), _) => {
+            let (id, c) = row_cmd(r, t, cmds);
+            format!(r##"<td class="n"><a class="n" href="#{id}" title="{}">{}</a></td>"##, esc(&c), num(x))
+        }
+        (None, Some(why)) => format!(r#"<td class="n none" title="{}">n/a</td>"#, esc(why)),
+        (None, None) => r#"<td class="n none"></td>"#.into(),
+    }
+}
+
+fn section(rep: &Report, t: &Table) -> String {
+    let mut s = String::new();
+    let cite = match seed_href(rep, &t.seed_file, t.seed_line) {
+        Some(h) => format!(r#"<a href="{}">{}, line {}</a>"#, esc(&h), esc(&t.seed_file), t.seed_line),
+        None => format!("{}, line {}", esc(&t.seed_file), t.seed_line),
+    };
+    let _ = write!(
+        s,
+        "<section id=\"{}\"><h2>{}</h2>\n<p class=\"src\">{} &mdash; seed text: {cite}</p>\n<p class=\"why\">{}</p>\n",
+        t.id,
+        esc(&t.title),
+        esc(&t.reference),
+        esc(&t.why)
+    );
+    if t.rows.iter().any(|r| r.smoke) {
+        s += "<p class=\"smoke\">The figures marked <span class=\"mark\">s</span> are smoke figures of a <code>--quick</code> run (few, short samples): rerun with <code>wsec report --full</code> before quoting them.</p>\n";
+    }
+    if !t.assumptions.is_empty() {
+        s += "<details open><summary>What the comparison rests on</summary><table class=\"assume\"><tr><th>assumption</th><th>value</th><th>read from</th></tr>\n";
+        for a in &t.assumptions {
+            let _ = writeln!(s, "<tr><td>{}</td><td>{}</td><td class=\"src\">{}</td></tr>", esc(&a.name), esc(&a.value), esc(&a.source));
+        }
+        s += "</table></details>\n";
+    }
+    for c in &t.charts {
+        let _ = writeln!(
+            s,
+            "<figure><img src=\"{}\" alt=\"chart {} of {}\"><figcaption>{}</figcaption></figure>",
+            esc(c),
+            esc(c),
+            t.id,
+            esc(&crate::chart::caption(t, c))
+        );
+    }
+    let cmds = commands(t);
+    s += "<table class=\"rows\"><tr><th>item</th><th>ours from</th><th>unit</th><th>paper</th><th>ours</th><th>spread of ours</th><th>ratio</th><th>note</th><th>what ours is</th></tr>\n";
+    let mut dk = 0;
+    let mut derived = Vec::new();
+    for r in &t.rows {
+        let _ = writeln!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{}</td>{}{}{}{}<td>{}</td><td class=\"src\">{}</td></tr>",
+            esc(&r.label),
+            esc(&r.source),
+            esc(&r.unit),
+            paper_cell(rep, r, t, &mut dk),
+            ours_cell(r, t, &cmds),
+            spread_cell(r),
+            ratio_cell(r, t, &cmds),
+            esc(r.note.as_deref().unwrap_or("")),
+            esc(&r.what)
+        );
+        if let Some(how) = &r.derived {
+            derived.push(format!("{}: {how}", r.label));
+        }
+    }
+    s += "</table>\n";
+    if !derived.is_empty() {
+        s += "<p class=\"src\">&dagger; The paper prints no such figure; the report derives it:</p><ol class=\"src\">\n";
+        for (k, d) in derived.iter().enumerate() {
+            let _ = writeln!(s, "<li id=\"{}-d{}\">{}</li>", t.id, k + 1, esc(d));
+        }
+        s += "</ol>\n";
+    }
+    let _ = writeln!(s, "<p id=\"cmd-{}\">Reproduce (parts: {}):</p>", t.id, esc(&t.parts.join(", ")));
+    for (k, c) in cmds.iter().enumerate() {
+        let _ = writeln!(s, "<pre id=\"{}\">{}</pre>", cmd_id(t, k), esc(c));
+    }
+    s += "</section>\n";
+    s
+}
+
+fn verdicts(r: &Report) -> String {
+    let mut s = String::from(
+        "<section id=\"verdicts\"><h2>Verdicts: the papers' headline claims</h2>\n<p>Per paper, the claims its abstract and conclusion rest on, wsec's figure, and the verdict: \
+         <b>reproduced</b> (same side of no effect, size within the claim's tolerance), <b>direction only</b> (same side, different size), <b>not reproduced</b>, \
+         <b>not comparable</b> (no figure of ours). <i>fitted</i> means wsec's model was calibrated on that very figure, so agreement is by construction; \
+         <i>predicted</i> means nothing was fitted to it; <i>measured</i> is a benchmark or the live system. Computed from the tables below on every run.</p>\n\
+         <table class=\"verdicts\"><tr><th>paper</th><th>claim</th><th>paper's figure</th><th>ours</th><th>verdict</th><th>basis</th></tr>\n",
+    );
+    for v in &r.verdicts {
+        let _ = writeln!(
+            s,
+            "<tr><td>seed {}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"v-{}\">{}</td><td>{}</td></tr>",
+            esc(&v.seed),
+            format_args!("<a href=\"#{}\">{}</a>", esc(&v.table), esc(&v.claim)),
+            esc(&v.paper),
+            esc(&v.ours),
+            v.verdict.replace(' ', "-"),
+            esc(&v.verdict),
+            esc(&v.basis)
+        );
+    }
+    s += "</table>\n";
+    if r.overview {
+        s += "<figure><img src=\"overview.svg\" alt=\"overview: ours over the paper's, every table\"><figcaption>Ours over the paper's figure (log scale), every row that has both figures and a meaningful ratio; 1x is agreement.</figcaption></figure>\n";
+    }
+    s += "</section>\n";
+    s
 }
 
 pub fn page(r: &Report) -> String {
@@ -70,13 +266,24 @@ pub fn page(r: &Report) -> String {
         r.wall_s,
         esc(&e.commit)
     );
-    s += "<p>How to read it: each section is one table or figure of a seed paper. <b>paper</b> is the paper's figure as printed, <b>ours</b> is wsec's \
+    if r.depth == crate::Depth::Quick {
+        let smoke: Vec<&str> = r.tables.iter().filter(|t| t.rows.iter().any(|x| x.smoke)).map(|t| t.id.as_str()).collect();
+        let _ = writeln!(
+            s,
+            "<p class=\"smoke\">A <code>--quick</code> run: the benchmark figures of {} are <b>smoke figures</b> (3 samples of 0.3 ms for the CCMP kernels, short runs for the ciphers; marked <span class=\"mark\">s</span>). The model runs its full replications; place and route and the live demo are read from committed results (their commit is in each section). <code>wsec report --full</code> reruns everything.</p>",
+            esc(&smoke.join(", "))
+        );
+    }
+    s += &verdicts(r);
+    s += "<p>How to read the sections: each is one table or figure of a seed paper. <b>paper</b> is the paper's figure with the digits it prints (linked to its line in the seed text; \
+          &dagger; marks a figure the report derives, and says how), <b>ours</b> is wsec's \
           (from the source named in the second column: <i>bench</i> and <i>peer</i> are timed on this machine, <i>model</i> is the DCF model, <i>live</i> is \
-          <code>wsec demo</code>, <i>hw</i> is the Verilog engines after place and route), <b>ratio</b> is ours / paper. \"no figure\" means the paper \
-          prints no value (a plot without numbers) or wsec does not measure it. Every number links to the command that reproduces it; the yellow box says why \
-          the two differ. The JSON of every number is <a href=\"report.json\">report.json</a> (schema <a href=\"report.schema.json\">report.schema.json</a>).</p>\n";
+          <code>wsec demo</code>, <i>hw</i> is the Verilog engines after place and route) with its <b>spread</b> (the interval and the count of samples, replications, runs or seeds), \
+          <b>ratio</b> is ours / paper where a ratio means something (n/a: ranks, differences, negative figures). \"no figure\" means the paper \
+          prints no value (a plot without numbers) or wsec does not measure it. Every figure of ours links to the exact command that reproduces it; the yellow box says why \
+          the two differ, and its numbers are computed from the table. The JSON of every number is <a href=\"report.json\">report.json</a> (schema <a href=\"report.schema.json\">report.schema.json</a>).</p>\n";
     // What was run, where.
-    s += "<section><h2>What was run, where</h2><table>\n";
+    s += "<section id=\"run\"><h2>What was run, where</h2><table>\n";
     for (k, v) in [
         ("CPU", e.cpu.clone()),
         ("CPU flags", e.cpu_flags.clone()),
@@ -113,30 +320,34 @@ pub fn page(r: &Report) -> String {
     }
     s += "</ul></nav>\n";
     for t in &r.tables {
-        let _ = write!(
-            s,
-            "<section id=\"{}\"><h2>{}</h2>\n<p class=\"src\">{}</p>\n<p class=\"why\">{}</p>\n",
-            t.id,
-            esc(&t.title),
-            esc(&t.reference),
-            esc(&t.why)
-        );
-        for c in &t.charts {
-            let _ = writeln!(s, "<img src=\"{}\" alt=\"chart {} of {}\">", esc(c), esc(c), t.id);
-        }
-        s += "<table><tr><th>item</th><th>ours from</th><th>unit</th><th>paper</th><th>ours</th><th>ratio</th><th>note</th><th>what ours is</th></tr>\n";
-        for r in &t.rows {
-            s += &row(r, t);
-        }
-        let parts = t.parts.join(", ");
-        let _ =
-            write!(s, "</table>\n<p id=\"cmd-{}\">Reproduce (parts: {}):</p><pre>{}</pre></section>\n", t.id, esc(&parts), esc(&t.command));
+        s += &section(r, t);
     }
-    // A self-check a reader (and the headless-browser test) sees: figures that loaded.
+    // A self-check a reader (and the headless-browser test) sees: figures that loaded, and
+    // in-page links whose target exists.
     s += "<script>window.addEventListener('load',function(){var im=Array.prototype.slice.call(document.images);\
           var bad=im.filter(function(i){return !(i.complete&&i.naturalWidth>0);});\
+          var links=Array.prototype.slice.call(document.querySelectorAll('a[href^=\"#\"]'));\
+          var dead=links.filter(function(a){return !document.getElementById(a.getAttribute('href').slice(1));});\
           document.body.setAttribute('data-images',String(im.length));document.body.setAttribute('data-broken',String(bad.length));\
+          document.body.setAttribute('data-links',String(links.length));document.body.setAttribute('data-dead-links',String(dead.length));\
+          document.body.setAttribute('data-dead-list',dead.slice(0,5).map(function(a){return a.getAttribute('href');}).join(' '));\
           document.getElementById('check').textContent=(im.length-bad.length)+'/'+im.length+' figures rendered.';});</script>\n";
+    s += "</body></html>\n";
+    s
+}
+
+/// A seed text as a page with an anchor per line (`#L242`), so the report can link the line
+/// a figure is printed on.
+pub fn seed_page(file: &str, text: &str) -> String {
+    let mut s = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>body{{font-family:DejaVu Sans Mono,monospace;font-size:13px;margin:1em}}\
+         .l{{white-space:pre-wrap;margin:0;padding:1px 0}}.l:target{{background:#fff3b0}}.no{{color:#999;display:inline-block;width:4em;user-select:none}}</style></head><body>\n<h1>{}</h1>\n",
+        esc(file),
+        esc(file)
+    );
+    for (i, line) in text.lines().enumerate() {
+        let _ = writeln!(s, "<p class=\"l\" id=\"L{0}\"><span class=\"no\">{0}</span>{1}</p>", i + 1, esc(line));
+    }
     s += "</body></html>\n";
     s
 }
@@ -150,5 +361,11 @@ mod tests {
         assert_eq!(super::num(0.0123), "0.0123");
         assert_eq!(super::num(f64::NAN), "-");
         assert_eq!(super::num(0.00012), "1.20e-4");
+    }
+
+    #[test]
+    fn a_seed_page_anchors_every_line() {
+        let p = super::seed_page("000_x.txt", "a\n<b>\nc");
+        assert!(p.contains("id=\"L1\"") && p.contains("id=\"L3\"") && p.contains("&lt;b&gt;"));
     }
 }

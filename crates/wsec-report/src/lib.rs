@@ -16,6 +16,7 @@ pub mod collect;
 pub mod env;
 pub mod html;
 pub mod seeds;
+pub mod verdict;
 
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -70,6 +71,9 @@ pub struct Options {
     pub demo: Option<PathBuf>,
     /// The wall time of that demo when the caller ran it for this report (`--full`).
     pub demo_wall_s: Option<f64>,
+    /// The folder of the seed papers' text files, to link each cited line (default:
+    /// `../shared/seeds` beside the checkout, when it exists).
+    pub seeds: Option<PathBuf>,
 }
 
 /// One part of the run: what produced a group of numbers, how, and how long it took.
@@ -134,6 +138,9 @@ impl Spread {
         if self.kind == "exact" {
             return "exact (deterministic tool output)".into();
         }
+        if self.n == 1 {
+            return format!("{}: a single run (n = 1), no spread measured", self.kind);
+        }
         format!(
             "{}: {} to {}, n = {}{}",
             self.kind,
@@ -172,6 +179,11 @@ pub struct Row {
     /// What "ours" is (configuration, scenario case, implementation).
     pub what: String,
     pub note: Option<String>,
+    /// The exact command that reproduces ours (empty: the table's command).
+    pub command: String,
+    /// The line of the seed text the paper's figure is printed on, when it is not in the
+    /// table the section cites (a figure from the prose).
+    pub paper_line: Option<u32>,
 }
 
 /// A paper figure as printed: Rust's shortest round-trip form of the transcribed value,
@@ -179,6 +191,23 @@ pub struct Row {
 /// as strings in `data/seeds.json` and passed through [`Row::printed`]).
 pub fn printed(v: f64) -> String {
     format!("{v}")
+}
+
+/// A derived paper figure: three significant digits, no trailing zeros (100, 1.82, 0.0813).
+pub fn derived_text(v: f64) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    if v == v.round() && v.abs() < 1e9 {
+        return format!("{v:.0}");
+    }
+    let digits = (2 - v.abs().log10().floor() as i32).max(0) as usize;
+    let s = format!("{v:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
 }
 
 impl Row {
@@ -199,6 +228,8 @@ impl Row {
             no_ratio: None,
             what: what.into(),
             note: None,
+            command: String::new(),
+            paper_line: None,
         };
         r.set_ratio();
         r
@@ -232,7 +263,22 @@ impl Row {
     /// Marks the paper's figure as derived by the report, and says how.
     pub fn derived(mut self, how: impl Into<String>) -> Row {
         self.derived = Some(how.into());
-        self.paper_text = self.paper.map(crate::html::num);
+        self.paper_text = self.paper.map(derived_text);
+        self
+    }
+
+    /// The paper's figure derived by the report from printed ones (`how`).
+    pub fn derived_value(mut self, v: Option<f64>, how: impl Into<String>) -> Row {
+        self.paper = v.filter(|x| x.is_finite());
+        self.set_ratio();
+        self.derived(how)
+    }
+
+    /// Ours as a period in ns from a clock in MHz (its spread inverted too).
+    pub fn as_period(mut self) -> Row {
+        self.ours = self.ours.filter(|m| *m > 0.0).map(|m| 1e3 / m);
+        self.spread = self.spread.take().filter(|s| s.lo > 0.0).map(|s| Spread { lo: 1e3 / s.hi, hi: 1e3 / s.lo, ..s });
+        self.set_ratio();
         self
     }
 
@@ -243,6 +289,17 @@ impl Row {
 
     pub fn smoke(mut self, smoke: bool) -> Row {
         self.smoke = smoke;
+        self
+    }
+
+    pub fn cmd(mut self, c: impl Into<String>) -> Row {
+        self.command = c.into();
+        self
+    }
+
+    /// The paper's figure is printed on `line` of the seed text (outside the cited table).
+    pub fn line(mut self, line: u32) -> Row {
+        self.paper_line = Some(line);
         self
     }
 
@@ -276,8 +333,53 @@ pub struct Table {
     /// What the comparison rests on: the model's scenario parameters, the devices, where a
     /// figure was read from (filled from the scenario and result files, not written twice).
     pub assumptions: Vec<Assumption>,
+    /// The seed text's file name and the line the table or figure starts on.
+    pub seed_file: String,
+    pub seed_line: u32,
+    /// The figures `why` quotes, each with the rows it is computed from (a test recomputes
+    /// them from `rows`, so the sentence cannot contradict its table).
+    pub facts: Vec<Fact>,
 }
 
+/// A figure a "why" sentence quotes: `op` over `field` of the named rows, printed with
+/// `digits` decimals as `shown`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Fact {
+    pub shown: String,
+    /// `value` (the first row), `max` / `min` (over the rows), `ratio` (first / second),
+    /// `growth` (first / second, as a factor), `diff` (first - second).
+    pub op: String,
+    /// `ours`, `paper` or `ratio`.
+    pub field: String,
+    pub rows: Vec<String>,
+    pub digits: usize,
+}
+
+impl Fact {
+    /// The figure from `rows`, or `None` when a row or its field is missing.
+    pub fn eval(op: &str, field: &str, names: &[&str], rows: &[Row]) -> Option<f64> {
+        let get = |name: &str| -> Option<f64> {
+            let r = rows.iter().find(|r| r.label == name)?;
+            match field {
+                "ours" => r.ours,
+                "paper" => r.paper,
+                "ratio" => r.ratio,
+                _ => None,
+            }
+        };
+        let vals: Option<Vec<f64>> = names.iter().map(|n| get(n)).collect();
+        let v = vals?;
+        match (op, v.as_slice()) {
+            ("value", [a, ..]) => Some(*a),
+            ("max", [_, ..]) => v.iter().copied().reduce(f64::max),
+            ("min", [_, ..]) => v.iter().copied().reduce(f64::min),
+            ("ratio" | "growth", [a, b, ..]) if *b != 0.0 => Some(a / b),
+            ("diff", [a, b, ..]) => Some(a - b),
+            _ => None,
+        }
+        .filter(|x| x.is_finite())
+    }
+}
 /// One assumption a table's comparison rests on.
 #[derive(Clone, Debug, Serialize)]
 pub struct Assumption {
@@ -296,6 +398,8 @@ impl Assumption {
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub format: &'static str,
+    /// Per paper, its headline claims and whether wsec reproduces them.
+    pub verdicts: Vec<verdict::Verdict>,
     pub depth: Depth,
     /// UTC, RFC 3339.
     pub generated: String,
@@ -304,7 +408,17 @@ pub struct Report {
     pub tables: Vec<Table>,
     /// Total wall time of [`build`], seconds.
     pub wall_s: f64,
+    /// The seed texts copied beside the page (`seeds/<name>.html`, a line anchor each).
+    pub seed_texts: Vec<String>,
+    /// The overview chart (`overview.svg`) is drawn.
+    pub overview: bool,
+    /// Where the seed texts are read from.
+    #[serde(skip)]
+    pub seeds_dir: Option<PathBuf>,
 }
+
+/// Largest seed text copied into the report (the five are 30-60 KB).
+const MAX_SEED_TEXT: u64 = 1 << 20;
 
 /// Runs (or reads) every part and assembles the report; `progress` gets one line per part
 /// as it starts (the wsec-cli command shows it on a terminal).
@@ -322,7 +436,30 @@ pub fn build(o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report> {
     let environment = env::probe(&o.repo);
     c.run_all(progress)?;
     let (parts, tables) = c.finish();
-    Ok(Report { format: FORMAT, depth: o.depth, generated: env::utc_now(), environment, parts, tables, wall_s: t0.elapsed().as_secs_f64() })
+    let verdicts = verdict::judge(&tables);
+    let seeds_dir = o.seeds.clone().or_else(|| o.repo.parent().map(|p| p.join("shared/seeds"))).filter(|d| d.is_dir());
+    let mut seed_texts: Vec<String> = Vec::new();
+    if let Some(d) = &seeds_dir {
+        for t in &tables {
+            let ok = std::fs::metadata(d.join(&t.seed_file)).is_ok_and(|m| m.is_file() && m.len() <= MAX_SEED_TEXT);
+            if ok && !seed_texts.contains(&t.seed_file) {
+                seed_texts.push(t.seed_file.clone());
+            }
+        }
+    }
+    Ok(Report {
+        verdicts,
+        format: FORMAT,
+        depth: o.depth,
+        generated: env::utc_now(),
+        environment,
+        parts,
+        tables,
+        wall_s: t0.elapsed().as_secs_f64(),
+        seed_texts,
+        overview: false,
+        seeds_dir,
+    })
 }
 
 /// Writes `index.html`, `report.json` and the charts into `out`, atomically: everything goes
@@ -346,6 +483,15 @@ pub fn write(r: &Report, out: &Path) -> Result<PathBuf> {
         for t in &r.tables {
             for file in &t.charts {
                 chart::render(t, file, &tmp.join(file))?;
+            }
+        }
+        if let Some(d) = &r.seeds_dir {
+            std::fs::create_dir_all(tmp.join("seeds")).map_err(|e| werr(&tmp, e))?;
+            for file in &r.seed_texts {
+                let src = d.join(file);
+                let text = std::fs::read_to_string(&src).map_err(|e| werr(&src, e))?;
+                let dst = tmp.join("seeds").join(format!("{}.html", file.trim_end_matches(".txt")));
+                std::fs::write(&dst, html::seed_page(file, &text)).map_err(|e| werr(&dst, e))?;
             }
         }
         let json = serde_json::to_string_pretty(r).map_err(|e| Error::Write(e.to_string()))?;
@@ -382,10 +528,60 @@ pub fn summary(r: &Report) -> String {
     }
     let rerun = r.parts.iter().filter(|p| p.source == "rerun").map(|p| p.id.as_str()).collect::<Vec<_>>().join(", ");
     let committed = r.parts.iter().filter(|p| p.source == "committed").map(|p| p.id.as_str()).collect::<Vec<_>>().join(", ");
+    let count = |v: &str| r.verdicts.iter().filter(|x| x.verdict == v).count();
+    s += &format!(
+        "verdicts on {} headline claims: {} reproduced, {} direction only, {} not reproduced, {} not comparable\n",
+        r.verdicts.len(),
+        count("reproduced"),
+        count("direction only"),
+        count("not reproduced"),
+        count("not comparable")
+    );
     s += &format!(
         "rerun: {rerun}\nfrom committed results: {}\nwall time {:.1} s",
         if committed.is_empty() { "-" } else { &committed },
         r.wall_s
     );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn derived_figures_print_three_significant_digits() {
+        assert_eq!(derived_text(100.0), "100");
+        assert_eq!(derived_text(40.0 / 22.0), "1.82");
+        assert_eq!(derived_text(1e3 / 12.4), "80.6");
+        assert_eq!(derived_text(2378.0 / 13307.0), "0.179");
+        assert_eq!(derived_text(0.0813), "0.0813");
+    }
+
+    #[test]
+    fn a_combined_spread_takes_the_far_corners() {
+        let a = Spread::new("ci95", 9.0, 11.0, 5);
+        let b = Spread::new("ci95", 4.0, 6.0, 5);
+        let d = Spread::combine(&a, &b, |x, y| x - y);
+        assert_eq!((d.lo, d.hi, d.kind.as_str(), d.n), (3.0, 7.0, "ci95", 5));
+        let q = Spread::combine(&a, &Spread::new("iqr", 4.0, 5.0, 9).noisy(true), |x, y| x / y);
+        assert_eq!((q.lo, q.hi, q.kind.as_str(), q.n, q.noisy), (1.8, 2.75, "ci95+iqr", 5, true));
+        assert!(Spread::new("min-max", 2.0, 2.0, 1).text().contains("n = 1"));
+    }
+
+    #[test]
+    fn facts_recompute_from_rows_or_say_none() {
+        let rows = vec![
+            Row::new("a", "model", "s", Some(10.0), Some(12.0), ""),
+            Row::new("b", "model", "s", Some(5.0), Some(6.0), ""),
+            Row::new("c", "model", "s", None, Some(1.0), ""),
+        ];
+        assert_eq!(Fact::eval("value", "ours", &["a"], &rows), Some(12.0));
+        assert_eq!(Fact::eval("max", "paper", &["a", "b"], &rows), Some(10.0));
+        assert_eq!(Fact::eval("growth", "ours", &["a", "b"], &rows), Some(2.0));
+        assert_eq!(Fact::eval("diff", "paper", &["a", "b"], &rows), Some(5.0));
+        assert_eq!(Fact::eval("value", "ratio", &["b"], &rows), Some(1.2));
+        assert_eq!(Fact::eval("value", "paper", &["c"], &rows), None, "no paper figure");
+        assert_eq!(Fact::eval("value", "ours", &["nope"], &rows), None, "no such row");
+    }
 }

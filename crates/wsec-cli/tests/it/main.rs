@@ -13,5 +13,6 @@ mod help;
 mod live_fpga;
 mod live_netns;
 mod model_cli;
+mod report_check;
 mod report_cli;
 mod rsn_cli;

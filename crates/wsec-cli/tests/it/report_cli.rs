@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const REQUIRED: [&str; 18] = [
+const REQUIRED: [&str; 20] = [
     "seed000-table1",
     "seed000-table2",
     "seed000-table3",
@@ -18,6 +18,8 @@ const REQUIRED: [&str; 18] = [
     "seed002-table1",
     "seed002-table2",
     "seed002-table3",
+    "seed003-table1",
+    "seed003-table2",
     "seed003-table3",
     "seed003-table4",
     "seed004-throughput",
@@ -41,6 +43,18 @@ fn artifacts() -> PathBuf {
     d
 }
 
+/// The seed papers' texts beside the checkout (../shared/seeds): the report links them and
+/// the checks read them. Missing is a failure, not a skip.
+fn seeds() -> PathBuf {
+    let d = repo().join("../shared/seeds");
+    assert!(
+        d.join("000_c7c8ff673782f344.txt").is_file(),
+        "the seed texts are needed at {} (../shared/seeds beside the checkout)",
+        d.display()
+    );
+    d
+}
+
 fn chromium(args: &[&str]) -> std::process::Output {
     // As root Chromium needs --no-sandbox; the page is a local file with no network.
     let r = Command::new("chromium")
@@ -57,7 +71,7 @@ fn chromium(args: &[&str]) -> std::process::Output {
 fn quick_report_validates_and_renders_in_chromium() {
     let dir = artifacts();
     let out = dir.join("report");
-    let o = wsec(&["report", "--quick", "--json", "--out", out.to_str().unwrap()]);
+    let o = wsec(&["report", "--quick", "--json", "--out", out.to_str().unwrap(), "--seeds", seeds().to_str().unwrap()]);
     assert!(o.status.success(), "wsec report --quick: {}", String::from_utf8_lossy(&o.stderr));
     let printed: serde_json::Value = serde_json::from_slice(&o.stdout).expect("--json prints the report's JSON");
     let written: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
@@ -116,8 +130,38 @@ fn quick_report_validates_and_renders_in_chromium() {
     }
     for id in REQUIRED {
         assert!(dom.contains(&format!("id=\"{id}\"")), "{id}: no section on the page");
-        assert!(dom.contains(&format!("href=\"#cmd-{id}\"")), "{id}: numbers link to no command");
+        let has_ours = tables.iter().find(|t| t["id"] == id).unwrap()["rows"].as_array().unwrap().iter().any(|r| r["ours"].is_number());
+        assert!(!has_ours || dom.contains(&format!("href=\"#cmd-{id}-")), "{id}: numbers link to no command");
     }
+    assert!(
+        dom.contains("data-dead-links=\"0\""),
+        "a link inside the page has no target: {}",
+        dom.split("data-dead-list=\"").nth(1).and_then(|s| s.split('"').next()).unwrap_or("")
+    );
+    assert!(!dom.contains("data-links=\"0\""), "the page has no in-page links");
+
+    // What a reader of the papers checks: printed precision, derived marks, spreads, the
+    // why sentences against their tables, links to the seed texts, commands.
+    let problems = crate::report_check::problems(&out, &seeds());
+    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+    let derived = written["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["rows"].as_array().unwrap())
+        .filter(|r| r["derived"].is_string())
+        .count();
+    let printed = written["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["rows"].as_array().unwrap())
+        .filter(|r| r["paper"].is_number() && r["derived"].is_null())
+        .count();
+    assert!(derived >= 20 && printed >= 150, "the checks ran on {printed} printed and {derived} derived paper figures");
+    assert!(written["seed_texts"].as_array().unwrap().len() == 5, "the five seed texts are linked");
+    assert!(written["verdicts"].as_array().unwrap().len() >= 15, "verdicts");
+
     let shot = dir.join("report-quick.png");
     let _ = std::fs::remove_file(&shot);
     let s = chromium(&["--window-size=1280,8000", &format!("--screenshot={}", shot.display()), &url]);
@@ -160,4 +204,80 @@ fn readme_documents_every_subcommand() {
     assert!(subs.len() >= 15, "{subs:?}");
     let missing: Vec<&&str> = subs.iter().filter(|s| !readme.contains(&format!("wsec {s}"))).collect();
     assert!(missing.is_empty(), "README.md does not document: {missing:?}");
+}
+
+/// Each check of `report_check` fails on a report tampered the way the issue describes:
+/// a paper figure rounded below its printed digits, a derived figure unmarked, a why
+/// sentence that contradicts its table, a figure without its spread, a broken seed link.
+#[test]
+fn the_checks_catch_a_tampered_report() {
+    let dir = artifacts().join("tamper");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good");
+    let o = wsec(&["report", "--quick", "--out", good.to_str().unwrap(), "--seeds", seeds().to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(crate::report_check::problems(&good, &seeds()), Vec::<String>::new());
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(good.join("report.json")).unwrap()).unwrap();
+    let html = std::fs::read_to_string(good.join("index.html")).unwrap();
+    let copy = |name: &str, j: &serde_json::Value, h: &str| -> Vec<String> {
+        let d = dir.join(name);
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        for e in std::fs::read_dir(&good).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_file() {
+                std::fs::copy(e.path(), d.join(e.file_name())).unwrap();
+            }
+        }
+        std::fs::create_dir_all(d.join("seeds")).unwrap();
+        for e in std::fs::read_dir(good.join("seeds")).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), d.join("seeds").join(e.file_name())).unwrap();
+        }
+        std::fs::write(d.join("report.json"), serde_json::to_string(j).unwrap()).unwrap();
+        std::fs::write(d.join("index.html"), h).unwrap();
+        crate::report_check::problems(&d, &seeds())
+    };
+    let row_where = |j: &mut serde_json::Value, f: &dyn Fn(&serde_json::Value) -> bool| -> (usize, usize) {
+        for (ti, t) in j["tables"].as_array().unwrap().iter().enumerate() {
+            for (ri, r) in t["rows"].as_array().unwrap().iter().enumerate() {
+                if f(r) {
+                    return (ti, ri);
+                }
+            }
+        }
+        panic!("no such row");
+    };
+    // 1. Seed 001's 127.43 MHz shown as 127.4 (what the report did before).
+    let mut j = json.clone();
+    let (ti, ri) = row_where(&mut j, &|r| r["paper_text"] == "127.43");
+    j["tables"][ti]["rows"][ri]["paper_text"] = "127.4".into();
+    let p = copy("rounded", &j, &html.replace("data-paper=\"127.43\"", "data-paper=\"127.4\""));
+    assert!(p.iter().any(|x| x.contains("'127.4' is not printed")), "{p:?}");
+    // 2. A derived speed-up left unmarked.
+    let mut j = json.clone();
+    let (ti, ri) = row_where(&mut j, &|r| r["derived"].is_string() && r["unit"] == "x");
+    j["tables"][ti]["rows"][ri]["derived"] = serde_json::Value::Null;
+    let p = copy("unmarked", &j, &html);
+    assert!(p.iter().any(|x| x.contains("is not printed on lines")), "{p:?}");
+    // 3. A why sentence whose figure contradicts its rows.
+    let mut j = json.clone();
+    let t = j["tables"].as_array().unwrap().iter().position(|t| t["id"] == "seed000-fig7").unwrap();
+    let shown = j["tables"][t]["facts"][0]["shown"].as_str().unwrap().to_string();
+    let wrong = format!("{}9", shown);
+    j["tables"][t]["facts"][0]["shown"] = wrong.clone().into();
+    let why = j["tables"][t]["why"].as_str().unwrap().replacen(&shown, &wrong, 1);
+    j["tables"][t]["why"] = why.into();
+    let p = copy("contradicts", &j, &html);
+    assert!(p.iter().any(|x| x.contains("seed000-fig7: the why sentence says")), "{p:?}");
+    // 4. A figure of ours without its spread.
+    let mut j = json.clone();
+    let (ti, ri) = row_where(&mut j, &|r| r["source"] == "live" && r["ours"].is_number());
+    j["tables"][ti]["rows"][ri]["spread"] = serde_json::Value::Null;
+    let p = copy("nospread", &j, &html);
+    assert!(p.iter().any(|x| x.contains("without its spread")), "{p:?}");
+    // 5. A link to a line the seed text does not have.
+    let p = copy("deadlink", &json, &html.replacen("#L242\"", "#L99999\"", 1));
+    assert!(p.iter().any(|x| x.contains("no anchor L99999")), "{p:?}");
 }
