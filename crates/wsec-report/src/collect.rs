@@ -1108,8 +1108,9 @@ impl<'a> Collector<'a> {
             committed.clone()
         };
         let hw: Value = serde_json::from_str(&read_bounded(&path)?).map_err(|e| Error::Input(format!("{}: {e}", path.display())))?;
-        let part_cmd =
-            if full { "hw/run full && hw/run report" } else { "hw/run synth ecp5 CONFIG && hw/run report (per row: the row's command)" };
+        // Every record again with the settings it records; a row's own command reruns
+        // just its configuration.
+        let part_cmd = "hw/run full && hw/run report";
         if full {
             self.rerun("hw", "The Verilog engines: synthesis, place and route (hw/run)", t0, part_cmd);
         } else {
@@ -1298,13 +1299,15 @@ impl<'a> Collector<'a> {
                     .and_then(|r| r["yosys"].as_str().map(String::from))
             })
             .unwrap_or_default();
-        let ecp5 = format!("Lattice ECP5 LFE5U-85F (LUT4), {} , nextpnr-ecp5, -nowidelut", yosys.split(" (").next().unwrap_or(""));
+        let ecp5 = format!("Lattice ECP5 LFE5U-85F (LUT4), {}, nextpnr-ecp5, -nowidelut", yosys.split(" (").next().unwrap_or("").trim());
         let cyclone = "Altera Cyclone II (LE = LUT4 + FF), Quartus II";
         let seed000_hw = hw_assumptions(cyclone, &ecp5);
         let mut w = Why::new(&t4);
         let sp = w.fact("max", "ours", &["speed-up (logic S-boxes)", "speed-up (ROM S-boxes)"], 2);
-        let drop_lo = w.fact("ratio", "ours", &["parallel (ROM S-boxes): Fmax", "standard (ROM S-boxes): Fmax"], 2);
-        let drop_hi = w.fact("ratio", "ours", &["parallel (logic S-boxes): Fmax", "standard (logic S-boxes): Fmax"], 2);
+        let d_rom = w.fact("ratio", "ours", &["parallel (ROM S-boxes): Fmax", "standard (ROM S-boxes): Fmax"], 2);
+        let d_logic = w.fact("ratio", "ours", &["parallel (logic S-boxes): Fmax", "standard (logic S-boxes): Fmax"], 2);
+        let (drop_lo, drop_hi) =
+            if d_rom.parse::<f64>().unwrap_or(0.0) <= d_logic.parse::<f64>().unwrap_or(0.0) { (d_rom, d_logic) } else { (d_logic, d_rom) };
         let why4 = format!("Different silicon and tools: the paper's Cyclone II with Quartus against ECP5 with Yosys/nextpnr (LUT4 families both). Our parallel engine is ECCMP with 8 MIC lanes, whose clock falls to {drop_lo}-{drop_hi} of the standard engine's, and whose time per frame falls up to {sp}x against the paper's 3.7x (its total time, data size not stated).");
         let f4 = w.facts;
         let mut w = Why::new(&t3);

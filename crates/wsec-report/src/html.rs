@@ -112,6 +112,10 @@ fn ours_cell(r: &Row, t: &Table, cmds: &[String]) -> String {
 fn spread_cell(r: &Row) -> String {
     match (&r.spread, r.ours) {
         (Some(s), _) if s.kind == "exact" => r#"<td class="sp" data-spread="exact">exact</td>"#.into(),
+        (Some(s), _) if s.n == 1 => format!(
+            r#"<td class="sp" data-spread="{}" title="one run or seed: no spread measured">single run (n&nbsp;=&nbsp;1)</td>"#,
+            esc(&s.kind)
+        ),
         (Some(s), _) => format!(
             r#"<td class="sp" data-spread="{}">{} to {} <span title="{}">({}, n&nbsp;=&nbsp;{})</span></td>"#,
             esc(&s.kind),

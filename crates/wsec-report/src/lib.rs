@@ -528,6 +528,10 @@ pub fn summary(r: &Report) -> String {
     }
     let rerun = r.parts.iter().filter(|p| p.source == "rerun").map(|p| p.id.as_str()).collect::<Vec<_>>().join(", ");
     let committed = r.parts.iter().filter(|p| p.source == "committed").map(|p| p.id.as_str()).collect::<Vec<_>>().join(", ");
+    let smoke: Vec<&str> = r.tables.iter().filter(|t| t.rows.iter().any(|x| x.smoke)).map(|t| t.id.as_str()).collect();
+    if !smoke.is_empty() {
+        s += &format!("smoke figures (--quick: few, short benchmark samples): {}\n", smoke.join(", "));
+    }
     let count = |v: &str| r.verdicts.iter().filter(|x| x.verdict == v).count();
     s += &format!(
         "verdicts on {} headline claims: {} reproduced, {} direction only, {} not reproduced, {} not comparable\n",
