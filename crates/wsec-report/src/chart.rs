@@ -1,6 +1,7 @@
 //! The report's SVG figures, written directly as SVG (so long labels stay readable and no
 //! font is needed at run time): horizontal grouped bars, one panel per unit, for modes,
-//! cases and devices; small multiples of lines for lane counts and unroll factors.
+//! cases and devices; small multiples of lines for lane counts and unroll factors; and the
+//! overview, every ratio of ours to the paper's on a log axis.
 //!
 //! Every chart carries its table's title, what it shows and a caption that says which rows
 //! it plots and which it leaves out. The caption is computed from the same selection the
@@ -703,6 +704,9 @@ enum Key {
     Hatch(String),
     Line(&'static str, String),
     Whisker(String),
+    /// A ratio's dot, and the median's tick (overview).
+    Dot(String),
+    Tick(String),
 }
 
 const DEFS: &str = r##"<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="#8a4500" stroke-width="2"/></pattern></defs>"##;
@@ -728,7 +732,7 @@ fn header(s: &mut String, title: &str, what: &str, caption: &str, keys: &[Key]) 
     let mut x = MARGIN;
     for k in keys {
         let name = match k {
-            Key::Bar(_, n) | Key::Hatch(n) | Key::Line(_, n) | Key::Whisker(n) => n,
+            Key::Bar(_, n) | Key::Hatch(n) | Key::Line(_, n) | Key::Whisker(n) | Key::Dot(n) | Key::Tick(n) => n,
         };
         let w = 30.0 + text_w(name, 13.0) + 18.0;
         if x + w > W - MARGIN && x > MARGIN {
@@ -751,6 +755,15 @@ fn header(s: &mut String, title: &str, what: &str, caption: &str, keys: &[Key]) 
                 let _ = write!(s, r#"<circle cx="{}" cy="{}" r="4" fill="{col}"/>"#, x + 11.0, y - 4.0);
             }
             Key::Whisker(_) => whisker(s, x + 2.0, x + 20.0, y - 4.0, 8.0, false),
+            Key::Dot(_) => {
+                let _ = write!(
+                    s,
+                    r##"<circle cx="{}" cy="{}" r="4.5" fill="{OURS}" fill-opacity="0.55" stroke="#a04d00" stroke-width="0.6"/>"##,
+                    x + 11.0,
+                    y - 4.0
+                );
+            }
+            Key::Tick(_) => line(s, (x + 11.0, y - 13.0), (x + 11.0, y + 5.0), "#000", 2.5),
         }
         text(s, x + 30.0, y, 13.0, "start", "#222", name);
         x += w;
@@ -995,6 +1008,113 @@ pub fn render(t: &Table, file: &str, path: &Path) -> crate::Result<()> {
     std::fs::write(path, s).map_err(|e| werr(e.to_string()))
 }
 
+// ---- the overview ----------------------------------------------------------------------
+
+/// A table's title, short: its reference ("Seed 000 Fig. 7") and the start of the rest.
+fn short_title(title: &str) -> String {
+    match title.split_once(": ") {
+        Some((head, rest)) => {
+            let head = match head.split_once(" (") {
+                Some((h, _)) if head.chars().count() > 24 => h,
+                _ => head,
+            };
+            clip(&format!("{head}: {rest}"), 60)
+        }
+        None => clip(title, 60),
+    }
+}
+
+fn overview_svg(tables: &[Table]) -> Result<String, String> {
+    let lines: Vec<(&Table, Vec<f64>)> = tables
+        .iter()
+        .map(|t| (t, t.rows.iter().filter_map(|r| r.ratio).filter(|v| v.is_finite() && *v > 0.0).collect::<Vec<f64>>()))
+        .filter(|(_, v)| !v.is_empty())
+        .collect();
+    if lines.is_empty() {
+        return Err("no table has a ratio of ours to the paper's".into());
+    }
+    let all = lines.iter().flat_map(|(_, v)| v.iter().copied());
+    let (mn, mx) = all.fold((1.0f64, 1.0f64), |(a, b), v| (a.min(v), b.max(v)));
+    let (a, b) = decades(mn.min(0.1), mx.max(10.0));
+    let n_ratios: usize = lines.iter().map(|(_, v)| v.len()).sum();
+    let (label_w, count_w) = (440.0, 90.0);
+    let (left, right) = (MARGIN + label_w, W - MARGIN - count_w);
+    let x = |v: f64| left + ((v.log10() - a as f64) / (b - a) as f64).clamp(0.0, 1.0) * (right - left);
+    let mut s = String::new();
+    let cap = format!(
+        "One dot per row that has both figures and a meaningful ratio ({n_ratios} ratios in {} tables); rows without a ratio (ranks, zero or negative figures, a missing figure) are left out. The black tick is each table's median; n counts its ratios.",
+        lines.len()
+    );
+    let keys = [Key::Dot("a row's ours / paper".into()), Key::Tick("the table's median".into())];
+    let top = header(
+        &mut s,
+        "Ours over the paper's figure, every table (log scale)",
+        "ours / paper per row: 1x is agreement, 10x is ours ten times the paper's, 0.1x a tenth of it",
+        &cap,
+        &keys,
+    );
+    let row_h = 26.0;
+    let bottom = top + row_h * lines.len() as f64;
+    for (i, (t, v)) in lines.iter().enumerate() {
+        let y0 = top + row_h * i as f64;
+        if i % 2 == 0 {
+            let _ = write!(s, r##"<rect x="{MARGIN}" y="{y0:.1}" width="{}" height="{row_h}" fill="#f5f5f5"/>"##, W - 2.0 * MARGIN);
+        }
+        let _ = write!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end"><title>{}</title>{}</text>"#,
+            left - 8.0,
+            y0 + 17.0,
+            esc(&t.title),
+            esc(&short_title(&t.title))
+        );
+        text(&mut s, right + 10.0, y0 + 17.0, 12.0, "start", "#333", &format!("n = {}", v.len()));
+    }
+    for k in a..=b {
+        let xk = x(10f64.powi(k));
+        line(&mut s, (xk, top), (xk, bottom), if k == 0 { "#000" } else { "#cfcfcf" }, if k == 0 { 1.6 } else { 1.0 });
+        text(&mut s, xk, bottom + 16.0, 12.0, "middle", "#222", &format!("{}x", decade_label(k)));
+        if k < b {
+            for m in 2..10 {
+                let xm = x(m as f64 * 10f64.powi(k));
+                line(&mut s, (xm, bottom - 4.0), (xm, bottom), "#999", 0.8);
+            }
+        }
+    }
+    line(&mut s, (left, bottom), (right, bottom), "#333", 1.0);
+    text(&mut s, x(1.0), top - 4.0, 11.0, "middle", "#000", "1x: as the paper");
+    for (i, (t, v)) in lines.iter().enumerate() {
+        let yc = top + row_h * i as f64 + row_h / 2.0;
+        for (j, &r) in v.iter().enumerate() {
+            let dy = (j % 3) as f64 * 4.0 - 4.0;
+            let _ = write!(
+                s,
+                r##"<circle cx="{:.1}" cy="{:.1}" r="4.5" fill="{OURS}" fill-opacity="0.55" stroke="#a04d00" stroke-width="0.6"><title>{}: {}x</title></circle>"##,
+                x(r),
+                yc + dy,
+                esc(&t.id),
+                short(r)
+            );
+        }
+        let mut sorted = v.clone();
+        sorted.sort_by(f64::total_cmp);
+        let med =
+            if sorted.len() % 2 == 1 { sorted[sorted.len() / 2] } else { (sorted[sorted.len() / 2 - 1] * sorted[sorted.len() / 2]).sqrt() };
+        line(&mut s, (x(med), yc - 9.0), (x(med), yc + 9.0), "#000", 2.5);
+    }
+    text(&mut s, (left + right) / 2.0, bottom + 36.0, 13.0, "middle", "#222", "ours / paper (log scale)");
+    Ok(finish(s, bottom + 52.0))
+}
+
+/// Draws the overview to `path`: per table with at least one ratio (ours / paper), a dot
+/// per ratio on a log axis, the 1x line and the table's median; rows without a ratio are
+/// left out (they have none that means something).
+pub fn overview(tables: &[Table], path: &Path) -> crate::Result<()> {
+    let werr = |e: String| Error::Write(format!("{}: {e}", path.display()));
+    let s = overview_svg(tables).map_err(werr)?;
+    std::fs::write(path, s).map_err(|e| werr(e.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1131,5 +1251,25 @@ mod tests {
         let t = table("seed003-table3", rows);
         let s = svg(&t, "seed003-table3.svg").unwrap();
         assert!(s.contains("something new") && caption(&t, "seed003-table3.svg").starts_with("Plots the table's one row"));
+    }
+
+    #[test]
+    fn overview_puts_ratios_on_a_log_axis() {
+        let a = table("seed000-table3", vec![Row::new("a", "hw", "LE", Some(100.0), Some(2.0), "")]);
+        let b = table(
+            "seed000-table4",
+            vec![Row::new("b", "hw", "MHz", Some(1.0), Some(40.0), ""), Row::new("c", "hw", "rank", Some(1.0), Some(2.0), "")],
+        );
+        let none = table("seed000-table5", vec![Row::new("d", "hw", "mW", Some(82.4), None, "")]);
+        let s = overview_svg(&[a, b, none.clone()]).unwrap();
+        assert!(s.contains(">1x<") && s.contains(">0.01x<") && s.contains(">100x<") && !s.contains("NaN"), "{s}");
+        assert!(s.contains("2 ratios in 2 tables"), "the rank and the missing figure have no ratio");
+        assert!(overview_svg(&[none]).is_err());
+        let dir = std::env::temp_dir().join(format!("wsec-chart-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let t = table("seed000-table3", vec![Row::new("a", "hw", "LE", Some(100.0), Some(2.0), "")]);
+        overview(&[t], &dir.join("overview.svg")).unwrap();
+        assert!(std::fs::read_to_string(dir.join("overview.svg")).unwrap().contains("1x"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
