@@ -535,7 +535,7 @@ impl<'a> Collector<'a> {
             rows,
             (why, facts),
             cmd_energy,
-            Vec::new(),
+            vec!["seed004-energy.svg".into()],
             a2,
         );
         self.tables.push(t);

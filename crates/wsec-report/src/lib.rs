@@ -437,6 +437,7 @@ pub fn build(o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report> {
     c.run_all(progress)?;
     let (parts, tables) = c.finish();
     let verdicts = verdict::judge(&tables);
+    let overview = tables.iter().any(|t| t.rows.iter().any(|x| x.ratio.is_some()));
     let seeds_dir = o.seeds.clone().or_else(|| o.repo.parent().map(|p| p.join("shared/seeds"))).filter(|d| d.is_dir());
     let mut seed_texts: Vec<String> = Vec::new();
     if let Some(d) = &seeds_dir {
@@ -456,8 +457,8 @@ pub fn build(o: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report> {
         parts,
         tables,
         wall_s: t0.elapsed().as_secs_f64(),
+        overview,
         seed_texts,
-        overview: false,
         seeds_dir,
     })
 }
@@ -484,6 +485,9 @@ pub fn write(r: &Report, out: &Path) -> Result<PathBuf> {
             for file in &t.charts {
                 chart::render(t, file, &tmp.join(file))?;
             }
+        }
+        if r.overview {
+            chart::overview(&r.tables, &tmp.join("overview.svg"))?;
         }
         if let Some(d) = &r.seeds_dir {
             std::fs::create_dir_all(tmp.join("seeds")).map_err(|e| werr(&tmp, e))?;

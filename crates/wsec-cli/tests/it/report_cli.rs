@@ -106,7 +106,11 @@ fn quick_report_validates_and_renders_in_chromium() {
     assert_eq!(source("bench-ccmp").as_deref(), Some("rerun"));
     assert_eq!(source("model").as_deref(), Some("rerun"));
     assert_eq!(source("hw").as_deref(), Some("committed"), "--quick reads place and route from docs/results");
-    let charts: usize = tables.iter().map(|t| t["charts"].as_array().unwrap().len()).sum();
+    // The tables' charts and the overview of every ratio.
+    assert_eq!(written["overview"], true, "the overview chart is drawn");
+    let charts: usize = tables.iter().map(|t| t["charts"].as_array().unwrap().len()).sum::<usize>() + 1;
+    let overview = std::fs::read_to_string(out.join("overview.svg")).unwrap();
+    assert!(overview.contains("1x") && !overview.contains("NaN"), "overview.svg");
     assert!(charts >= 12, "{charts} charts");
     for file in tables.iter().flat_map(|t| t["charts"].as_array().unwrap()) {
         let svg = std::fs::read_to_string(out.join(file.as_str().unwrap())).unwrap();
