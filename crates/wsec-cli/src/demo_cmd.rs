@@ -33,6 +33,32 @@ pub struct DemoArgs {
     /// The AP engine's crypto threads (`engine_threads`; 0: one per core)
     #[arg(long, default_value_t = 0)]
     engine_threads: usize,
+    /// Measurements per mode (1..=20): ping and both TCP transfers repeated on the same
+    /// network; with more than one, each cell is `median [min, max]` over the runs
+    #[arg(long, default_value_t = 1)]
+    runs: usize,
+}
+
+/// The median, smallest and largest of `v` (the mean of the two middle values for an
+/// even count); `None` for no values.
+fn summary(v: &[f64]) -> Option<(f64, f64, f64)> {
+    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if s.is_empty() {
+        return None;
+    }
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    let med = if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 };
+    Some((med, s[0], s[n - 1]))
+}
+
+/// A cell of the table: the figure, or `median [min, max]` over several runs.
+fn cell(v: &[f64], digits: usize) -> String {
+    match summary(v) {
+        None => "-".into(),
+        Some((m, _, _)) if v.len() == 1 => format!("{m:.digits$}"),
+        Some((m, lo, hi)) => format!("{m:.digits$} [{lo:.digits$}, {hi:.digits$}]"),
+    }
 }
 
 struct Row {
@@ -40,9 +66,10 @@ struct Row {
     crypto: &'static str,
     /// None for modes without a 4-way handshake (open, WEP).
     handshake_ms: Option<f64>,
-    relay_mbps: f64,
-    wired_mbps: f64,
-    rtt_ms: f64,
+    /// One figure per run.
+    relay_mbps: Vec<f64>,
+    wired_mbps: Vec<f64>,
+    rtt_ms: Vec<f64>,
 }
 
 fn interrupted() -> Result<(), String> {
@@ -71,14 +98,19 @@ fn measure(mode: &Mode, a: &DemoArgs, pcap: Option<PathBuf>, n: usize) -> wsec_l
     let keys = lab.log_time("sta1", "data open").unwrap_or(assoc);
     lab.wait_ping("s1", STA_IP[1], Duration::from_secs(10))?;
     lab.wait_ping("s1", WIRED_IP, Duration::from_secs(10))?;
-    let rtt = lab.ping("s1", STA_IP[1], 10)?;
-    interrupted().map_err(wsec_live::Error::Setup)?;
     // Size the transfers to about `seconds` each from a short probe.
     let probe = lab.tcp("s1", "s2", STA_IP[1], 2 << 20, 5201)?;
     let bytes = ((probe * 1e6 / 8.0) * a.seconds as f64) as usize;
-    let relay = lab.tcp("s1", "s2", STA_IP[1], bytes.max(1 << 20), 5202)?;
-    interrupted().map_err(wsec_live::Error::Setup)?;
-    let wired = lab.tcp("s1", "w", WIRED_IP, bytes.max(1 << 20), 5203)?;
+    let (mut rtt, mut relay, mut wired) = (Vec::new(), Vec::new(), Vec::new());
+    for run in 0..a.runs {
+        interrupted().map_err(wsec_live::Error::Setup)?;
+        rtt.push(lab.ping("s1", STA_IP[1], 10)?);
+        // A port per run: a listener of the last run may still hold its port.
+        let port = 5202 + 2 * run as u16;
+        relay.push(lab.tcp("s1", "s2", STA_IP[1], bytes.max(1 << 20), port)?);
+        interrupted().map_err(wsec_live::Error::Setup)?;
+        wired.push(lab.tcp("s1", "w", WIRED_IP, bytes.max(1 << 20), port + 1)?);
+    }
     let crypto = if mode.ap.contains("crypto_offload=card") {
         "card"
     } else if mode.name == "open" {
@@ -104,6 +136,9 @@ pub fn run(a: DemoArgs) -> Result<String, (u8, String)> {
     if !(8..=63).contains(&a.passphrase.len()) {
         return Err((2, "--passphrase must be 8..63 characters".into()));
     }
+    if !(1..=20).contains(&a.runs) {
+        return Err((2, format!("--runs {}: want 1..=20 measurements per mode", a.runs)));
+    }
     if !wsec_live::medium::netns::is_root() {
         return Err((1, "demo: needs root (it creates network namespaces and TAP devices); run it as root".into()));
     }
@@ -123,28 +158,31 @@ pub fn run(a: DemoArgs) -> Result<String, (u8, String)> {
         eprintln!("demo: {name} ...");
         let r = measure(&mode, &a, pcap, i).map_err(|e| (1, e.to_string()))?;
         eprintln!(
-            "demo: {:<9} crypto {:<4} handshake {:>7} ms  sta->sta {:>7.1} Mb/s  sta->wired {:>7.1} Mb/s  rtt {:.3} ms",
+            "demo: {:<9} crypto {:<4} handshake {:>7} ms  sta->sta {} Mb/s  sta->wired {} Mb/s  rtt {} ms",
             r.mode,
             r.crypto,
             ms(r.handshake_ms),
-            r.relay_mbps,
-            r.wired_mbps,
-            r.rtt_ms
+            cell(&r.relay_mbps, 1),
+            cell(&r.wired_mbps, 1),
+            cell(&r.rtt_ms, 3)
         );
         rows.push(r);
         interrupted().map_err(|e| (1, e))?;
     }
     let mut s = format!("CPU: {}\n", cpu_model());
+    if a.runs > 1 {
+        s += &format!("runs per mode: {} (each cell: median [min, max] over the runs)\n", a.runs);
+    }
     s += "| mode | crypto | 4-way handshake (ms) | TCP sta->sta via AP (Mb/s) | TCP sta->wired (Mb/s) | ping RTT sta->sta (ms) |\n|---|---|---|---|---|---|\n";
     for r in &rows {
         s += &format!(
-            "| {} | {} | {} | {:.1} | {:.1} | {:.3} |\n",
+            "| {} | {} | {} | {} | {} | {} |\n",
             r.mode,
             r.crypto,
             ms(r.handshake_ms),
-            r.relay_mbps,
-            r.wired_mbps,
-            r.rtt_ms
+            cell(&r.relay_mbps, 1),
+            cell(&r.wired_mbps, 1),
+            cell(&r.rtt_ms, 3)
         );
     }
     Ok(s.trim_end().to_string())
@@ -159,4 +197,20 @@ fn cpu_model() -> String {
         .ok()
         .and_then(|c| c.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).map(|s| s.trim().to_string()))
         .unwrap_or_else(|| "unknown".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_and_range_over_runs() {
+        assert_eq!(summary(&[3.0, 1.0, 2.0]), Some((2.0, 1.0, 3.0)));
+        assert_eq!(summary(&[4.0, 1.0, 2.0, 3.0]), Some((2.5, 1.0, 4.0)), "even count: mean of the middle two");
+        assert_eq!(summary(&[7.5]), Some((7.5, 7.5, 7.5)));
+        assert_eq!(summary(&[]), None);
+        assert_eq!(cell(&[254.64], 1), "254.6", "one run: the figure as before");
+        assert_eq!(cell(&[250.0, 260.04, 240.5], 1), "250.0 [240.5, 260.0]");
+        assert_eq!(cell(&[0.7, 0.65, 0.72], 3), "0.700 [0.650, 0.720]");
+    }
 }

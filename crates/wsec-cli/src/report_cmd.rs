@@ -51,11 +51,11 @@ fn find_repo() -> Option<PathBuf> {
     }
 }
 
-/// `wsec demo --mode all` as a child process, its table kept in `dir/demo-all.md`.
+/// `wsec demo --mode all --runs 5` (a spread for every live figure) as a child process, its table kept in `dir/demo-all.md`.
 fn fresh_demo(dir: &Path) -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| format!("demo: {e}"))?;
     let out = std::process::Command::new(exe)
-        .args(["demo", "--mode", "all", "--seconds", "3"])
+        .args(["demo", "--mode", "all", "--seconds", "3", "--runs", "5"])
         .stderr(std::process::Stdio::inherit())
         .output()
         .map_err(|e| format!("demo: {e}"))?;

@@ -130,6 +130,8 @@ fn every_subcommand_keeps_the_exit_code_contract() {
         // demo: usage is checked before root
         (vec!["demo", "--mode", "bogus"], 2, "bogus"),
         (vec!["demo", "--passphrase", "short"], 2, "8..63"),
+        (vec!["demo", "--runs", "0"], 2, "1..=20"),
+        (vec!["demo", "--runs", "21"], 2, "1..=20"),
         // bench
         (vec!["bench", "bogus"], 2, "bogus"),
         (vec!["bench", "ccmp", "--sizes", "0"], 2, "wsec: "),
