@@ -1730,6 +1730,40 @@ mod tests {
     }
 
     #[test]
+    fn demo_parser_never_panics_on_garbage() {
+        // Mutations of a valid --runs table and random bytes: an error or a table, never a
+        // panic, and every figure it accepts lies within its own range.
+        let good = "CPU: x\nruns per mode: 5 (each cell)\n| mode | crypto | h | a | b | c |\n|---|---|---|---|---|---|\n| open | - | - | 250.0 [240.5, 260.0] | 380.0 [370.0, 390.0] | 0.430 [0.400, 0.500] |\n";
+        let alphabet = b"|[], .-0123456789\nruns per mode:eNa";
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for i in 0..20_000 {
+            let mut b = good.as_bytes().to_vec();
+            if i % 2 == 0 {
+                for _ in 0..1 + next() % 6 {
+                    let at = (next() as usize) % b.len();
+                    b[at] = alphabet[(next() as usize) % alphabet.len()];
+                }
+            } else {
+                b = (0..next() % 200).map(|_| alphabet[(next() as usize) % alphabet.len()]).collect();
+            }
+            if let Ok((rows, runs)) = parse_demo(&String::from_utf8_lossy(&b)) {
+                assert!(runs >= 1 && !rows.is_empty());
+                for r in rows {
+                    for m in [r.relay, r.wired, r.rtt] {
+                        assert!(m.lo <= m.mid && m.mid <= m.hi && m.lo >= 0.0 && m.hi.is_finite(), "{m:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn ratio_is_ours_over_paper_and_never_nan() {
         let r = Row::new("x", "bench", "us", Some(40.0), Some(10.0), "");
         assert_eq!(r.ratio, Some(0.25));
