@@ -410,20 +410,6 @@ fn plot(t: &Table, file: &str) -> Plot {
 
 // ---- captions --------------------------------------------------------------------------
 
-/// Words for a spread's kind ("ci95+iqr" -> both).
-fn kind_words(kind: &str) -> String {
-    kind.split('+')
-        .map(|k| match k {
-            "ci95" => "95 % confidence interval",
-            "iqr" => "interquartile range",
-            "min-max" => "range over runs",
-            "exact" => "exact",
-            other => other,
-        })
-        .collect::<Vec<_>>()
-        .join(" combined with ")
-}
-
 /// The kinds of the drawn spreads with their sample counts, or `None` when none is drawn.
 fn spread_words(spreads: &[&Spread]) -> Option<String> {
     let mut kinds: Vec<(&str, u32, u32)> = Vec::new();
@@ -438,7 +424,13 @@ fn spread_words(spreads: &[&Spread]) -> Option<String> {
     }
     let parts: Vec<String> = kinds
         .iter()
-        .map(|(k, a, b)| if a == b { format!("{} (n = {a})", kind_words(k)) } else { format!("{} (n = {a} to {b})", kind_words(k)) })
+        .map(|(k, a, b)| {
+            if a == b {
+                format!("{} (n = {a})", crate::Spread::kind_words(k, false))
+            } else {
+                format!("{} (n = {a} to {b})", crate::Spread::kind_words(k, false))
+            }
+        })
         .collect();
     (!parts.is_empty()).then(|| parts.join("; "))
 }

@@ -121,26 +121,13 @@ fn spread_cell(r: &Row) -> String {
             esc(&s.kind),
             num(s.lo),
             num(s.hi),
-            esc(&spread_words(&s.kind)),
+            esc(&crate::Spread::kind_words(&s.kind, true)),
             esc(&s.kind),
             s.n
         ),
         (None, Some(_)) => r#"<td class="sp none" data-spread="missing">no spread</td>"#.into(),
         (None, None) => "<td class=\"sp\"></td>".into(),
     }
-}
-
-fn spread_words(kind: &str) -> String {
-    kind.split('+')
-        .map(|k| match k {
-            "ci95" => "Student-t 95 % interval of the mean over the model's replications",
-            "iqr" => "first to third quartile of the benchmark's samples",
-            "min-max" => "smallest to largest over the runs or place-and-route seeds",
-            "exact" => "a deterministic tool output",
-            _ => "",
-        })
-        .collect::<Vec<_>>()
-        .join("; combined with ")
 }
 
 fn ratio_cell(r: &Row, t: &Table, cmds: &[String]) -> String {

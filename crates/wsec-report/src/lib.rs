@@ -133,6 +133,25 @@ impl Spread {
         s
     }
 
+    /// Words for a kind ("ci95+iqr": both), short for a chart's caption or long for a
+    /// table cell's tooltip.
+    pub fn kind_words(kind: &str, long: bool) -> String {
+        kind.split('+')
+            .map(|k| match (k, long) {
+                ("ci95", false) => "95 % confidence interval",
+                ("ci95", true) => "Student-t 95 % interval of the mean over the model's replications",
+                ("iqr", false) => "interquartile range",
+                ("iqr", true) => "first to third quartile of the benchmark's samples",
+                ("min-max", false) => "range over runs",
+                ("min-max", true) => "smallest to largest over the runs or place-and-route seeds",
+                ("exact", false) => "exact",
+                ("exact", true) => "a deterministic tool output",
+                (other, _) => other,
+            })
+            .collect::<Vec<_>>()
+            .join(" combined with ")
+    }
+
     /// `lo..hi` as the report prints it, with the kind and n.
     pub fn text(&self) -> String {
         if self.kind == "exact" {

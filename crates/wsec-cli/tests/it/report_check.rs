@@ -39,6 +39,15 @@ fn eval(op: &str, field: &str, names: &[String], rows: &[Value]) -> Option<f64> 
     x.is_finite().then_some(x)
 }
 
+/// `x` with `digits` decimals, a negative zero without its sign.
+fn fixed(x: f64, digits: usize) -> String {
+    let s = format!("{x:.digits$}");
+    match s.strip_prefix('-') {
+        Some(r) if r.chars().all(|c| c == '0' || c == '.') => r.to_string(),
+        _ => s,
+    }
+}
+
 /// Decimal figures in a sentence ("226.6", "0.93"), with their position.
 fn decimals(s: &str) -> Vec<String> {
     let b = s.as_bytes();
@@ -163,7 +172,7 @@ pub fn problems(dir: &Path, seeds: &Path) -> Vec<String> {
             let digits = f["digits"].as_u64().unwrap_or(0) as usize;
             let shown = f["shown"].as_str().unwrap_or("");
             match eval(f["op"].as_str().unwrap_or(""), f["field"].as_str().unwrap_or(""), &names, &rows) {
-                Some(x) if format!("{x:.digits$}") == shown => {}
+                Some(x) if fixed(x, digits) == shown => {}
                 x => p.push(format!("{id}: the why sentence says {shown} where the rows {names:?} give {x:?}")),
             }
             if !has_figure(why, shown) {
