@@ -163,6 +163,8 @@ fn quick_report_validates_and_renders_in_chromium() {
         .filter(|r| r["paper"].is_number() && r["derived"].is_null())
         .count();
     assert!(derived >= 20 && printed >= 150, "the checks ran on {printed} printed and {derived} derived paper figures");
+    let facts: usize = written["tables"].as_array().unwrap().iter().map(|t| t["facts"].as_array().unwrap().len()).sum();
+    assert!(facts >= 30, "the why sentences' check recomputed only {facts} facts");
     assert!(written["seed_texts"].as_array().unwrap().len() == 5, "the five seed texts are linked");
     assert!(written["verdicts"].as_array().unwrap().len() >= 15, "verdicts");
 
