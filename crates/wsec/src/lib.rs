@@ -8,8 +8,10 @@
 //! - [`link`]: security associations: keys by Key ID, PN generation, replay detection,
 //!   fragment reassembly, TKIP MIC-failure tracking.
 //! - [`decrypt`]: the capture decryption engine behind `wsec decrypt`.
+//! - [`eap`]: EAP for 802.1X: packets, the peer a station runs, EAP-TLS on rustls.
 //! - [`rsn`]: RSN key management: key hierarchy, EAPOL-Key, RSN element, handshakes.
 //! - [`node`]: the live system's AP and STA as sans-IO cores, the host crypto engine.
+//! - [`radius`]: RADIUS for the 802.1X authenticator (packets, authenticators, MSK keys, client).
 //! - [`input`]: whole-file reads with a size limit, strict hex text.
 //!
 //! This crate does no I/O of its own: no sockets, no clock, no threads (the engine's crypto
@@ -25,10 +27,12 @@
 pub mod capture;
 pub mod cipher;
 pub mod decrypt;
+pub mod eap;
 /// The error type every parser, cipher and kernel returns (crate `wsec-base`'s).
 pub use wsec_base::error;
 pub mod link;
 pub mod node;
+pub mod radius;
 pub mod rng;
 pub mod rsn;
 pub mod wire;

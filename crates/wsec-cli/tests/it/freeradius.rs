@@ -1,0 +1,307 @@
+//! A FreeRADIUS server for the tests (Debian's `freeradius`, which `scripts/setup`
+//! installs): a copy of /etc/freeradius/3.0 in a private directory with a generated test
+//! PKI (`openssl`), one RADIUS client (127.0.0.1 with the test's secret), a user for the
+//! password methods, the EAP-TLS certificates, and the TLS versions asked for; listening
+//! on free loopback ports, killed when dropped. A missing `freeradius` fails the test.
+use std::io::Read;
+use std::net::{SocketAddr, UdpSocket};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+pub const SECRET: &str = "wsec-lab-secret";
+pub const USER: &str = "alice@wsec.test";
+pub const PASSWORD: &str = "correct horse battery";
+pub const SERVER_NAME: &str = "radius.wsec.test";
+
+/// The test PKI: a CA, the server's certificate, a client's, and a CA nobody trusts with a
+/// server certificate of the same name.
+pub struct Pki {
+    pub dir: PathBuf,
+}
+
+impl Pki {
+    pub fn path(&self, f: &str) -> PathBuf {
+        self.dir.join(f)
+    }
+    pub fn read(&self, f: &str) -> Vec<u8> {
+        std::fs::read(self.path(f)).unwrap_or_else(|e| panic!("{f}: {e}"))
+    }
+}
+
+fn openssl(dir: &Path, args: &[&str]) {
+    let out = Command::new("openssl").args(args).current_dir(dir).output().expect("openssl runs (scripts/setup installs it)");
+    assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn issue(dir: &Path, ca: &str, name: &str, subject: &str, ext: &str, curve: &str) {
+    openssl(
+        dir,
+        &[
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            &format!("ec_paramgen_curve:{curve}"),
+            "-nodes",
+            "-keyout",
+            &format!("{name}.key"),
+            "-out",
+            &format!("{name}.csr"),
+            "-subj",
+            subject,
+        ],
+    );
+    std::fs::write(dir.join(format!("{name}.ext")), ext).unwrap();
+    openssl(
+        dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            &format!("{name}.csr"),
+            "-CA",
+            &format!("{ca}.pem"),
+            "-CAkey",
+            &format!("{ca}.key"),
+            "-CAcreateserial",
+            "-out",
+            &format!("{name}.pem"),
+            "-days",
+            "30",
+            "-sha256",
+            "-extfile",
+            &format!("{name}.ext"),
+        ],
+    );
+}
+
+fn ca(dir: &Path, name: &str, subject: &str, curve: &str) {
+    openssl(
+        dir,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            &format!("ec_paramgen_curve:{curve}"),
+            "-nodes",
+            "-keyout",
+            &format!("{name}.key"),
+            "-out",
+            &format!("{name}.pem"),
+            "-days",
+            "30",
+            "-subj",
+            subject,
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
+            "-addext",
+            "keyUsage=critical,keyCertSign,cRLSign",
+        ],
+    );
+}
+
+/// The PKI, made once per test process.
+pub fn pki() -> &'static Pki {
+    static PKI: OnceLock<Pki> = OnceLock::new();
+    PKI.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("wsec-pki-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        ca(&dir, "ca", "/CN=wsec test CA", "P-256");
+        issue(
+            &dir,
+            "ca",
+            "server",
+            &format!("/CN={SERVER_NAME}"),
+            &format!("subjectAltName=DNS:{SERVER_NAME}\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n"),
+            "P-256",
+        );
+        issue(&dir, "ca", "client", &format!("/CN={USER}"), "extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n", "P-256");
+        ca(&dir, "rogue-ca", "/CN=wsec rogue CA", "P-256");
+        issue(
+            &dir,
+            "rogue-ca",
+            "rogue-server",
+            &format!("/CN={SERVER_NAME}"),
+            &format!("subjectAltName=DNS:{SERVER_NAME}\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n"),
+            "P-256",
+        );
+        Pki { dir }
+    })
+}
+
+/// What the server is started with.
+#[derive(Clone, Debug)]
+pub struct Opts {
+    /// tls_max_version ("1.2" or "1.3").
+    pub tls_max: &'static str,
+    /// The server certificate's name in the PKI ("server" or "rogue-server").
+    pub cert: &'static str,
+    /// The RADIUS client secret the server holds.
+    pub secret: &'static str,
+}
+
+impl Default for Opts {
+    fn default() -> Opts {
+        Opts { tls_max: "1.2", cert: "server", secret: SECRET }
+    }
+}
+
+pub struct FreeRadius {
+    pub dir: PathBuf,
+    pub auth: SocketAddr,
+    /// The accounting port (the accounting tests' server).
+    #[allow(dead_code)]
+    pub acct: SocketAddr,
+    child: Option<Child>,
+}
+
+/// Three consecutive free UDP ports on loopback (authentication, accounting, the
+/// inner-tunnel server FreeRADIUS runs for PEAP and TTLS).
+fn free_ports() -> u16 {
+    for _ in 0..100 {
+        let a = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let p = a.local_addr().unwrap().port();
+        if p < 65533 && UdpSocket::bind(("127.0.0.1", p + 1)).is_ok() && UdpSocket::bind(("127.0.0.1", p + 2)).is_ok() {
+            return p;
+        }
+    }
+    panic!("no three free UDP ports on loopback");
+}
+
+/// The default site's listeners on loopback at `port` (auth) and `port + 1` (acct), its
+/// IPv6 listeners (which would collide between servers) removed.
+fn listen_on(site: String, port: u16) -> String {
+    let mut out = Vec::new();
+    let mut block = 0;
+    let mut skipping = false;
+    for l in site.lines() {
+        if l == "listen {" {
+            block += 1;
+            skipping = block > 2;
+        }
+        if skipping {
+            if l == "}" {
+                skipping = false;
+            }
+            continue;
+        }
+        let t = l.trim();
+        if block <= 2 && t == "ipaddr = *" {
+            out.push("\tipaddr = 127.0.0.1".to_string());
+        } else if block <= 2 && t == "port = 0" {
+            out.push(format!("\tport = {}", port + block - 1));
+        } else {
+            out.push(l.to_string());
+        }
+    }
+    out.join("\n")
+}
+
+fn edit(path: &Path, f: impl FnOnce(String) -> String) {
+    let s = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    std::fs::write(path, f(s)).unwrap();
+}
+
+impl FreeRadius {
+    pub fn start(o: Opts) -> FreeRadius {
+        let pki = pki();
+        let which = Command::new("sh").args(["-c", "command -v freeradius"]).output().unwrap();
+        assert!(which.status.success(), "freeradius is not installed: run scripts/setup (Debian package freeradius)");
+        let dir = std::env::temp_dir().join(format!("wsec-freeradius-{}-{}", std::process::id(), free_ports()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("log")).unwrap();
+        std::fs::create_dir_all(dir.join("run")).unwrap();
+        let raddb = dir.join("raddb");
+        let st = Command::new("cp").args(["-a", "/etc/freeradius/3.0"]).arg(&raddb).status().unwrap();
+        assert!(st.success(), "copy of /etc/freeradius/3.0");
+        let d = dir.display().to_string();
+        edit(&raddb.join("radiusd.conf"), |s| {
+            s.lines()
+                .filter(|l| !matches!(l.trim(), "user = freerad" | "group = freerad"))
+                .map(|l| {
+                    if l.starts_with("logdir = ") {
+                        format!("logdir = {d}/log")
+                    } else if l.starts_with("run_dir = ") {
+                        format!("run_dir = {d}/run")
+                    } else {
+                        l.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        });
+        let p = |f: &str| pki.path(f).display().to_string();
+        edit(&raddb.join("mods-available/eap"), |s| {
+            s.replace("private_key_password = whatever\n", "")
+                .replace(
+                    "private_key_file = /etc/ssl/private/ssl-cert-snakeoil.key",
+                    &format!("private_key_file = {}", p(&format!("{}.key", o.cert))),
+                )
+                .replace(
+                    "certificate_file = /etc/ssl/certs/ssl-cert-snakeoil.pem",
+                    &format!("certificate_file = {}", p(&format!("{}.pem", o.cert))),
+                )
+                .replace("ca_file = /etc/ssl/certs/ca-certificates.crt", &format!("ca_file = {}", p("ca.pem")))
+                .replace("tls_max_version = \"1.2\"", &format!("tls_max_version = \"{}\"", o.tls_max))
+        });
+        std::fs::write(raddb.join("clients.conf"), format!("client lab {{\n\tipaddr = 127.0.0.1\n\tsecret = {}\n}}\n", o.secret)).unwrap();
+        edit(&raddb.join("mods-config/files/authorize"), |s| format!("\"{USER}\" Cleartext-Password := \"{PASSWORD}\"\n\n{s}"));
+        let port = free_ports();
+        edit(&raddb.join("sites-available/default"), |s| listen_on(s, port));
+        edit(&raddb.join("sites-available/inner-tunnel"), |s| s.replace("port = 18120", &format!("port = {}", port + 2)));
+        let log = std::fs::File::create(dir.join("out.log")).unwrap();
+        let child = Command::new("freeradius")
+            .args(["-X", "-d"])
+            .arg(&raddb)
+            .stdout(Stdio::from(log.try_clone().unwrap()))
+            .stderr(Stdio::from(log))
+            .spawn()
+            .expect("freeradius starts");
+        let mut fr = FreeRadius {
+            dir,
+            auth: SocketAddr::from(([127, 0, 0, 1], port)),
+            acct: SocketAddr::from(([127, 0, 0, 1], port + 1)),
+            child: Some(child),
+        };
+        let t0 = Instant::now();
+        while !fr.log().contains("Ready to process requests") {
+            if let Some(st) = fr.child.as_mut().unwrap().try_wait().unwrap() {
+                panic!("freeradius exited ({st}) before it was ready:\n{}", fr.log());
+            }
+            assert!(t0.elapsed() < Duration::from_secs(30), "freeradius not ready after 30 s:\n{}", fr.log());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        fr
+    }
+
+    /// What the server printed (-X: every request and its processing).
+    pub fn log(&self) -> String {
+        let mut s = String::new();
+        if let Ok(mut f) = std::fs::File::open(self.dir.join("out.log")) {
+            let _ = f.read_to_string(&mut s);
+        }
+        s
+    }
+
+    /// Stops the server (the primary going down).
+    pub fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for FreeRadius {
+    fn drop(&mut self) {
+        self.stop();
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}

@@ -1,0 +1,267 @@
+//! wsec's RADIUS client and EAP-TLS peer against a real FreeRADIUS (tests/it/freeradius.rs):
+//! the EAP conversation an access point relays (RFC 3579, RFC 3580), the MSK the server
+//! hands over in MS-MPPE-Recv/Send-Key (RFC 2548) equal to the one the peer derives from
+//! TLS (RFC 5216 / RFC 9190), and the bad cases with the standard outcome.
+use super::freeradius::{self, FreeRadius, Opts};
+use std::net::{SocketAddr, UdpSocket};
+use std::time::{Duration, Instant};
+use wsec::eap::tls::{certs_from_pem, key_from_pem, TlsConfig, TlsVersions};
+use wsec::eap::{method, MethodConfig, Peer, PeerConfig, PeerEvent, PeerState};
+use wsec::radius::client::{Client, ClientConfig, Event, Kind, Request, Server};
+use wsec::radius::packet::{attr, Code, Packet};
+use zeroize::Zeroizing;
+
+fn server(addr: SocketAddr, secret: &str) -> Server {
+    Server { addr, secret: Zeroizing::new(secret.as_bytes().to_vec()) }
+}
+
+fn tls_peer(versions: TlsVersions, ca: &str, domain: Option<&str>) -> Peer {
+    let pki = freeradius::pki();
+    let t = TlsConfig {
+        ca_certs: certs_from_pem(&pki.read(ca)).unwrap(),
+        domain_suffix_match: domain.map(String::from),
+        client_cert: Some((
+            certs_from_pem(&pki.read("client.pem")).unwrap(),
+            std::sync::Arc::new(key_from_pem(&pki.read("client.key")).unwrap()),
+        )),
+        versions,
+        ..Default::default()
+    };
+    Peer::new(PeerConfig { identity: freeradius::USER.as_bytes().to_vec(), anonymous_identity: None, method: MethodConfig::Tls(t) })
+        .unwrap()
+}
+
+/// What one authentication ended with.
+struct Outcome {
+    code: Option<Code>,
+    /// The MSK from the Access-Accept's MS-MPPE keys.
+    server_msk: Option<Zeroizing<Vec<u8>>>,
+    round_trips: usize,
+    events: Vec<Event>,
+    discarded: Vec<String>,
+    elapsed: Duration,
+    accept: Option<Vec<u8>>,
+}
+
+/// The authenticator's relay (what `wsec ap` does between EAPOL and RADIUS): EAP-Request/
+/// Identity to the peer, each EAP-Response to the server in an Access-Request with the
+/// attributes of RFC 3580 and the State of the last Access-Challenge, each Access-Challenge's
+/// EAP-Message to the peer, the Access-Accept's or -Reject's to the peer.
+fn authenticate(peer: &mut Peer, cfg: ClientConfig, limit: Duration) -> Outcome {
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    sock.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
+    let mut rng = wsec::rng::seeded(7);
+    let mut client = Client::new(cfg).unwrap();
+    let t0 = Instant::now();
+    let now = || t0.elapsed().as_micros() as u64;
+    let mut out = Outcome {
+        code: None,
+        server_msk: None,
+        round_trips: 0,
+        events: Vec::new(),
+        discarded: Vec::new(),
+        elapsed: Duration::ZERO,
+        accept: None,
+    };
+    let mut state: Option<Vec<u8>> = None;
+    let mut eap_resp = peer.handle(&wsec::eap::packet::emit(wsec::eap::Code::Request, 0, method::IDENTITY, &[]).unwrap()).unwrap();
+    let mut buf = [0u8; 4096];
+    while t0.elapsed() < limit {
+        if let Some(resp) = eap_resp.take() {
+            let mut r = Request::new(Code::AccessRequest);
+            r.push(attr::USER_NAME, freeradius::USER.as_bytes())
+                .push(attr::NAS_IP_ADDRESS, &[127, 0, 0, 1])
+                .push(attr::NAS_IDENTIFIER, b"wsec-ap")
+                .push(attr::CALLED_STATION_ID, b"02-00-00-00-01-00:wsec-enterprise")
+                .push(attr::CALLING_STATION_ID, b"02-00-00-00-00-11")
+                .push_u32(attr::NAS_PORT_TYPE, attr::NAS_PORT_TYPE_WIRELESS_80211)
+                .push_u32(attr::SERVICE_TYPE, attr::SERVICE_TYPE_FRAMED)
+                .push_u32(attr::FRAMED_MTU, 1400)
+                .push_split(attr::EAP_MESSAGE, &resp);
+            if let Some(s) = &state {
+                r.push(attr::STATE, s);
+            }
+            client.send(now(), Kind::Auth, 1, r, &mut rng).unwrap();
+        }
+        while let Some(t) = client.poll_transmit() {
+            sock.send_to(&t.data, t.to).unwrap();
+        }
+        match sock.recv_from(&mut buf) {
+            Ok((n, from)) => match client.handle_datagram(now(), Kind::Auth, from, &buf[..n]) {
+                Ok(r) => {
+                    out.round_trips += 1;
+                    let pk = Packet::new_checked(&r.packet[..]).unwrap();
+                    state = pk.find(attr::STATE).map(|a| a.value.to_vec());
+                    let eap = pk.eap_message();
+                    if let Some(e) = &eap {
+                        eap_resp = peer.handle(e).unwrap_or(None);
+                    }
+                    if r.code != Code::AccessChallenge {
+                        out.code = Some(r.code);
+                        out.server_msk = r.msk;
+                        out.accept = Some(r.packet.clone());
+                        break;
+                    }
+                }
+                Err(e) => out.discarded.push(e.to_string()),
+            },
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+            Err(e) => panic!("recv: {e}"),
+        }
+        if client.poll_timeout().is_some_and(|t| t <= now()) {
+            let ev = client.handle_timeout(now(), &mut rng);
+            let gave_up = ev.iter().any(|e| matches!(e, Event::GaveUp { .. }));
+            out.events.extend(ev);
+            if gave_up {
+                break;
+            }
+        }
+    }
+    out.elapsed = t0.elapsed();
+    out
+}
+
+fn cfg(servers: Vec<Server>) -> ClientConfig {
+    ClientConfig { auth_servers: servers, ..Default::default() }
+}
+
+fn eap_tls_accepts(tls_max: &'static str, versions: TlsVersions, want_version: &str) {
+    let fr = FreeRadius::start(Opts { tls_max, ..Default::default() });
+    let mut peer = tls_peer(versions, "ca.pem", Some("wsec.test"));
+    let o = authenticate(&mut peer, cfg(vec![server(fr.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_eq!(o.code, Some(Code::AccessAccept), "discarded {:?}; server log:\n{}", o.discarded, fr.log());
+    assert!(o.discarded.is_empty(), "{:?}", o.discarded);
+    assert_eq!(peer.state(), PeerState::Success);
+    let (v, suite) = peer.tls_info().unwrap();
+    assert_eq!(v, want_version);
+    let msk = peer.msk().expect("the peer's MSK");
+    let server_msk = o.server_msk.expect("MS-MPPE-Recv-Key and -Send-Key in the Access-Accept");
+    assert_eq!(server_msk.len(), 64);
+    assert_eq!(&server_msk[..], msk, "the server's MSK (RFC 2548) is the peer's (TLS exporter)");
+    // The Access-Accept carried a Message-Authenticator (the client refuses one without).
+    let acc = o.accept.unwrap();
+    assert_eq!(Packet::new_checked(&acc[..]).unwrap().count(attr::MESSAGE_AUTHENTICATOR), 1);
+    // The server's log shows the Nak from MD5 (its default) to TLS, and the peer's events.
+    let log = fr.log();
+    assert!(log.contains("Peer sent packet with method EAP NAK (3)"), "no Nak in the server log");
+    let mut ev = Vec::new();
+    while let Some(e) = peer.poll_event() {
+        ev.push(e);
+    }
+    assert!(
+        ev.contains(&PeerEvent::ProposedMethod(method::MD5_CHALLENGE))
+            && ev.contains(&PeerEvent::Method(method::TLS))
+            && ev.last() == Some(&PeerEvent::Success),
+        "{ev:?}"
+    );
+    eprintln!("EAP-TLS {v} {suite}: Access-Accept after {} round trips in {:?}", o.round_trips, o.elapsed);
+}
+
+#[test]
+fn eap_tls12_against_freeradius() {
+    eap_tls_accepts("1.2", TlsVersions::Both, "TLSv1.2");
+}
+
+#[test]
+fn eap_tls13_against_freeradius() {
+    eap_tls_accepts("1.3", TlsVersions::Tls13, "TLSv1.3");
+}
+
+#[test]
+fn untrusted_or_misnamed_server_is_refused() {
+    // The server presents a certificate of a CA the station does not trust.
+    let fr = FreeRadius::start(Opts { cert: "rogue-server", ..Default::default() });
+    let mut peer = tls_peer(TlsVersions::Both, "ca.pem", None);
+    let o = authenticate(&mut peer, cfg(vec![server(fr.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_eq!(o.code, Some(Code::AccessReject), "{:?}", o.discarded);
+    assert_eq!(peer.state(), PeerState::Failure);
+    assert!(peer.msk().is_none());
+    let why: Vec<_> =
+        std::iter::from_fn(|| peer.poll_event()).filter_map(|e| if let PeerEvent::Failure(w) = e { Some(w) } else { None }).collect();
+    assert!(
+        why.iter().any(|w| w.contains("UnknownIssuer") || w.contains("unknown issuer") || w.contains("invalid peer certificate")),
+        "{why:?}"
+    );
+    assert!(fr.log().contains("alert"), "the server saw the station's TLS alert");
+    drop(fr);
+    // The right CA, the wrong name.
+    let fr = FreeRadius::start(Opts::default());
+    let mut peer = tls_peer(TlsVersions::Both, "ca.pem", Some("other.example"));
+    let o = authenticate(&mut peer, cfg(vec![server(fr.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_eq!(o.code, Some(Code::AccessReject));
+    assert!(peer.msk().is_none());
+}
+
+#[test]
+fn wrong_secret_is_discarded_and_times_out() {
+    let fr = FreeRadius::start(Opts::default());
+    let mut peer = tls_peer(TlsVersions::Both, "ca.pem", None);
+    let c = ClientConfig {
+        first_wait_us: 300_000,
+        max_wait_us: 600_000,
+        num_failover: 2,
+        max_failover: 1,
+        ..cfg(vec![server(fr.auth, "not-the-secret")])
+    };
+    let o = authenticate(&mut peer, c, Duration::from_secs(20));
+    assert_eq!(o.code, None);
+    assert!(matches!(o.events.last(), Some(Event::GaveUp { .. })), "{:?}", o.events);
+    // FreeRADIUS drops a request whose Message-Authenticator does not verify with its secret.
+    let log = fr.log();
+    assert!(log.contains("Message-Authenticator") || log.contains("shared secret"), "server log names the bad request:\n{log}");
+}
+
+#[test]
+fn pap_accept_without_message_authenticator_is_refused() {
+    // FreeRADIUS 3.2.1 answers a PAP Access-Request without a Message-Authenticator (it
+    // adds one only with EAP): the BlastRADIUS-hardened client must discard that answer.
+    let fr = FreeRadius::start(Opts::default());
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    sock.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut rng = wsec::rng::seeded(9);
+    for require in [true, false] {
+        let mut c =
+            Client::new(ClientConfig { require_message_authenticator: require, ..cfg(vec![server(fr.auth, freeradius::SECRET)]) }).unwrap();
+        let mut r = Request::new(Code::AccessRequest);
+        r.push(attr::USER_NAME, freeradius::USER.as_bytes());
+        r.password = Some(Zeroizing::new(freeradius::PASSWORD.as_bytes().to_vec()));
+        c.send(0, Kind::Auth, 5, r, &mut rng).unwrap();
+        let t = c.poll_transmit().unwrap();
+        sock.send_to(&t.data, t.to).unwrap();
+        let mut buf = [0u8; 4096];
+        let (n, from) = sock.recv_from(&mut buf).expect("FreeRADIUS answers PAP");
+        let pk = Packet::new_checked(&buf[..n]).unwrap();
+        assert_eq!(pk.code(), Code::AccessAccept, "the password is right:\n{}", fr.log());
+        assert_eq!(pk.count(attr::MESSAGE_AUTHENTICATOR), 0, "FreeRADIUS 3.2.1 sends none with PAP");
+        let r = c.handle_datagram(1, Kind::Auth, from, &buf[..n]);
+        if require {
+            let e = r.unwrap_err().to_string();
+            assert!(e.contains("without Message-Authenticator"), "{e}");
+        } else {
+            assert_eq!(r.unwrap().code, Code::AccessAccept, "the same answer verifies by its Response Authenticator");
+        }
+    }
+}
+
+#[test]
+fn failover_to_the_second_server() {
+    let mut primary = FreeRadius::start(Opts::default());
+    let secondary = FreeRadius::start(Opts { tls_max: "1.3", ..Default::default() });
+    let dead = primary.auth;
+    primary.stop();
+    let mut peer = tls_peer(TlsVersions::Both, "ca.pem", None);
+    // Retransmissions after 0.5 s and 1 s, then 2 s without an answer: the second server, 3.5 s
+    // after the first request (hostapd: 3 s, 6 s, 12 s, 24 s: 45 s with its defaults).
+    let c = ClientConfig {
+        first_wait_us: 500_000,
+        max_wait_us: 4_000_000,
+        num_failover: 2,
+        ..cfg(vec![server(dead, freeradius::SECRET), server(secondary.auth, freeradius::SECRET)])
+    };
+    let o = authenticate(&mut peer, c, Duration::from_secs(30));
+    assert_eq!(o.code, Some(Code::AccessAccept), "{:?} {:?}", o.events, o.discarded);
+    assert_eq!(o.events, vec![Event::Failover { kind: Kind::Auth, from: dead, to: secondary.auth }]);
+    assert_eq!(peer.tls_info().unwrap().0, "TLSv1.3", "the secondary (TLS 1.3) did the work");
+    assert!(o.elapsed >= Duration::from_millis(3500), "{:?}", o.elapsed);
+    eprintln!("failover: Access-Accept from the second server {:?} after the first request", o.elapsed);
+}

@@ -1,0 +1,14 @@
+//! EAP (RFC 3748) for IEEE 802.1X: the packet format and the peer a station runs.
+//!
+//! - [`packet`]: EAP packets and method numbers.
+//! - [`peer`]: the peer state machine (Identity, Notification, Nak, Success/Failure)
+//!   around one method, with the MSK it yields.
+//! - [`tls`]: EAP-TLS (RFC 5216 with TLS 1.2, RFC 9190 with TLS 1.3) on rustls, its
+//!   fragmentation and its key derivation; server certificate validation as
+//!   wpa_supplicant's `ca_cert`, `domain_match`, `domain_suffix_match`.
+pub mod packet;
+pub mod peer;
+pub mod tls;
+
+pub use packet::{method, Code, Packet};
+pub use peer::{MethodConfig, Peer, PeerConfig, PeerEvent, PeerState};

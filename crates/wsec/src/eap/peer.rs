@@ -1,0 +1,245 @@
+//! The EAP peer (RFC 3748 4, 5; RFC 4137's peer state machine reduced to what a station
+//! needs): it answers Identity with `identity` (or `anonymous_identity` for the outer
+//! identity), Notification with an empty Notification, a method it does not run with a Nak
+//! naming the one it does, repeats its last Response to a retransmitted Request (same
+//! Identifier, RFC 3748 4.1), runs the method, and takes EAP-Success only once the method
+//! has finished (an early Success is a failure, as wpa_supplicant treats it).
+use super::packet::{emit, method, Code, Packet};
+use super::tls::{EapTls, TlsConfig, TlsState};
+use crate::error::{Error, Result};
+use zeroize::Zeroizing;
+
+/// The method the peer runs and its settings.
+#[derive(Clone, Debug)]
+pub enum MethodConfig {
+    Tls(TlsConfig),
+}
+
+impl MethodConfig {
+    pub fn typ(&self) -> u8 {
+        match self {
+            MethodConfig::Tls(_) => method::TLS,
+        }
+    }
+}
+
+/// The peer's settings (wpa_supplicant's network block keys).
+#[derive(Clone)]
+pub struct PeerConfig {
+    pub identity: Vec<u8>,
+    pub anonymous_identity: Option<Vec<u8>>,
+    pub method: MethodConfig,
+}
+
+impl core::fmt::Debug for PeerConfig {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "PeerConfig {{ identity: {:?}, method: {:?} }}", String::from_utf8_lossy(&self.identity), self.method)
+    }
+}
+
+/// What happened, in the words of wpa_supplicant's control interface events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PeerEvent {
+    /// CTRL-EVENT-EAP-STARTED: the first Request of a conversation.
+    Started,
+    /// CTRL-EVENT-EAP-PROPOSED-METHOD: the server proposed a method (Nak'ed if not ours).
+    ProposedMethod(u8),
+    /// CTRL-EVENT-EAP-METHOD: the method runs.
+    Method(u8),
+    /// CTRL-EVENT-EAP-NOTIFICATION.
+    Notification(String),
+    /// CTRL-EVENT-EAP-SUCCESS: the MSK is ready.
+    Success,
+    /// CTRL-EVENT-EAP-FAILURE, with why.
+    Failure(String),
+}
+
+/// Where the conversation is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PeerState {
+    Idle,
+    Identity,
+    Method,
+    Success,
+    Failure,
+}
+
+impl PeerState {
+    /// wpa_supplicant's `EAP state=` words.
+    pub fn name(self) -> &'static str {
+        match self {
+            PeerState::Idle => "IDLE",
+            PeerState::Identity => "IDENTITY",
+            PeerState::Method => "METHOD",
+            PeerState::Success => "SUCCESS",
+            PeerState::Failure => "FAILURE",
+        }
+    }
+}
+
+/// An EAP peer.
+pub struct Peer {
+    cfg: PeerConfig,
+    state: PeerState,
+    tls: Option<EapTls>,
+    last: Option<(u8, Vec<u8>)>,
+    events: std::collections::VecDeque<PeerEvent>,
+    msk: Option<Zeroizing<Vec<u8>>>,
+}
+
+impl Peer {
+    pub fn new(cfg: PeerConfig) -> Result<Peer> {
+        // Check the method's configuration now: a bad ca_cert is an error at start, not mid-way.
+        match &cfg.method {
+            MethodConfig::Tls(t) => {
+                super::tls::client_config(t)?;
+            }
+        }
+        Ok(Peer { cfg, state: PeerState::Idle, tls: None, last: None, events: Default::default(), msk: None })
+    }
+
+    pub fn state(&self) -> PeerState {
+        self.state
+    }
+
+    pub fn poll_event(&mut self) -> Option<PeerEvent> {
+        self.events.pop_front()
+    }
+
+    /// The MSK (64 octets) after EAP-Success.
+    pub fn msk(&self) -> Option<&[u8]> {
+        self.msk.as_deref().map(|k| &k[..64.min(k.len())])
+    }
+
+    /// The TLS version and cipher suite the method negotiated.
+    pub fn tls_info(&self) -> Option<(&'static str, String)> {
+        let t = self.tls.as_ref()?;
+        Some((t.version()?, t.cipher_suite()?))
+    }
+
+    /// Starts over (EAPOL-Start sent, or a new association).
+    pub fn restart(&mut self) {
+        self.state = PeerState::Idle;
+        self.tls = None;
+        self.last = None;
+        self.msk = None;
+    }
+
+    fn fail(&mut self, why: String) {
+        self.state = PeerState::Failure;
+        self.events.push_back(PeerEvent::Failure(why));
+    }
+
+    /// An EAP packet from the authenticator; the Response to send, if any. Malformed
+    /// packets are an `Err` (and discarded: RFC 3748 4 says silently).
+    pub fn handle(&mut self, eap: &[u8]) -> Result<Option<Vec<u8>>> {
+        let p = Packet::new_checked(eap)?;
+        match p.code() {
+            Code::Request => {}
+            Code::Success => {
+                let done = self.tls.as_ref().is_some_and(|t| *t.state() == TlsState::Done);
+                if done && self.state == PeerState::Method {
+                    self.msk = self.tls.as_ref().and_then(|t| t.key_material()).map(|k| Zeroizing::new(k.to_vec()));
+                    self.state = PeerState::Success;
+                    self.events.push_back(PeerEvent::Success);
+                } else if self.state != PeerState::Success {
+                    self.fail("EAP-Success before the method completed".into());
+                }
+                return Ok(None);
+            }
+            Code::Failure => {
+                if self.state != PeerState::Failure {
+                    let why = match self.tls.as_ref().map(|t| t.state()) {
+                        Some(TlsState::Failed(w)) => format!("EAP-Failure after TLS failed: {w}"),
+                        _ => "EAP-Failure".to_string(),
+                    };
+                    self.fail(why);
+                }
+                return Ok(None);
+            }
+            _ => return Err(Error::Malformed("EAP code a peer does not take")),
+        }
+        let id = p.identifier();
+        if let Some((lid, resp)) = &self.last {
+            if *lid == id && self.state != PeerState::Idle {
+                return Ok(Some(resp.clone()));
+            }
+        }
+        if self.state == PeerState::Idle || self.state == PeerState::Success || self.state == PeerState::Failure {
+            self.restart();
+            self.events.push_back(PeerEvent::Started);
+        }
+        let typ = p.typ().expect("a Request has a Type");
+        let resp = match typ {
+            method::IDENTITY => {
+                self.state = PeerState::Identity;
+                let who = self.cfg.anonymous_identity.as_ref().unwrap_or(&self.cfg.identity).clone();
+                emit(Code::Response, id, method::IDENTITY, &who)?
+            }
+            method::NOTIFICATION => {
+                self.events.push_back(PeerEvent::Notification(String::from_utf8_lossy(p.type_data()).into_owned()));
+                emit(Code::Response, id, method::NOTIFICATION, &[])?
+            }
+            t if t == self.cfg.method.typ() => {
+                if self.state != PeerState::Method {
+                    self.events.push_back(PeerEvent::ProposedMethod(t));
+                    self.events.push_back(PeerEvent::Method(t));
+                    self.state = PeerState::Method;
+                }
+                let MethodConfig::Tls(c) = &self.cfg.method;
+                if self.tls.is_none() {
+                    self.tls = Some(EapTls::new(c)?);
+                }
+                let data = match self.tls.as_mut().expect("set above").process(p.type_data()) {
+                    Ok(d) => d,
+                    Err(e) => {
+                        self.fail(format!("EAP-TLS: {e}"));
+                        return Err(e);
+                    }
+                };
+                emit(Code::Response, id, t, &data)?
+            }
+            method::NAK | method::EXPANDED => return Err(Error::Malformed("EAP Request of a type a server does not send")),
+            t => {
+                self.events.push_back(PeerEvent::ProposedMethod(t));
+                emit(Code::Response, id, method::NAK, &[self.cfg.method.typ()])?
+            }
+        };
+        self.last = Some((id, resp.clone()));
+        Ok(Some(resp))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eap::packet::emit_result;
+
+    fn peer() -> Peer {
+        let t = TlsConfig { insecure_no_server_validation: true, ..Default::default() };
+        Peer::new(PeerConfig { identity: b"alice".to_vec(), anonymous_identity: None, method: MethodConfig::Tls(t) }).unwrap()
+    }
+
+    #[test]
+    fn identity_nak_retransmission_early_success() {
+        let mut p = peer();
+        let r = p.handle(&emit(Code::Request, 1, method::IDENTITY, &[]).unwrap()).unwrap().unwrap();
+        assert_eq!(r, emit(Code::Response, 1, method::IDENTITY, b"alice").unwrap());
+        assert_eq!(p.poll_event(), Some(PeerEvent::Started));
+        // MD5 proposed: Nak with TLS.
+        let r = p.handle(&emit(Code::Request, 2, method::MD5_CHALLENGE, &[16; 17]).unwrap()).unwrap().unwrap();
+        assert_eq!(r, emit(Code::Response, 2, method::NAK, &[method::TLS]).unwrap());
+        // The same Request again: the same Response.
+        assert_eq!(p.handle(&emit(Code::Request, 2, method::MD5_CHALLENGE, &[16; 17]).unwrap()).unwrap().unwrap(), r);
+        // TLS Start: a ClientHello.
+        let r = p.handle(&emit(Code::Request, 3, method::TLS, &[0x20]).unwrap()).unwrap().unwrap();
+        assert_eq!(r[4], method::TLS);
+        assert_eq!(p.state(), PeerState::Method);
+        // Success before the method ends is a failure, and no key.
+        assert_eq!(p.handle(&emit_result(true, 3)).unwrap(), None);
+        assert_eq!(p.state(), PeerState::Failure);
+        assert!(p.msk().is_none());
+        assert!(p.handle(&[3, 0, 0]).is_err());
+        assert!(p.handle(&emit(Code::Response, 4, method::IDENTITY, &[]).unwrap()).is_err(), "a Response to a peer");
+    }
+}
