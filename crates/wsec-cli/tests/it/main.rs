@@ -8,6 +8,7 @@ mod cli_contract;
 mod ctrl_cli;
 mod decrypt_cli;
 mod decrypt_output;
+mod dot1x_cores;
 mod exit_codes;
 mod freeradius;
 mod help;

@@ -53,7 +53,7 @@ fn authenticate(peer: &mut Peer, cfg: ClientConfig, limit: Duration) -> Outcome 
     let mut rng = wsec::rng::seeded(7);
     let mut client = Client::new(cfg).unwrap();
     let t0 = Instant::now();
-    let now = || t0.elapsed().as_micros() as u64;
+    let now = || t0.elapsed().as_nanos() as u64;
     let mut out = Outcome {
         code: None,
         server_msk: None,
@@ -197,8 +197,8 @@ fn wrong_secret_is_discarded_and_times_out() {
     let fr = FreeRadius::start(Opts::default());
     let mut peer = tls_peer(TlsVersions::Both, "ca.pem", None);
     let c = ClientConfig {
-        first_wait_us: 300_000,
-        max_wait_us: 600_000,
+        first_wait_ns: 300_000_000,
+        max_wait_ns: 600_000_000,
         num_failover: 2,
         max_failover: 1,
         ..cfg(vec![server(fr.auth, "not-the-secret")])
@@ -253,8 +253,8 @@ fn failover_to_the_second_server() {
     // Retransmissions after 0.5 s and 1 s, then 2 s without an answer: the second server, 3.5 s
     // after the first request (hostapd: 3 s, 6 s, 12 s, 24 s: 45 s with its defaults).
     let c = ClientConfig {
-        first_wait_us: 500_000,
-        max_wait_us: 4_000_000,
+        first_wait_ns: 500_000_000,
+        max_wait_ns: 4_000_000_000,
         num_failover: 2,
         ..cfg(vec![server(dead, freeradius::SECRET), server(secondary.auth, freeradius::SECRET)])
     };

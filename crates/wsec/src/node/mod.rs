@@ -178,6 +178,16 @@ pub enum Phase {
     },
     /// The STA heard nothing from its AP for too long and scans again.
     BeaconLoss,
+    /// IEEE 802.1X: the EAP conversation started (CTRL-EVENT-EAP-STARTED).
+    EapStarted,
+    /// EAP succeeded (CTRL-EVENT-EAP-SUCCESS): the PMK is the MSK's; `identity` as the
+    /// station gave it, `method` the EAP method's name.
+    EapSuccess {
+        identity: String,
+        method: &'static str,
+    },
+    /// EAP failed (CTRL-EVENT-EAP-FAILURE), with why.
+    EapFailure(String),
 }
 
 impl core::fmt::Display for Phase {
@@ -217,6 +227,9 @@ impl core::fmt::Display for Phase {
                 write!(f, "disassociated reason {reason}{}", if *by_peer { " (by peer)" } else { "" })
             }
             Phase::BeaconLoss => write!(f, "beacon loss: scanning again"),
+            Phase::EapStarted => write!(f, "eap started"),
+            Phase::EapSuccess { identity, method } => write!(f, "eap success (method {method}, identity \"{identity}\")"),
+            Phase::EapFailure(why) => write!(f, "eap failure: {why}"),
         }
     }
 }
@@ -243,6 +256,8 @@ pub struct Output {
     /// Ethernet frames for the host's TAP device.
     pub host: Vec<Vec<u8>>,
     pub events: Vec<NodeEvent>,
+    /// RADIUS datagrams to send (an 802.1X access point's authentication and accounting).
+    pub radius: Vec<crate::radius::client::Transmit>,
 }
 
 impl Output {
@@ -250,6 +265,7 @@ impl Output {
         self.air.clear();
         self.host.clear();
         self.events.clear();
+        self.radius.clear();
     }
 }
 

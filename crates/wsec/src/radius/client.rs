@@ -1,5 +1,5 @@
 //! The RADIUS client of an authenticator, sans-IO: requests in, datagrams and events out,
-//! the time handed in (microseconds, as the node cores take it).
+//! the time handed in (nanoseconds, as the node cores take it).
 //!
 //! What it does, as RFC 2865 2.4-2.5, RFC 5080 2.2 and hostapd's `radius_client.c` do:
 //! - one Identifier space per kind (authentication, accounting: two sockets), identifiers
@@ -48,19 +48,19 @@ pub enum Kind {
 pub struct ClientConfig {
     pub auth_servers: Vec<Server>,
     pub acct_servers: Vec<Server>,
-    /// First retransmission after this long (µs; hostapd RADIUS_CLIENT_FIRST_WAIT, 3 s).
-    pub first_wait_us: u64,
-    /// The longest wait between retransmissions (µs; RADIUS_CLIENT_MAX_WAIT, 120 s).
-    pub max_wait_us: u64,
+    /// First retransmission after this long (ns; hostapd RADIUS_CLIENT_FIRST_WAIT, 3 s).
+    pub first_wait_ns: u64,
+    /// The longest wait between retransmissions (ns; RADIUS_CLIENT_MAX_WAIT, 120 s).
+    pub max_wait_ns: u64,
     /// Retransmissions to one server before moving to the next (RADIUS_CLIENT_NUM_FAILOVER, 4).
     pub num_failover: u32,
     /// Moves to another server before a request is given up (RADIUS_CLIENT_MAX_FAILOVER, 3).
     pub max_failover: u32,
     /// Requests waiting at most (RADIUS_CLIENT_MAX_ENTRIES, 30).
     pub max_pending: usize,
-    /// Back to the first server this long after leaving it (µs; hostapd
+    /// Back to the first server this long after leaving it (ns; hostapd
     /// `radius_retry_primary_interval`); 0: stay.
-    pub retry_primary_us: u64,
+    pub retry_primary_ns: u64,
     /// Discard Access-Accept/-Reject/-Challenge without a Message-Authenticator.
     pub require_message_authenticator: bool,
 }
@@ -70,12 +70,12 @@ impl Default for ClientConfig {
         ClientConfig {
             auth_servers: Vec::new(),
             acct_servers: Vec::new(),
-            first_wait_us: 3_000_000,
-            max_wait_us: 120_000_000,
+            first_wait_ns: 3_000_000_000,
+            max_wait_ns: 120_000_000_000,
             num_failover: 4,
             max_failover: 3,
             max_pending: 30,
-            retry_primary_us: 0,
+            retry_primary_ns: 0,
             require_message_authenticator: true,
         }
     }
@@ -150,7 +150,7 @@ pub struct Response {
     pub packet: Vec<u8>,
     pub server: SocketAddr,
     /// Time from the first transmission of the request.
-    pub rtt_us: u64,
+    pub rtt_ns: u64,
     /// MS-MPPE-Recv-Key | MS-MPPE-Send-Key decrypted (RFC 2548; the MSK's first 64 octets,
     /// RFC 3748 7.10 / RFC 5216 2.3) when an Access-Accept carries both.
     pub msk: Option<Zeroizing<Vec<u8>>>,
@@ -216,7 +216,7 @@ pub struct Client {
 
 impl Client {
     pub fn new(cfg: ClientConfig) -> Result<Client> {
-        if cfg.first_wait_us == 0 || cfg.max_wait_us < cfg.first_wait_us || cfg.max_pending == 0 || cfg.max_pending > 255 {
+        if cfg.first_wait_ns == 0 || cfg.max_wait_ns < cfg.first_wait_ns || cfg.max_pending == 0 || cfg.max_pending > 255 {
             return Err(Error::Malformed("RADIUS client timers or queue size"));
         }
         let side = |s: &Vec<Server>| Side { servers: s.clone(), active: 0, left_primary_at: None, next_id: 0 };
@@ -298,8 +298,8 @@ impl Client {
             packet,
             retransmissions: 0,
             failovers: 0,
-            wait: self.cfg.first_wait_us,
-            next_at: now.saturating_add(self.cfg.first_wait_us),
+            wait: self.cfg.first_wait_ns,
+            next_at: now.saturating_add(self.cfg.first_wait_ns),
             first_at: now,
         });
         self.stats.requests += 1;
@@ -319,8 +319,8 @@ impl Client {
     pub fn poll_timeout(&self) -> Option<u64> {
         let mut t = self.pending.iter().map(|p| p.next_at).min();
         for s in [&self.auth, &self.acct] {
-            if let (Some(at), true) = (s.left_primary_at, self.cfg.retry_primary_us > 0) {
-                let back = at.saturating_add(self.cfg.retry_primary_us);
+            if let (Some(at), true) = (s.left_primary_at, self.cfg.retry_primary_ns > 0) {
+                let back = at.saturating_add(self.cfg.retry_primary_ns);
                 t = Some(t.map_or(back, |t| t.min(back)));
             }
         }
@@ -381,7 +381,7 @@ impl Client {
             None
         };
         let p = self.pending.remove(i);
-        Ok(Response { tag: p.tag, code, packet: pk.as_bytes().to_vec(), server: from, rtt_us: now.saturating_sub(p.first_at), msk })
+        Ok(Response { tag: p.tag, code, packet: pk.as_bytes().to_vec(), server: from, rtt_ns: now.saturating_sub(p.first_at), msk })
     }
 
     fn move_server(&mut self, now: u64, kind: Kind, to: usize, rng: &mut dyn CryptoRngCore, events: &mut Vec<Event>) {
@@ -410,7 +410,7 @@ impl Client {
             p.authenticator = a;
             p.packet = packet;
             p.retransmissions = 0;
-            p.wait = self.cfg.first_wait_us;
+            p.wait = self.cfg.first_wait_ns;
             p.next_at = now.saturating_add(p.wait);
             self.out.push_back(Transmit { kind, to: ta, data: p.packet.clone() });
         }
@@ -422,7 +422,7 @@ impl Client {
         for kind in [Kind::Auth, Kind::Acct] {
             let s = self.side(kind);
             if let Some(at) = s.left_primary_at {
-                if self.cfg.retry_primary_us > 0 && now >= at.saturating_add(self.cfg.retry_primary_us) {
+                if self.cfg.retry_primary_ns > 0 && now >= at.saturating_add(self.cfg.retry_primary_ns) {
                     self.move_server(now, kind, 0, rng, &mut events);
                 }
             }
@@ -469,7 +469,7 @@ impl Client {
                     p.packet = packet;
                 }
                 p.retransmissions = 0;
-                p.wait = self.cfg.first_wait_us;
+                p.wait = self.cfg.first_wait_ns;
                 p.next_at = now.saturating_add(p.wait);
                 self.out.push_back(Transmit { kind, to, data: p.packet.clone() });
                 i += 1;
@@ -482,7 +482,7 @@ impl Client {
                     Kind::Acct => self.acct.servers[p.server].addr,
                 }
             };
-            let max_wait = self.cfg.max_wait_us;
+            let max_wait = self.cfg.max_wait_ns;
             let p = &mut self.pending[i];
             p.retransmissions += 1;
             p.wait = p.wait.saturating_mul(2).min(max_wait);
@@ -508,8 +508,8 @@ mod tests {
         ClientConfig {
             auth_servers: vec![server(1812, b"one"), server(1912, b"two")],
             acct_servers: vec![server(1813, b"one")],
-            first_wait_us: 1_000_000,
-            max_wait_us: 8_000_000,
+            first_wait_ns: 1_000_000,
+            max_wait_ns: 8_000_000,
             num_failover: 2,
             max_failover: 3,
             ..Default::default()
@@ -552,7 +552,7 @@ mod tests {
         let msk = [0x5au8; 64];
         let resp = answer(&t.data, Code::AccessAccept, b"one", true, Some(&msk));
         let r = c.handle_datagram(1500, Kind::Auth, t.to, &resp).unwrap();
-        assert_eq!((r.tag, r.code, r.rtt_us), (42, Code::AccessAccept, 1500));
+        assert_eq!((r.tag, r.code, r.rtt_ns), (42, Code::AccessAccept, 1500));
         assert_eq!(&r.msk.unwrap()[..], &msk[..]);
         assert_eq!(c.pending(), 0);
         // The same answer again answers nothing.
@@ -613,7 +613,7 @@ mod tests {
         assert!(c.handle_datagram(7_000_001, Kind::Auth, first.to, &answer(&first.data, Code::AccessAccept, b"one", true, None)).is_err());
         let r =
             c.handle_datagram(7_500_000, Kind::Auth, moved.to, &answer(&moved.data, Code::AccessChallenge, b"two", true, None)).unwrap();
-        assert_eq!((r.tag, r.code, r.rtt_us), (7, Code::AccessChallenge, 7_500_000));
+        assert_eq!((r.tag, r.code, r.rtt_ns), (7, Code::AccessChallenge, 7_500_000));
 
         // Nobody answers: moves between the servers, then gives up.
         c.send(10_000_000, Kind::Auth, 8, access(b"dave"), &mut rng).unwrap();
@@ -636,7 +636,7 @@ mod tests {
     fn back_to_primary() {
         let mut rng = crate::rng::seeded(4);
         let mut cf = cfg();
-        cf.retry_primary_us = 30_000_000;
+        cf.retry_primary_ns = 30_000_000;
         let mut c = Client::new(cf).unwrap();
         c.send(0, Kind::Auth, 1, access(b"e"), &mut rng).unwrap();
         for t in [1_000_000, 3_000_000, 7_000_000] {

@@ -102,6 +102,8 @@ impl ReasonCode {
     /// Element in 4-way handshake different from (Re)Association Request/Probe
     /// Response/Beacon frame.
     pub const IE_DIFFERENT: ReasonCode = ReasonCode(17);
+    /// 23: IEEE 802.1X authentication failed (Table 9-49).
+    pub const IEEE_8021X_AUTH_FAILED: ReasonCode = ReasonCode(23);
 }
 
 impl core::fmt::Display for ReasonCode {

@@ -19,12 +19,12 @@ use super::{AccessPoint, Association, Negotiated, Peer, PeerState, Rsna};
 
 /// What a station's RSN or WPA element chose from our offer (12.6.3).
 #[derive(Debug, Clone, Copy)]
-struct Choice {
-    akm: Akm,
-    pairwise: CipherSuite,
-    group: CipherSuite,
+pub(super) struct Choice {
+    pub(super) akm: Akm,
+    pub(super) pairwise: CipherSuite,
+    pub(super) group: CipherSuite,
     /// The group management cipher when MFP is used.
-    group_mgmt: Option<CipherSuite>,
+    pub(super) group_mgmt: Option<CipherSuite>,
 }
 
 /// What a (Re)Association Request negotiated, with the OWE exchange and SAE PMK its
@@ -303,7 +303,6 @@ impl AccessPoint {
         // A reassociation restarts the keys from scratch.
         self.forget_keys(sta, out);
         let use_mfp = choice.is_some_and(|c| c.group_mgmt.is_some());
-        let group_keys = self.group_for_new_station(use_mfp);
         let Some(p) = self.peers.get_mut(sta) else { return };
         p.aid = aid;
         p.last_rx = now;
@@ -315,11 +314,6 @@ impl AccessPoint {
             out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Established { pairwise: None } });
             return;
         };
-        let (hs_akm, pmk) = match (c.akm, owe) {
-            (Akm::Sae, _) => (c.akm, sae_pmk.unwrap_or_default()),
-            (Akm::Owe, Some(o)) => (o.akm, o.pmk),
-            _ => (c.akm, pmk.clone()),
-        };
         let wpa1 = rsne.as_deref().is_some_and(crate::rsn::ie::is_wpa_element);
         p.state = PeerState::Associated(association);
         p.negotiated = Some(Negotiated { akm: c.akm, pairwise: c.pairwise, wpa1 });
@@ -328,6 +322,38 @@ impl AccessPoint {
             peer: *sta,
             phase: Phase::Associated { aid, akm: Some(c.akm), pairwise: Some(c.pairwise), group: Some(c.group) },
         });
+        let (hs_akm, pmk) = match (c.akm, owe) {
+            (Akm::Sae, _) => (c.akm, sae_pmk.unwrap_or_default()),
+            (Akm::Owe, Some(o)) => (o.akm, o.pmk),
+            // 802.1X: the PMK comes from the EAP exchange (or a cached PMKSA).
+            (a, _) if a.is_8021x() => match sae_pmk {
+                Some(pmk) => (a, pmk),
+                None => {
+                    self.dot1x_start(now, sta, c, rsne, out);
+                    return;
+                }
+            },
+            _ => (c.akm, pmk.clone()),
+        };
+        self.start_4way(now, sta, c, hs_akm, pmk, rsne, out);
+    }
+
+    /// The 4-way handshake with the PMK in hand (12.7.6): the association's suites, its
+    /// RSNE and the Beacon's.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn start_4way(
+        &mut self,
+        now: u64,
+        sta: &MacAddr,
+        c: Choice,
+        hs_akm: Akm,
+        pmk: Zeroizing<Vec<u8>>,
+        rsne: Option<Vec<u8>>,
+        out: &mut Output,
+    ) {
+        let wpa1 = rsne.as_deref().is_some_and(crate::rsn::ie::is_wpa_element);
+        let use_mfp = c.group_mgmt.is_some();
+        let group_keys = self.group_for_new_station(use_mfp);
         let hc = handshake::Config {
             akm: hs_akm,
             pairwise: c.pairwise,
@@ -351,6 +377,7 @@ impl AccessPoint {
             timers: self.cfg.eapol_timers,
         };
         let Some(gk) = group_keys else { return };
+        let Some(p) = self.peers.get_mut(sta) else { return };
         let mut a = Authenticator::new(hc, gk, crate::rng::fork(&mut *self.rng));
         a.set_transition_disable(self.cfg.transition_disable);
         if self.cfg.extended_key_id == 2 {

@@ -97,6 +97,11 @@ impl AccessPoint {
             let Some(p) = self.peers.get_mut(&sa) else { return };
             p.last_rx = now;
             let eapol = m.payload.to_vec();
+            if eapol.get(1).is_some_and(|&t| t != super::dot1x::EAPOL_KEY) {
+                // EAP, EAPOL-Start, -Logoff: the 802.1X authenticator's.
+                return self.dot1x_eapol(now, &sa, &eapol, out);
+            }
+            let Some(p) = self.peers.get_mut(&sa) else { return };
             let o = p.rsna_mut().map(|r| r.auth.handle_eapol(now, &eapol));
             match o {
                 Some(o) => self.after_handshake(now, &sa, o, out),

@@ -158,6 +158,7 @@ impl AccessPoint {
     /// the new one, and no later rekey would start).
     pub(super) fn forget_keys(&mut self, sta: &MacAddr, out: &mut Output) {
         self.dp.keys().remove_peer(sta);
+        self.dot1x_forget(sta);
         if let Some((_, w)) = &mut self.pending_group {
             if w.remove(sta) {
                 self.maybe_finish_group_rekey(out);

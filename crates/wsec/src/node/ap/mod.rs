@@ -27,6 +27,7 @@ use crate::rsn::handshake::authenticator::GroupKeys;
 use crate::rsn::handshake::{Authenticator, Timers};
 use crate::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite, WpaElementRepr};
 use crate::wire::mac::{FrameType, MacAddr};
+pub use dot1x::Dot1xSettings;
 use std::collections::{BTreeMap, BTreeSet};
 use zeroize::Zeroizing;
 
@@ -78,6 +79,9 @@ pub struct ApConfig {
     /// `extended_key_id`): 0 off (Key ID 0 only), 1 on when the station also sets it and
     /// the pairwise cipher is not TKIP, 2 as 1 with the first PTK under Key ID 1.
     pub extended_key_id: u8,
+    /// IEEE 802.1X (hostapd `ieee8021x=1` with `wpa_key_mgmt=WPA-EAP...`): the RADIUS
+    /// servers and the authenticator's settings; `None` without.
+    pub dot1x: Option<Dot1xSettings>,
 }
 
 impl ApConfig {
@@ -106,6 +110,7 @@ impl ApConfig {
             ignore_broadcast_ssid: 0,
             transition_disable: 0,
             extended_key_id: 0,
+            dot1x: None,
         }
     }
 }
@@ -220,6 +225,8 @@ struct Peer {
     sae_pmk: Option<Zeroizing<Vec<u8>>>,
     /// Our OWE key pair with this station and its group (kept for a repeated request).
     owe: Option<(u16, crate::rsn::owe::OweKeyPair)>,
+    /// The IEEE 802.1X conversation with this station (802.1X AKMs).
+    dot1x: Option<Box<dot1x::Session>>,
 }
 
 impl PeerState {
@@ -259,6 +266,7 @@ impl Peer {
             sae: None,
             sae_pmk: None,
             owe: None,
+            dot1x: None,
         }
     }
 
@@ -321,6 +329,8 @@ pub struct AccessPoint {
     anti_clogging_since: u64,
     /// PMKSAs of SAE exchanges, for stations that come back with a PMKID (12.6.10.3).
     pmksa: BTreeMap<MacAddr, sae::Pmksa>,
+    /// The RADIUS client of an 802.1X AP.
+    radius: Option<crate::radius::Client>,
 }
 
 /// The RSN element an AP with `akms`, `pairwise` and `group` advertises (9.4.2.24).
@@ -376,6 +386,7 @@ pub fn ap_wpa_element(akms: &[Akm], pairwise: &[CipherSuite], group: CipherSuite
 mod assoc;
 mod control;
 mod data;
+mod dot1x;
 mod keys;
 mod mgmt;
 mod owe;
@@ -401,14 +412,17 @@ impl AccessPoint {
                 let g = *groups.first().ok_or(crate::Error::Malformed("no group cipher"))?;
                 if akms.is_empty()
                     || pairwise.is_empty()
-                    || akms.iter().any(|a| !(a.is_psk() || *a == Akm::Sae || *a == Akm::Owe) || a.is_ft())
+                    || akms.iter().any(|a| !(a.is_psk() || *a == Akm::Sae || *a == Akm::Owe || a.is_8021x()) || a.is_ft())
                 {
-                    return Err(crate::Error::Unsupported("the AP needs PSK, SAE or OWE AKMs and a pairwise cipher"));
+                    return Err(crate::Error::Unsupported("the AP needs PSK, SAE, OWE or 802.1X AKMs and a pairwise cipher"));
+                }
+                if akms.iter().any(|a| a.is_8021x()) && cfg.dot1x.as_ref().is_none_or(|d| d.radius.auth_servers.is_empty()) {
+                    return Err(crate::Error::Unsupported("WPA-EAP needs ieee8021x=1 and an auth_server_addr"));
                 }
                 if akms.contains(&Akm::Sae) && cfg.sae.as_ref().is_none_or(|s| s.passwords.is_empty()) {
                     return Err(crate::Error::Unsupported("SAE needs sae_password (or wpa_passphrase)"));
                 }
-                if pmk.len() != 32 {
+                if akms.iter().any(|a| a.is_psk()) && pmk.len() != 32 {
                     return Err(crate::Error::BadKeyLength);
                 }
                 let mgmt = cfg.mfp.capable().then_some((cfg.group_mgmt_cipher, 4));
@@ -461,6 +475,7 @@ impl AccessPoint {
             anti_clogging: crate::rsn::sae::AntiClogging::new(&mut *rng),
             anti_clogging_since: now,
             pmksa: BTreeMap::new(),
+            radius: Self::new_radius(&cfg)?,
             rng,
             cfg,
         })
@@ -516,6 +531,9 @@ impl AccessPoint {
                 t = t.min(d.saturating_mul(1_000_000));
             }
         }
+        if let Some(d) = self.dot1x_poll() {
+            t = t.min(d);
+        }
         t
     }
 
@@ -525,6 +543,7 @@ impl AccessPoint {
         self.dp.release(now, out);
         self.sa_query_timeouts(now, out);
         self.sae_timeouts(now, out);
+        self.dot1x_timeouts(now, out);
         if now >= self.next_beacon {
             self.beacon(now, out);
         }

@@ -293,7 +293,13 @@ impl Station {
                     None if n.akm == Akm::Sae => (n.akm, self.state.link().and_then(|l| l.sae_pmk.clone()).unwrap_or_default()),
                     None => (n.akm, pmk.clone()),
                 };
-                self.start_handshake(now, bssid, akm, pmk, n);
+                // 802.1X: the handshake waits for the PMK of EAP (a zero PMK until then:
+                // the authenticator sends no message 1 before its Access-Accept).
+                let eap = akm.is_8021x();
+                self.start_handshake(now, bssid, akm, if eap { Zeroizing::new(vec![0; akm.pmk_len()]) } else { pmk }, n);
+                if eap {
+                    self.eap_begin(now);
+                }
             }
             _ => {
                 self.advance(|s| s.into_link().map_or(State::Scanning, |link| State::Established(link, None)));
@@ -304,7 +310,7 @@ impl Station {
 
     /// The [`Supplicant`] of the 4-way handshake (12.7.6) with the AP, under `akm`'s
     /// key hierarchy and `pmk`.
-    fn start_handshake(&mut self, now: u64, bssid: MacAddr, akm: Akm, pmk: Zeroizing<Vec<u8>>, n: Negotiated) {
+    pub(super) fn start_handshake(&mut self, now: u64, bssid: MacAddr, akm: Akm, pmk: Zeroizing<Vec<u8>>, n: Negotiated) {
         let hc = handshake::Config {
             akm,
             pairwise: n.pairwise,

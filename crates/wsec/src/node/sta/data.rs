@@ -52,6 +52,10 @@ impl Station {
                 return self.counters.drop("eapol not from the bssid");
             }
             let eapol = m.payload.to_vec();
+            if eapol.get(1).is_some_and(|&t| t != 3) {
+                // EAP: the 802.1X supplicant's.
+                return self.eap_rx(now, &eapol, out);
+            }
             let o = self.state.rsna_mut().map(|r| r.supplicant.handle_eapol(now, &eapol));
             match o {
                 Some(o) => self.after_handshake(now, o, out),

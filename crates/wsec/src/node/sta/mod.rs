@@ -65,6 +65,10 @@ pub struct StaConfig {
     /// wpa_supplicant `extended_key_id`: announce Extended Key ID for Individually
     /// Addressed Frames (12.6.21; not with TKIP), used when the AP announces it too.
     pub extended_key_id: bool,
+    /// IEEE 802.1X (`key_mgmt=WPA-EAP...`): the EAP peer's identity and method settings.
+    pub eap: Option<crate::eap::PeerConfig>,
+    /// wpa_supplicant `eapol_version` (1 by default).
+    pub eapol_version: u8,
 }
 
 impl StaConfig {
@@ -88,6 +92,8 @@ impl StaConfig {
             owe_group: 0,
             owe_only: false,
             extended_key_id: false,
+            eap: None,
+            eapol_version: 1,
         }
     }
 }
@@ -212,11 +218,14 @@ pub struct Station {
     pmksa: Option<sae::StaPmksa>,
     /// OWE: the group tried, our key pair, the OWE PMKSA, a transition target.
     owe: owe::StaOwe,
+    /// The EAP peer of an 802.1X association.
+    eap: Option<Box<crate::eap::Peer>>,
 }
 
 mod assoc;
 mod control;
 mod data;
+mod eap;
 mod keys;
 mod mgmt;
 mod owe;
@@ -236,8 +245,16 @@ impl Station {
             engine.install_wep(keys, *tx_key, &mut *rng)?;
         }
         if let Security::Rsn { pmk, akms, pairwise, groups } = &cfg.security {
-            if pmk.len() != 32 || akms.is_empty() || pairwise.is_empty() || groups.is_empty() {
+            let psk = akms.iter().any(|a| a.is_psk());
+            if (psk && pmk.len() != 32) || akms.is_empty() || pairwise.is_empty() || groups.is_empty() {
                 return Err(crate::Error::Malformed("RSN network needs a 32-octet PMK, AKMs and ciphers"));
+            }
+            if akms.iter().any(|a| a.is_8021x()) {
+                match &cfg.eap {
+                    // A method that cannot start (no ca_cert, a bad key) is an error now.
+                    Some(pc) => drop(crate::eap::Peer::new(pc.clone())?),
+                    None => return Err(crate::Error::Malformed("WPA-EAP network without eap= settings")),
+                }
             }
         }
         Ok(Station {
@@ -253,6 +270,7 @@ impl Station {
             rng,
             pmksa: None,
             owe: owe::StaOwe::default(),
+            eap: None,
         })
     }
 

@@ -1,0 +1,160 @@
+//! The access point and station cores with IEEE 802.1X against a real FreeRADIUS: `wsec`'s
+//! AP relays EAP between `wsec`'s station (EAP-TLS) and the server over RADIUS, takes the
+//! PMK from the Access-Accept, and both run the 4-way handshake under it; then protected
+//! data flows both ways. The medium between the cores is in memory; the RADIUS datagrams go
+//! over loopback UDP to the server. Also the failures: a rejected station (untrusted client
+//! certificate) gets EAP-Failure and Deauthentication reason 23.
+use super::freeradius::{self, FreeRadius, Opts};
+use std::net::UdpSocket;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use wsec::cipher::CipherSuite;
+use wsec::eap::tls::{certs_from_pem, key_from_pem, TlsConfig};
+use wsec::eap::{MethodConfig, PeerConfig};
+use wsec::node::ap::{AccessPoint, ApConfig, Dot1xSettings};
+use wsec::node::sta::{StaConfig, Station};
+use wsec::node::{frames, NodeEvent, Output, Phase, Security};
+use wsec::radius::client::{ClientConfig, Server};
+use wsec::rsn::akm::Akm;
+use wsec::wire::mac::MacAddr;
+use wsec::wire::EtherType;
+use zeroize::Zeroizing;
+
+const BSSID: MacAddr = MacAddr([0x02, 0, 0, 0, 0x01, 0x00]);
+const STA: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x11]);
+const WIRED: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x99]);
+
+fn rsn(akm: Akm) -> Security {
+    Security::Rsn {
+        akms: vec![akm],
+        pairwise: vec![CipherSuite::Ccmp128],
+        groups: vec![CipherSuite::Ccmp128],
+        pmk: Zeroizing::new(Vec::new()),
+    }
+}
+
+fn ap(fr: &FreeRadius, akm: Akm) -> AccessPoint {
+    let mut c = ApConfig::new(BSSID, b"wsec-enterprise", rsn(akm));
+    c.dot1x = Some(Dot1xSettings {
+        radius: ClientConfig {
+            auth_servers: vec![Server { addr: fr.auth, secret: Zeroizing::new(freeradius::SECRET.as_bytes().to_vec()) }],
+            ..Default::default()
+        },
+        nas_identifier: Some("wsec-ap".into()),
+        own_ip_addr: Some(std::net::Ipv4Addr::LOCALHOST),
+        ..Default::default()
+    });
+    AccessPoint::new(c, 0, wsec::rng::seeded(1)).unwrap()
+}
+
+fn sta(client: &str, akm: Akm) -> Station {
+    let pki = freeradius::pki();
+    let t = TlsConfig {
+        ca_certs: certs_from_pem(&pki.read("ca.pem")).unwrap(),
+        domain_match: Some(freeradius::SERVER_NAME.into()),
+        client_cert: Some((
+            certs_from_pem(&pki.read(&format!("{client}.pem"))).unwrap(),
+            Arc::new(key_from_pem(&pki.read(&format!("{client}.key"))).unwrap()),
+        )),
+        ..Default::default()
+    };
+    let mut c = StaConfig::new(STA, b"wsec-enterprise", rsn(akm));
+    c.eap = Some(PeerConfig { identity: freeradius::USER.as_bytes().to_vec(), anonymous_identity: None, method: MethodConfig::Tls(t) });
+    Station::new(c, 0, wsec::rng::seeded(2)).unwrap()
+}
+
+/// Runs the two cores and the server until `done` says so or `limit` passes; every
+/// event of either side, with who said it.
+fn run(ap: &mut AccessPoint, st: &mut Station, limit: Duration, mut done: impl FnMut(&[(char, Phase)]) -> bool) -> Vec<(char, Phase)> {
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    sock.set_nonblocking(true).unwrap();
+    let t0 = Instant::now();
+    let now = || t0.elapsed().as_nanos() as u64;
+    let (mut ao, mut so) = (Output::default(), Output::default());
+    let mut events = Vec::new();
+    let mut buf = [0u8; 4096];
+    while t0.elapsed() < limit {
+        let t = now();
+        if ap.poll_timeout() <= t {
+            ap.handle_timeout(t, &mut ao);
+        }
+        if st.poll_timeout() <= t {
+            st.handle_timeout(t, &mut so);
+        }
+        while let Ok((n, from)) = sock.recv_from(&mut buf) {
+            ap.handle_radius(now(), from, &buf[..n], &mut ao).unwrap();
+        }
+        let mut moved = true;
+        while moved {
+            moved = false;
+            for f in std::mem::take(&mut ao.air) {
+                st.handle_air(now(), &f, &mut so);
+                moved = true;
+            }
+            for f in std::mem::take(&mut so.air) {
+                ap.handle_air(now(), &f, &mut ao);
+                moved = true;
+            }
+            for r in std::mem::take(&mut ao.radius) {
+                sock.send_to(&r.data, r.to).unwrap();
+            }
+        }
+        events.extend(ao.events.drain(..).map(|NodeEvent::Phase { phase, .. }| ('a', phase)));
+        events.extend(so.events.drain(..).map(|NodeEvent::Phase { phase, .. }| ('s', phase)));
+        if done(&events) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    events
+}
+
+fn established(e: &[(char, Phase)]) -> bool {
+    e.iter().filter(|(_, p)| matches!(p, Phase::Established { .. })).count() >= 2
+}
+
+#[test]
+fn wsec_sta_wsec_ap_freeradius_eap_tls() {
+    let fr = FreeRadius::start(Opts::default());
+    let mut a = ap(&fr, Akm::Ieee8021x);
+    let mut s = sta("client", Akm::Ieee8021x);
+    let ev = run(&mut a, &mut s, Duration::from_secs(20), established);
+    assert!(established(&ev), "{ev:?}\nserver log:\n{}", fr.log());
+    for side in ['a', 's'] {
+        assert!(ev.iter().any(|(w, p)| *w == side && matches!(p, Phase::EapSuccess { method: "TLS", .. })), "{side}: {ev:?}");
+        assert!(ev.iter().any(|(w, p)| *w == side && *p == Phase::EapStarted), "{side}: {ev:?}");
+    }
+    // Protected data both ways under the PTK the MSK's PMK gave.
+    let (mut ao, mut so) = (Output::default(), Output::default());
+    let t = Instant::now().elapsed().as_nanos() as u64 + 30_000_000_000;
+    a.handle_host(t, &frames::ethernet(&STA, &WIRED, EtherType::IPV4, b"from the wired side"), &mut ao);
+    assert!(!ao.air.is_empty());
+    for f in ao.air.drain(..) {
+        assert!(f[1] & 0x40 != 0 || f[0] & 0x0c != 0x08, "data leaves protected");
+        s.handle_air(t, &f, &mut so);
+    }
+    assert!(so.host.iter().any(|h| h.ends_with(b"from the wired side")), "the station got the wired host's frame");
+    s.handle_host(t, &frames::ethernet(&WIRED, &STA, EtherType::IPV4, b"from the station"), &mut so);
+    for f in so.air.drain(..) {
+        a.handle_air(t, &f, &mut ao);
+    }
+    assert!(ao.host.iter().any(|h| h.ends_with(b"from the station")), "the wired side got the station's frame");
+    let log = fr.log();
+    assert!(log.contains("Sent Access-Accept"), "{log}");
+    assert!(log.contains("Called-Station-Id = \"02-00-00-00-01-00:wsec-enterprise\""), "RFC 3580 attributes");
+    assert!(log.contains("NAS-Port-Type = Wireless-802.11"));
+}
+
+#[test]
+fn rejected_station_gets_failure_and_reason_23() {
+    let fr = FreeRadius::start(Opts::default());
+    let mut a = ap(&fr, Akm::Ieee8021xSha256);
+    // A client certificate of a CA FreeRADIUS does not trust.
+    let mut s = sta("rogue-server", Akm::Ieee8021xSha256);
+    let ev =
+        run(&mut a, &mut s, Duration::from_secs(20), |e| e.iter().any(|(w, p)| *w == 'a' && matches!(p, Phase::Deauthenticated { .. })));
+    assert!(ev.iter().any(|(w, p)| *w == 'a' && *p == Phase::EapFailure("Access-Reject".into())), "{ev:?}");
+    assert!(ev.iter().any(|(w, p)| *w == 'a' && matches!(p, Phase::Deauthenticated { reason, .. } if reason.0 == 23)), "{ev:?}");
+    assert!(ev.iter().any(|(w, p)| *w == 's' && matches!(p, Phase::EapFailure(_))), "{ev:?}");
+    assert!(!ev.iter().any(|(_, p)| matches!(p, Phase::Established { .. })), "{ev:?}");
+}

@@ -1,0 +1,417 @@
+//! The access point as IEEE 802.1X authenticator (IEEE 802.1X-2020 8 and 12, 802.11-2020
+//! 12.7.1.3 and 12.6.11; RFC 3579, RFC 3580): after an association that chose an 802.1X AKM
+//! (WPA-EAP 00-0F-AC:1, WPA-EAP-SHA256 :5, Suite B :11, Suite B 192-bit :12), EAP runs
+//! between the station (EAPOL-EAP frames on the uncontrolled port) and the RADIUS server,
+//! the AP relaying: its own EAP-Request/Identity, then each EAP-Response in an
+//! Access-Request (RFC 3580 3's attributes, the State of the last Access-Challenge) and
+//! each Access-Challenge's EAP-Request to the station. An Access-Accept relays EAP-Success
+//! and gives the PMK (the first 32 octets of the MSK, 48 for AKM 12: 12.7.1.3) carried in
+//! MS-MPPE-Recv-Key; the 4-way handshake follows. An Access-Reject, no answer from any
+//! server, or a station that stops answering ends in EAP-Failure and Deauthentication with
+//! reason 23. EAPOL-Start restarts the conversation; EAPOL-Logoff ends the association.
+//! `eap_reauth_period` reauthenticates an established station (a new EAP run under the
+//! PTK; the keys stay until it fails).
+use super::assoc::Choice;
+use super::{AccessPoint, PeerState};
+use crate::eap::packet::{self as eap, method, Code as EapCode};
+use crate::node::frames::{self, Dir};
+use crate::node::{NodeEvent, Output, Phase, SEC};
+use crate::radius::client::{Client, ClientConfig, Event, Kind, Request};
+use crate::radius::packet::{attr, Code, Packet};
+use crate::wire::mac::MacAddr;
+use crate::wire::mgmt::ReasonCode;
+use crate::wire::EtherType;
+use std::net::{Ipv4Addr, SocketAddr};
+use zeroize::Zeroizing;
+
+/// EAPOL packet types (IEEE 802.1X-2020 Table 11-3).
+pub const EAPOL_EAP: u8 = 0;
+pub const EAPOL_START: u8 = 1;
+pub const EAPOL_LOGOFF: u8 = 2;
+pub const EAPOL_KEY: u8 = 3;
+
+/// An EAP-Request unanswered is sent again after this long, up to [`MAX_RETRANS`] times
+/// (IEEE 802.1X-2020 8.8's retransmission; hostapd's pass-through waits about 3 s).
+pub const RETRANS_NS: u64 = 3 * SEC;
+pub const MAX_RETRANS: u8 = 4;
+
+/// The authenticator's settings (hostapd.conf's 802.1X and RADIUS keys).
+#[derive(Debug, Clone)]
+pub struct Dot1xSettings {
+    /// `auth_server_*`, `acct_server_*`, `radius_retry_primary_interval`.
+    pub radius: ClientConfig,
+    /// `nas_identifier`.
+    pub nas_identifier: Option<String>,
+    /// `own_ip_addr`: NAS-IP-Address.
+    pub own_ip_addr: Option<Ipv4Addr>,
+    /// `eap_reauth_period` (s; 0: never).
+    pub eap_reauth_period_s: u64,
+    /// `eapol_version` (2 by default, as hostapd).
+    pub eapol_version: u8,
+}
+
+impl Default for Dot1xSettings {
+    fn default() -> Dot1xSettings {
+        Dot1xSettings {
+            radius: ClientConfig::default(),
+            nas_identifier: None,
+            own_ip_addr: None,
+            eap_reauth_period_s: 3600,
+            eapol_version: 2,
+        }
+    }
+}
+
+/// One station's EAP conversation.
+pub(super) struct Session {
+    choice: Choice,
+    rsne: Option<Vec<u8>>,
+    /// The Identifier of the last EAP-Request sent and the EAPOL frame that carried it.
+    id: u8,
+    last: Vec<u8>,
+    retrans: u8,
+    deadline: Option<u64>,
+    /// The State of the last Access-Challenge (RFC 2865 5.24).
+    state: Option<Vec<u8>>,
+    /// The Class of the Access-Accept, for accounting (RFC 2865 5.25).
+    pub(super) class: Vec<Vec<u8>>,
+    pub(super) identity: Vec<u8>,
+    /// The EAP method the server ran (the Type of its last Request).
+    method: u8,
+    waiting_server: bool,
+    /// When to reauthenticate an established station.
+    pub(super) reauth_at: Option<u64>,
+}
+
+fn eapol(version: u8, typ: u8, body: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(4 + body.len());
+    v.extend_from_slice(&[version, typ]);
+    v.extend_from_slice(&(body.len() as u16).to_be_bytes());
+    v.extend_from_slice(body);
+    v
+}
+
+/// The MAC address as RFC 3580 3.20/3.21 writes it: "00-10-A4-23-19-C0".
+fn station_id(a: &MacAddr) -> String {
+    a.0.iter().map(|b| format!("{b:02X}")).collect::<Vec<_>>().join("-")
+}
+
+fn tag_of(a: &MacAddr) -> u64 {
+    a.0.iter().fold(0u64, |t, &b| (t << 8) | b as u64)
+}
+
+fn mac_of(tag: u64) -> MacAddr {
+    let b = tag.to_be_bytes();
+    MacAddr([b[2], b[3], b[4], b[5], b[6], b[7]])
+}
+
+/// An RSN suite selector as RFC 7268's WLAN-* attributes carry it (00-0F-AC:n as a u32).
+fn suite_u32(t: u8) -> u32 {
+    0x000f_ac00 | t as u32
+}
+
+impl AccessPoint {
+    pub(super) fn new_radius(cfg: &super::ApConfig) -> crate::Result<Option<Client>> {
+        cfg.dot1x.as_ref().map(|d| Client::new(d.radius.clone())).transpose()
+    }
+
+    /// The RADIUS server authentication requests go to now.
+    pub fn radius_server(&self) -> Option<SocketAddr> {
+        self.radius.as_ref().and_then(|c| c.active_server(Kind::Auth))
+    }
+
+    /// The RADIUS client's counters.
+    pub fn radius_stats(&self) -> Option<&crate::radius::client::ClientStats> {
+        self.radius.as_ref().map(|c| c.stats())
+    }
+
+    fn send_eapol(&mut self, now: u64, sta: &MacAddr, frame: Vec<u8>, out: &mut Output) {
+        let bssid = self.cfg.bssid;
+        let seq = self.seq.take();
+        let f = frames::data(Dir::FromAp, &bssid, sta, &bssid, seq, EtherType::EAPOL, &frame);
+        if self.dp.has_pairwise(sta) {
+            self.send_protected(now, Some(*sta), f, out);
+        } else {
+            self.counters.tx_air += 1;
+            out.air.push(f);
+        }
+    }
+
+    /// The association chose an 802.1X AKM: EAP-Request/Identity (IEEE 802.1X-2020 8.4).
+    pub(super) fn dot1x_start(&mut self, now: u64, sta: &MacAddr, choice: Choice, rsne: Option<Vec<u8>>, out: &mut Output) {
+        let Some(p) = self.peers.get_mut(sta) else { return };
+        p.dot1x = Some(Box::new(Session {
+            choice,
+            rsne,
+            id: 0,
+            last: Vec::new(),
+            retrans: 0,
+            deadline: None,
+            state: None,
+            class: Vec::new(),
+            identity: Vec::new(),
+            method: method::IDENTITY,
+            waiting_server: false,
+            reauth_at: None,
+        }));
+        out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::EapStarted });
+        self.request_identity(now, sta, out);
+    }
+
+    fn request_identity(&mut self, now: u64, sta: &MacAddr, out: &mut Output) {
+        let v = self.cfg.dot1x.as_ref().map_or(2, |d| d.eapol_version);
+        let id: u8 = crate::rng::array::<1>(&mut *self.rng)[0];
+        let Some(s) = self.peers.get_mut(sta).and_then(|p| p.dot1x.as_mut()) else { return };
+        s.id = id;
+        s.state = None;
+        s.waiting_server = false;
+        s.retrans = 0;
+        s.method = method::IDENTITY;
+        s.last = eapol(v, EAPOL_EAP, &eap::emit(EapCode::Request, id, method::IDENTITY, &[]).expect("a short packet"));
+        s.deadline = Some(now.saturating_add(RETRANS_NS));
+        if let Some(r) = self.radius.as_mut() {
+            r.cancel(tag_of(sta));
+        }
+        let f = s.last.clone();
+        self.send_eapol(now, sta, f, out);
+    }
+
+    /// EAP failed for `sta`: EAP-Failure (the server's, or ours with the last Identifier),
+    /// then Deauthentication reason 23.
+    fn dot1x_fail(&mut self, now: u64, sta: &MacAddr, failure: Option<Vec<u8>>, why: String, out: &mut Output) {
+        let v = self.cfg.dot1x.as_ref().map_or(2, |d| d.eapol_version);
+        let Some(s) = self.peers.get_mut(sta).and_then(|p| p.dot1x.take()) else { return };
+        let f = failure.unwrap_or_else(|| eap::emit_result(false, s.id));
+        self.send_eapol(now, sta, eapol(v, EAPOL_EAP, &f), out);
+        out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::EapFailure(why) });
+        if let Some(r) = self.radius.as_mut() {
+            r.cancel(tag_of(sta));
+        }
+        self.deauth(sta, ReasonCode::IEEE_8021X_AUTH_FAILED, out);
+    }
+
+    /// An EAPOL frame other than EAPOL-Key from an associated station.
+    pub(super) fn dot1x_eapol(&mut self, now: u64, sta: &MacAddr, frame: &[u8], out: &mut Output) {
+        if frame.len() < 4 {
+            return self.counters.drop("eapol truncated");
+        }
+        let len = u16::from_be_bytes([frame[2], frame[3]]) as usize;
+        let Some(body) = frame.get(4..4 + len) else { return self.counters.drop("eapol truncated") };
+        let has = self.peers.get(sta).is_some_and(|p| p.dot1x.is_some());
+        match frame[1] {
+            EAPOL_START if has => self.request_identity(now, sta, out),
+            EAPOL_LOGOFF if has || self.peers.get(sta).is_some_and(|p| p.state.is_established()) => {
+                out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::EapFailure("EAPOL-Logoff".into()) });
+                self.deauth(sta, ReasonCode::DEAUTH_LEAVING, out);
+            }
+            EAPOL_EAP if has => self.eap_response(now, sta, body, out),
+            _ => self.counters.drop("eapol of no 802.1X conversation"),
+        }
+    }
+
+    fn eap_response(&mut self, now: u64, sta: &MacAddr, body: &[u8], out: &mut Output) {
+        let Ok(pk) = eap::Packet::new_checked(body) else { return self.counters.drop("malformed eap") };
+        let Some(s) = self.peers.get_mut(sta).and_then(|p| p.dot1x.as_mut()) else { return };
+        if pk.code() != EapCode::Response || pk.identifier() != s.id || s.waiting_server {
+            // RFC 3748 4.1: a Response not answering the outstanding Request is discarded.
+            return self.counters.drop("eap response to no outstanding request");
+        }
+        if pk.typ() == Some(method::IDENTITY) && s.method == method::IDENTITY {
+            s.identity = pk.type_data().to_vec();
+        }
+        s.deadline = None;
+        s.waiting_server = true;
+        let d = self.cfg.dot1x.as_ref().expect("a session has settings");
+        let mut r = Request::new(Code::AccessRequest);
+        r.push(attr::USER_NAME, &s.identity);
+        if let Some(ip) = d.own_ip_addr {
+            r.push(attr::NAS_IP_ADDRESS, &ip.octets());
+        }
+        if let Some(n) = &d.nas_identifier {
+            r.push(attr::NAS_IDENTIFIER, n.as_bytes());
+        }
+        let called = format!("{}:{}", station_id(&self.cfg.bssid), String::from_utf8_lossy(&self.cfg.ssid));
+        r.push(attr::CALLED_STATION_ID, called.as_bytes())
+            .push(attr::CALLING_STATION_ID, station_id(sta).as_bytes())
+            .push_u32(attr::NAS_PORT_TYPE, attr::NAS_PORT_TYPE_WIRELESS_80211)
+            .push_u32(attr::SERVICE_TYPE, attr::SERVICE_TYPE_FRAMED)
+            .push_u32(attr::FRAMED_MTU, 1400)
+            .push(attr::CONNECT_INFO, b"CONNECT 54Mbps 802.11g")
+            .push_u32(attr::WLAN_PAIRWISE_CIPHER, suite_u32(s.choice.pairwise.suite_type()))
+            .push_u32(attr::WLAN_GROUP_CIPHER, suite_u32(s.choice.group.suite_type()))
+            .push_u32(attr::WLAN_AKM_SUITE, suite_u32(s.choice.akm.suite_type()));
+        if let Some(g) = s.choice.group_mgmt {
+            r.push_u32(attr::WLAN_GROUP_MGMT_CIPHER, suite_u32(g.suite_type()));
+        }
+        r.push_split(attr::EAP_MESSAGE, pk.as_bytes());
+        if let Some(st) = &s.state {
+            r.push(attr::STATE, st);
+        }
+        let Some(c) = self.radius.as_mut() else { return };
+        if let Err(e) = c.send(now, Kind::Auth, tag_of(sta), r, &mut *self.rng) {
+            let why = format!("RADIUS request not sent: {e}");
+            return self.dot1x_fail(now, sta, None, why, out);
+        }
+        while let Some(t) = c.poll_transmit() {
+            out.radius.push(t);
+        }
+    }
+
+    /// A datagram on the RADIUS socket from `from`. A discarded one (RFC 2865 3: silently)
+    /// is counted under its reason and returned as `Err` for the log.
+    pub fn handle_radius(&mut self, now: u64, from: SocketAddr, data: &[u8], out: &mut Output) -> crate::Result<()> {
+        self.clock = now;
+        let Some(c) = self.radius.as_mut() else { return Err(crate::Error::Unsupported("no RADIUS client (ieee8021x=0)")) };
+        let kind = if self.cfg.dot1x.as_ref().is_some_and(|d| d.radius.acct_servers.iter().any(|s| s.addr == from)) {
+            Kind::Acct
+        } else {
+            Kind::Auth
+        };
+        let r = match c.handle_datagram(now, kind, from, data) {
+            Ok(r) => r,
+            Err(e) => {
+                self.counters.drop("radius discarded");
+                return Err(e);
+            }
+        };
+        if kind == Kind::Acct {
+            return Ok(());
+        }
+        let sta = mac_of(r.tag);
+        let v = self.cfg.dot1x.as_ref().map_or(2, |d| d.eapol_version);
+        let Ok(pk) = Packet::new_checked(&r.packet[..]) else { return Ok(()) };
+        let eap_msg = pk.eap_message();
+        match r.code {
+            Code::AccessChallenge => {
+                let Some(e) = eap_msg.filter(|e| eap::Packet::new_checked(&e[..]).is_ok_and(|p| p.code() == EapCode::Request)) else {
+                    self.dot1x_fail(now, &sta, None, "Access-Challenge without an EAP-Request".into(), out);
+                    return Ok(());
+                };
+                let Some(s) = self.peers.get_mut(&sta).and_then(|p| p.dot1x.as_mut()) else { return Ok(()) };
+                let p = eap::Packet::new_checked(&e[..]).expect("checked above");
+                s.id = p.identifier();
+                s.method = p.typ().unwrap_or(0);
+                s.state = pk.find(attr::STATE).map(|a| a.value.to_vec());
+                s.waiting_server = false;
+                s.retrans = 0;
+                s.last = eapol(v, EAPOL_EAP, &e);
+                s.deadline = Some(now.saturating_add(RETRANS_NS));
+                let f = s.last.clone();
+                self.send_eapol(now, &sta, f, out);
+            }
+            Code::AccessAccept => {
+                let Some(msk) = r.msk.filter(|m| m.len() >= 64) else {
+                    self.dot1x_fail(now, &sta, None, "Access-Accept without MS-MPPE-Recv-Key and -Send-Key".into(), out);
+                    return Ok(());
+                };
+                let reauth = self.cfg.dot1x.as_ref().map_or(0, |d| d.eap_reauth_period_s);
+                let session_timeout = pk.find(attr::SESSION_TIMEOUT).and_then(|a| a.u32().ok());
+                let Some(p) = self.peers.get_mut(&sta) else { return Ok(()) };
+                let Some(s) = p.dot1x.as_mut() else { return Ok(()) };
+                s.class = pk.attributes().filter_map(|a| a.ok()).filter(|a| a.typ == attr::CLASS).map(|a| a.value.to_vec()).collect();
+                s.waiting_server = false;
+                s.deadline = None;
+                let period = session_timeout.map(|t| t as u64).filter(|&t| t > 0).or((reauth > 0).then_some(reauth));
+                s.reauth_at = period.map(|t| now.saturating_add(t.saturating_mul(SEC)));
+                let (choice, rsne) = (s.choice, s.rsne.clone());
+                let identity = String::from_utf8_lossy(&s.identity).into_owned();
+                let m = method::name(s.method);
+                let established = p.state.is_established();
+                let success = eap_msg.unwrap_or_else(|| eap::emit_result(true, s.id));
+                self.send_eapol(now, &sta, eapol(v, EAPOL_EAP, &success), out);
+                out.events.push(NodeEvent::Phase { peer: sta, phase: Phase::EapSuccess { identity, method: m } });
+                if established {
+                    // A reauthentication: the keys in force stay (a PTK rekey renews them).
+                    return Ok(());
+                }
+                let pmk = Zeroizing::new(msk[..choice.akm.pmk_len()].to_vec());
+                self.start_4way(now, &sta, choice, choice.akm, pmk, rsne, out);
+            }
+            Code::AccessReject => {
+                let f = eap_msg.filter(|e| eap::Packet::new_checked(&e[..]).is_ok_and(|p| p.code() == EapCode::Failure));
+                self.dot1x_fail(now, &sta, f, "Access-Reject".into(), out);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The next time the 802.1X side needs the clock.
+    pub(super) fn dot1x_poll(&self) -> Option<u64> {
+        let mut t = self.radius.as_ref().and_then(|c| c.poll_timeout());
+        for p in self.peers.values() {
+            if let Some(s) = &p.dot1x {
+                for d in [s.deadline, s.reauth_at].into_iter().flatten() {
+                    t = Some(t.map_or(d, |t: u64| t.min(d)));
+                }
+            }
+        }
+        t
+    }
+
+    /// Retransmissions of EAP-Requests, the RADIUS client's timers, reauthentication.
+    pub(super) fn dot1x_timeouts(&mut self, now: u64, out: &mut Output) {
+        let events = match self.radius.as_mut() {
+            Some(c) => {
+                let e = c.handle_timeout(now, &mut *self.rng);
+                while let Some(t) = c.poll_transmit() {
+                    out.radius.push(t);
+                }
+                e
+            }
+            None => Vec::new(),
+        };
+        for e in events {
+            if let Event::GaveUp { kind: Kind::Auth, tag } = e {
+                let sta = mac_of(tag);
+                self.dot1x_fail(now, &sta, None, "no RADIUS server answered".into(), out);
+            }
+        }
+        let stations: Vec<MacAddr> = self.peers.iter().filter(|(_, p)| p.dot1x.is_some()).map(|(a, _)| *a).collect();
+        for sta in stations {
+            let Some(p) = self.peers.get_mut(&sta) else { continue };
+            let established = matches!(p.state, PeerState::Established(_));
+            let Some(s) = p.dot1x.as_mut() else { continue };
+            if s.reauth_at.is_some_and(|t| now >= t) && established {
+                s.reauth_at = None;
+                out.events.push(NodeEvent::Phase { peer: sta, phase: Phase::EapStarted });
+                self.request_identity(now, &sta, out);
+                continue;
+            }
+            if s.deadline.is_some_and(|d| now >= d) {
+                if s.retrans >= MAX_RETRANS {
+                    self.dot1x_fail(now, &sta, None, "the station stopped answering EAP".into(), out);
+                    continue;
+                }
+                s.retrans += 1;
+                s.deadline = Some(now.saturating_add(RETRANS_NS));
+                let f = s.last.clone();
+                self.send_eapol(now, &sta, f, out);
+            }
+        }
+    }
+
+    /// The station left or associates again: its conversation and RADIUS requests end.
+    pub(super) fn dot1x_forget(&mut self, sta: &MacAddr) {
+        if let Some(p) = self.peers.get_mut(sta) {
+            p.dot1x = None;
+        }
+        if let Some(r) = self.radius.as_mut() {
+            r.cancel(tag_of(sta));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn station_ids_and_tags() {
+        let a = MacAddr([0x00, 0x10, 0xa4, 0x23, 0x19, 0xc0]);
+        assert_eq!(station_id(&a), "00-10-A4-23-19-C0");
+        assert_eq!(mac_of(tag_of(&a)), a);
+        assert_eq!(suite_u32(4), 0x000f_ac04);
+        assert_eq!(eapol(2, EAPOL_START, &[]), [2, 1, 0, 0]);
+    }
+}

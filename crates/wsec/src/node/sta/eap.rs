@@ -1,0 +1,79 @@
+//! The station as IEEE 802.1X supplicant (IEEE 802.1X-2020 8; 802.11-2020 12.7.1.3): after
+//! an association that chose an 802.1X AKM, the EAP peer ([`crate::eap::Peer`]) answers the
+//! authenticator's EAP-Requests in EAPOL-EAP frames; at EAP-Success the PMK is the first
+//! 32 octets of the MSK (48 for AKM 12), and the 4-way handshake runs under it.
+use super::{State, Station};
+use crate::eap::{Peer, PeerEvent};
+use crate::node::frames::{self, Dir};
+use crate::node::{NodeEvent, Output, Phase};
+use crate::wire::EtherType;
+use zeroize::Zeroizing;
+
+/// EAPOL-EAP (IEEE 802.1X-2020 Table 11-3).
+const EAPOL_EAP: u8 = 0;
+/// How long EAP may take after association, beyond the 4-way handshake's own timeout.
+pub const EAP_TIMEOUT_MS: u64 = 30_000;
+
+impl Station {
+    /// Association chose an 802.1X AKM: a fresh EAP peer waits for the authenticator.
+    pub(super) fn eap_begin(&mut self, now: u64) {
+        let Some(pc) = self.cfg.eap.clone() else { return };
+        self.eap = Peer::new(pc).ok().map(Box::new);
+        self.deadline = now + (EAP_TIMEOUT_MS + self.cfg.handshake_timeout_ms) * 1_000_000;
+    }
+
+    /// An EAPOL frame other than EAPOL-Key from the AP.
+    pub(super) fn eap_rx(&mut self, now: u64, frame: &[u8], out: &mut Output) {
+        if frame.len() < 4 || frame[1] != EAPOL_EAP {
+            return self.counters.drop("eapol of a type a supplicant does not take");
+        }
+        let len = u16::from_be_bytes([frame[2], frame[3]]) as usize;
+        let Some(body) = frame.get(4..4 + len) else { return self.counters.drop("eapol truncated") };
+        let Some(peer) = self.eap.as_mut() else { return self.counters.drop("eap without an 802.1X association") };
+        let resp = peer.handle(body);
+        let mut events = Vec::new();
+        while let Some(e) = peer.poll_event() {
+            events.push(e);
+        }
+        let bssid = self.bssid().unwrap_or_default();
+        if let Ok(Some(r)) = resp {
+            let mut f = Vec::with_capacity(4 + r.len());
+            f.extend_from_slice(&[self.cfg.eapol_version, EAPOL_EAP]);
+            f.extend_from_slice(&(r.len() as u16).to_be_bytes());
+            f.extend_from_slice(&r);
+            let seq = self.seq.take();
+            let d = frames::data(Dir::ToAp, &bssid, &bssid, &self.cfg.addr, seq, EtherType::EAPOL, &f);
+            if self.dp.has_pairwise(&bssid) {
+                self.send_protected(now, d, out);
+            } else {
+                self.tx(now, d, out);
+            }
+        } else if resp.is_err() {
+            self.counters.drop("eap refused");
+        }
+        for e in events {
+            match e {
+                PeerEvent::Started => out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::EapStarted }),
+                PeerEvent::Failure(why) => out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::EapFailure(why) }),
+                PeerEvent::Success => self.eap_success(now, out),
+                _ => {}
+            }
+        }
+    }
+
+    fn eap_success(&mut self, now: u64, out: &mut Output) {
+        let bssid = self.bssid().unwrap_or_default();
+        let Some(peer) = self.eap.as_ref() else { return };
+        let Some(n) = self.neg().cloned() else { return };
+        let Some(msk) = peer.msk() else { return };
+        let pmk = Zeroizing::new(msk[..n.akm.pmk_len().min(msk.len())].to_vec());
+        let identity = self.cfg.eap.as_ref().map(|c| String::from_utf8_lossy(&c.identity).into_owned()).unwrap_or_default();
+        let method = crate::eap::method::name(self.cfg.eap.as_ref().map_or(0, |c| c.method.typ()));
+        out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::EapSuccess { identity, method } });
+        if matches!(self.state, State::Established(..)) {
+            // Reauthentication: the keys in force stay.
+            return;
+        }
+        self.start_handshake(now, bssid, n.akm, pmk, n);
+    }
+}
