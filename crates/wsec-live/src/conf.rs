@@ -88,6 +88,76 @@ pub struct StaFile {
     pub ctrl_interface: Option<String>,
     pub ctrl_interface_group: Option<String>,
     pub sta: StaConfig,
+    /// The network block's EAP settings (`key_mgmt=WPA-EAP...`), with the file names the
+    /// runtime reads ([`EapFile::load`]) into `sta.eap`.
+    pub eap: Option<EapFile>,
+}
+
+/// One `auth_server_addr` / `acct_server_addr` and what followed it.
+struct RadiusServerLine {
+    line: usize,
+    ip: std::net::IpAddr,
+    port: u16,
+    secret: Option<Zeroizing<Vec<u8>>>,
+}
+
+/// wpa_supplicant's EAP keys of a network block.
+#[derive(Clone, Default)]
+pub struct EapFile {
+    pub identity: Vec<u8>,
+    pub anonymous_identity: Option<Vec<u8>>,
+    pub ca_cert: Option<String>,
+    pub client_cert: Option<String>,
+    pub private_key: Option<String>,
+    pub domain_match: Option<String>,
+    pub domain_suffix_match: Option<String>,
+    /// `phase1="tls_disable_tlsv1_3=1"` / `"tls_disable_tlsv1_2=1"`.
+    pub versions: wsec::eap::tls::TlsVersions,
+    pub fragment_size: usize,
+}
+
+impl core::fmt::Debug for EapFile {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "EapFile {{ identity: {:?}, ca_cert: {:?} }}", String::from_utf8_lossy(&self.identity), self.ca_cert)
+    }
+}
+
+impl EapFile {
+    /// The EAP peer's configuration, its certificate and key files read (each at most
+    /// 1 MiB). Errors name the file, never its contents.
+    pub fn load(&self) -> Result<wsec::eap::PeerConfig, String> {
+        use wsec::eap::tls;
+        let read = |what: &str, p: &str| -> Result<zeroize::Zeroizing<Vec<u8>>, String> {
+            let f = std::fs::File::open(p).map_err(|e| format!("{what} {p}: {e}"))?;
+            wsec::input::read_limited(f, 1 << 20).map_err(|e| format!("{what} {p}: {e}"))
+        };
+        let ca_certs = match &self.ca_cert {
+            Some(p) => tls::certs_from_pem(&read("ca_cert", p)?).map_err(|e| format!("ca_cert {p}: {e}"))?,
+            None => Vec::new(),
+        };
+        let client_cert = match (&self.client_cert, &self.private_key) {
+            (Some(c), Some(k)) => Some((
+                tls::certs_from_pem(&read("client_cert", c)?).map_err(|e| format!("client_cert {c}: {e}"))?,
+                std::sync::Arc::new(tls::key_from_pem(&read("private_key", k)?).map_err(|e| format!("private_key {k}: {e}"))?),
+            )),
+            (None, None) => None,
+            _ => return Err("client_cert and private_key go together".into()),
+        };
+        let t = tls::TlsConfig {
+            ca_certs,
+            domain_match: self.domain_match.clone(),
+            domain_suffix_match: self.domain_suffix_match.clone(),
+            client_cert,
+            versions: self.versions,
+            fragment_size: self.fragment_size,
+            ..Default::default()
+        };
+        Ok(wsec::eap::PeerConfig {
+            identity: self.identity.clone(),
+            anonymous_identity: self.anonymous_identity.clone(),
+            method: wsec::eap::MethodConfig::Tls(t),
+        })
+    }
 }
 
 /// Channel number of a frequency (IEEE 802.11-2020 15.4.4.3, 17.3.8.4.2, 19.3.15.4).
@@ -251,7 +321,16 @@ fn akms(line: usize, v: &str) -> Result<Vec<Akm>, ConfError> {
             "WPA-PSK-SHA256" => Akm::PskSha256,
             "SAE" => Akm::Sae,
             "OWE" => Akm::Owe,
-            _ => return err(line, format!("unsupported key management {w} (WPA-PSK, WPA-PSK-SHA256, SAE, OWE)")),
+            "WPA-EAP" => Akm::Ieee8021x,
+            "WPA-EAP-SHA256" => Akm::Ieee8021xSha256,
+            "WPA-EAP-SUITE-B" => Akm::SuiteB,
+            "WPA-EAP-SUITE-B-192" => Akm::SuiteB192,
+            _ => {
+                return err(
+                    line,
+                    format!("unsupported key management {w} (WPA-PSK, WPA-PSK-SHA256, SAE, OWE, WPA-EAP, WPA-EAP-SHA256, WPA-EAP-SUITE-B, WPA-EAP-SUITE-B-192)"),
+                )
+            }
         });
     }
     if out.is_empty() {
@@ -637,8 +716,9 @@ impl Common {
             return err(0, "WEP keys and WPA together are not supported");
         }
         let akms = self.key_mgmt.clone().filter(|k| !k.is_empty()).unwrap_or_else(|| vec![Akm::Psk]);
-        // SAE and OWE derive their PMK per exchange: without a passphrase this one is unused.
-        let sae_only = akms.iter().all(|a| *a == Akm::Sae || *a == Akm::Owe);
+        // SAE, OWE and 802.1X derive their PMK per exchange: without a passphrase this one
+        // is unused.
+        let sae_only = akms.iter().all(|a| *a == Akm::Sae || *a == Akm::Owe || a.is_8021x());
         let pmk = match (&self.psk, &self.passphrase) {
             (Some(p), _) => p.clone(),
             (None, Some((line, p))) => match psk_from_passphrase(p.as_bytes(), ssid) {
@@ -746,6 +826,10 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     let (mut owe_groups, mut owe_bssid, mut owe_ssid, mut hidden) = (None, None, None, 0u8);
     let mut transition_disable = 0u8;
     let mut extended_key_id = 0u8;
+    let mut ieee8021x = false;
+    // hostapd: each *_server_addr starts a server; *_port and *_shared_secret set the last.
+    let (mut auth_servers, mut acct_servers): (Vec<RadiusServerLine>, Vec<RadiusServerLine>) = (Vec::new(), Vec::new());
+    let mut dot1x = wsec::node::ap::Dot1xSettings::default();
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
         let Some(kv) = ap_line(l) else { continue };
@@ -802,6 +886,56 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
             }
             "owe_transition_ssid" => owe_ssid = Some(parse_ssid(n, v)?),
             "ignore_broadcast_ssid" => hidden = num(n, "ignore_broadcast_ssid (0, 1 empty SSID, 2 zeros)", v, 0, 2)?,
+            "ieee8021x" => ieee8021x = num::<u8>(n, k, v, 0, 1)? == 1,
+            // hostapd's integrated EAP server is not wsec's: RADIUS only.
+            "eap_server" => {
+                if num::<u8>(n, k, v, 0, 1)? == 1 {
+                    return err(n, "eap_server=1 (an EAP server inside the AP) is not supported: use a RADIUS server (auth_server_addr)");
+                }
+            }
+            "auth_server_addr" | "acct_server_addr" => {
+                let ip =
+                    v.trim().parse::<std::net::IpAddr>().map_err(|_| ConfError { line: n, msg: format!("{k} must be an IP address") })?;
+                let port = if k == "auth_server_addr" { 1812 } else { 1813 };
+                let l = RadiusServerLine { line: n, ip, port, secret: None };
+                if k == "auth_server_addr" {
+                    auth_servers.push(l)
+                } else {
+                    acct_servers.push(l)
+                }
+            }
+            "auth_server_port" | "acct_server_port" => {
+                let list = if k == "auth_server_port" { &mut auth_servers } else { &mut acct_servers };
+                let Some(last) = list.last_mut() else { return err(n, format!("{k} before its *_server_addr")) };
+                last.port = num(n, k, v, 1, 65535)?;
+            }
+            "auth_server_shared_secret" | "acct_server_shared_secret" => {
+                let list = if k == "auth_server_shared_secret" { &mut auth_servers } else { &mut acct_servers };
+                let Some(last) = list.last_mut() else { return err(n, format!("{k} before its *_server_addr")) };
+                if v.is_empty() {
+                    return err(n, format!("{k} must not be empty"));
+                }
+                last.secret = Some(Zeroizing::new(v.as_bytes().to_vec()));
+            }
+            "nas_identifier" => {
+                if v.is_empty() || v.len() > 253 {
+                    return err(n, "nas_identifier must be 1 to 253 octets");
+                }
+                dot1x.nas_identifier = Some(v.to_string());
+            }
+            "own_ip_addr" => {
+                dot1x.own_ip_addr = Some(
+                    v.trim()
+                        .parse::<std::net::Ipv4Addr>()
+                        .map_err(|_| ConfError { line: n, msg: "own_ip_addr must be an IPv4 address".into() })?,
+                )
+            }
+            "radius_retry_primary_interval" => {
+                dot1x.radius.retry_primary_ns =
+                    ranged(n, "radius_retry_primary_interval (s)", v, 0, HOSTAPD_INT_MAX)?.saturating_mul(1_000_000_000)
+            }
+            "eap_reauth_period" => dot1x.eap_reauth_period_s = ranged(n, "eap_reauth_period (s)", v, 0, HOSTAPD_INT_MAX)?,
+            "eapol_version" => dot1x.eapol_version = num(n, k, v, 1, 3)?,
             _ => return err(n, format!("unknown key{}", shown_key(k))),
         }
     }
@@ -848,6 +982,31 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     ap.ignore_broadcast_ssid = hidden;
     ap.transition_disable = transition_disable;
     ap.extended_key_id = extended_key_id;
+    let eap_akm = matches!(&ap.security, Security::Rsn { akms, .. } if akms.iter().any(|a| a.is_8021x()));
+    if eap_akm && !ieee8021x {
+        return err(0, "wpa_key_mgmt=WPA-EAP needs ieee8021x=1");
+    }
+    if ieee8021x {
+        if !eap_akm {
+            return err(0, "ieee8021x=1 needs wpa=2 and wpa_key_mgmt=WPA-EAP (dynamic WEP is not supported)");
+        }
+        let servers = |list: Vec<RadiusServerLine>, what: &str| -> Result<Vec<wsec::radius::Server>, ConfError> {
+            list.into_iter()
+                .map(|l| match l.secret {
+                    Some(secret) => Ok(wsec::radius::Server { addr: std::net::SocketAddr::new(l.ip, l.port), secret }),
+                    None => err(l.line, format!("{what}_server_addr without {what}_server_shared_secret")),
+                })
+                .collect()
+        };
+        dot1x.radius.auth_servers = servers(auth_servers, "auth")?;
+        dot1x.radius.acct_servers = servers(acct_servers, "acct")?;
+        if dot1x.radius.auth_servers.is_empty() {
+            return err(0, "ieee8021x=1 needs auth_server_addr (a RADIUS server)");
+        }
+        ap.dot1x = Some(dot1x);
+    } else if !auth_servers.is_empty() || !acct_servers.is_empty() {
+        return err(0, "RADIUS servers are set but ieee8021x is not 1");
+    }
     ap.wpa1_pairwise = c.ap_wpa1_pairwise()?;
     ap.rsn = c.wpa != Some(1);
     ap.mfp = mfp;
@@ -888,6 +1047,9 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     let mut owe_group = 0u16;
     let mut owe_only = false;
     let mut extended_key_id = false;
+    let mut eap: Option<EapFile> = None;
+    let mut eap_method = None;
+    let mut eapol_version = 1u8;
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
         let Some(t) = sta_line(l) else { continue };
@@ -959,6 +1121,52 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                     })?
                 }
                 "owe_only" => owe_only = num::<u8>(n, k, v, 0, 1)? == 1,
+                "eap" => {
+                    if v != "TLS" {
+                        return err(n, format!("eap: unsupported method {v} (TLS)"));
+                    }
+                    eap_method = Some(n);
+                }
+                "identity"
+                | "anonymous_identity"
+                | "ca_cert"
+                | "client_cert"
+                | "private_key"
+                | "domain_match"
+                | "domain_suffix_match"
+                | "phase1"
+                | "fragment_size" => {
+                    let e = eap.get_or_insert_with(|| EapFile { fragment_size: 1398, ..Default::default() });
+                    let text = || unquote(v).map(str::to_string).ok_or(ConfError { line: n, msg: format!("{k} must be a quoted string") });
+                    match k {
+                        "identity" => e.identity = text()?.into_bytes(),
+                        "anonymous_identity" => e.anonymous_identity = Some(text()?.into_bytes()),
+                        "ca_cert" => e.ca_cert = Some(text()?),
+                        "client_cert" => e.client_cert = Some(text()?),
+                        "private_key" => e.private_key = Some(text()?),
+                        "domain_match" => e.domain_match = Some(text()?),
+                        "domain_suffix_match" => e.domain_suffix_match = Some(text()?),
+                        "fragment_size" => e.fragment_size = num(n, k, v, 64, 16384)?,
+                        _ => {
+                            for w in text()?.split_whitespace() {
+                                match w {
+                                    "tls_disable_tlsv1_3=1" => e.versions = wsec::eap::tls::TlsVersions::Tls12,
+                                    "tls_disable_tlsv1_2=1" => e.versions = wsec::eap::tls::TlsVersions::Tls13,
+                                    "tls_disable_tlsv1_3=0" | "tls_disable_tlsv1_2=0" => {}
+                                    _ => {
+                                        return err(
+                                            n,
+                                            format!("phase1: unsupported setting {w} (tls_disable_tlsv1_2, tls_disable_tlsv1_3)"),
+                                        )
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                "private_key_passwd" => {
+                    return err(n, "private_key_passwd: encrypted private keys are not supported (use an unencrypted PKCS#8 key)")
+                }
                 _ => return err(n, format!("unknown network key{}", shown_key(k))),
             }
         } else {
@@ -986,6 +1194,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                 }
                 // wpa_supplicant: INT_RANGE(extended_key_id, 0, 1), a global setting.
                 "extended_key_id" => extended_key_id = num::<u8>(n, k, v, 0, 1)? == 1,
+                "eapol_version" => eapol_version = num(n, k, v, 1, 3)?,
                 "update_config" | "ap_scan" => {}
                 _ => return err(n, format!("unknown key{}", shown_key(k))),
             }
@@ -1022,11 +1231,26 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     sta.owe_group = owe_group;
     sta.owe_only = owe_only;
     sta.extended_key_id = extended_key_id;
+    sta.eapol_version = eapol_version;
+    let wants_eap = matches!(&sta.security, Security::Rsn { akms, .. } if akms.iter().any(|a| a.is_8021x()));
+    match (&eap, wants_eap) {
+        (Some(e), true) => {
+            if eap_method.is_none() {
+                return err(0, "key_mgmt=WPA-EAP needs eap=TLS");
+            }
+            if e.identity.is_empty() {
+                return err(0, "key_mgmt=WPA-EAP needs identity");
+            }
+        }
+        (None, true) => return err(0, "key_mgmt=WPA-EAP needs eap=, identity= and the certificates"),
+        (Some(_), false) => return err(0, "EAP settings (identity, ca_cert, ...) need key_mgmt=WPA-EAP"),
+        (None, false) => {}
+    }
     if c.offload.as_deref() == Some("fpga-sim") || c.hw_config.is_some() {
         return err(0, "crypto_offload=fpga-sim is the access point's (seed 000: stations do their crypto on the host CPU)");
     }
     sta.offload = c.offload()?;
     sta.engine_threads = c.engine_threads.unwrap_or(1);
     let (interface, medium) = resolve_driver(driver, interface, wired, medium)?;
-    Ok(StaFile { interface, medium, scan_channels, address_from_radio, ctrl_interface: ctrl, ctrl_interface_group: ctrl_group, sta })
+    Ok(StaFile { interface, medium, scan_channels, address_from_radio, ctrl_interface: ctrl, ctrl_interface_group: ctrl_group, sta, eap })
 }

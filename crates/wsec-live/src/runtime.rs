@@ -81,7 +81,12 @@ pub fn load_ap(p: &std::path::Path) -> Result<ApFile> {
 
 /// Parses a station configuration file.
 pub fn load_sta(p: &std::path::Path) -> Result<StaFile> {
-    conf::parse_sta(&read_conf(p)?).map_err(|source| Error::Config { what: p.display().to_string(), source })
+    let mut f = conf::parse_sta(&read_conf(p)?).map_err(|source| Error::Config { what: p.display().to_string(), source })?;
+    // The EAP method's certificates and key, read now (a bad file is a start-up error).
+    if let Some(e) = &f.eap {
+        f.sta.eap = Some(e.load().map_err(|e| Error::Setup(format!("{}: {e}", p.display())))?);
+    }
+    Ok(f)
 }
 
 /// Where and how a node runs, beside its configuration file.
@@ -121,6 +126,17 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
     let medium = medium::open(&spec, channel, bssid).map_err(|e| Error::io(format!("medium {spec}"), e))?;
     let bridge = o.bridge.clone().or(f.bridge.clone());
     let ctrl = open_ctrl(f.ctrl_interface.as_deref(), f.ctrl_interface_group.as_deref(), &f.interface)?;
+    // The RADIUS socket, like the medium's, in the namespace the AP starts in (the TAP may
+    // go into another).
+    let radius = match &f.ap.dot1x {
+        Some(_) => {
+            let s = std::net::UdpSocket::bind(("0.0.0.0", 0)).map_err(|e| Error::io("RADIUS socket", e))?;
+            s.set_nonblocking(true).map_err(|e| Error::io("RADIUS socket", e))?;
+            println!("ap: RADIUS client on {}", s.local_addr().map_err(|e| Error::io("RADIUS socket", e))?);
+            Some(s)
+        }
+        None => None,
+    };
     let tap = host_side(&f.interface, o.netns.as_deref(), &bssid, bridge.as_deref())?;
     let start = Instant::now();
     let threads = crypto_threads(f.ap.engine_threads)?;
@@ -149,7 +165,9 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
         f.interface,
         core.datapath().threads()
     );
-    Runtime::new(core, Sides { medium, tap, ctrl, start, device }, o, fixed, vec![channel]).run()
+    let mut rt = Runtime::new(core, Sides { medium, tap, ctrl, start, device }, o, fixed, vec![channel]);
+    rt.radius = radius;
+    rt.run()
 }
 
 /// Runs a station until [`STOP`].
@@ -271,6 +289,10 @@ trait Served: CtrlNode + Sized {
     }
     /// Gives the new core of a reload the running hardware engine (access point only).
     fn attach_device(&mut self, _d: Arc<FpgaSim>) {}
+    /// A datagram on the RADIUS socket.
+    fn radius_in(&mut self, _now: u64, _from: std::net::SocketAddr, _data: &[u8], _out: &mut Output) -> wsec::Result<()> {
+        Err(wsec::Error::Unsupported("RADIUS"))
+    }
 }
 
 impl Served for AccessPoint {
@@ -293,6 +315,9 @@ impl Served for AccessPoint {
     }
     fn attach_device(&mut self, d: Arc<FpgaSim>) {
         self.set_crypto_device(Some(d));
+    }
+    fn radius_in(&mut self, now: u64, from: std::net::SocketAddr, data: &[u8], out: &mut Output) -> wsec::Result<()> {
+        self.handle_radius(now, from, data, out)
     }
     /// Per station: frames and octets each way, drops.
     fn counters_detail(&self) -> String {
@@ -409,6 +434,8 @@ struct Runtime<N> {
     bad_fcs: u64,
     out: Output,
     device: Option<Arc<FpgaSim>>,
+    /// The RADIUS client's socket (authentication and accounting; an 802.1X AP only).
+    radius: Option<std::net::UdpSocket>,
 }
 
 impl<N: Served> Runtime<N> {
@@ -428,6 +455,7 @@ impl<N: Served> Runtime<N> {
             bad_fcs: 0,
             out: Output::default(),
             device,
+            radius: None,
         }
     }
 
@@ -443,6 +471,7 @@ impl<N: Served> Runtime<N> {
         let mut last_tick = now();
         let mut last_counters = now();
         let (mut ch_idx, mut on_channel_since) = (0usize, now());
+        let mut rbuf = [0u8; wsec::radius::packet::MAX_LEN];
         loop {
             if STOP.load(Ordering::SeqCst) {
                 let t = now();
@@ -477,11 +506,29 @@ impl<N: Served> Runtime<N> {
                 libc::pollfd { fd: self.medium.fd(), events: libc::POLLIN, revents: 0 },
                 libc::pollfd { fd: self.tap.fd(), events: libc::POLLIN, revents: 0 },
                 libc::pollfd { fd: self.ctrl.as_ref().map_or(-1, |c| c.sock.fd()), events: libc::POLLIN, revents: 0 },
+                libc::pollfd { fd: self.radius.as_ref().map_or(-1, std::os::fd::AsRawFd::as_raw_fd), events: libc::POLLIN, revents: 0 },
             ];
-            // SAFETY: fds is a valid array of three pollfd (a negative fd is ignored); ts a
+            // SAFETY: fds is a valid array of four pollfd (a negative fd is ignored); ts a
             // valid timespec; no signal mask.
-            unsafe { libc::ppoll(fds.as_mut_ptr(), 3, &ts, core::ptr::null()) };
+            unsafe { libc::ppoll(fds.as_mut_ptr(), 4, &ts, core::ptr::null()) };
             let t = now();
+            // RADIUS answers (at most 64 per turn): a discarded one is logged with why
+            // (RFC 2865 3: silently, towards the server).
+            for _ in 0..64 {
+                let Some(sock) = self.radius.as_ref() else { break };
+                match sock.recv_from(&mut rbuf) {
+                    Ok((n, from)) => {
+                        if let Err(e) = self.core.radius_in(t, from, &rbuf[..n], &mut self.out) {
+                            println!("{who} radius: discarded a datagram from {from}: {e}");
+                        }
+                    }
+                    // ECONNREFUSED of an earlier send to a server that is down: the
+                    // client's retransmission and failover deal with it.
+                    Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
+                    Err(_) => break,
+                }
+            }
+            self.flush(t)?;
             batch.clear();
             while batch.len() < BATCH {
                 if !self.medium.recv(&mut buf).map_err(|e| Error::io("medium", e))? {
@@ -558,6 +605,13 @@ impl<N: Served> Runtime<N> {
         }
         for f in self.out.host.drain(..) {
             self.tap.send(&f).map_err(|e| Error::io("TAP", e))?;
+        }
+        for r in self.out.radius.drain(..) {
+            if let Some(s) = self.radius.as_ref() {
+                if let Err(e) = s.send_to(&r.data, r.to) {
+                    println!("{} radius: sending to {}: {e}", N::WHO, r.to);
+                }
+            }
         }
         let mut lock = std::io::stdout().lock();
         for e in self.out.events.drain(..) {

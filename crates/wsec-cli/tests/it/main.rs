@@ -12,6 +12,7 @@ mod dot1x_cores;
 mod exit_codes;
 mod freeradius;
 mod help;
+mod live_enterprise;
 mod live_fpga;
 mod live_netns;
 mod model_cli;

@@ -148,6 +148,10 @@ impl CtrlNode for AccessPoint {
                     }
                 }
                 Phase::HandshakeFailed(_) => ctrl.handshake_failures += 1,
+                // hostapd's eapol_auth events with the station's address.
+                Phase::EapStarted => ctrl.sock.event(&format!("CTRL-EVENT-EAP-STARTED {peer}")),
+                Phase::EapSuccess { .. } => ctrl.sock.event(&format!("CTRL-EVENT-EAP-SUCCESS {peer}")),
+                Phase::EapFailure(_) => ctrl.sock.event(&format!("CTRL-EVENT-EAP-FAILURE {peer}")),
                 _ => {}
             }
         }

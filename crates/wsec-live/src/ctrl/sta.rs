@@ -249,6 +249,14 @@ impl CtrlNode for Station {
                 Phase::Deauthenticated { reason, by_peer } | Phase::Disassociated { reason, by_peer } => {
                     ctrl.sta_disconnected(peer, reason.0, !by_peer)
                 }
+                // wpa_supplicant's eap.c events (WPA_EVENT_EAP_*).
+                Phase::EapStarted => ctrl.sock.event("CTRL-EVENT-EAP-STARTED EAP authentication started"),
+                Phase::EapSuccess { method, .. } => {
+                    let n = if *method == "TLS" { 13 } else { 0 };
+                    ctrl.sock.event(&format!("CTRL-EVENT-EAP-METHOD EAP vendor 0 method {n} ({method}) selected"));
+                    ctrl.sock.event("CTRL-EVENT-EAP-SUCCESS EAP authentication completed successfully");
+                }
+                Phase::EapFailure(_) => ctrl.sock.event("CTRL-EVENT-EAP-FAILURE EAP authentication failed"),
                 _ => {}
             }
         }

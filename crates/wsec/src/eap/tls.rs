@@ -37,15 +37,17 @@ pub const FLAG_START: u8 = 0x20;
 pub const MAX_TLS_MESSAGE: usize = 64 * 1024;
 
 /// The TLS versions the peer offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TlsVersions {
     /// TLS 1.2 and 1.3 (the server picks).
+    #[default]
     Both,
     /// TLS 1.2 only (wpa_supplicant `phase1="tls_disable_tlsv1_3=1"`).
     Tls12,
     /// TLS 1.3 only.
     Tls13,
 }
+
 
 /// What the peer needs: who it trusts, who it is.
 #[derive(Clone)]
