@@ -37,6 +37,13 @@ fresh_radios() {
 }
 
 start_ap() {
+    if [ -f "$C/radius.conf" ]; then
+        # The RADIUS server of wsec's 802.1X AP: hostapd's integrated one (driver=none).
+        ip link set lo up
+        hostapd -d -K -t "$C/radius.conf" >"$O/radius.log" 2>&1 &
+        RADIUS_PID=$!
+        for i in $(seq 1 50); do grep -q 'AP-ENABLED' "$O/radius.log" 2>/dev/null && break; sleep 0.1; done
+    fi
     case $AP in
     hostapd)
         # -d -K: the debug log with key material, from which the host takes the SAE PMK to
@@ -141,6 +148,7 @@ run_case() {
     AP_LOG_HAS=
     STA_LOG_HAS=
     AP2_PID=
+    RADIUS_PID=
     . "$C/case.env"
     R="$O/result.env"
     : >"$R"
@@ -215,7 +223,7 @@ run_case() {
         fi
         [ $ok = 1 ] && put result pass || put result fail
     fi
-    kill $STA_PID $AP_PID $AP2_PID 2>/dev/null
+    kill $STA_PID $AP_PID $AP2_PID $RADIUS_PID 2>/dev/null
     sleep 1
     killall -q tcpdump
     wait 2>/dev/null

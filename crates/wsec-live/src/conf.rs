@@ -935,6 +935,9 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
                     ranged(n, "radius_retry_primary_interval (s)", v, 0, HOSTAPD_INT_MAX)?.saturating_mul(1_000_000_000)
             }
             "eap_reauth_period" => dot1x.eap_reauth_period_s = ranged(n, "eap_reauth_period (s)", v, 0, HOSTAPD_INT_MAX)?,
+            "radius_acct_interim_interval" => {
+                dot1x.acct_interim_interval_s = ranged(n, "radius_acct_interim_interval (s)", v, 0, HOSTAPD_INT_MAX)?
+            }
             "eapol_version" => dot1x.eapol_version = num(n, k, v, 1, 3)?,
             _ => return err(n, format!("unknown key{}", shown_key(k))),
         }

@@ -42,9 +42,10 @@ fn wpa2_enterprise_eap_tls_with_freeradius() {
     let mode = Mode {
         name: "wpa2-enterprise",
         ap: format!(
-            "wpa=2\nwpa_key_mgmt=WPA-EAP\nrsn_pairwise=CCMP\nieee8021x=1\nauth_server_addr=127.0.0.1\nauth_server_port={}\nauth_server_shared_secret={}\nnas_identifier=wsec-ap\nown_ip_addr=127.0.0.1\ncrypto_offload=host\n",
+            "wpa=2\nwpa_key_mgmt=WPA-EAP\nrsn_pairwise=CCMP\nieee8021x=1\nauth_server_addr=127.0.0.1\nauth_server_port={}\nauth_server_shared_secret={s}\nacct_server_addr=127.0.0.1\nacct_server_port={}\nacct_server_shared_secret={s}\nradius_acct_interim_interval=1\nnas_identifier=wsec-ap\nown_ip_addr=127.0.0.1\ncrypto_offload=host\n",
             fr.auth.port(),
-            freeradius::SECRET
+            fr.acct.port(),
+            s = freeradius::SECRET
         ),
         sta: format!(
             "    key_mgmt=WPA-EAP\n    eap=TLS\n    identity=\"{}\"\n    ca_cert=\"{}\"\n    client_cert=\"{}\"\n    private_key=\"{}\"\n    domain_suffix_match=\"wsec.test\"\n",
@@ -78,7 +79,38 @@ fn wpa2_enterprise_eap_tls_with_freeradius() {
     eprintln!("enterprise s1 -> wired: {n} bytes, {mbps:.1} Mb/s, checksum equal");
     let mbps = lab.tcp("s2", "s1", STA_IP[0], n / 4, 5401).unwrap();
     eprintln!("enterprise s2 -> s1: {} bytes, {mbps:.1} Mb/s, checksum equal", n / 4);
+    // Station 1 leaves first: the AP's Accounting-Request Stop carries its counters, which
+    // must be the station's own (octets and frames each way; no loss on this medium).
+    lab.stop("sta1");
+    std::thread::sleep(Duration::from_millis(500));
+    let sta1 = lab.log("sta1");
     lab.stop_all();
+    let (tx, tx_b, rx, rx_b) = sta_data_counters(&sta1);
+    let stop = acct_records(&fr)
+        .into_iter()
+        .find(|r| {
+            r.get("Acct-Status-Type").map(String::as_str) == Some("Stop")
+                && r.get("Calling-Station-Id").map(String::as_str) == Some("\"02-00-00-00-00-11\"")
+        })
+        .unwrap_or_else(|| panic!("no Stop for station 1 in the detail file:\n{:?}", acct_records(&fr)));
+    eprintln!("accounting Stop: {stop:?}");
+    let n_of = |k: &str| stop.get(k).and_then(|v| v.parse::<u64>().ok()).unwrap_or_else(|| panic!("{k} in {stop:?}"));
+    // Station to AP is all individually addressed: exact.
+    assert_eq!(n_of("Acct-Input-Octets"), tx_b, "AP received = station sent");
+    assert_eq!(n_of("Acct-Input-Packets"), tx);
+    // AP to station: accounting counts the frames sent to this station (as hostapd's
+    // per-station counters); the station's rx also counts the group-addressed ones
+    // (broadcast ARP and the like), a few frames here.
+    let (out_b, out_p) = (n_of("Acct-Output-Octets"), n_of("Acct-Output-Packets"));
+    assert!(
+        out_b <= rx_b && out_p <= rx && rx - out_p <= 20 && rx_b - out_b <= 20 * 1600,
+        "{out_p} frames {out_b} B vs the station's {rx} {rx_b}"
+    );
+    assert_eq!(stop.get("Acct-Terminate-Cause").map(String::as_str), Some("User-Request"));
+    let recs = acct_records(&fr);
+    for st in ["Start", "Interim-Update"] {
+        assert!(recs.iter().any(|r| r.get("Acct-Status-Type").map(String::as_str) == Some(st)), "no {st}: {recs:?}");
+    }
     let ap = lab.log("ap");
     assert!(ap.contains("RADIUS client on"), "{ap}");
     assert_eq!(ap.matches("eap success (method TLS, identity \"alice@wsec.test\")").count(), 2, "{ap}");
@@ -103,4 +135,44 @@ fn wpa2_enterprise_eap_tls_with_freeradius() {
     let c = |k: &str| j.get(k).and_then(|v| v.as_u64()).unwrap_or_else(|| panic!("no {k} in {j}"));
     assert!(c("decrypted") > (n / 1500) as u64, "{j}");
     assert_eq!(c("protected"), c("decrypted"), "{j}");
+}
+
+/// The station's data counters at exit ("data rx N (B B) tx M (B B)"): (tx frames, tx
+/// octets, rx frames, rx octets).
+fn sta_data_counters(log: &str) -> (u64, u64, u64, u64) {
+    let l = log.lines().rev().find(|l| l.starts_with("sta counters:")).unwrap_or_else(|| panic!("no counters line:\n{log}"));
+    let nums: Vec<u64> = l
+        .split("data rx ")
+        .nth(1)
+        .unwrap()
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .take(4)
+        .map(|w| w.parse().unwrap())
+        .collect();
+    (nums[2], nums[3], nums[0], nums[1])
+}
+
+/// The records of FreeRADIUS's accounting detail files (radacct/<client>/detail-*), each
+/// attribute name to its value.
+fn acct_records(fr: &FreeRadius) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut out = Vec::new();
+    let dir = fr.dir.join("log").join("radacct");
+    let mut files = Vec::new();
+    for c in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        for f in std::fs::read_dir(c.path()).into_iter().flatten().flatten() {
+            files.push(f.path());
+        }
+    }
+    for f in files {
+        let text = std::fs::read_to_string(f).unwrap_or_default();
+        for rec in text.split("\n\n") {
+            let m: std::collections::BTreeMap<String, String> =
+                rec.lines().filter_map(|l| l.trim().split_once(" = ")).map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            if !m.is_empty() {
+                out.push(m);
+            }
+        }
+    }
+    out
 }

@@ -48,7 +48,6 @@ pub enum TlsVersions {
     Tls13,
 }
 
-
 /// What the peer needs: who it trusts, who it is.
 #[derive(Clone)]
 pub struct TlsConfig {

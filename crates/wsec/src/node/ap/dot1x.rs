@@ -48,6 +48,8 @@ pub struct Dot1xSettings {
     pub eap_reauth_period_s: u64,
     /// `eapol_version` (2 by default, as hostapd).
     pub eapol_version: u8,
+    /// `radius_acct_interim_interval` (s; 0: no Interim-Update).
+    pub acct_interim_interval_s: u64,
 }
 
 impl Default for Dot1xSettings {
@@ -58,6 +60,7 @@ impl Default for Dot1xSettings {
             own_ip_addr: None,
             eap_reauth_period_s: 3600,
             eapol_version: 2,
+            acct_interim_interval_s: 0,
         }
     }
 }
@@ -81,7 +84,20 @@ pub(super) struct Session {
     waiting_server: bool,
     /// When to reauthenticate an established station.
     pub(super) reauth_at: Option<u64>,
+    /// The accounting session (RFC 2866), once the station's keys are in force.
+    acct: Option<AcctSession>,
 }
+
+/// One station's accounting session (RFC 2866, RFC 2869 2.1, RFC 3580 3.23).
+struct AcctSession {
+    id: String,
+    started: u64,
+    next_interim: Option<u64>,
+}
+
+/// Accounting requests are tagged apart from authentication ones (a station's
+/// Accounting-Request Stop outlives its conversation).
+const ACCT_TAG: u64 = 1 << 63;
 
 fn eapol(version: u8, typ: u8, body: &[u8]) -> Vec<u8> {
     let mut v = Vec::with_capacity(4 + body.len());
@@ -153,6 +169,7 @@ impl AccessPoint {
             method: method::IDENTITY,
             waiting_server: false,
             reauth_at: None,
+            acct: None,
         }));
         out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::EapStarted });
         self.request_identity(now, sta, out);
@@ -341,7 +358,8 @@ impl AccessPoint {
         let mut t = self.radius.as_ref().and_then(|c| c.poll_timeout());
         for p in self.peers.values() {
             if let Some(s) = &p.dot1x {
-                for d in [s.deadline, s.reauth_at].into_iter().flatten() {
+                let interim = s.acct.as_ref().and_then(|a| a.next_interim);
+                for d in [s.deadline, s.reauth_at, interim].into_iter().flatten() {
                     t = Some(t.map_or(d, |t: u64| t.min(d)));
                 }
             }
@@ -367,6 +385,7 @@ impl AccessPoint {
                 self.dot1x_fail(now, &sta, None, "no RADIUS server answered".into(), out);
             }
         }
+        self.acct_interim(now, out);
         let stations: Vec<MacAddr> = self.peers.iter().filter(|(_, p)| p.dot1x.is_some()).map(|(a, _)| *a).collect();
         for sta in stations {
             let Some(p) = self.peers.get_mut(&sta) else { continue };
@@ -398,6 +417,117 @@ impl AccessPoint {
         }
         if let Some(r) = self.radius.as_mut() {
             r.cancel(tag_of(sta));
+        }
+    }
+}
+
+impl AccessPoint {
+    fn acct_request(&self, sta: &MacAddr, s: &Session, status: crate::radius::packet::AcctStatus) -> Option<Request> {
+        let d = self.cfg.dot1x.as_ref()?;
+        let a = s.acct.as_ref()?;
+        let mut r = Request::new(Code::AccountingRequest);
+        r.push_u32(attr::ACCT_STATUS_TYPE, status as u32).push(attr::ACCT_SESSION_ID, a.id.as_bytes()).push(attr::USER_NAME, &s.identity);
+        if let Some(ip) = d.own_ip_addr {
+            r.push(attr::NAS_IP_ADDRESS, &ip.octets());
+        }
+        if let Some(n) = &d.nas_identifier {
+            r.push(attr::NAS_IDENTIFIER, n.as_bytes());
+        }
+        let called = format!("{}:{}", station_id(&self.cfg.bssid), String::from_utf8_lossy(&self.cfg.ssid));
+        r.push(attr::CALLED_STATION_ID, called.as_bytes())
+            .push(attr::CALLING_STATION_ID, station_id(sta).as_bytes())
+            .push_u32(attr::NAS_PORT_TYPE, attr::NAS_PORT_TYPE_WIRELESS_80211)
+            // Acct-Authentic RADIUS (RFC 2866 5.6).
+            .push_u32(attr::ACCT_AUTHENTIC, 1);
+        for c in &s.class {
+            r.push(attr::CLASS, c);
+        }
+        Some(r)
+    }
+
+    fn acct_send(&mut self, now: u64, sta: &MacAddr, r: Request, out: &mut Output) {
+        let Some(c) = self.radius.as_mut() else { return };
+        if c.send(now, Kind::Acct, tag_of(sta) | ACCT_TAG, r, &mut *self.rng).is_err() {
+            return self.counters.drop("accounting request not sent");
+        }
+        while let Some(t) = c.poll_transmit() {
+            out.radius.push(t);
+        }
+    }
+
+    fn has_acct_servers(&self) -> bool {
+        self.cfg.dot1x.as_ref().is_some_and(|d| !d.radius.acct_servers.is_empty())
+    }
+
+    /// The 802.1X station's keys are in force: Accounting-Request Start (RFC 2866 5.1).
+    pub(super) fn acct_start(&mut self, now: u64, sta: &MacAddr, out: &mut Output) {
+        if !self.has_acct_servers() {
+            return;
+        }
+        let n: [u8; 8] = crate::rng::array(&mut *self.rng);
+        let interim = self.cfg.dot1x.as_ref().map_or(0, |d| d.acct_interim_interval_s);
+        let Some(s) = self.peers.get_mut(sta).and_then(|p| p.dot1x.as_mut()) else { return };
+        if s.acct.is_some() {
+            return;
+        }
+        // hostapd's Acct-Session-Id: 16 hex digits.
+        s.acct = Some(AcctSession {
+            id: n.iter().map(|b| format!("{b:02X}")).collect(),
+            started: now,
+            next_interim: (interim > 0).then(|| now.saturating_add(interim.saturating_mul(SEC))),
+        });
+        let Some(p) = self.peers.get(sta) else { return };
+        let Some(r) = p.dot1x.as_deref().and_then(|s| self.acct_request(sta, s, crate::radius::packet::AcctStatus::Start)) else { return };
+        self.acct_send(now, sta, r, out);
+    }
+
+    /// The counters of an Interim-Update or a Stop (RFC 2866 5.3-5.8, RFC 2869 5.1-5.2):
+    /// what the AP received from the station (input) and sent to it (output).
+    fn acct_counters(r: &mut Request, c: &super::StationCounters, seconds: u64) {
+        r.push_u32(attr::ACCT_INPUT_OCTETS, c.rx_bytes as u32)
+            .push_u32(attr::ACCT_INPUT_GIGAWORDS, (c.rx_bytes >> 32) as u32)
+            .push_u32(attr::ACCT_OUTPUT_OCTETS, c.tx_bytes as u32)
+            .push_u32(attr::ACCT_OUTPUT_GIGAWORDS, (c.tx_bytes >> 32) as u32)
+            .push_u32(attr::ACCT_INPUT_PACKETS, c.rx_data.min(u32::MAX as u64) as u32)
+            .push_u32(attr::ACCT_OUTPUT_PACKETS, c.tx_data.min(u32::MAX as u64) as u32)
+            .push_u32(attr::ACCT_SESSION_TIME, seconds.min(u32::MAX as u64) as u32);
+    }
+
+    /// The station's session ends (call before it is forgotten): Accounting-Request Stop
+    /// with its counters and `cause` (RFC 2866 5.10).
+    pub(super) fn acct_stop(&mut self, sta: &MacAddr, cause: crate::radius::packet::TerminateCause, out: &mut Output) {
+        let now = self.clock;
+        let Some(p) = self.peers.get(sta) else { return };
+        let Some(s) = p.dot1x.as_deref() else { return };
+        let Some(a) = s.acct.as_ref() else { return };
+        let Some(mut r) = self.acct_request(sta, s, crate::radius::packet::AcctStatus::Stop) else { return };
+        Self::acct_counters(&mut r, &p.counters, now.saturating_sub(a.started) / SEC);
+        r.push_u32(attr::ACCT_TERMINATE_CAUSE, cause as u32);
+        if let Some(s) = self.peers.get_mut(sta).and_then(|p| p.dot1x.as_mut()) {
+            s.acct = None;
+        }
+        self.acct_send(now, sta, r, out);
+    }
+
+    /// Interim-Updates that are due.
+    fn acct_interim(&mut self, now: u64, out: &mut Output) {
+        let interim = self.cfg.dot1x.as_ref().map_or(0, |d| d.acct_interim_interval_s);
+        let due: Vec<MacAddr> = self
+            .peers
+            .iter()
+            .filter(|(_, p)| p.dot1x.as_ref().and_then(|s| s.acct.as_ref()).and_then(|a| a.next_interim).is_some_and(|t| now >= t))
+            .map(|(a, _)| *a)
+            .collect();
+        for sta in due {
+            let Some(p) = self.peers.get(&sta) else { continue };
+            let Some(s) = p.dot1x.as_deref() else { continue };
+            let Some(a) = s.acct.as_ref() else { continue };
+            let Some(mut r) = self.acct_request(&sta, s, crate::radius::packet::AcctStatus::InterimUpdate) else { continue };
+            Self::acct_counters(&mut r, &p.counters, now.saturating_sub(a.started) / SEC);
+            if let Some(a) = self.peers.get_mut(&sta).and_then(|p| p.dot1x.as_mut()).and_then(|s| s.acct.as_mut()) {
+                a.next_interim = Some(now.saturating_add(interim.max(1).saturating_mul(SEC)));
+            }
+            self.acct_send(now, &sta, r, out);
         }
     }
 }

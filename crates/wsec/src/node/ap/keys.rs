@@ -229,6 +229,9 @@ impl AccessPoint {
                         p.establish();
                     }
                     out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Established { pairwise: Some(pairwise) } });
+                    if first {
+                        self.acct_start(now, sta, out);
+                    }
                     late_group = first && self.pending_group.as_ref().is_some_and(|(_, w)| w.contains(sta));
                 }
                 handshake::Event::GroupKeyDone { .. } => {

@@ -4,6 +4,7 @@
 use super::{AccessPoint, PeerState};
 use crate::node::frames::{self, Mgmt};
 use crate::node::{NodeEvent, Output, Phase, SEC, TU};
+use crate::radius::packet::TerminateCause;
 use crate::wire::mac::{MacAddr, Mpdu};
 use crate::wire::mgmt::{self, Capability, ReasonCode};
 
@@ -135,6 +136,7 @@ impl AccessPoint {
 
     /// The station deauthenticated or disassociated itself: it is forgotten.
     pub(super) fn peer_left(&mut self, sta: &MacAddr, phase: Phase, out: &mut Output) {
+        self.acct_stop(sta, TerminateCause::UserRequest, out);
         if self.peers.remove(sta).is_some() {
             out.events.push(NodeEvent::Phase { peer: *sta, phase });
         }
@@ -146,6 +148,12 @@ impl AccessPoint {
         let seq = self.seq.take();
         let f = frames::deauth(sta, &self.cfg.bssid, &self.cfg.bssid, seq, why, true);
         self.send_mgmt(self.clock, sta, f, out);
+        let cause = match why {
+            ReasonCode::INACTIVITY => TerminateCause::IdleTimeout,
+            ReasonCode::IEEE_8021X_AUTH_FAILED => TerminateCause::ReauthenticationFailure,
+            _ => TerminateCause::NasRequest,
+        };
+        self.acct_stop(sta, cause, out);
         if self.peers.remove(sta).is_some() {
             out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Deauthenticated { reason: why, by_peer: false } });
         }
@@ -200,6 +208,7 @@ impl AccessPoint {
         }
         let all: Vec<MacAddr> = self.peers.keys().copied().collect();
         for a in all {
+            self.acct_stop(&a, TerminateCause::AdminReset, out);
             self.peers.remove(&a);
             out.events.push(NodeEvent::Phase { peer: a, phase: Phase::Deauthenticated { reason: why, by_peer: false } });
             self.forget_keys(&a, out);
