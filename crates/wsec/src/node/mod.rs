@@ -180,6 +180,8 @@ pub enum Phase {
     BeaconLoss,
     /// IEEE 802.1X: the EAP conversation started (CTRL-EVENT-EAP-STARTED).
     EapStarted,
+    /// IEEE 802.1X: the station's association rides on a cached PMKSA (12.6.10.3): no EAP.
+    PmksaCached,
     /// EAP succeeded (CTRL-EVENT-EAP-SUCCESS): the PMK is the MSK's; `identity` as the
     /// station gave it, `method` the EAP method's name.
     EapSuccess {
@@ -228,6 +230,7 @@ impl core::fmt::Display for Phase {
             }
             Phase::BeaconLoss => write!(f, "beacon loss: scanning again"),
             Phase::EapStarted => write!(f, "eap started"),
+            Phase::PmksaCached => write!(f, "pmksa cache used: no eap"),
             Phase::EapSuccess { identity, method } => write!(f, "eap success (method {method}, identity \"{identity}\")"),
             Phase::EapFailure(why) => write!(f, "eap failure: {why}"),
         }

@@ -327,7 +327,11 @@ impl AccessPoint {
             (Akm::Owe, Some(o)) => (o.akm, o.pmk),
             // 802.1X: the PMK comes from the EAP exchange (or a cached PMKSA).
             (a, _) if a.is_8021x() => match sae_pmk {
-                Some(pmk) => (a, pmk),
+                Some(pmk) => {
+                    self.dot1x_cached(sta, c, rsne.clone());
+                    out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::PmksaCached });
+                    (a, pmk)
+                }
                 None => {
                     self.dot1x_start(now, sta, c, rsne, out);
                     return;

@@ -33,6 +33,8 @@ pub const EAPOL_KEY: u8 = 3;
 /// An EAP-Request unanswered is sent again after this long, up to [`MAX_RETRANS`] times
 /// (IEEE 802.1X-2020 8.8's retransmission; hostapd's pass-through waits about 3 s).
 pub const RETRANS_NS: u64 = 3 * SEC;
+/// dot11RSNAConfigPMKLifetime (hostapd: 43200 s), a PMKSA's life without Session-Timeout.
+pub const PMK_LIFETIME_S: u64 = 43_200;
 pub const MAX_RETRANS: u8 = 4;
 
 /// The authenticator's settings (hostapd.conf's 802.1X and RADIUS keys).
@@ -173,6 +175,28 @@ impl AccessPoint {
         }));
         out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::EapStarted });
         self.request_identity(now, sta, out);
+    }
+
+    /// An association that rides on a cached PMKSA (its PMKID in the station's RSNE): no
+    /// EAP; the session, for accounting and reauthentication, as the EAP run left it.
+    pub(super) fn dot1x_cached(&mut self, sta: &MacAddr, choice: Choice, rsne: Option<Vec<u8>>) {
+        let (identity, class) = self.eap_cache.get(sta).cloned().unwrap_or_default();
+        let Some(p) = self.peers.get_mut(sta) else { return };
+        p.dot1x = Some(Box::new(Session {
+            choice,
+            rsne,
+            id: 0,
+            last: Vec::new(),
+            retrans: 0,
+            deadline: None,
+            state: None,
+            class,
+            identity,
+            method: method::TLS,
+            waiting_server: false,
+            reauth_at: None,
+            acct: None,
+        }));
     }
 
     fn request_identity(&mut self, now: u64, sta: &MacAddr, out: &mut Output) {
@@ -342,6 +366,15 @@ impl AccessPoint {
                     return Ok(());
                 }
                 let pmk = Zeroizing::new(msk[..choice.akm.pmk_len()].to_vec());
+                // The PMKSA (12.6.10.3), for the station's next association with its PMKID;
+                // as long as the server's Session-Timeout, else dot11RSNAConfigPMKLifetime.
+                let life = session_timeout.map(|t| t as u64).filter(|&t| t > 0).unwrap_or(PMK_LIFETIME_S);
+                let pmkid = crate::rsn::kdf::pmkid(choice.akm, &pmk, &self.cfg.bssid.0, &sta.0);
+                let expires = now.saturating_add(life.saturating_mul(SEC));
+                self.pmksa.insert(sta, super::sae::Pmksa { pmk: pmk.clone(), pmkid, expires, owe: false });
+                if let Some(s) = self.peers.get(&sta).and_then(|p| p.dot1x.as_deref()) {
+                    self.eap_cache.insert(sta, (s.identity.clone(), s.class.clone()));
+                }
                 self.start_4way(now, &sta, choice, choice.akm, pmk, rsne, out);
             }
             Code::AccessReject => {

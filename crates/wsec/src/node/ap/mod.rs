@@ -331,6 +331,9 @@ pub struct AccessPoint {
     pmksa: BTreeMap<MacAddr, sae::Pmksa>,
     /// The RADIUS client of an 802.1X AP.
     radius: Option<crate::radius::Client>,
+    /// The identity and Class of each station's last EAP run, for the accounting of an
+    /// association on its cached PMKSA.
+    eap_cache: BTreeMap<MacAddr, (Vec<u8>, Vec<Vec<u8>>)>,
 }
 
 /// The RSN element an AP with `akms`, `pairwise` and `group` advertises (9.4.2.24).
@@ -476,6 +479,7 @@ impl AccessPoint {
             anti_clogging_since: now,
             pmksa: BTreeMap::new(),
             radius: Self::new_radius(&cfg)?,
+            eap_cache: BTreeMap::new(),
             rng,
             cfg,
         })

@@ -172,6 +172,11 @@ impl Station {
         if sae && !self.use_cached_pmksa(now) {
             return self.sae_start(now, out);
         }
+        // 802.1X: a cached PMKSA with this AP puts its PMKID in the Association Request.
+        let eap = self.state.link().is_some_and(|l| l.neg.as_ref().is_some_and(|n| n.akm.is_8021x()) && !l.pmksa_in_use);
+        if eap {
+            self.use_cached_pmksa(now);
+        }
         let Some(b) = self.bssid() else { return };
         let shared = matches!(self.state, State::Authenticating { shared: true, .. });
         let alg = if shared { AuthAlgorithm::SHARED_KEY } else { AuthAlgorithm::OPEN_SYSTEM };
@@ -293,10 +298,18 @@ impl Station {
                     None if n.akm == Akm::Sae => (n.akm, self.state.link().and_then(|l| l.sae_pmk.clone()).unwrap_or_default()),
                     None => (n.akm, pmk.clone()),
                 };
-                // 802.1X: the handshake waits for the PMK of EAP (a zero PMK until then:
-                // the authenticator sends no message 1 before its Access-Accept).
+                // 802.1X: the handshake runs under the cached PMKSA's PMK, or waits for
+                // the PMK of EAP (a zero PMK until then: the authenticator sends no
+                // message 1 before its Access-Accept). Either way EAP may come: an AP
+                // without our PMKSA starts it.
                 let eap = akm.is_8021x();
-                self.start_handshake(now, bssid, akm, if eap { Zeroizing::new(vec![0; akm.pmk_len()]) } else { pmk }, n);
+                let cached = self.state.link().filter(|l| l.pmksa_in_use).and_then(|l| l.sae_pmk.clone());
+                let pmk = match (eap, cached) {
+                    (true, Some(c)) => c,
+                    (true, None) => Zeroizing::new(vec![0; akm.pmk_len()]),
+                    (false, _) => pmk,
+                };
+                self.start_handshake(now, bssid, akm, pmk, n);
                 if eap {
                     self.eap_begin(now);
                 }

@@ -11,6 +11,8 @@ use zeroize::Zeroizing;
 
 /// EAPOL-EAP (IEEE 802.1X-2020 Table 11-3).
 const EAPOL_EAP: u8 = 0;
+/// dot11RSNAConfigPMKLifetime (wpa_supplicant and hostapd: 43200 s).
+pub const PMK_LIFETIME_S: u64 = 43_200;
 /// How long EAP may take after association, beyond the 4-way handshake's own timeout.
 pub const EAP_TIMEOUT_MS: u64 = 30_000;
 
@@ -70,6 +72,10 @@ impl Station {
         let identity = self.cfg.eap.as_ref().map(|c| String::from_utf8_lossy(&c.identity).into_owned()).unwrap_or_default();
         let method = crate::eap::method::name(self.cfg.eap.as_ref().map_or(0, |c| c.method.typ()));
         out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::EapSuccess { identity, method } });
+        self.cache_eap_pmksa(now, bssid, n.akm, &pmk, PMK_LIFETIME_S);
+        if let Some(l) = self.state.link_mut() {
+            l.pmksa_in_use = false;
+        }
         if matches!(self.state, State::Established(..)) {
             // Reauthentication: the keys in force stay.
             return;

@@ -83,6 +83,19 @@ impl Station {
         true
     }
 
+    /// Caches the PMKSA of an EAP exchange with `bssid` (12.6.10.3; the PMKID of 12.7.1.3)
+    /// for `lifetime_s`, so the next association offers its PMKID and skips EAP.
+    pub(super) fn cache_eap_pmksa(&mut self, now: u64, bssid: MacAddr, akm: crate::rsn::akm::Akm, pmk: &[u8], lifetime_s: u64) {
+        let pmkid = crate::rsn::kdf::pmkid(akm, pmk, &bssid.0, &self.cfg.addr.0);
+        self.pmksa = Some(StaPmksa {
+            bssid,
+            pmk: Zeroizing::new(pmk.to_vec()),
+            pmkid,
+            h2e: false,
+            expires: now.saturating_add(lifetime_s.saturating_mul(1_000_000_000)),
+        });
+    }
+
     /// The AP and PMKID of the cached PMKSA, if any.
     pub fn pmksa_pmkid(&self) -> Option<(MacAddr, [u8; 16])> {
         self.pmksa.as_ref().map(|c| (c.bssid, c.pmkid))
