@@ -1155,7 +1155,8 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                                 match w {
                                     "tls_disable_tlsv1_3=1" => e.versions = wsec::eap::tls::TlsVersions::Tls12,
                                     "tls_disable_tlsv1_2=1" => e.versions = wsec::eap::tls::TlsVersions::Tls13,
-                                    "tls_disable_tlsv1_3=0" | "tls_disable_tlsv1_2=0" => {}
+                                    // Suite B follows from key_mgmt=WPA-EAP-SUITE-B-192 (WPA3 3.5).
+                                    "tls_disable_tlsv1_3=0" | "tls_disable_tlsv1_2=0" | "tls_suiteb=1" | "tls_suiteb=0" => {}
                                     _ => {
                                         return err(
                                             n,

@@ -25,16 +25,17 @@ const STA: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x11]);
 const WIRED: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x99]);
 
 fn rsn(akm: Akm) -> Security {
-    Security::Rsn {
-        akms: vec![akm],
-        pairwise: vec![CipherSuite::Ccmp128],
-        groups: vec![CipherSuite::Ccmp128],
-        pmk: Zeroizing::new(Vec::new()),
-    }
+    // WPA3-Enterprise 192-bit: GCMP-256 both ways (WPA3 Specification 3.5).
+    let c = if akm == Akm::SuiteB192 { CipherSuite::Gcmp256 } else { CipherSuite::Ccmp128 };
+    Security::Rsn { akms: vec![akm], pairwise: vec![c], groups: vec![c], pmk: Zeroizing::new(Vec::new()) }
 }
 
 fn ap(fr: &FreeRadius, akm: Akm) -> AccessPoint {
     let mut c = ApConfig::new(BSSID, b"wsec-enterprise", rsn(akm));
+    if akm == Akm::SuiteB192 {
+        c.mfp = wsec::node::mfp::Mfp::Required;
+        c.group_mgmt_cipher = CipherSuite::BipGmac256;
+    }
     c.dot1x = Some(Dot1xSettings {
         radius: ClientConfig {
             auth_servers: vec![Server { addr: fr.auth, secret: Zeroizing::new(freeradius::SECRET.as_bytes().to_vec()) }],
@@ -49,8 +50,9 @@ fn ap(fr: &FreeRadius, akm: Akm) -> AccessPoint {
 
 fn sta(client: &str, akm: Akm) -> Station {
     let pki = freeradius::pki();
+    let ca = if akm == Akm::SuiteB192 { "ca384.pem" } else { "ca.pem" };
     let t = TlsConfig {
-        ca_certs: certs_from_pem(&pki.read("ca.pem")).unwrap(),
+        ca_certs: certs_from_pem(&pki.read(ca)).unwrap(),
         domain_match: Some(freeradius::SERVER_NAME.into()),
         client_cert: Some((
             certs_from_pem(&pki.read(&format!("{client}.pem"))).unwrap(),
@@ -59,6 +61,9 @@ fn sta(client: &str, akm: Akm) -> Station {
         ..Default::default()
     };
     let mut c = StaConfig::new(STA, b"wsec-enterprise", rsn(akm));
+    if akm == Akm::SuiteB192 {
+        c.mfp = wsec::node::mfp::Mfp::Required;
+    }
     c.eap = Some(PeerConfig { identity: freeradius::USER.as_bytes().to_vec(), anonymous_identity: None, method: MethodConfig::Tls(t) });
     Station::new(c, 0, wsec::rng::seeded(2)).unwrap()
 }
@@ -180,4 +185,30 @@ fn rejected_station_gets_failure_and_reason_23() {
     assert!(ev.iter().any(|(w, p)| *w == 'a' && matches!(p, Phase::Deauthenticated { reason, .. } if reason.0 == 23)), "{ev:?}");
     assert!(ev.iter().any(|(w, p)| *w == 's' && matches!(p, Phase::EapFailure(_))), "{ev:?}");
     assert!(!ev.iter().any(|(_, p)| matches!(p, Phase::Established { .. })), "{ev:?}");
+}
+
+#[test]
+fn wpa3_enterprise_192_bit_with_freeradius() {
+    // P-384 certificates, FreeRADIUS restricted to ECDHE-ECDSA-AES256-GCM-SHA384 on
+    // secp384r1; AKM 00-0F-AC:12 (PMK 48 octets of the MSK, KDF-SHA384, MIC 24), GCMP-256
+    // and BIP-GMAC-256 with MFP required.
+    let fr = FreeRadius::start(Opts { cert: "server384", ca: "ca384", suite_b: true, ..Default::default() });
+    let mut a = ap(&fr, Akm::SuiteB192);
+    let mut s = sta("client384", Akm::SuiteB192);
+    let ev = run(&mut a, &mut s, Duration::from_secs(20), established);
+    assert!(established(&ev), "{ev:?}\nserver log:\n{}", fr.log());
+    assert!(ev.iter().any(|(w, p)| *w == 's' && matches!(p, Phase::Established { pairwise: Some(CipherSuite::Gcmp256) })), "{ev:?}");
+    assert!(ev.iter().any(|(w, p)| *w == 'a' && matches!(p, Phase::Associated { akm: Some(Akm::SuiteB192), .. })), "{ev:?}");
+    // The server ran with only the Suite B suite and curve (its -X log echoes them; it
+    // logs no negotiated suite), and the AP told it GCMP-256 (00-0F-AC:9) and AKM 12 (RFC 7268).
+    let log = fr.log();
+    for want in [
+        "cipher_list = \"ECDHE-ECDSA-AES256-GCM-SHA384\"",
+        "ecdh_curve = \"secp384r1\"",
+        "WLAN-Pairwise-Cipher = 1027081",
+        "WLAN-AKM-Suite = 1027084",
+        "Sent Access-Accept",
+    ] {
+        assert!(log.contains(want), "server log lacks {want}");
+    }
 }

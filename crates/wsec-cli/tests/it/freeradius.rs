@@ -122,6 +122,17 @@ pub fn pki() -> &'static Pki {
         );
         issue(&dir, "ca", "client", &format!("/CN={USER}"), "extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n", "P-256");
         ca(&dir, "rogue-ca", "/CN=wsec rogue CA", "P-256");
+        // WPA3-Enterprise 192-bit: P-384 throughout (ECDSA with SHA-384).
+        ca(&dir, "ca384", "/CN=wsec test CA P-384", "P-384");
+        issue(
+            &dir,
+            "ca384",
+            "server384",
+            &format!("/CN={SERVER_NAME}"),
+            &format!("subjectAltName=DNS:{SERVER_NAME}\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n"),
+            "P-384",
+        );
+        issue(&dir, "ca384", "client384", &format!("/CN={USER}"), "extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n", "P-384");
         issue(
             &dir,
             "rogue-ca",
@@ -143,11 +154,15 @@ pub struct Opts {
     pub cert: &'static str,
     /// The RADIUS client secret the server holds.
     pub secret: &'static str,
+    /// The CA that signs the client certificates the server accepts ("ca" or "ca384").
+    pub ca: &'static str,
+    /// Suite B 192-bit: only ECDHE-ECDSA-AES256-GCM-SHA384 on secp384r1.
+    pub suite_b: bool,
 }
 
 impl Default for Opts {
     fn default() -> Opts {
-        Opts { tls_max: "1.2", cert: "server", secret: SECRET }
+        Opts { tls_max: "1.2", cert: "server", secret: SECRET, ca: "ca", suite_b: false }
     }
 }
 
@@ -246,8 +261,13 @@ impl FreeRadius {
                     "certificate_file = /etc/ssl/certs/ssl-cert-snakeoil.pem",
                     &format!("certificate_file = {}", p(&format!("{}.pem", o.cert))),
                 )
-                .replace("ca_file = /etc/ssl/certs/ca-certificates.crt", &format!("ca_file = {}", p("ca.pem")))
+                .replace("ca_file = /etc/ssl/certs/ca-certificates.crt", &format!("ca_file = {}", p(&format!("{}.pem", o.ca))))
                 .replace("tls_max_version = \"1.2\"", &format!("tls_max_version = \"{}\"", o.tls_max))
+                .replace(
+                    "cipher_list = \"DEFAULT\"",
+                    if o.suite_b { "cipher_list = \"ECDHE-ECDSA-AES256-GCM-SHA384\"" } else { "cipher_list = \"DEFAULT\"" },
+                )
+                .replace("ecdh_curve = \"\"", if o.suite_b { "ecdh_curve = \"secp384r1\"" } else { "ecdh_curve = \"\"" })
         });
         std::fs::write(raddb.join("clients.conf"), format!("client lab {{\n\tipaddr = 127.0.0.1\n\tsecret = {}\n}}\n", o.secret)).unwrap();
         edit(&raddb.join("mods-config/files/authorize"), |s| format!("\"{USER}\" Cleartext-Password := \"{PASSWORD}\"\n\n{s}"));

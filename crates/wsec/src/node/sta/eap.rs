@@ -19,7 +19,13 @@ pub const EAP_TIMEOUT_MS: u64 = 30_000;
 impl Station {
     /// Association chose an 802.1X AKM: a fresh EAP peer waits for the authenticator.
     pub(super) fn eap_begin(&mut self, now: u64) {
-        let Some(pc) = self.cfg.eap.clone() else { return };
+        let Some(mut pc) = self.cfg.eap.clone() else { return };
+        // WPA3-Enterprise 192-bit (WPA3 Specification 3.5): EAP-TLS with the Suite B
+        // cipher suites and P-384 only (wpa_supplicant's phase1="tls_suiteb=1").
+        if self.neg().is_some_and(|n| n.akm == crate::rsn::akm::Akm::SuiteB192) {
+            let crate::eap::MethodConfig::Tls(t) = &mut pc.method;
+            t.suite_b_192 = true;
+        }
         self.eap = Peer::new(pc).ok().map(Box::new);
         self.deadline = now + (EAP_TIMEOUT_MS + self.cfg.handshake_timeout_ms) * 1_000_000;
     }

@@ -152,7 +152,18 @@ impl Authenticator {
         let rc = self.next_counter();
         let State::AwaitM2 { anonce, counters } = &mut self.state else { return };
         counters.push(rc);
-        let f = Fields { replay_counter: rc, nonce: *anonce, rsc: 0, key_data: &[], key_index: 0 };
+        // 12.7.6.2: with an 802.1X AKM message 1 names the PMK in a PMKID KDE (as hostapd):
+        // a supplicant that offered a cached PMKSA checks it before it trusts that PMK
+        // (wpa_supplicant otherwise abandons the cached PMKSA for a full EAP run).
+        let mut kd = Vec::new();
+        if self.cfg.akm.is_8021x() && !crate::rsn::ie::is_wpa_element(&self.cfg.ap_rsne) {
+            let id = crate::rsn::kdf::pmkid(self.cfg.akm, &self.cfg.pmk, &self.cfg.aa.0, &self.cfg.spa.0);
+            let mut b = crate::rsn::kde::KeyDataBuilder::new();
+            if b.pmkid(id).is_ok() {
+                kd = b.finish().to_vec();
+            }
+        }
+        let f = Fields { replay_counter: rc, nonce: *anonce, rsc: 0, key_data: &kd, key_index: 0 };
         match msg::build(&self.cfg, Msg::M1, f, None, None, &mut *self.rng) {
             Ok(m1) => out.tx.push(m1),
             Err(_) => return self.fail("cannot build message 1", out),
