@@ -74,13 +74,16 @@ fn run(ap: &mut AccessPoint, st: &mut Station, limit: Duration, mut done: impl F
     run_from(0, ap, st, limit, &mut done)
 }
 
+/// Says from the events so far whether the run is over.
+type Done<'a> = dyn FnMut(&[(char, Phase)]) -> bool + 'a;
+
 /// [`run`] with the cores' clock starting at `base` (ns): it never goes back.
 fn run_from(
     base: u64,
     ap: &mut AccessPoint,
     st: &mut Station,
     limit: Duration,
-    done: &mut dyn FnMut(&[(char, Phase)]) -> bool,
+    done: &mut Done<'_>,
 ) -> Vec<(char, Phase)> {
     let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
     sock.set_nonblocking(true).unwrap();

@@ -123,6 +123,21 @@ fn mac_of(tag: u64) -> MacAddr {
     MacAddr([b[2], b[3], b[4], b[5], b[6], b[7]])
 }
 
+/// Who asks, for whom, where (RFC 3580 3): NAS-IP-Address and/or NAS-Identifier,
+/// Called-Station-Id (BSSID:SSID), Calling-Station-Id, NAS-Port-Type.
+fn nas_attrs(r: &mut Request, d: &Dot1xSettings, bssid: &MacAddr, ssid: &[u8], sta: &MacAddr) {
+    if let Some(ip) = d.own_ip_addr {
+        r.push(attr::NAS_IP_ADDRESS, &ip.octets());
+    }
+    if let Some(n) = &d.nas_identifier {
+        r.push(attr::NAS_IDENTIFIER, n.as_bytes());
+    }
+    let called = format!("{}:{}", station_id(bssid), String::from_utf8_lossy(ssid));
+    r.push(attr::CALLED_STATION_ID, called.as_bytes())
+        .push(attr::CALLING_STATION_ID, station_id(sta).as_bytes())
+        .push_u32(attr::NAS_PORT_TYPE, attr::NAS_PORT_TYPE_WIRELESS_80211);
+}
+
 /// An RSN suite selector as RFC 7268's WLAN-* attributes carry it (00-0F-AC:n as a u32).
 fn suite_u32(t: u8) -> u32 {
     0x000f_ac00 | t as u32
@@ -262,20 +277,11 @@ impl AccessPoint {
         }
         s.deadline = None;
         s.waiting_server = true;
-        let d = self.cfg.dot1x.as_ref().expect("a session has settings");
         let mut r = Request::new(Code::AccessRequest);
         r.push(attr::USER_NAME, &s.identity);
-        if let Some(ip) = d.own_ip_addr {
-            r.push(attr::NAS_IP_ADDRESS, &ip.octets());
-        }
-        if let Some(n) = &d.nas_identifier {
-            r.push(attr::NAS_IDENTIFIER, n.as_bytes());
-        }
-        let called = format!("{}:{}", station_id(&self.cfg.bssid), String::from_utf8_lossy(&self.cfg.ssid));
-        r.push(attr::CALLED_STATION_ID, called.as_bytes())
-            .push(attr::CALLING_STATION_ID, station_id(sta).as_bytes())
-            .push_u32(attr::NAS_PORT_TYPE, attr::NAS_PORT_TYPE_WIRELESS_80211)
-            .push_u32(attr::SERVICE_TYPE, attr::SERVICE_TYPE_FRAMED)
+        let Some(d) = self.cfg.dot1x.as_ref() else { return };
+        nas_attrs(&mut r, d, &self.cfg.bssid, &self.cfg.ssid, sta);
+        r.push_u32(attr::SERVICE_TYPE, attr::SERVICE_TYPE_FRAMED)
             .push_u32(attr::FRAMED_MTU, 1400)
             .push(attr::CONNECT_INFO, b"CONNECT 54Mbps 802.11g")
             .push_u32(attr::WLAN_PAIRWISE_CIPHER, suite_u32(s.choice.pairwise.suite_type()))
@@ -460,18 +466,9 @@ impl AccessPoint {
         let a = s.acct.as_ref()?;
         let mut r = Request::new(Code::AccountingRequest);
         r.push_u32(attr::ACCT_STATUS_TYPE, status as u32).push(attr::ACCT_SESSION_ID, a.id.as_bytes()).push(attr::USER_NAME, &s.identity);
-        if let Some(ip) = d.own_ip_addr {
-            r.push(attr::NAS_IP_ADDRESS, &ip.octets());
-        }
-        if let Some(n) = &d.nas_identifier {
-            r.push(attr::NAS_IDENTIFIER, n.as_bytes());
-        }
-        let called = format!("{}:{}", station_id(&self.cfg.bssid), String::from_utf8_lossy(&self.cfg.ssid));
-        r.push(attr::CALLED_STATION_ID, called.as_bytes())
-            .push(attr::CALLING_STATION_ID, station_id(sta).as_bytes())
-            .push_u32(attr::NAS_PORT_TYPE, attr::NAS_PORT_TYPE_WIRELESS_80211)
-            // Acct-Authentic RADIUS (RFC 2866 5.6).
-            .push_u32(attr::ACCT_AUTHENTIC, 1);
+        nas_attrs(&mut r, d, &self.cfg.bssid, &self.cfg.ssid, sta);
+        // Acct-Authentic RADIUS (RFC 2866 5.6).
+        r.push_u32(attr::ACCT_AUTHENTIC, 1);
         for c in &s.class {
             r.push(attr::CLASS, c);
         }
