@@ -114,6 +114,9 @@ pub struct EapFile {
     /// `phase1="tls_disable_tlsv1_3=1"` / `"tls_disable_tlsv1_2=1"`.
     pub versions: wsec::eap::tls::TlsVersions,
     pub fragment_size: usize,
+    /// `eap=TTLS` (with `phase2="auth=PAP"` and `password`) rather than TLS.
+    pub ttls: bool,
+    pub password: Option<Zeroizing<Vec<u8>>>,
 }
 
 impl core::fmt::Debug for EapFile {
@@ -152,11 +155,12 @@ impl EapFile {
             fragment_size: self.fragment_size,
             ..Default::default()
         };
-        Ok(wsec::eap::PeerConfig {
-            identity: self.identity.clone(),
-            anonymous_identity: self.anonymous_identity.clone(),
-            method: wsec::eap::MethodConfig::Tls(t),
-        })
+        let method = match (self.ttls, &self.password) {
+            (true, Some(p)) => wsec::eap::MethodConfig::TtlsPap { tls: t, password: p.clone() },
+            (true, None) => return Err("eap=TTLS needs password".into()),
+            (false, _) => wsec::eap::MethodConfig::Tls(t),
+        };
+        Ok(wsec::eap::PeerConfig { identity: self.identity.clone(), anonymous_identity: self.anonymous_identity.clone(), method })
     }
 }
 
@@ -1125,10 +1129,24 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                 }
                 "owe_only" => owe_only = num::<u8>(n, k, v, 0, 1)? == 1,
                 "eap" => {
-                    if v != "TLS" {
-                        return err(n, format!("eap: unsupported method {v} (TLS)"));
+                    let e = eap.get_or_insert_with(|| EapFile { fragment_size: 1398, ..Default::default() });
+                    match v {
+                        "TLS" => e.ttls = false,
+                        "TTLS" => e.ttls = true,
+                        _ => return err(n, format!("eap: unsupported method {v} (TLS, TTLS)")),
                     }
                     eap_method = Some(n);
+                }
+                // TTLS's inner method: PAP (RFC 5281 11.2.5).
+                "phase2" => {
+                    if unquote(v) != Some("auth=PAP") {
+                        return err(n, "phase2: only \"auth=PAP\" is supported (TTLS)");
+                    }
+                }
+                "password" => {
+                    let e = eap.get_or_insert_with(|| EapFile { fragment_size: 1398, ..Default::default() });
+                    let p = unquote(v).ok_or(ConfError { line: n, msg: "password must be a quoted string".into() })?;
+                    e.password = Some(Zeroizing::new(p.as_bytes().to_vec()));
                 }
                 "identity"
                 | "anonymous_identity"
@@ -1240,7 +1258,10 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     match (&eap, wants_eap) {
         (Some(e), true) => {
             if eap_method.is_none() {
-                return err(0, "key_mgmt=WPA-EAP needs eap=TLS");
+                return err(0, "key_mgmt=WPA-EAP needs eap=TLS or eap=TTLS");
+            }
+            if e.ttls && e.password.is_none() {
+                return err(0, "eap=TTLS needs password");
             }
             if e.identity.is_empty() {
                 return err(0, "key_mgmt=WPA-EAP needs identity");

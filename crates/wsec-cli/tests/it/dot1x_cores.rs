@@ -78,13 +78,7 @@ fn run(ap: &mut AccessPoint, st: &mut Station, limit: Duration, mut done: impl F
 type Done<'a> = dyn FnMut(&[(char, Phase)]) -> bool + 'a;
 
 /// [`run`] with the cores' clock starting at `base` (ns): it never goes back.
-fn run_from(
-    base: u64,
-    ap: &mut AccessPoint,
-    st: &mut Station,
-    limit: Duration,
-    done: &mut Done<'_>,
-) -> Vec<(char, Phase)> {
+fn run_from(base: u64, ap: &mut AccessPoint, st: &mut Station, limit: Duration, done: &mut Done<'_>) -> Vec<(char, Phase)> {
     let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
     sock.set_nonblocking(true).unwrap();
     let t0 = Instant::now();

@@ -64,12 +64,17 @@ fn authenticate(peer: &mut Peer, cfg: ClientConfig, limit: Duration) -> Outcome 
         accept: None,
     };
     let mut state: Option<Vec<u8>> = None;
+    let mut user = Vec::new();
     let mut eap_resp = peer.handle(&wsec::eap::packet::emit(wsec::eap::Code::Request, 0, method::IDENTITY, &[]).unwrap()).unwrap();
     let mut buf = [0u8; 4096];
     while t0.elapsed() < limit {
         if let Some(resp) = eap_resp.take() {
+            // User-Name: the identity of the EAP-Response/Identity (RFC 3579 2.1).
+            if resp.get(4) == Some(&method::IDENTITY) {
+                user = resp[5..].to_vec();
+            }
             let mut r = Request::new(Code::AccessRequest);
-            r.push(attr::USER_NAME, freeradius::USER.as_bytes())
+            r.push(attr::USER_NAME, &user)
                 .push(attr::NAS_IP_ADDRESS, &[127, 0, 0, 1])
                 .push(attr::NAS_IDENTIFIER, b"wsec-ap")
                 .push(attr::CALLED_STATION_ID, b"02-00-00-00-01-00:wsec-enterprise")
@@ -264,4 +269,41 @@ fn failover_to_the_second_server() {
     assert_eq!(peer.tls_info().unwrap().0, "TLSv1.3", "the secondary (TLS 1.3) did the work");
     assert!(o.elapsed >= Duration::from_millis(3500), "{:?}", o.elapsed);
     eprintln!("failover: Access-Accept from the second server {:?} after the first request", o.elapsed);
+}
+
+fn ttls_peer(password: &str) -> Peer {
+    let pki = freeradius::pki();
+    let tls = TlsConfig {
+        ca_certs: certs_from_pem(&pki.read("ca.pem")).unwrap(),
+        domain_match: Some(freeradius::SERVER_NAME.into()),
+        versions: TlsVersions::Tls12,
+        ..Default::default()
+    };
+    Peer::new(PeerConfig {
+        identity: freeradius::USER.as_bytes().to_vec(),
+        anonymous_identity: Some(b"anonymous@wsec.test".to_vec()),
+        method: MethodConfig::TtlsPap { tls, password: Zeroizing::new(password.as_bytes().to_vec()) },
+    })
+    .unwrap()
+}
+
+#[test]
+fn eap_ttls_pap_against_freeradius_and_a_wrong_password() {
+    // EAP-TTLS (RFC 5281) with PAP inside: the outer identity anonymous, the user's name
+    // and password only in the tunnel; keys from "ttls keying material".
+    let fr = FreeRadius::start(Opts::default());
+    let mut peer = ttls_peer(freeradius::PASSWORD);
+    let o = authenticate(&mut peer, cfg(vec![server(fr.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_eq!(o.code, Some(Code::AccessAccept), "{:?}\n{}", o.discarded, fr.log());
+    assert_eq!(peer.state(), PeerState::Success);
+    assert_eq!(&o.server_msk.expect("MS-MPPE keys")[..], peer.msk().unwrap(), "the server's MSK is the peer's");
+    let log = fr.log();
+    assert!(log.contains("User-Name = \"anonymous@wsec.test\""), "outer identity");
+    assert!(log.contains(&format!("User-Name = \"{}\"", freeradius::USER)), "the inner identity, in the tunnel");
+    // The wrong password: Access-Reject, EAP-Failure, no key.
+    let mut bad = ttls_peer("not the password");
+    let o = authenticate(&mut bad, cfg(vec![server(fr.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_eq!(o.code, Some(Code::AccessReject), "{:?}", o.discarded);
+    assert_eq!(bad.state(), PeerState::Failure);
+    assert!(bad.msk().is_none());
 }

@@ -252,7 +252,11 @@ impl CtrlNode for Station {
                 // wpa_supplicant's eap.c events (WPA_EVENT_EAP_*).
                 Phase::EapStarted => ctrl.sock.event("CTRL-EVENT-EAP-STARTED EAP authentication started"),
                 Phase::EapSuccess { method, .. } => {
-                    let n = if *method == "TLS" { 13 } else { 0 };
+                    let n = match *method {
+                        "TLS" => 13,
+                        "TTLS" => 21,
+                        _ => 0,
+                    };
                     ctrl.sock.event(&format!("CTRL-EVENT-EAP-METHOD EAP vendor 0 method {n} ({method}) selected"));
                     ctrl.sock.event("CTRL-EVENT-EAP-SUCCESS EAP authentication completed successfully");
                 }

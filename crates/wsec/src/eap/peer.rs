@@ -10,15 +10,42 @@ use crate::error::{Error, Result};
 use zeroize::Zeroizing;
 
 /// The method the peer runs and its settings.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum MethodConfig {
     Tls(TlsConfig),
+    /// EAP-TTLS with PAP inside (RFC 5281; wpa_supplicant `eap=TTLS phase2="auth=PAP"`):
+    /// the identity and this password go through the tunnel.
+    TtlsPap {
+        tls: TlsConfig,
+        password: Zeroizing<Vec<u8>>,
+    },
+}
+
+impl core::fmt::Debug for MethodConfig {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            MethodConfig::Tls(t) => write!(f, "Tls({t:?})"),
+            MethodConfig::TtlsPap { tls, .. } => write!(f, "TtlsPap({tls:?}, password: <hidden>)"),
+        }
+    }
 }
 
 impl MethodConfig {
     pub fn typ(&self) -> u8 {
         match self {
             MethodConfig::Tls(_) => method::TLS,
+            MethodConfig::TtlsPap { .. } => method::TTLS,
+        }
+    }
+    /// The TLS settings (server validation, client certificate, versions).
+    pub fn tls(&self) -> &TlsConfig {
+        match self {
+            MethodConfig::Tls(t) | MethodConfig::TtlsPap { tls: t, .. } => t,
+        }
+    }
+    pub fn tls_mut(&mut self) -> &mut TlsConfig {
+        match self {
+            MethodConfig::Tls(t) | MethodConfig::TtlsPap { tls: t, .. } => t,
         }
     }
 }
@@ -90,11 +117,7 @@ pub struct Peer {
 impl Peer {
     pub fn new(cfg: PeerConfig) -> Result<Peer> {
         // Check the method's configuration now: a bad ca_cert is an error at start, not mid-way.
-        match &cfg.method {
-            MethodConfig::Tls(t) => {
-                super::tls::client_config(t)?;
-            }
-        }
+        super::tls::client_config(cfg.method.tls())?;
         Ok(Peer { cfg, state: PeerState::Idle, tls: None, last: None, events: Default::default(), msk: None })
     }
 
@@ -186,9 +209,11 @@ impl Peer {
                     self.events.push_back(PeerEvent::Method(t));
                     self.state = PeerState::Method;
                 }
-                let MethodConfig::Tls(c) = &self.cfg.method;
                 if self.tls.is_none() {
-                    self.tls = Some(EapTls::new(c)?);
+                    self.tls = Some(match &self.cfg.method {
+                        MethodConfig::Tls(c) => EapTls::new(c)?,
+                        MethodConfig::TtlsPap { tls, password } => EapTls::ttls(tls, super::tls::ttls_pap(&self.cfg.identity, password))?,
+                    });
                 }
                 let data = match self.tls.as_mut().expect("set above").process(p.type_data()) {
                     Ok(d) => d,

@@ -299,6 +299,28 @@ pub fn client_config(cfg: &TlsConfig) -> Result<Arc<rustls::ClientConfig>> {
     Ok(Arc::new(c))
 }
 
+/// A Diameter AVP as EAP-TTLS carries it (RFC 5281 10.1): Code (4) | Flags (1; M 0x40) |
+/// Length (3, header and data) | Data | padding to 4 octets.
+pub fn ttls_avp(code: u32, data: &[u8], out: &mut Vec<u8>) {
+    let len = 8 + data.len();
+    out.extend_from_slice(&code.to_be_bytes());
+    out.push(0x40);
+    out.extend_from_slice(&(len as u32).to_be_bytes()[1..]);
+    out.extend_from_slice(data);
+    out.resize(out.len() + (4 - len % 4) % 4, 0);
+}
+
+/// TTLS phase 2 PAP (RFC 5281 11.2.5): User-Name (1) and User-Password (2), the password
+/// padded with zeros to a multiple of 16 octets.
+pub fn ttls_pap(user: &[u8], password: &[u8]) -> Zeroizing<Vec<u8>> {
+    let mut out = Zeroizing::new(Vec::new());
+    ttls_avp(1, user, &mut out);
+    let mut pw = Zeroizing::new(password.to_vec());
+    pw.resize(password.len().div_ceil(16).max(1) * 16, 0);
+    ttls_avp(2, &pw, &mut out);
+    out
+}
+
 /// Where the method is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TlsState {
@@ -312,8 +334,14 @@ pub enum TlsState {
     Failed(String),
 }
 
-/// One EAP-TLS run.
+/// One EAP-TLS or EAP-TTLS run (the TLS part is the same; TTLS sends its phase 2 AVPs
+/// through the tunnel once the handshake is done, and labels its keys otherwise).
 pub struct EapTls {
+    /// The EAP type: 13 (TLS) or 21 (TTLS).
+    method: u8,
+    /// TTLS phase 2: the AVPs to send through the tunnel, and whether they went.
+    phase2: Option<Zeroizing<Vec<u8>>>,
+    phase2_sent: bool,
     config: Arc<rustls::ClientConfig>,
     fragment_size: usize,
     conn: Option<ClientConnection>,
@@ -328,7 +356,19 @@ pub struct EapTls {
 
 impl EapTls {
     pub fn new(cfg: &TlsConfig) -> Result<EapTls> {
+        Self::with_method(cfg, method::TLS, None)
+    }
+
+    /// EAP-TTLS (RFC 5281) with `phase2`, the AVPs the tunnel carries (e.g. [`ttls_pap`]).
+    pub fn ttls(cfg: &TlsConfig, phase2: Zeroizing<Vec<u8>>) -> Result<EapTls> {
+        Self::with_method(cfg, method::TTLS, Some(phase2))
+    }
+
+    fn with_method(cfg: &TlsConfig, method: u8, phase2: Option<Zeroizing<Vec<u8>>>) -> Result<EapTls> {
         Ok(EapTls {
+            method,
+            phase2,
+            phase2_sent: false,
             config: client_config(cfg)?,
             fragment_size: cfg.fragment_size,
             conn: None,
@@ -403,16 +443,19 @@ impl EapTls {
             return Ok(());
         }
         self.version = c.protocol_version();
-        let done = match self.version {
-            Some(rustls::ProtocolVersion::TLSv1_3) => got_indication,
-            _ => true,
-        };
+        let tls13 = self.version == Some(rustls::ProtocolVersion::TLSv1_3);
+        // TLS 1.3 EAP-TLS ends with the server's success indication (RFC 9190 2.5); TTLS
+        // with its phase 2 sent (the server's EAP-Success says whether it passed).
+        let done = if self.method == method::TTLS { self.phase2_sent } else { !tls13 || got_indication };
         if done && self.keys.is_none() {
-            let km = match self.version {
-                Some(rustls::ProtocolVersion::TLSv1_3) => {
-                    c.export_keying_material(Zeroizing::new(vec![0u8; 128]), b"EXPORTER_EAP_TLS_Key_Material", Some(&[method::TLS]))
-                }
-                _ => c.export_keying_material(Zeroizing::new(vec![0u8; 128]), b"client EAP encryption", None),
+            // TLS 1.2: RFC 5216 2.3's "client EAP encryption", RFC 5281 8's "ttls keying
+            // material"; TLS 1.3: RFC 9190 2.3 / RFC 9427 2.1, the exporter with the Type.
+            let km = if tls13 {
+                c.export_keying_material(Zeroizing::new(vec![0u8; 128]), b"EXPORTER_EAP_TLS_Key_Material", Some(&[self.method]))
+            } else if self.method == method::TTLS {
+                c.export_keying_material(Zeroizing::new(vec![0u8; 128]), b"ttls keying material", None)
+            } else {
+                c.export_keying_material(Zeroizing::new(vec![0u8; 128]), b"client EAP encryption", None)
             }
             .map_err(|_| Error::Malformed("TLS key export failed"))?;
             self.keys = Some(km);
@@ -425,6 +468,7 @@ impl EapTls {
     pub fn process(&mut self, data: &[u8]) -> Result<Vec<u8>> {
         let (&flags, mut rest) = data.split_first().ok_or(Error::Truncated)?;
         if flags & FLAG_START != 0 {
+            self.phase2_sent = false;
             // A new conversation (a server may restart one).
             let mut conn = ClientConnection::new(self.config.clone(), ServerName::try_from("eap.invalid").expect("a valid DNS name"))
                 .map_err(|_| Error::Malformed("TLS client could not start"))?;
@@ -505,6 +549,15 @@ impl EapTls {
                 }
             }
         }
+        // TTLS phase 2: once the tunnel is up, the AVPs go through it (RFC 5281 7.3).
+        if failure.is_none() && !conn.is_handshaking() && !self.phase2_sent {
+            if let Some(avps) = self.phase2.as_ref() {
+                if std::io::Write::write_all(&mut conn.writer(), avps).is_err() {
+                    failure = Some("TTLS phase 2 could not be written".into());
+                }
+                self.phase2_sent = true;
+            }
+        }
         self.flush_tls();
         if let Some(why) = failure {
             self.state = TlsState::Failed(why);
@@ -533,6 +586,18 @@ mod tests {
         assert!(!name_matches(&n, None, Some("ample.com")), "suffix on a label boundary");
         assert!(!name_matches(&n, Some("radius.example.com"), Some("example.org")));
         assert!(name_matches(&n, None, None));
+    }
+
+    #[test]
+    fn ttls_pap_avps() {
+        // RFC 5281 10.1: User-Name "bob" (M flag, length 11, one octet of padding), then the
+        // password padded to 16 octets (length 24).
+        let a = ttls_pap(b"bob", b"secret");
+        assert_eq!(&a[..12], &[0, 0, 0, 1, 0x40, 0, 0, 11, b'b', b'o', b'b', 0]);
+        assert_eq!(&a[12..20], &[0, 0, 0, 2, 0x40, 0, 0, 24]);
+        assert_eq!(&a[20..26], b"secret");
+        assert_eq!(a.len(), 12 + 24);
+        assert!(a[26..].iter().all(|&b| b == 0));
     }
 
     #[test]

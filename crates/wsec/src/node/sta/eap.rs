@@ -23,8 +23,7 @@ impl Station {
         // WPA3-Enterprise 192-bit (WPA3 Specification 3.5): EAP-TLS with the Suite B
         // cipher suites and P-384 only (wpa_supplicant's phase1="tls_suiteb=1").
         if self.neg().is_some_and(|n| n.akm == crate::rsn::akm::Akm::SuiteB192) {
-            let crate::eap::MethodConfig::Tls(t) = &mut pc.method;
-            t.suite_b_192 = true;
+            pc.method.tls_mut().suite_b_192 = true;
         }
         self.eap = Peer::new(pc).ok().map(Box::new);
         self.deadline = now + (EAP_TIMEOUT_MS + self.cfg.handshake_timeout_ms) * 1_000_000;
