@@ -45,7 +45,7 @@ fn client_dir(dir: &Path) -> PathBuf {
 }
 
 /// Runs one command line of a real client; its standard output.
-fn run(bin: &str, dir: &Path, ifname: &str, args: &[&str]) -> String {
+pub(super) fn run(bin: &str, dir: &Path, ifname: &str, args: &[&str]) -> String {
     let out = Command::new(bin)
         .arg("-p")
         .arg(dir)

@@ -233,7 +233,7 @@ fn packet_socket_medium_over_a_veth_pair() {
 /// frames on the air and shows the MME of the broadcast Deauthentication.
 #[test]
 fn mfp_station_restart_and_protected_management_frames() {
-    let mut lab = lab("lf");
+    let mut lab = lab("lm");
     let pcap = lab.dir.join("air.pcap");
     let mode = Mode::named("wpa2-mfp", SSID, PASS).unwrap();
     up(&mut lab, &mode, 0.0, Some(&pcap));

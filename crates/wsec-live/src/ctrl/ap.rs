@@ -194,6 +194,24 @@ impl Ctrl {
         } else {
             s += "dot11RSNAOptionImplemented=TRUE\ndot11RSNAEnabled=FALSE\n";
         }
+        // hostapd's RADIUS client MIB (RFC 4668 names): the server in use and the counters.
+        if let (Some(addr), Some(st)) = (ap.radius_server(), ap.radius_stats()) {
+            let _ = write!(
+                s,
+                "radiusAuthServerIndex=1\nradiusAuthServerAddress={}\nradiusAuthClientServerPortNumber={}\n\
+                 radiusAuthClientAccessRequests={}\nradiusAuthClientAccessRetransmissions={}\n\
+                 radiusAuthClientResponses={}\nradiusAuthClientDiscarded={}\nradiusAuthClientTimeouts={}\n\
+                 radiusAuthClientFailovers={}\n",
+                addr.ip(),
+                addr.port(),
+                st.requests,
+                st.retransmissions,
+                st.responses,
+                st.discarded,
+                st.gave_up,
+                st.failovers
+            );
+        }
         // Per suite: the stations using it, summed (frames, octets, replays, MIC
         // failures, decrypt errors, key installs).
         let mut per: std::collections::BTreeMap<&'static str, [u64; 9]> = Default::default();

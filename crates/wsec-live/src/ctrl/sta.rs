@@ -296,6 +296,11 @@ fn key_mgmt_txt(akm: Akm, wpa1: bool) -> &'static str {
         (Akm::Psk, true) => "WPA-PSK",
         (Akm::Psk, false) => "WPA2-PSK",
         (Akm::PskSha256, _) => "WPA2-PSK-SHA256",
+        // wpa_supplicant's wpa_key_mgmt_txt for the 802.1X AKMs.
+        (Akm::Ieee8021x, _) => "WPA2/IEEE 802.1X/EAP",
+        (Akm::Ieee8021xSha256, _) => "WPA2-EAP-SHA256",
+        (Akm::SuiteB, _) => "WPA2-EAP-SUITE-B",
+        (Akm::SuiteB192, _) => "WPA2-EAP-SUITE-B-192",
         (a, _) => akm_conf_txt(a),
     }
 }
@@ -317,6 +322,20 @@ fn status(sta: &Station, ctx: &Ctx<'_>) -> String {
         }
         if sta.mfp_active() {
             s += "pmf=1\n";
+        }
+        // wpa_supplicant's EAPOL/EAP status lines (eapol_sm_get_status, eap_sm_get_status).
+        if let Some((state, t, tls)) = sta.eap_status() {
+            let authorized = state == "SUCCESS" && sta.is_established();
+            let _ = write!(
+                s,
+                "Supplicant PAE state={}\nsuppPortStatus={}\nEAP state={state}\nselectedMethod={t} (EAP-{})\n",
+                if authorized { "AUTHENTICATED" } else { "AUTHENTICATING" },
+                if authorized { "Authorized" } else { "Unauthorized" },
+                wsec::eap::method::name(t)
+            );
+            if let Some((v, cipher)) = tls {
+                let _ = write!(s, "eap_tls_version={v}\nEAP TLS cipher={cipher}\n");
+            }
         }
     }
     let st = if ctx.enabled { sta.wpa_state() } else { "DISCONNECTED" };

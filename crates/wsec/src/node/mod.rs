@@ -190,6 +190,14 @@ pub enum Phase {
     },
     /// EAP failed (CTRL-EVENT-EAP-FAILURE), with why.
     EapFailure(String),
+    /// The AP sent the station's Accounting-Request Stop with these counters (RFC 2866
+    /// 5.3-5.8): octets and frames from the station (input) and to it (output).
+    AccountingStop {
+        in_octets: u64,
+        in_frames: u64,
+        out_octets: u64,
+        out_frames: u64,
+    },
 }
 
 impl core::fmt::Display for Phase {
@@ -233,6 +241,9 @@ impl core::fmt::Display for Phase {
             Phase::PmksaCached => write!(f, "pmksa cache used: no eap"),
             Phase::EapSuccess { identity, method } => write!(f, "eap success (method {method}, identity \"{identity}\")"),
             Phase::EapFailure(why) => write!(f, "eap failure: {why}"),
+            Phase::AccountingStop { in_octets, in_frames, out_octets, out_frames } => {
+                write!(f, "accounting stop: in {in_octets} octets {in_frames} frames, out {out_octets} octets {out_frames} frames")
+            }
         }
     }
 }

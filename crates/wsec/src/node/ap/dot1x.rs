@@ -532,6 +532,11 @@ impl AccessPoint {
         let Some(a) = s.acct.as_ref() else { return };
         let Some(mut r) = self.acct_request(sta, s, crate::radius::packet::AcctStatus::Stop) else { return };
         Self::acct_counters(&mut r, &p.counters, now.saturating_sub(a.started) / SEC);
+        let c = p.counters;
+        out.events.push(NodeEvent::Phase {
+            peer: *sta,
+            phase: Phase::AccountingStop { in_octets: c.rx_bytes, in_frames: c.rx_data, out_octets: c.tx_bytes, out_frames: c.tx_data },
+        });
         r.push_u32(attr::ACCT_TERMINATE_CAUSE, cause as u32);
         if let Some(s) = self.peers.get_mut(sta).and_then(|p| p.dot1x.as_mut()) {
             s.acct = None;

@@ -11,6 +11,10 @@ use zeroize::Zeroizing;
 
 /// EAPOL-EAP (IEEE 802.1X-2020 Table 11-3).
 const EAPOL_EAP: u8 = 0;
+/// wpa_supplicant's `EAP state` word, the method's Type, and the TLS version and cipher
+/// suite once negotiated.
+pub type EapStatus = (&'static str, u8, Option<(&'static str, String)>);
+
 /// dot11RSNAConfigPMKLifetime (wpa_supplicant and hostapd: 43200 s).
 pub const PMK_LIFETIME_S: u64 = 43_200;
 /// How long EAP may take after association, beyond the 4-way handshake's own timeout.
@@ -86,5 +90,12 @@ impl Station {
             return;
         }
         self.start_handshake(now, bssid, n.akm, pmk, n);
+    }
+
+    /// The EAP side for the control interface's `STATUS`: wpa_supplicant's `EAP state`
+    /// word, the method's Type, and the TLS version and cipher suite once negotiated.
+    pub fn eap_status(&self) -> Option<EapStatus> {
+        let p = self.eap.as_ref()?;
+        Some((p.state().name(), self.cfg.eap.as_ref().map_or(0, |c| c.method.typ()), p.tls_info()))
     }
 }

@@ -231,6 +231,7 @@ mod mgmt;
 mod owe;
 mod sa_query;
 mod sae;
+pub use eap::EapStatus;
 pub use owe::OWE_OPEN_FALLBACK_SKIPS;
 
 /// How long an OWE Association Request waits for its answer before it is sent again (ms).
