@@ -101,6 +101,26 @@ struct AcctSession {
 /// Accounting-Request Stop outlives its conversation).
 const ACCT_TAG: u64 = 1 << 63;
 
+impl Session {
+    fn new(choice: Choice, rsne: Option<Vec<u8>>, identity: Vec<u8>, class: Vec<Vec<u8>>, method: u8) -> Session {
+        Session {
+            choice,
+            rsne,
+            id: 0,
+            last: Vec::new(),
+            retrans: 0,
+            deadline: None,
+            state: None,
+            class,
+            identity,
+            method,
+            waiting_server: false,
+            reauth_at: None,
+            acct: None,
+        }
+    }
+}
+
 fn eapol(version: u8, typ: u8, body: &[u8]) -> Vec<u8> {
     let mut v = Vec::with_capacity(4 + body.len());
     v.extend_from_slice(&[version, typ]);
@@ -173,21 +193,7 @@ impl AccessPoint {
     /// The association chose an 802.1X AKM: EAP-Request/Identity (IEEE 802.1X-2020 8.4).
     pub(super) fn dot1x_start(&mut self, now: u64, sta: &MacAddr, choice: Choice, rsne: Option<Vec<u8>>, out: &mut Output) {
         let Some(p) = self.peers.get_mut(sta) else { return };
-        p.dot1x = Some(Box::new(Session {
-            choice,
-            rsne,
-            id: 0,
-            last: Vec::new(),
-            retrans: 0,
-            deadline: None,
-            state: None,
-            class: Vec::new(),
-            identity: Vec::new(),
-            method: method::IDENTITY,
-            waiting_server: false,
-            reauth_at: None,
-            acct: None,
-        }));
+        p.dot1x = Some(Box::new(Session::new(choice, rsne, Vec::new(), Vec::new(), method::IDENTITY)));
         out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::EapStarted });
         self.request_identity(now, sta, out);
     }
@@ -197,21 +203,7 @@ impl AccessPoint {
     pub(super) fn dot1x_cached(&mut self, sta: &MacAddr, choice: Choice, rsne: Option<Vec<u8>>) {
         let (identity, class) = self.eap_cache.get(sta).cloned().unwrap_or_default();
         let Some(p) = self.peers.get_mut(sta) else { return };
-        p.dot1x = Some(Box::new(Session {
-            choice,
-            rsne,
-            id: 0,
-            last: Vec::new(),
-            retrans: 0,
-            deadline: None,
-            state: None,
-            class,
-            identity,
-            method: method::TLS,
-            waiting_server: false,
-            reauth_at: None,
-            acct: None,
-        }));
+        p.dot1x = Some(Box::new(Session::new(choice, rsne, identity, class, method::TLS)));
     }
 
     fn request_identity(&mut self, now: u64, sta: &MacAddr, out: &mut Output) {
