@@ -307,3 +307,34 @@ fn eap_ttls_pap_against_freeradius_and_a_wrong_password() {
     assert_eq!(bad.state(), PeerState::Failure);
     assert!(bad.msk().is_none());
 }
+
+#[test]
+fn the_lab_server_passes_eapol_test() {
+    // The server side checked by hostapd's own RADIUS client and EAP peer (Debian's
+    // eapoltest): EAP-TLS to Access-Accept, and the MS-MPPE keys it carries equal to the
+    // MSK eapol_test derived ("MPPE keys OK"), so the server the other tests trust is right.
+    let fr = FreeRadius::start(Opts::default());
+    let pki = freeradius::pki();
+    let conf = fr.dir.join("eapol_test.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "network={{\n  key_mgmt=WPA-EAP\n  eap=TLS\n  identity=\"{}\"\n  ca_cert=\"{}\"\n  client_cert=\"{}\"\n  private_key=\"{}\"\n}}\n",
+            freeradius::USER,
+            pki.path("ca.pem").display(),
+            pki.path("client.pem").display(),
+            pki.path("client.key").display()
+        ),
+    )
+    .unwrap();
+    let o = std::process::Command::new("eapol_test")
+        .arg("-c")
+        .arg(&conf)
+        .args(["-a", "127.0.0.1", "-p", &fr.auth.port().to_string(), "-s", freeradius::SECRET, "-t", "20"])
+        .output()
+        .expect("eapol_test runs (scripts/setup installs Debian's eapoltest)");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "eapol_test failed:\n{}", out.lines().rev().take(30).collect::<Vec<_>>().join("\n"));
+    assert!(out.contains("MPPE keys OK: 1  mismatch: 0"), "{}", out.lines().rev().take(20).collect::<Vec<_>>().join("\n"));
+    assert!(out.trim_end().ends_with("SUCCESS"));
+}
