@@ -31,6 +31,10 @@ fn rsn(akm: Akm) -> Security {
 }
 
 fn ap(fr: &FreeRadius, akm: Akm) -> AccessPoint {
+    AccessPoint::new(ap_config(fr, akm), 0, wsec::rng::seeded(1)).unwrap()
+}
+
+fn ap_config(fr: &FreeRadius, akm: Akm) -> ApConfig {
     let mut c = ApConfig::new(BSSID, b"wsec-enterprise", rsn(akm));
     if akm == Akm::SuiteB192 {
         c.mfp = wsec::node::mfp::Mfp::Required;
@@ -45,7 +49,7 @@ fn ap(fr: &FreeRadius, akm: Akm) -> AccessPoint {
         own_ip_addr: Some(std::net::Ipv4Addr::LOCALHOST),
         ..Default::default()
     });
-    AccessPoint::new(c, 0, wsec::rng::seeded(1)).unwrap()
+    c
 }
 
 fn sta(client: &str, akm: Akm) -> Station {
@@ -208,4 +212,52 @@ fn wpa3_enterprise_192_bit_with_freeradius() {
     ] {
         assert!(log.contains(want), "server log lacks {want}");
     }
+}
+
+#[test]
+fn reauthentication_renews_the_pmk_and_logoff_ends_the_association() {
+    // eap_reauth_period: the AP runs EAP again with the established station; the new MSK is
+    // the PMK from then on, both sides take it, and a 4-way handshake under it follows at
+    // once (12.7.10's ReAuthenticationRequest; hostapd WPA_REAUTH_EAPOL), which only
+    // completes when the two sides hold the same new PMK.
+    let fr = FreeRadius::start(Opts::default());
+    let mut c = ap_config(&fr, Akm::Ieee8021x);
+    if let Some(d) = c.dot1x.as_mut() {
+        d.eap_reauth_period_s = 2;
+    }
+    let mut a = AccessPoint::new(c, 0, wsec::rng::seeded(1)).unwrap();
+    let mut s = sta("client", Akm::Ieee8021x);
+    let t0 = Instant::now();
+    let ev = run(&mut a, &mut s, Duration::from_secs(20), established);
+    assert!(established(&ev), "{ev:?}\nserver log:\n{}", fr.log());
+    let rekeyed = |e: &[(char, Phase)]| ['a', 's'].iter().all(|w| e.iter().any(|(x, p)| x == w && *p == Phase::PtkRekeyed));
+    let ev2 = run_from(t0.elapsed().as_nanos() as u64, &mut a, &mut s, Duration::from_secs(20), &mut |e: &[(char, Phase)]| rekeyed(e));
+    assert!(rekeyed(&ev2), "{ev2:?}\nserver log:\n{}", fr.log());
+    for side in ['a', 's'] {
+        assert!(ev2.iter().any(|(w, p)| *w == side && matches!(p, Phase::EapSuccess { method: "TLS", .. })), "{side}: {ev2:?}");
+    }
+    assert!(!ev2.iter().any(|(_, p)| matches!(p, Phase::Deauthenticated { .. } | Phase::HandshakeFailed(_))), "{ev2:?}");
+    assert_eq!(fr.log().matches("Sent Access-Accept").count(), 2, "two EAP runs");
+    // Data under the new PTK, both ways.
+    let t = t0.elapsed().as_nanos() as u64 + 1_000_000;
+    let (mut ao, mut so) = (Output::default(), Output::default());
+    a.handle_host(t, &frames::ethernet(&STA, &WIRED, EtherType::IPV4, b"after the reauthentication"), &mut ao);
+    for f in ao.air.drain(..) {
+        s.handle_air(t, &f, &mut so);
+    }
+    assert!(so.host.iter().any(|h| h.ends_with(b"after the reauthentication")), "the station got the wired host's frame");
+    s.handle_host(t, &frames::ethernet(&WIRED, &STA, EtherType::IPV4, b"station after the reauthentication"), &mut so);
+    for f in so.air.drain(..) {
+        a.handle_air(t, &f, &mut ao);
+    }
+    assert!(ao.host.iter().any(|h| h.ends_with(b"station after the reauthentication")), "the wired side got the station's frame");
+    // EAPOL-Logoff (IEEE 802.1X-2020 11.3) from the station: the AP ends the session.
+    assert!(s.eapol_logoff(t, &mut so));
+    let logoff = so.air.pop().expect("the station sent EAPOL-Logoff");
+    assert!(logoff[1] & 0x40 != 0, "EAPOL after the handshake goes protected");
+    a.handle_air(t, &logoff, &mut ao);
+    let phases: Vec<Phase> = ao.events.drain(..).map(|NodeEvent::Phase { phase, .. }| phase).collect();
+    assert!(phases.contains(&Phase::EapFailure("EAPOL-Logoff".into())), "{phases:?}");
+    assert!(phases.iter().any(|p| matches!(p, Phase::Deauthenticated { reason, .. } if reason.0 == 3)), "{phases:?}");
+    assert!(ao.air.iter().any(|f| f[0] == 0xc0), "the AP sent a Deauthentication");
 }

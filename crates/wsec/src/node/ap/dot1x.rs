@@ -359,10 +359,6 @@ impl AccessPoint {
                 let success = eap_msg.unwrap_or_else(|| eap::emit_result(true, s.id));
                 self.send_eapol(now, &sta, eapol(v, EAPOL_EAP, &success), out);
                 out.events.push(NodeEvent::Phase { peer: sta, phase: Phase::EapSuccess { identity, method: m } });
-                if established {
-                    // A reauthentication: the keys in force stay (a PTK rekey renews them).
-                    return Ok(());
-                }
                 let pmk = Zeroizing::new(msk[..choice.akm.pmk_len()].to_vec());
                 // The PMKSA (12.6.10.3), for the station's next association with its PMKID;
                 // as long as the server's Session-Timeout, else dot11RSNAConfigPMKLifetime.
@@ -372,6 +368,17 @@ impl AccessPoint {
                 self.pmksa.insert(sta, super::sae::Pmksa { pmk: pmk.clone(), pmkid, expires, owe: false });
                 if let Some(s) = self.peers.get(&sta).and_then(|p| p.dot1x.as_deref()) {
                     self.eap_cache.insert(sta, (s.identity.clone(), s.class.clone()));
+                }
+                if established {
+                    // A reauthentication: its MSK is the PMK from now on (the PMKSA above
+                    // replaced the old one), and a 4-way handshake under it follows while the
+                    // PTK in force stays (12.7.10's ReAuthenticationRequest; hostapd
+                    // WPA_REAUTH_EAPOL), as the supplicant expects: it took the new PMK too.
+                    if let Some(r) = self.peers.get_mut(&sta).and_then(|p| p.rsna_mut()) {
+                        r.auth.set_pmk(pmk);
+                    }
+                    self.rekey_ptk(now, &sta, out);
+                    return Ok(());
                 }
                 self.start_4way(now, &sta, choice, choice.akm, pmk, rsne, out);
             }

@@ -11,6 +11,8 @@ use zeroize::Zeroizing;
 
 /// EAPOL-EAP (IEEE 802.1X-2020 Table 11-3).
 const EAPOL_EAP: u8 = 0;
+/// EAPOL-Logoff (IEEE 802.1X-2020 11.3, Table 11-3).
+const EAPOL_LOGOFF: u8 = 2;
 /// wpa_supplicant's `EAP state` word, the method's Type, and the TLS version and cipher
 /// suite once negotiated.
 pub type EapStatus = (&'static str, u8, Option<(&'static str, String)>);
@@ -48,17 +50,7 @@ impl Station {
         }
         let bssid = self.bssid().unwrap_or_default();
         if let Ok(Some(r)) = resp {
-            let mut f = Vec::with_capacity(4 + r.len());
-            f.extend_from_slice(&[self.cfg.eapol_version, EAPOL_EAP]);
-            f.extend_from_slice(&(r.len() as u16).to_be_bytes());
-            f.extend_from_slice(&r);
-            let seq = self.seq.take();
-            let d = frames::data(Dir::ToAp, &bssid, &bssid, &self.cfg.addr, seq, EtherType::EAPOL, &f);
-            if self.dp.has_pairwise(&bssid) {
-                self.send_protected(now, d, out);
-            } else {
-                self.tx(now, d, out);
-            }
+            self.send_eapol(now, EAPOL_EAP, &r, out);
         } else if resp.is_err() {
             self.counters.drop("eap refused");
         }
@@ -70,6 +62,33 @@ impl Station {
                 _ => {}
             }
         }
+    }
+
+    /// An EAPOL frame to the AP: protected once a PTK is in force (12.7.2: EAPOL frames
+    /// after the 4-way handshake go under the PTK, as any data).
+    fn send_eapol(&mut self, now: u64, typ: u8, body: &[u8], out: &mut Output) {
+        let bssid = self.bssid().unwrap_or_default();
+        let mut f = Vec::with_capacity(4 + body.len());
+        f.extend_from_slice(&[self.cfg.eapol_version, typ]);
+        f.extend_from_slice(&(body.len() as u16).to_be_bytes());
+        f.extend_from_slice(body);
+        let seq = self.seq.take();
+        let d = frames::data(Dir::ToAp, &bssid, &bssid, &self.cfg.addr, seq, EtherType::EAPOL, &f);
+        if self.dp.has_pairwise(&bssid) {
+            self.send_protected(now, d, out);
+        } else {
+            self.tx(now, d, out);
+        }
+    }
+
+    /// EAPOL-Logoff (IEEE 802.1X-2020 11.3; wpa_cli `logoff`): the supplicant ends its
+    /// authenticated session; false when there is no 802.1X association to end.
+    pub fn eapol_logoff(&mut self, now: u64, out: &mut Output) -> bool {
+        if self.eap.is_none() || self.bssid().is_none() {
+            return false;
+        }
+        self.send_eapol(now, EAPOL_LOGOFF, &[], out);
+        true
     }
 
     fn eap_success(&mut self, now: u64, out: &mut Output) {
@@ -86,7 +105,11 @@ impl Station {
             l.pmksa_in_use = false;
         }
         if matches!(self.state, State::Established(..)) {
-            // Reauthentication: the keys in force stay.
+            // Reauthentication: the PTK in force stays; the new MSK is the PMK of the
+            // authenticator's next 4-way handshake (hostapd starts one at once).
+            if let Some(r) = self.state.rsna_mut() {
+                r.supplicant.set_pmk(pmk);
+            }
             return;
         }
         self.start_handshake(now, bssid, n.akm, pmk, n);

@@ -143,6 +143,12 @@ impl Authenticator {
         out
     }
 
+    /// A new PMK for the handshakes from now on (an IEEE 802.1X reauthentication's MSK); the
+    /// PTK in force stays until the next handshake replaces it.
+    pub fn set_pmk(&mut self, pmk: Zeroizing<Vec<u8>>) {
+        self.cfg.pmk = pmk;
+    }
+
     /// PTK rekey: a new 4-way handshake while the current PTK stays in force.
     pub fn rekey_ptk(&mut self, now_ns: u64) -> Output {
         self.start(now_ns)

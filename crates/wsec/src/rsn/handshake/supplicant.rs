@@ -48,6 +48,12 @@ pub struct Supplicant {
 }
 
 impl Supplicant {
+    /// A new PMK for the handshakes from now on (an IEEE 802.1X reauthentication's MSK); the
+    /// PTK in force stays until the authenticator's next handshake replaces it.
+    pub fn set_pmk(&mut self, pmk: Zeroizing<Vec<u8>>) {
+        self.cfg.pmk = pmk;
+    }
+
     /// A supplicant whose SNonces come from `rng`.
     pub fn new(cfg: Config, mut rng: crate::rng::BoxRng) -> Supplicant {
         Supplicant {
