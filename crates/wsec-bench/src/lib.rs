@@ -18,6 +18,7 @@
 //! - [`relay`]: the access point's CCMP relay rate per core (`wsec bench relay`).
 //! - [`model_costs`]: the crypto costs of this machine for the model's cost file
 //!   (`wsec model costs`).
+pub mod auth;
 pub mod ccmp;
 pub mod ciphers;
 pub mod cpu;

@@ -32,6 +32,32 @@ enum BenchWhat {
     /// The AP's relay rate with CCMP (decrypt from one station, encrypt to another) in the
     /// host engine: frames/s and Gb/s per core.
     Relay(RelayArgs),
+    /// Authentications per second of the 802.1X access point against the RADIUS server of
+    /// its configuration: stations in flight at once, each through association, EAP and
+    /// the 4-way handshake (scripts/auth-bench runs it beside hostapd and eapol_test).
+    Auth(AuthArgs),
+}
+
+#[derive(Args)]
+pub struct AuthArgs {
+    /// The access point's configuration (`wsec ap -c`: ieee8021x=1, auth_server_*)
+    #[arg(long)]
+    ap: PathBuf,
+    /// The station's configuration (`wsec sta -c`: key_mgmt=WPA-EAP, eap=...)
+    #[arg(long)]
+    sta: PathBuf,
+    /// Authentications in flight at once
+    #[arg(long, default_value_t = 8)]
+    stations: usize,
+    /// Seconds counted (after the warm-up)
+    #[arg(long, default_value_t = 10.0)]
+    seconds: f64,
+    /// Seconds of warm-up, not counted
+    #[arg(long, default_value_t = 2.0)]
+    warmup: f64,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -208,7 +234,35 @@ pub fn run(a: BenchArgs) -> Result<String, (u8, String)> {
             a.json,
         )
         .map_err(|e| (1, e.to_string())),
+        BenchWhat::Auth(a) => auth(a),
     }
+}
+
+fn auth(a: AuthArgs) -> Result<String, (u8, String)> {
+    let secs = |what: &str, v: f64| {
+        if v.is_finite() && (0.0..=86_400.0).contains(&v) {
+            Ok(Duration::from_secs_f64(v))
+        } else {
+            Err(usage(format!("--{what} must be 0..=86400 seconds, not {v}")))
+        }
+    };
+    let (duration, warmup) = (secs("seconds", a.seconds)?, secs("warmup", a.warmup)?);
+    if duration.is_zero() {
+        return Err(usage("--seconds must be more than 0"));
+    }
+    let ap = wsec_live::runtime::load_ap(&a.ap).map_err(|e| (1, e.to_string()))?;
+    let sta = wsec_live::runtime::load_sta(&a.sta).map_err(|e| (1, e.to_string()))?;
+    let o = wsec_bench::auth::Options { ap: ap.ap, sta: sta.sta, stations: a.stations, warmup, duration, timeout: Duration::from_secs(10) };
+    let r = wsec_bench::auth::run(&o).map_err(|e| (1, e))?;
+    let cpu = format!("{} ({} logical CPUs)", wsec_bench::cpu::cpu_model(), wsec_bench::cpu::logical_cpus());
+    if a.json {
+        let v = serde_json::json!({ "cpu": cpu, "report": r });
+        return Ok(format!("{v}\n"));
+    }
+    Ok(format!(
+        "CPU: {cpu}\nwsec ap core, EAP-{}: {} stations in flight, {:.1} s: {} authentications ({:.1}/s), {} failed; latency median {:.1} ms, p90 {:.1} ms, max {:.1} ms; {:.2} ms CPU per authentication (AP and station cores)\n",
+        r.method, r.stations, r.seconds, r.completed, r.per_second, r.failed, r.latency_ms_median, r.latency_ms_p90, r.latency_ms_max, r.cpu_ms_per_auth
+    ))
 }
 
 fn usage(e: impl Into<String>) -> (u8, String) {
