@@ -62,6 +62,7 @@ struct Slot {
 }
 
 fn cpu_time() -> Duration {
+    // SAFETY: rusage is plain integers, for which all-zero is a valid value.
     let mut ru: libc::rusage = unsafe { core::mem::zeroed() };
     // SAFETY: getrusage writes the struct it is given, which is valid and owned here.
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
@@ -166,8 +167,7 @@ pub fn run(o: &Options) -> Result<Report, String> {
             }
         }
         // Finished and failed stations make room for new ones.
-        for i in 0..slots.len() {
-            let s = &mut slots[i];
+        for s in slots.iter_mut() {
             let mut failed_now = false;
             for NodeEvent::Phase { phase, .. } in s.out.events.drain(..) {
                 match phase {
@@ -195,7 +195,7 @@ pub fn run(o: &Options) -> Result<Report, String> {
                 ap.handle_air(now(t), &f, &mut ao);
             }
             ao.air.clear();
-            slots[i] = new_slot(&mut rng)?;
+            *s = new_slot(&mut rng)?;
         }
         // Wait for the server, at most until the next timer or 1 ms when frames are due.
         let busy = !ao.air.is_empty() || slots.iter().any(|s| !s.out.air.is_empty());
