@@ -99,6 +99,19 @@ fn wpa2_enterprise_eap_tls_with_freeradius() {
     let requests: u64 =
         mib.lines().find_map(|l| l.strip_prefix("radiusAuthClientAccessRequests=")).and_then(|v| v.parse().ok()).unwrap_or(0);
     assert!(requests >= 10, "two EAP-TLS runs take several round trips: {mib}");
+    // hostapd_cli STA: the station's 802.1X session as ieee802_1x_get_mib_sta prints it.
+    let sta = super::ctrl_cli::run("hostapd_cli", &ap_ctrl, "wap0", &["sta", "02:00:00:00:00:11"]);
+    for want in [
+        "dot1xAuthPaeState=5",
+        "dot1xAuthAuthControlledPortStatus=1",
+        "dot1xAuthSessionAuthenticMethod=1",
+        "dot1xAuthSessionUserName=alice@wsec.test",
+        "last_eap_type_as=13 (TLS)",
+    ] {
+        assert!(sta.contains(want), "hostapd_cli sta lacks {want}:\n{sta}");
+    }
+    let sid = sta.lines().find_map(|l| l.strip_prefix("dot1xAuthSessionId=")).unwrap_or_default();
+    assert!(sid.len() == 16 && sid.chars().all(|c| c.is_ascii_hexdigit()) && sid != "0000000000000000", "{sta}");
     let n = 3_000_000;
     let mbps = lab.tcp("s1", "w", WIRED_IP, n, 5400).unwrap();
     eprintln!("enterprise s1 -> wired: {n} bytes, {mbps:.1} Mb/s, checksum equal");

@@ -366,7 +366,24 @@ fn sta_mib(ap: &AccessPoint, a: &MacAddr, i: &StationInfo, now: u64) -> String {
          rx_dropped={}\nkey_installs={}\n",
         k.rx_replays, k.rx_mic_failures, k.rx_decrypt_errors, k.rx_dropped, k.key_installs
     );
-    let _ = ap;
+    if let Some(d) = ap.dot1x_info(a) {
+        // ieee802_1x_get_mib_sta: the PAE, the session (dot1xAuthSessionStatsTable) and
+        // the EAP method the server ran.
+        let m = wsec::eap::packet::method::name(d.method);
+        let _ = write!(
+            s,
+            "dot1xPaePortNumber={}\ndot1xAuthPaeState={}\ndot1xAuthAuthControlledPortStatus={}\n\
+             dot1xAuthSessionId={}\ndot1xAuthSessionAuthenticMethod=1\ndot1xAuthSessionTime={}\n\
+             dot1xAuthSessionTerminateCause=999\ndot1xAuthSessionUserName={}\nlast_eap_type_as={} ({m})\n",
+            i.aid,
+            d.pae_state,
+            if d.authorized { 1 } else { 2 },
+            d.session_id.as_deref().unwrap_or("0000000000000000"),
+            d.session_started.map_or(0, |t| now.saturating_sub(t) / 1_000_000_000),
+            String::from_utf8_lossy(&d.identity),
+            d.method,
+        );
+    }
     s
 }
 

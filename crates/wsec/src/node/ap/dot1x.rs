@@ -90,6 +90,22 @@ pub(super) struct Session {
     acct: Option<AcctSession>,
 }
 
+/// What [`AccessPoint::dot1x_info`] tells of one station.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dot1xInfo {
+    /// The Authenticator PAE state as hostapd numbers it (`auth_pae_state + 1`): 3
+    /// CONNECTING, 4 AUTHENTICATING, 5 AUTHENTICATED.
+    pub pae_state: u8,
+    /// The controlled port is authorized (the station's keys are in force).
+    pub authorized: bool,
+    pub identity: Vec<u8>,
+    /// The EAP method the server chose (1, Identity, before it chose).
+    pub method: u8,
+    /// The accounting session (Acct-Session-Id) and its start (ns), once there is one.
+    pub session_id: Option<String>,
+    pub session_started: Option<u64>,
+}
+
 /// One station's accounting session (RFC 2866, RFC 2869 2.1, RFC 3580 3.23).
 struct AcctSession {
     id: String,
@@ -176,6 +192,29 @@ impl AccessPoint {
     /// The RADIUS client's counters.
     pub fn radius_stats(&self) -> Option<&crate::radius::client::ClientStats> {
         self.radius.as_ref().map(|c| c.stats())
+    }
+
+    /// One station's 802.1X side (hostapd_cli `STA`, `ieee802_1x_get_mib_sta`).
+    pub fn dot1x_info(&self, sta: &MacAddr) -> Option<Dot1xInfo> {
+        let p = self.peers.get(sta)?;
+        let s = p.dot1x.as_deref()?;
+        let authorized = p.state.is_established();
+        // IEEE 802.1X-2020 12.5's Authenticator PAE states, numbered as hostapd prints them.
+        let pae_state = if authorized {
+            5
+        } else if s.waiting_server || s.method != method::IDENTITY {
+            4
+        } else {
+            3
+        };
+        Some(Dot1xInfo {
+            pae_state,
+            authorized,
+            identity: s.identity.clone(),
+            method: s.method,
+            session_id: s.acct.as_ref().map(|a| a.id.clone()),
+            session_started: s.acct.as_ref().map(|a| a.started),
+        })
     }
 
     fn send_eapol(&mut self, now: u64, sta: &MacAddr, frame: Vec<u8>, out: &mut Output) {

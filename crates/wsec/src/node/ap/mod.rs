@@ -27,7 +27,7 @@ use crate::rsn::handshake::authenticator::GroupKeys;
 use crate::rsn::handshake::{Authenticator, Timers};
 use crate::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite, WpaElementRepr};
 use crate::wire::mac::{FrameType, MacAddr};
-pub use dot1x::Dot1xSettings;
+pub use dot1x::{Dot1xInfo, Dot1xSettings};
 use std::collections::{BTreeMap, BTreeSet};
 use zeroize::Zeroizing;
 
