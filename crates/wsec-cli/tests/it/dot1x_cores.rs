@@ -261,3 +261,54 @@ fn reauthentication_renews_the_pmk_and_logoff_ends_the_association() {
     assert!(phases.iter().any(|p| matches!(p, Phase::Deauthenticated { reason, .. } if reason.0 == 3)), "{phases:?}");
     assert!(ao.air.iter().any(|f| f[0] == 0xc0), "the AP sent a Deauthentication");
 }
+
+/// The AP of [`ap_config`] with the server's accounting port too.
+fn ap_with_accounting(fr: &FreeRadius) -> AccessPoint {
+    let mut c = ap_config(fr, Akm::Ieee8021x);
+    if let Some(d) = c.dot1x.as_mut() {
+        d.radius.acct_servers = vec![Server { addr: fr.acct, secret: Zeroizing::new(freeradius::SECRET.as_bytes().to_vec()) }];
+    }
+    AccessPoint::new(c, 0, wsec::rng::seeded(1)).unwrap()
+}
+
+#[test]
+fn session_timeout_ends_the_session_unless_termination_action_asks_for_reauthentication() {
+    // RFC 3580 3.17, as hostapd: a Session-Timeout without Termination-Action RADIUS-Request
+    // is the session's length: the AP deauthenticates (reason 2, hostapd's
+    // ap_handle_session_timer) and its Accounting-Request Stop says Session-Timeout.
+    let fr = FreeRadius::start(Opts { reply: "Session-Timeout = 2", ..Default::default() });
+    let mut a = ap_with_accounting(&fr);
+    let mut s = sta("client", Akm::Ieee8021x);
+    let t0 = Instant::now();
+    let ev = run(&mut a, &mut s, Duration::from_secs(20), established);
+    assert!(established(&ev), "{ev:?}\nserver log:\n{}", fr.log());
+    let ended =
+        |e: &[(char, Phase)]| e.iter().any(|(w, p)| *w == 'a' && matches!(p, Phase::Deauthenticated { reason, .. } if reason.0 == 2));
+    let ev2 = run_from(t0.elapsed().as_nanos() as u64, &mut a, &mut s, Duration::from_secs(10), &mut |e: &[(char, Phase)]| ended(e));
+    assert!(ended(&ev2), "{ev2:?}");
+    assert!(
+        !ev2.iter().take_while(|(_, p)| !matches!(p, Phase::Deauthenticated { .. })).any(|(_, p)| *p == Phase::EapStarted),
+        "no reauthentication first: {ev2:?}"
+    );
+    assert!(ev2.iter().any(|(w, p)| *w == 's' && matches!(p, Phase::Deauthenticated { by_peer: true, .. })), "{ev2:?}");
+    let t = Instant::now();
+    while !fr.log().contains("Acct-Terminate-Cause = Session-Timeout") {
+        assert!(t.elapsed() < Duration::from_secs(5), "no Stop with Session-Timeout:\n{}", fr.log());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(fr);
+    // With Termination-Action RADIUS-Request it is the reauthentication period: EAP again,
+    // the new PMK, a 4-way handshake under it, and the session goes on.
+    let fr = FreeRadius::start(Opts { reply: "Session-Timeout = 2, Termination-Action = RADIUS-Request", ..Default::default() });
+    let mut a = ap_with_accounting(&fr);
+    let mut s = sta("client", Akm::Ieee8021x);
+    let t0 = Instant::now();
+    let ev = run(&mut a, &mut s, Duration::from_secs(20), established);
+    assert!(established(&ev), "{ev:?}\nserver log:\n{}", fr.log());
+    let rekeyed = |e: &[(char, Phase)]| ['a', 's'].iter().all(|w| e.iter().any(|(x, p)| x == w && *p == Phase::PtkRekeyed));
+    let ev2 = run_from(t0.elapsed().as_nanos() as u64, &mut a, &mut s, Duration::from_secs(10), &mut |e: &[(char, Phase)]| rekeyed(e));
+    assert!(rekeyed(&ev2), "{ev2:?}");
+    assert!(ev2.iter().any(|(w, p)| *w == 'a' && matches!(p, Phase::EapSuccess { .. })), "{ev2:?}");
+    assert!(!ev2.iter().any(|(_, p)| matches!(p, Phase::Deauthenticated { .. })), "{ev2:?}");
+    assert!(!fr.log().contains("Acct-Terminate-Cause"), "the session goes on");
+}

@@ -158,11 +158,14 @@ pub struct Opts {
     pub ca: &'static str,
     /// Suite B 192-bit: only ECDHE-ECDSA-AES256-GCM-SHA384 on secp384r1.
     pub suite_b: bool,
+    /// Reply attributes for USER's Access-Accept (users-file lines, e.g.
+    /// "Session-Timeout = 3"), comma separated.
+    pub reply: &'static str,
 }
 
 impl Default for Opts {
     fn default() -> Opts {
-        Opts { tls_max: "1.2", cert: "server", secret: SECRET, ca: "ca", suite_b: false }
+        Opts { tls_max: "1.2", cert: "server", secret: SECRET, ca: "ca", suite_b: false, reply: "" }
     }
 }
 
@@ -270,7 +273,8 @@ impl FreeRadius {
                 .replace("ecdh_curve = \"\"", if o.suite_b { "ecdh_curve = \"secp384r1\"" } else { "ecdh_curve = \"\"" })
         });
         std::fs::write(raddb.join("clients.conf"), format!("client lab {{\n\tipaddr = 127.0.0.1\n\tsecret = {}\n}}\n", o.secret)).unwrap();
-        edit(&raddb.join("mods-config/files/authorize"), |s| format!("\"{USER}\" Cleartext-Password := \"{PASSWORD}\"\n\n{s}"));
+        let reply = if o.reply.is_empty() { String::new() } else { format!("\t{}\n", o.reply.replace(", ", ",\n\t")) };
+        edit(&raddb.join("mods-config/files/authorize"), |s| format!("\"{USER}\" Cleartext-Password := \"{PASSWORD}\"\n{reply}\n{s}"));
         let port = free_ports();
         edit(&raddb.join("sites-available/default"), |s| listen_on(s, port));
         edit(&raddb.join("sites-available/inner-tunnel"), |s| s.replace("port = 18120", &format!("port = {}", port + 2)));

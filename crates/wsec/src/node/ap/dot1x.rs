@@ -86,6 +86,9 @@ pub(super) struct Session {
     waiting_server: bool,
     /// When to reauthenticate an established station.
     pub(super) reauth_at: Option<u64>,
+    /// When the server's Session-Timeout ends the session (RFC 3580 3.17: without
+    /// Termination-Action RADIUS-Request it is the session's length, not a reauth period).
+    session_end_at: Option<u64>,
     /// The accounting session (RFC 2866), once the station's keys are in force.
     acct: Option<AcctSession>,
 }
@@ -132,6 +135,7 @@ impl Session {
             method,
             waiting_server: false,
             reauth_at: None,
+            session_end_at: None,
             acct: None,
         }
     }
@@ -289,7 +293,8 @@ impl AccessPoint {
             EAPOL_START if has => self.request_identity(now, sta, out),
             EAPOL_LOGOFF if has || self.peers.get(sta).is_some_and(|p| p.state.is_established()) => {
                 out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::EapFailure("EAPOL-Logoff".into()) });
-                self.deauth(sta, ReasonCode::DEAUTH_LEAVING, out);
+                // hostapd: the session ends at the user's request (RFC 2866 5.10).
+                self.deauth_for(sta, ReasonCode::DEAUTH_LEAVING, crate::radius::packet::TerminateCause::UserRequest, out);
             }
             EAPOL_EAP if has => self.eap_response(now, sta, body, out),
             _ => self.counters.drop("eapol of no 802.1X conversation"),
@@ -389,8 +394,20 @@ impl AccessPoint {
                 s.class = pk.attributes().filter_map(|a| a.ok()).filter(|a| a.typ == attr::CLASS).map(|a| a.value.to_vec()).collect();
                 s.waiting_server = false;
                 s.deadline = None;
-                let period = session_timeout.map(|t| t as u64).filter(|&t| t > 0).or((reauth > 0).then_some(reauth));
-                s.reauth_at = period.map(|t| now.saturating_add(t.saturating_mul(SEC)));
+                // RFC 3580 3.17 (as hostapd): Session-Timeout with Termination-Action
+                // RADIUS-Request is the reauthentication period; without it, the session's
+                // end (then the station is deauthenticated); eap_reauth_period otherwise.
+                let reauth_action =
+                    pk.find(attr::TERMINATION_ACTION).and_then(|a| a.u32().ok()) == Some(attr::TERMINATION_ACTION_RADIUS_REQUEST);
+                let st = session_timeout.map(|t| t as u64).filter(|&t| t > 0);
+                let at = |t: u64| now.saturating_add(t.saturating_mul(SEC));
+                let (period, end) = match st {
+                    Some(t) if reauth_action => (Some(t), None),
+                    Some(t) => ((reauth > 0).then_some(reauth), Some(t)),
+                    None => ((reauth > 0).then_some(reauth), None),
+                };
+                s.reauth_at = period.map(at);
+                s.session_end_at = end.map(at);
                 let (choice, rsne) = (s.choice, s.rsne.clone());
                 let identity = String::from_utf8_lossy(&s.identity).into_owned();
                 let m = method::name(s.method);
@@ -436,7 +453,7 @@ impl AccessPoint {
         for p in self.peers.values() {
             if let Some(s) = &p.dot1x {
                 let interim = s.acct.as_ref().and_then(|a| a.next_interim);
-                for d in [s.deadline, s.reauth_at, interim].into_iter().flatten() {
+                for d in [s.deadline, s.reauth_at, s.session_end_at, interim].into_iter().flatten() {
                     t = Some(t.map_or(d, |t: u64| t.min(d)));
                 }
             }
@@ -468,6 +485,13 @@ impl AccessPoint {
             let Some(p) = self.peers.get_mut(&sta) else { continue };
             let established = matches!(p.state, PeerState::Established(_));
             let Some(s) = p.dot1x.as_mut() else { continue };
+            if s.session_end_at.is_some_and(|t| now >= t) && established {
+                // hostapd ap_handle_session_timer: reason 2, Acct-Terminate-Cause
+                // Session-Timeout.
+                s.session_end_at = None;
+                self.deauth_for(&sta, ReasonCode::PREV_AUTH_NOT_VALID, crate::radius::packet::TerminateCause::SessionTimeout, out);
+                continue;
+            }
             if s.reauth_at.is_some_and(|t| now >= t) && established {
                 s.reauth_at = None;
                 out.events.push(NodeEvent::Phase { peer: sta, phase: Phase::EapStarted });

@@ -145,14 +145,19 @@ impl AccessPoint {
 
     /// Sends a Deauthentication (protected for an MFP station) and forgets the station.
     pub fn deauth(&mut self, sta: &MacAddr, why: ReasonCode, out: &mut Output) {
-        let seq = self.seq.take();
-        let f = frames::deauth(sta, &self.cfg.bssid, &self.cfg.bssid, seq, why, true);
-        self.send_mgmt(self.clock, sta, f, out);
         let cause = match why {
             ReasonCode::INACTIVITY => TerminateCause::IdleTimeout,
             ReasonCode::IEEE_8021X_AUTH_FAILED => TerminateCause::ReauthenticationFailure,
             _ => TerminateCause::NasRequest,
         };
+        self.deauth_for(sta, why, cause, out);
+    }
+
+    /// [`Self::deauth`] with the accounting session's terminate cause (RFC 2866 5.10) given.
+    pub(super) fn deauth_for(&mut self, sta: &MacAddr, why: ReasonCode, cause: TerminateCause, out: &mut Output) {
+        let seq = self.seq.take();
+        let f = frames::deauth(sta, &self.cfg.bssid, &self.cfg.bssid, seq, why, true);
+        self.send_mgmt(self.clock, sta, f, out);
         self.acct_stop(sta, cause, out);
         if self.peers.remove(sta).is_some() {
             out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Deauthenticated { reason: why, by_peer: false } });
