@@ -1057,6 +1057,9 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     let mut eap: Option<EapFile> = None;
     let mut eap_method = None;
     let mut eapol_version = 1u8;
+    // wpa_supplicant: the global `okc` is the default of each network's
+    // `proactive_key_caching` (-1: take the global).
+    let (mut okc_global, mut okc_net) = (false, None);
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
         let Some(t) = sta_line(l) else { continue };
@@ -1128,6 +1131,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                     })?
                 }
                 "owe_only" => owe_only = num::<u8>(n, k, v, 0, 1)? == 1,
+                "proactive_key_caching" => okc_net = Some(num::<u8>(n, k, v, 0, 1)? == 1),
                 "eap" => {
                     let e = eap.get_or_insert_with(|| EapFile { fragment_size: 1398, ..Default::default() });
                     match v {
@@ -1217,6 +1221,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                 // wpa_supplicant: INT_RANGE(extended_key_id, 0, 1), a global setting.
                 "extended_key_id" => extended_key_id = num::<u8>(n, k, v, 0, 1)? == 1,
                 "eapol_version" => eapol_version = num(n, k, v, 1, 3)?,
+                "okc" => okc_global = num::<u8>(n, k, v, 0, 1)? == 1,
                 "update_config" | "ap_scan" => {}
                 _ => return err(n, format!("unknown key{}", shown_key(k))),
             }
@@ -1254,6 +1259,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     sta.owe_only = owe_only;
     sta.extended_key_id = extended_key_id;
     sta.eapol_version = eapol_version;
+    sta.okc = okc_net.unwrap_or(okc_global);
     let wants_eap = matches!(&sta.security, Security::Rsn { akms, .. } if akms.iter().any(|a| a.is_8021x()));
     match (&eap, wants_eap) {
         (Some(e), true) => {

@@ -69,6 +69,11 @@ pub struct StaConfig {
     pub eap: Option<crate::eap::PeerConfig>,
     /// wpa_supplicant `eapol_version` (1 by default).
     pub eapol_version: u8,
+    /// Opportunistic key caching (wpa_supplicant `proactive_key_caching`, global `okc`): the
+    /// PMKSA of an 802.1X AKM with one AP of the network is offered to another AP of it
+    /// under the PMKID computed for that AP (IEEE 802.11-2020 12.6.10.3 leaves this to
+    /// the APs sharing their PMKSAs; hostapd's `okc=1` looks it up).
+    pub okc: bool,
 }
 
 impl StaConfig {
@@ -94,6 +99,7 @@ impl StaConfig {
             extended_key_id: false,
             eap: None,
             eapol_version: 1,
+            okc: false,
         }
     }
 }

@@ -71,9 +71,19 @@ impl Station {
     /// its PMK for the 4-way handshake and its PMKID in our RSNE (in the Association
     /// Request and message 2 alike). Returns whether it did.
     pub(super) fn use_cached_pmksa(&mut self, now: u64) -> bool {
+        let okc = self.cfg.okc;
+        let spa = self.cfg.addr;
         let Some(link) = self.state.link_mut() else { return false };
-        let Some(c) = self.pmksa.as_ref().filter(|c| c.bssid == link.bss.bssid && c.expires > now) else { return false };
         let Some(n) = link.neg.as_mut() else { return false };
+        let bssid = link.bss.bssid;
+        // Opportunistic key caching: an 802.1X PMKSA of another AP of this network, under
+        // the PMKID for this one (wpa_supplicant pmksa_cache_get_opportunistic); if the AP
+        // does not know it, it runs EAP and the entry goes as any unused one.
+        if let Some(c) = self.pmksa.as_mut().filter(|c| okc && c.bssid != bssid && c.expires > now && n.akm.is_8021x() && !c.h2e) {
+            c.pmkid = crate::rsn::kdf::pmkid(n.akm, &c.pmk, &bssid.0, &spa.0);
+            c.bssid = bssid;
+        }
+        let Some(c) = self.pmksa.as_ref().filter(|c| c.bssid == bssid && c.expires > now) else { return false };
         let Ok(mut e) = crate::rsn::ie::RsnElementRepr::parse(&n.sta_rsne) else { return false };
         e.pmkids = vec![c.pmkid];
         let Ok(rsne) = e.to_bytes() else { return false };
