@@ -1000,7 +1000,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
         let servers = |list: Vec<RadiusServerLine>, what: &str| -> Result<Vec<wsec::radius::Server>, ConfError> {
             list.into_iter()
                 .map(|l| match l.secret {
-                    Some(secret) => Ok(wsec::radius::Server { addr: std::net::SocketAddr::new(l.ip, l.port), secret }),
+                    Some(secret) => Ok(wsec::radius::Server { addr: std::net::SocketAddr::new(l.ip, l.port), secret, tls: false }),
                     None => err(l.line, format!("{what}_server_addr without {what}_server_shared_secret")),
                 })
                 .collect()

@@ -38,7 +38,7 @@ fn ap(fr: &FreeRadius, akm: Akm) -> AccessPoint {
     }
     c.dot1x = Some(Dot1xSettings {
         radius: ClientConfig {
-            auth_servers: vec![Server { addr: fr.auth, secret: Zeroizing::new(freeradius::SECRET.as_bytes().to_vec()) }],
+            auth_servers: vec![Server::udp(fr.auth, freeradius::SECRET.as_bytes())],
             ..Default::default()
         },
         nas_identifier: Some("wsec-ap".into()),
