@@ -448,6 +448,10 @@ impl Client {
     pub fn transport_down(&mut self, now: u64, kind: Kind, addr: SocketAddr, rng: &mut dyn CryptoRngCore) -> Vec<Event> {
         let mut events = Vec::new();
         let Some(down) = self.side(kind).servers.iter().position(|s| s.addr == addr && s.tls) else { return events };
+        // An idle connection closed (the server's idle timeout): nothing lost, no move.
+        if !self.pending.iter().any(|p| p.kind == kind && p.server == down) {
+            return events;
+        }
         let max_failover = self.cfg.max_failover;
         let mut i = 0;
         while i < self.pending.len() {

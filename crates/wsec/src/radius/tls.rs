@@ -24,6 +24,9 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use std::io::{Read, Write};
 use std::sync::Arc;
 
+/// The TLS library, for the runtime's types ([`rustls::ClientConfig`], [`ServerName`]).
+pub use rustls;
+
 /// The RadSec port (RFC 6614 2.1).
 pub const PORT: u16 = 2083;
 /// The shared secret of RadSec (RFC 6614 2.3 item 4).
