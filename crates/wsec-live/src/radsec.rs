@@ -71,6 +71,34 @@ struct Link {
 #[derive(Default)]
 pub struct Radsec {
     links: HashMap<(Kind, SocketAddr), Link>,
+    /// The network namespace the AP started in (its sockets are made there, as the UDP
+    /// RADIUS socket is, when the run loop has moved into the TAP's).
+    home: Option<std::fs::File>,
+}
+
+/// A socket made in the namespace `home` (this thread goes there and back).
+fn socket_in(home: Option<&std::fs::File>, family: libc::c_int) -> std::io::Result<RawFd> {
+    let mk = || {
+        // SAFETY: plain socket(2).
+        let fd = unsafe { libc::socket(family, libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC, 0) };
+        if fd < 0 {
+            Err(std::io::Error::last_os_error())
+        } else {
+            Ok(fd)
+        }
+    };
+    let Some(home) = home else { return mk() };
+    let here = std::fs::File::open("/proc/thread-self/ns/net")?;
+    // SAFETY: setns(2) on namespace descriptors we hold; this thread only.
+    if unsafe { libc::setns(home.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let r = mk();
+    // SAFETY: as above, back to where the thread was.
+    if unsafe { libc::setns(here.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    r
 }
 
 fn kind_name(k: Kind) -> &'static str {
@@ -81,7 +109,7 @@ fn kind_name(k: Kind) -> &'static str {
 }
 
 /// A nonblocking TCP connect (its outcome is seen when the socket becomes writable).
-fn connect_nonblocking(addr: SocketAddr) -> std::io::Result<TcpStream> {
+fn connect_nonblocking(home: Option<&std::fs::File>, addr: SocketAddr) -> std::io::Result<TcpStream> {
     let (family, sa, len) = match addr {
         SocketAddr::V4(a) => {
             // SAFETY: sockaddr_in is plain data; zero is a valid value.
@@ -107,11 +135,7 @@ fn connect_nonblocking(addr: SocketAddr) -> std::io::Result<TcpStream> {
             (libc::AF_INET6, st, core::mem::size_of::<libc::sockaddr_in6>())
         }
     };
-    // SAFETY: plain socket(2); the descriptor is owned by the TcpStream below.
-    let fd = unsafe { libc::socket(family, libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC, 0) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
+    let fd = socket_in(home, family)?;
     // SAFETY: fd is a fresh socket we own.
     let sock = unsafe { TcpStream::from_raw_fd(fd) };
     // SAFETY: sa holds a valid address of `len` octets.
@@ -128,6 +152,12 @@ fn connect_nonblocking(addr: SocketAddr) -> std::io::Result<TcpStream> {
 impl Radsec {
     pub fn new() -> Radsec {
         Radsec::default()
+    }
+
+    /// Makes the sockets in the namespace of `ns` (`/proc/self/ns/net` opened before the
+    /// run loop entered another).
+    pub fn set_home_netns(&mut self, ns: std::fs::File) {
+        self.home = Some(ns);
     }
 
     /// A server of `kind` at `addr` reached over TLS.
@@ -190,7 +220,7 @@ impl Radsec {
     pub fn poll(&mut self, now: u64) -> Vec<Happening> {
         let mut out = Vec::new();
         for (&(kind, addr), l) in self.links.iter_mut() {
-            if let Err(why) = l.step(now, kind, addr, &mut out) {
+            if let Err(why) = l.step(now, kind, addr, self.home.as_ref(), &mut out) {
                 l.state = State::Idle;
                 l.queue.clear();
                 l.wbuf.clear();
@@ -204,13 +234,13 @@ impl Radsec {
 }
 
 impl Link {
-    fn step(&mut self, now: u64, kind: Kind, addr: SocketAddr, out: &mut Vec<Happening>) -> Result<(), String> {
+    fn step(&mut self, now: u64, kind: Kind, addr: SocketAddr, home: Option<&std::fs::File>, out: &mut Vec<Happening>) -> Result<(), String> {
         let k = kind_name(kind);
         if matches!(self.state, State::Idle) {
             if self.queue.is_empty() || now < self.retry_at {
                 return Ok(());
             }
-            let sock = connect_nonblocking(addr).map_err(|e| format!("RadSec {k} server {addr}: connect: {e}"))?;
+            let sock = connect_nonblocking(home, addr).map_err(|e| format!("RadSec {k} server {addr}: connect: {e}"))?;
             self.state = State::Connecting { sock, since: now };
         }
         if let State::Connecting { sock, since } = &self.state {

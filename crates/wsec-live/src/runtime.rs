@@ -141,6 +141,9 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
     // The RadSec servers' TLS settings, read now (a bad file is a start-up error); their
     // connections are made from this namespace too, when there is a packet for them.
     let mut radsec = crate::radsec::Radsec::new();
+    if !f.radsec.is_empty() && o.netns.is_some() {
+        radsec.set_home_netns(std::fs::File::open("/proc/self/ns/net").map_err(|e| Error::io("RadSec: this network namespace", e))?);
+    }
     for r in &f.radsec {
         let t = r.load().map_err(|e| Error::Setup(format!("RadSec server {}: {e}", r.addr)))?;
         radsec.add(r.kind, r.addr, t);
