@@ -971,8 +971,14 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
                     _ => return err(n, format!("{k} must be UDP or TLS")),
                 };
             }
-            "auth_server_ca_cert" | "acct_server_ca_cert" | "auth_server_client_cert" | "acct_server_client_cert"
-            | "auth_server_private_key" | "acct_server_private_key" | "auth_server_domain_match" | "acct_server_domain_match" => {
+            "auth_server_ca_cert"
+            | "acct_server_ca_cert"
+            | "auth_server_client_cert"
+            | "acct_server_client_cert"
+            | "auth_server_private_key"
+            | "acct_server_private_key"
+            | "auth_server_domain_match"
+            | "acct_server_domain_match" => {
                 let list = if k.starts_with("auth") { &mut auth_servers } else { &mut acct_servers };
                 let Some(last) = list.last_mut() else { return err(n, format!("{k} before its *_server_addr")) };
                 if v.is_empty() {

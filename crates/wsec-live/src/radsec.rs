@@ -117,6 +117,7 @@ fn connect_nonblocking(home: Option<&std::fs::File>, addr: SocketAddr) -> std::i
             s.sin_family = libc::AF_INET as libc::sa_family_t;
             s.sin_port = a.port().to_be();
             s.sin_addr = libc::in_addr { s_addr: u32::from_ne_bytes(a.ip().octets()) };
+            // SAFETY: sockaddr_storage is plain data; zero is a valid value.
             let mut st: libc::sockaddr_storage = unsafe { core::mem::zeroed() };
             // SAFETY: sockaddr_storage is larger than sockaddr_in.
             unsafe { core::ptr::write(&mut st as *mut _ as *mut libc::sockaddr_in, s) };
@@ -129,6 +130,7 @@ fn connect_nonblocking(home: Option<&std::fs::File>, addr: SocketAddr) -> std::i
             s.sin6_port = a.port().to_be();
             s.sin6_addr = libc::in6_addr { s6_addr: a.ip().octets() };
             s.sin6_scope_id = a.scope_id();
+            // SAFETY: sockaddr_storage is plain data; zero is a valid value.
             let mut st: libc::sockaddr_storage = unsafe { core::mem::zeroed() };
             // SAFETY: sockaddr_storage is larger than sockaddr_in6.
             unsafe { core::ptr::write(&mut st as *mut _ as *mut libc::sockaddr_in6, s) };
@@ -162,7 +164,8 @@ impl Radsec {
 
     /// A server of `kind` at `addr` reached over TLS.
     pub fn add(&mut self, kind: Kind, addr: SocketAddr, target: Target) {
-        self.links.insert((kind, addr), Link { target, state: State::Idle, queue: VecDeque::new(), wbuf: Vec::new(), backoff: 0, retry_at: 0 });
+        self.links
+            .insert((kind, addr), Link { target, state: State::Idle, queue: VecDeque::new(), wbuf: Vec::new(), backoff: 0, retry_at: 0 });
     }
 
     pub fn is_empty(&self) -> bool {
@@ -234,7 +237,14 @@ impl Radsec {
 }
 
 impl Link {
-    fn step(&mut self, now: u64, kind: Kind, addr: SocketAddr, home: Option<&std::fs::File>, out: &mut Vec<Happening>) -> Result<(), String> {
+    fn step(
+        &mut self,
+        now: u64,
+        kind: Kind,
+        addr: SocketAddr,
+        home: Option<&std::fs::File>,
+        out: &mut Vec<Happening>,
+    ) -> Result<(), String> {
         let k = kind_name(kind);
         if matches!(self.state, State::Idle) {
             if self.queue.is_empty() || now < self.retry_at {
@@ -257,7 +267,8 @@ impl Link {
                 return Err(format!("RadSec {k} server {addr}: connect: {e}"));
             }
             let since = *since;
-            let conn = Conn::new(self.target.config.clone(), self.target.name.clone()).map_err(|e| format!("RadSec {k} server {addr}: {e}"))?;
+            let conn =
+                Conn::new(self.target.config.clone(), self.target.name.clone()).map_err(|e| format!("RadSec {k} server {addr}: {e}"))?;
             let State::Connecting { sock, .. } = std::mem::replace(&mut self.state, State::Idle) else { unreachable!() };
             let _ = sock.set_nodelay(true);
             self.state = State::Open { sock, conn: Box::new(conn), since };

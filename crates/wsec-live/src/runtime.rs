@@ -147,7 +147,11 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
     for r in &f.radsec {
         let t = r.load().map_err(|e| Error::Setup(format!("RadSec server {}: {e}", r.addr)))?;
         radsec.add(r.kind, r.addr, t);
-        println!("ap: RadSec {} server {} (TLS, RFC 6614)", if r.kind == wsec::radius::Kind::Auth { "authentication" } else { "accounting" }, r.addr);
+        println!(
+            "ap: RadSec {} server {} (TLS, RFC 6614)",
+            if r.kind == wsec::radius::Kind::Auth { "authentication" } else { "accounting" },
+            r.addr
+        );
     }
     let tap = host_side(&f.interface, o.netns.as_deref(), &bssid, bridge.as_deref())?;
     let start = Instant::now();

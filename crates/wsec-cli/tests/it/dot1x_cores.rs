@@ -37,10 +37,7 @@ fn ap(fr: &FreeRadius, akm: Akm) -> AccessPoint {
         c.group_mgmt_cipher = CipherSuite::BipGmac256;
     }
     c.dot1x = Some(Dot1xSettings {
-        radius: ClientConfig {
-            auth_servers: vec![Server::udp(fr.auth, freeradius::SECRET.as_bytes())],
-            ..Default::default()
-        },
+        radius: ClientConfig { auth_servers: vec![Server::udp(fr.auth, freeradius::SECRET.as_bytes())], ..Default::default() },
         nas_identifier: Some("wsec-ap".into()),
         own_ip_addr: Some(std::net::Ipv4Addr::LOCALHOST),
         ..Default::default()

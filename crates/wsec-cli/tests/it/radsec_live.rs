@@ -27,7 +27,12 @@ const BSSID: MacAddr = MacAddr([0x02, 0, 0, 0, 0x01, 0x00]);
 const STA: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x11]);
 
 fn rsn() -> Security {
-    Security::Rsn { akms: vec![Akm::Ieee8021x], pairwise: vec![CipherSuite::Ccmp128], groups: vec![CipherSuite::Ccmp128], pmk: Zeroizing::new(Vec::new()) }
+    Security::Rsn {
+        akms: vec![Akm::Ieee8021x],
+        pairwise: vec![CipherSuite::Ccmp128],
+        groups: vec![CipherSuite::Ccmp128],
+        pmk: Zeroizing::new(Vec::new()),
+    }
 }
 
 /// The AP's side of the test PKI: trusts `ca.pem`, presents the client certificate.
@@ -234,7 +239,11 @@ fn rogue_server_certificate_is_refused() {
     assert!(!seen.links.iter().any(|(_, l)| l.starts_with("up")), "{:?}", seen.links);
     // The station got the standard outcome: EAP-Failure, Deauthentication reason 23.
     assert!(seen.phases.iter().any(|(w, p)| *w == 'a' && *p == Phase::EapFailure("no RADIUS server answered".into())), "{:?}", seen.phases);
-    assert!(seen.phases.iter().any(|(w, p)| *w == 'a' && matches!(p, Phase::Deauthenticated { reason, .. } if reason.0 == 23)), "{:?}", seen.phases);
+    assert!(
+        seen.phases.iter().any(|(w, p)| *w == 'a' && matches!(p, Phase::Deauthenticated { reason, .. } if reason.0 == 23)),
+        "{:?}",
+        seen.phases
+    );
     assert!(!seen.established());
     let log = fr.log();
     assert!(!log.contains("Sent Access-Accept") && !log.contains("Received Access-Request"), "nothing reached RADIUS");
@@ -252,8 +261,13 @@ fn server_killed_moves_to_the_second_server() {
     assert!(seen.links.iter().any(|(_, l)| l.starts_with(&format!("up Auth {r1}"))), "{:?}", seen.links);
     // The primary dies; the established connection sees the close.
     fr1.stop();
-    let seen = run(40_000_000_000, &mut a, &mut rs, &mut s, Duration::from_secs(5), &|s| s.links.iter().any(|(_, l)| l.starts_with("down")));
-    assert!(seen.links.iter().any(|(_, l)| l.contains(&format!("{r1}: RadSec authentication server {r1}: connection closed by the server"))), "{:?}", seen.links);
+    let seen =
+        run(40_000_000_000, &mut a, &mut rs, &mut s, Duration::from_secs(5), &|s| s.links.iter().any(|(_, l)| l.starts_with("down")));
+    assert!(
+        seen.links.iter().any(|(_, l)| l.contains(&format!("{r1}: RadSec authentication server {r1}: connection closed by the server"))),
+        "{:?}",
+        seen.links
+    );
     assert_eq!(a.radius_server(), Some(r1), "an idle connection closing moves nothing");
     // A new EAP run (the PMKSA forgotten on both sides): the primary refuses the
     // connection, the client moves to the second server, which authenticates.
