@@ -4,7 +4,11 @@
 //!   response matching (a request pending) return errors, never panic;
 //! - EAP (first octet odd): the rest, cut at each 0xff 0x00 pair into EAP packets, goes
 //!   through one EAP-TLS peer (no server validation: the fuzzer is the server), which answers
-//!   or refuses each without panicking and never reports success without key material.
+//!   or refuses each without panicking and never reports success without key material;
+//! - RadSec stream (first octet 2 mod 4): the rest, fed to the stream framer in chunks of
+//!   the length its first octet says, comes out as packets each of its own Length (20 to
+//!   4096) that together are a prefix of the stream, until a bogus Length breaks the stream
+//!   for good.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use std::net::SocketAddr;
@@ -13,7 +17,7 @@ use wsec::eap::{MethodConfig, Peer, PeerConfig, PeerState};
 use wsec::radius::auth;
 use wsec::radius::client::{Client, ClientConfig, Kind, Request, Server};
 use wsec::radius::packet::{attr, Builder, Code, Packet};
-use zeroize::Zeroizing;
+use wsec::radius::tls::Framer;
 
 fn radius(data: &[u8]) {
     if let Ok(p) = Packet::new_checked(data) {
@@ -39,7 +43,7 @@ fn radius(data: &[u8]) {
     let _ = auth::verify_response(data, &[0; 16], b"s");
     let _ = auth::verify_request(data, b"s");
     let addr = SocketAddr::from(([127, 0, 0, 1], 1812));
-    let cfg = ClientConfig { auth_servers: vec![Server { addr, secret: Zeroizing::new(b"s".to_vec()) }], ..Default::default() };
+    let cfg = ClientConfig { auth_servers: vec![Server::udp(addr, b"s")], ..Default::default() };
     let mut c = Client::new(cfg).expect("a valid configuration");
     let mut rng = wsec::rng::seeded(1);
     let mut r = Request::new(Code::AccessRequest);
@@ -75,8 +79,37 @@ fn eap(data: &[u8]) {
     }
 }
 
+fn stream(data: &[u8]) {
+    let Some((&chunk, rest)) = data.split_first() else { return };
+    let chunk = chunk as usize + 1;
+    let mut f = Framer::default();
+    let mut out = Vec::new();
+    let mut broken = false;
+    for c in rest.chunks(chunk) {
+        f.push(c);
+        loop {
+            match f.next_packet() {
+                Ok(Some(p)) => {
+                    assert!(!broken, "a packet after a framing error");
+                    let l = u16::from_be_bytes([p[2], p[3]]) as usize;
+                    assert!(l == p.len() && (20..=4096).contains(&l));
+                    out.extend_from_slice(&p);
+                }
+                Ok(None) => break,
+                Err(_) => {
+                    broken = true;
+                    break;
+                }
+            }
+        }
+    }
+    assert!(rest.starts_with(&out));
+    assert!(f.buffered() <= rest.len() - out.len());
+}
+
 fuzz_target!(|data: &[u8]| {
     match data.split_first() {
+        Some((m, rest)) if m & 3 == 2 => stream(rest),
         Some((m, rest)) if m & 1 == 0 => radius(rest),
         Some((_, rest)) => eap(rest),
         None => {}

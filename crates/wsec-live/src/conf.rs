@@ -72,6 +72,39 @@ pub struct ApFile {
     pub ap: ApConfig,
     /// `crypto_offload=fpga-sim`: the engine configuration and its options.
     pub fpga: Option<crate::fpga::FpgaOptions>,
+    /// The RadSec servers (`auth_server_type=TLS`, `acct_server_type=TLS`) and their TLS
+    /// files, which the runtime reads at start.
+    pub radsec: Vec<RadsecServer>,
+}
+
+/// One RADIUS server over TLS (hostapd's `*_server_type=TLS` with `*_server_ca_cert`,
+/// `*_server_client_cert`, `*_server_private_key`; `*_server_domain_match` is wsec's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RadsecServer {
+    pub kind: wsec::radius::Kind,
+    pub addr: std::net::SocketAddr,
+    pub ca_cert: String,
+    pub client_cert: String,
+    pub private_key: String,
+    /// The name the server's certificate must carry (else its address).
+    pub domain_match: Option<String>,
+}
+
+impl RadsecServer {
+    /// The files read and the TLS configuration made (a start-up error if unusable).
+    pub fn load(&self) -> Result<crate::radsec::Target, String> {
+        use wsec::eap::tls::{certs_from_pem, key_from_pem};
+        let read = |what: &str, p: &str| std::fs::read(p).map_err(|e| format!("{what} {p}: {e}"));
+        let tls = wsec::radius::tls::RadsecTls {
+            ca_certs: certs_from_pem(&read("ca_cert", &self.ca_cert)?).map_err(|e| format!("ca_cert {}: {e}", self.ca_cert))?,
+            client_chain: certs_from_pem(&read("client_cert", &self.client_cert)?)
+                .map_err(|e| format!("client_cert {}: {e}", self.client_cert))?,
+            client_key: std::sync::Arc::new(
+                key_from_pem(&read("private_key", &self.private_key)?).map_err(|e| format!("private_key {}: {e}", self.private_key))?,
+            ),
+        };
+        crate::radsec::Target::new(&tls, self.domain_match.as_deref(), self.addr).map_err(|e| e.to_string())
+    }
 }
 
 /// What `wsec sta -c` reads.
@@ -97,8 +130,14 @@ pub struct StaFile {
 struct RadiusServerLine {
     line: usize,
     ip: std::net::IpAddr,
-    port: u16,
+    port: Option<u16>,
     secret: Option<Zeroizing<Vec<u8>>>,
+    /// `*_server_type=TLS` (RadSec) and its files.
+    tls: bool,
+    ca_cert: Option<String>,
+    client_cert: Option<String>,
+    private_key: Option<String>,
+    domain_match: Option<String>,
 }
 
 /// wpa_supplicant's EAP keys of a network block.
@@ -834,6 +873,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     // hostapd: each *_server_addr starts a server; *_port and *_shared_secret set the last.
     let (mut auth_servers, mut acct_servers): (Vec<RadiusServerLine>, Vec<RadiusServerLine>) = (Vec::new(), Vec::new());
     let mut dot1x = wsec::node::ap::Dot1xSettings::default();
+    let mut radsec = Vec::new();
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
         let Some(kv) = ap_line(l) else { continue };
@@ -900,8 +940,17 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
             "auth_server_addr" | "acct_server_addr" => {
                 let ip =
                     v.trim().parse::<std::net::IpAddr>().map_err(|_| ConfError { line: n, msg: format!("{k} must be an IP address") })?;
-                let port = if k == "auth_server_addr" { 1812 } else { 1813 };
-                let l = RadiusServerLine { line: n, ip, port, secret: None };
+                let l = RadiusServerLine {
+                    line: n,
+                    ip,
+                    port: None,
+                    secret: None,
+                    tls: false,
+                    ca_cert: None,
+                    client_cert: None,
+                    private_key: None,
+                    domain_match: None,
+                };
                 if k == "auth_server_addr" {
                     auth_servers.push(l)
                 } else {
@@ -911,7 +960,40 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
             "auth_server_port" | "acct_server_port" => {
                 let list = if k == "auth_server_port" { &mut auth_servers } else { &mut acct_servers };
                 let Some(last) = list.last_mut() else { return err(n, format!("{k} before its *_server_addr")) };
-                last.port = num(n, k, v, 1, 65535)?;
+                last.port = Some(num(n, k, v, 1, 65535)?);
+            }
+            "auth_server_type" | "acct_server_type" => {
+                let list = if k == "auth_server_type" { &mut auth_servers } else { &mut acct_servers };
+                let Some(last) = list.last_mut() else { return err(n, format!("{k} before its *_server_addr")) };
+                last.tls = match v {
+                    "UDP" => false,
+                    "TLS" => true,
+                    _ => return err(n, format!("{k} must be UDP or TLS")),
+                };
+            }
+            "auth_server_ca_cert"
+            | "acct_server_ca_cert"
+            | "auth_server_client_cert"
+            | "acct_server_client_cert"
+            | "auth_server_private_key"
+            | "acct_server_private_key"
+            | "auth_server_domain_match"
+            | "acct_server_domain_match" => {
+                let list = if k.starts_with("auth") { &mut auth_servers } else { &mut acct_servers };
+                let Some(last) = list.last_mut() else { return err(n, format!("{k} before its *_server_addr")) };
+                if v.is_empty() {
+                    return err(n, format!("{k} must not be empty"));
+                }
+                let slot = match &k[5..] {
+                    "server_ca_cert" => &mut last.ca_cert,
+                    "server_client_cert" => &mut last.client_cert,
+                    "server_private_key" => &mut last.private_key,
+                    _ => &mut last.domain_match,
+                };
+                *slot = Some(v.to_string());
+            }
+            "auth_server_private_key_passwd" | "acct_server_private_key_passwd" => {
+                return err(n, format!("{k}: encrypted private keys are not supported (give an unencrypted PKCS#8 or SEC1 key)"));
             }
             "auth_server_shared_secret" | "acct_server_shared_secret" => {
                 let list = if k == "auth_server_shared_secret" { &mut auth_servers } else { &mut acct_servers };
@@ -997,11 +1079,33 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
         if !eap_akm {
             return err(0, "ieee8021x=1 needs wpa=2 and wpa_key_mgmt=WPA-EAP (dynamic WEP is not supported)");
         }
-        let servers = |list: Vec<RadiusServerLine>, what: &str| -> Result<Vec<wsec::radius::Server>, ConfError> {
+        let mut servers = |list: Vec<RadiusServerLine>, what: &str| -> Result<Vec<wsec::radius::Server>, ConfError> {
+            let kind = if what == "auth" { wsec::radius::Kind::Auth } else { wsec::radius::Kind::Acct };
             list.into_iter()
-                .map(|l| match l.secret {
-                    Some(secret) => Ok(wsec::radius::Server { addr: std::net::SocketAddr::new(l.ip, l.port), secret }),
-                    None => err(l.line, format!("{what}_server_addr without {what}_server_shared_secret")),
+                .map(|l| {
+                    if !l.tls {
+                        if l.ca_cert.is_some() || l.client_cert.is_some() || l.private_key.is_some() || l.domain_match.is_some() {
+                            return err(l.line, format!("{what}_server TLS files without {what}_server_type=TLS"));
+                        }
+                        let port = l.port.unwrap_or(if what == "auth" { 1812 } else { 1813 });
+                        return match l.secret {
+                            Some(secret) => Ok(wsec::radius::Server { addr: std::net::SocketAddr::new(l.ip, port), secret, tls: false }),
+                            None => err(l.line, format!("{what}_server_addr without {what}_server_shared_secret")),
+                        };
+                    }
+                    // RadSec: port 2083 and the secret "radsec" unless given (RFC 6614 2.1, 2.3).
+                    let addr = std::net::SocketAddr::new(l.ip, l.port.unwrap_or(wsec::radius::tls::PORT));
+                    let (Some(ca_cert), Some(client_cert), Some(private_key)) = (l.ca_cert, l.client_cert, l.private_key) else {
+                        return err(
+                            l.line,
+                            format!(
+                                "{what}_server_type=TLS needs {what}_server_ca_cert, {what}_server_client_cert and {what}_server_private_key (RFC 6614 2.3: mutual certificates)"
+                            ),
+                        );
+                    };
+                    radsec.push(RadsecServer { kind, addr, ca_cert, client_cert, private_key, domain_match: l.domain_match });
+                    let secret = l.secret.unwrap_or_else(|| Zeroizing::new(wsec::radius::tls::DEFAULT_SECRET.to_vec()));
+                    Ok(wsec::radius::Server { addr, secret, tls: true })
                 })
                 .collect()
         };
@@ -1032,7 +1136,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     // crypto of a batch spread over the cores).
     ap.engine_threads = c.engine_threads.unwrap_or(0);
     let (interface, medium) = resolve_driver(driver, interface, wired, medium)?;
-    Ok(ApFile { interface, bridge, medium, address_from_radio, ctrl_interface: ctrl, ctrl_interface_group: ctrl_group, ap, fpga })
+    Ok(ApFile { interface, bridge, medium, address_from_radio, ctrl_interface: ctrl, ctrl_interface_group: ctrl_group, ap, fpga, radsec })
 }
 
 /// Parses a wpa_supplicant.conf-style STA configuration: global keys (`interface`,

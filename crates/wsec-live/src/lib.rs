@@ -16,6 +16,7 @@ pub mod fpga;
 pub mod load;
 pub mod medium;
 pub mod pool;
+pub mod radsec;
 pub mod runtime;
 
 pub use error::{Error, Result};

@@ -20,6 +20,7 @@ use std::time::Instant;
 use wsec::node::ap::AccessPoint;
 use wsec::node::sta::Station;
 use wsec::node::Output;
+use wsec::radius::Kind;
 use wsec::wire::mac::MacAddr;
 use wsec::wire::mgmt::ReasonCode;
 
@@ -137,6 +138,21 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
         }
         None => None,
     };
+    // The RadSec servers' TLS settings, read now (a bad file is a start-up error); their
+    // connections are made from this namespace too, when there is a packet for them.
+    let mut radsec = crate::radsec::Radsec::new();
+    if !f.radsec.is_empty() && o.netns.is_some() {
+        radsec.set_home_netns(std::fs::File::open("/proc/self/ns/net").map_err(|e| Error::io("RadSec: this network namespace", e))?);
+    }
+    for r in &f.radsec {
+        let t = r.load().map_err(|e| Error::Setup(format!("RadSec server {}: {e}", r.addr)))?;
+        radsec.add(r.kind, r.addr, t);
+        println!(
+            "ap: RadSec {} server {} (TLS, RFC 6614)",
+            if r.kind == wsec::radius::Kind::Auth { "authentication" } else { "accounting" },
+            r.addr
+        );
+    }
     let tap = host_side(&f.interface, o.netns.as_deref(), &bssid, bridge.as_deref())?;
     let start = Instant::now();
     let threads = crypto_threads(f.ap.engine_threads)?;
@@ -167,6 +183,7 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
     );
     let mut rt = Runtime::new(core, Sides { medium, tap, ctrl, start, device }, o, fixed, vec![channel]);
     rt.radius = radius;
+    rt.radsec = radsec;
     rt.run()
 }
 
@@ -293,6 +310,16 @@ trait Served: CtrlNode + Sized {
     fn radius_in(&mut self, _now: u64, _from: std::net::SocketAddr, _data: &[u8], _out: &mut Output) -> wsec::Result<()> {
         Err(wsec::Error::Unsupported("RADIUS"))
     }
+    /// A packet on the RadSec connection of `kind`.
+    fn radsec_in(&mut self, _now: u64, _kind: Kind, _from: std::net::SocketAddr, _data: &[u8], _out: &mut Output) -> wsec::Result<()> {
+        Err(wsec::Error::Unsupported("RADIUS"))
+    }
+    /// The RadSec connection of `kind` to `addr` failed or closed.
+    fn radsec_down(&mut self, _now: u64, _kind: Kind, _addr: std::net::SocketAddr, _out: &mut Output) {}
+    /// The servers requests go to now (authentication, accounting).
+    fn radius_servers(&self) -> [Option<std::net::SocketAddr>; 2] {
+        [None, None]
+    }
 }
 
 impl Served for AccessPoint {
@@ -318,6 +345,15 @@ impl Served for AccessPoint {
     }
     fn radius_in(&mut self, now: u64, from: std::net::SocketAddr, data: &[u8], out: &mut Output) -> wsec::Result<()> {
         self.handle_radius(now, from, data, out)
+    }
+    fn radsec_in(&mut self, now: u64, kind: Kind, from: std::net::SocketAddr, data: &[u8], out: &mut Output) -> wsec::Result<()> {
+        self.handle_radius_kind(now, kind, from, data, out)
+    }
+    fn radsec_down(&mut self, now: u64, kind: Kind, addr: std::net::SocketAddr, out: &mut Output) {
+        self.radius_transport_down(now, kind, addr, out)
+    }
+    fn radius_servers(&self) -> [Option<std::net::SocketAddr>; 2] {
+        [self.radius_server_of(Kind::Auth), self.radius_server_of(Kind::Acct)]
     }
     /// Per station: frames and octets each way, drops.
     fn counters_detail(&self) -> String {
@@ -436,6 +472,10 @@ struct Runtime<N> {
     device: Option<Arc<FpgaSim>>,
     /// The RADIUS client's socket (authentication and accounting; an 802.1X AP only).
     radius: Option<std::net::UdpSocket>,
+    /// The RadSec connections (`*_server_type=TLS`).
+    radsec: crate::radsec::Radsec,
+    /// The servers last seen active, to log a move.
+    radius_active: [Option<std::net::SocketAddr>; 2],
 }
 
 impl<N: Served> Runtime<N> {
@@ -456,6 +496,8 @@ impl<N: Served> Runtime<N> {
             out: Output::default(),
             device,
             radius: None,
+            radsec: crate::radsec::Radsec::new(),
+            radius_active: [None, None],
         }
     }
 
@@ -500,18 +542,47 @@ impl<N: Served> Runtime<N> {
             let t = now();
             // ppoll: ns resolution, so the card model's service times are not rounded to ms.
             let due = if self.enabled { self.core.poll_timeout() } else { u64::MAX };
+            let due = self.radsec.next_timeout().map_or(due, |r| due.min(r));
             let wait = due.saturating_sub(t).min(500_000_000);
             let ts = libc::timespec { tv_sec: (wait / 1_000_000_000) as libc::time_t, tv_nsec: (wait % 1_000_000_000) as libc::c_long };
-            let mut fds = [
+            let mut fds = vec![
                 libc::pollfd { fd: self.medium.fd(), events: libc::POLLIN, revents: 0 },
                 libc::pollfd { fd: self.tap.fd(), events: libc::POLLIN, revents: 0 },
                 libc::pollfd { fd: self.ctrl.as_ref().map_or(-1, |c| c.sock.fd()), events: libc::POLLIN, revents: 0 },
                 libc::pollfd { fd: self.radius.as_ref().map_or(-1, std::os::fd::AsRawFd::as_raw_fd), events: libc::POLLIN, revents: 0 },
             ];
-            // SAFETY: fds is a valid array of four pollfd (a negative fd is ignored); ts a
-            // valid timespec; no signal mask.
-            unsafe { libc::ppoll(fds.as_mut_ptr(), 4, &ts, core::ptr::null()) };
+            fds.extend(self.radsec.pollfds());
+            // SAFETY: fds is a valid array of pollfd of its length (a negative fd is
+            // ignored); ts a valid timespec; no signal mask.
+            unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, &ts, core::ptr::null()) };
             let t = now();
+            // The RadSec connections: packets to the core, a failed or closed connection
+            // logged with why and reported (the client fails over or sends again).
+            for h in self.radsec.poll(t) {
+                match h {
+                    crate::radsec::Happening::Packet { kind, from, data } => {
+                        if let Err(e) = self.core.radsec_in(t, kind, from, &data, &mut self.out) {
+                            println!("{who} radius: discarded a packet from RadSec server {from}: {e}");
+                        }
+                    }
+                    crate::radsec::Happening::Up { kind, addr, version } => {
+                        println!("{who} radius: RadSec {kind:?} connection to {addr} up ({version})");
+                    }
+                    crate::radsec::Happening::Down { kind, addr, why } => {
+                        println!("{who} radius: {why}");
+                        self.core.radsec_down(t, kind, addr, &mut self.out);
+                    }
+                }
+            }
+            let active = self.core.radius_servers();
+            for (i, k) in ["authentication", "accounting"].iter().enumerate() {
+                if active[i] != self.radius_active[i] {
+                    if let (Some(from), Some(to)) = (self.radius_active[i], active[i]) {
+                        println!("{who} radius: {k} server {from} -> {to}");
+                    }
+                }
+            }
+            self.radius_active = active;
             // RADIUS answers (at most 64 per turn): a discarded one is logged with why
             // (RFC 2865 3: silently, towards the server).
             for _ in 0..64 {
@@ -607,6 +678,12 @@ impl<N: Served> Runtime<N> {
             self.tap.send(&f).map_err(|e| Error::io("TAP", e))?;
         }
         for r in self.out.radius.drain(..) {
+            if r.tls {
+                if let Err(e) = self.radsec.send(r.kind, r.to, r.data) {
+                    println!("{} radius: {e} (TLS settings change at restart)", N::WHO);
+                }
+                continue;
+            }
             if let Some(s) = self.radius.as_ref() {
                 if let Err(e) = s.send_to(&r.data, r.to) {
                     println!("{} radius: sending to {}: {e}", N::WHO, r.to);

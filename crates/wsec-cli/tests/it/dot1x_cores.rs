@@ -41,10 +41,7 @@ fn ap_config(fr: &FreeRadius, akm: Akm) -> ApConfig {
         c.group_mgmt_cipher = CipherSuite::BipGmac256;
     }
     c.dot1x = Some(Dot1xSettings {
-        radius: ClientConfig {
-            auth_servers: vec![Server { addr: fr.auth, secret: Zeroizing::new(freeradius::SECRET.as_bytes().to_vec()) }],
-            ..Default::default()
-        },
+        radius: ClientConfig { auth_servers: vec![Server::udp(fr.auth, freeradius::SECRET.as_bytes())], ..Default::default() },
         nas_identifier: Some("wsec-ap".into()),
         own_ip_addr: Some(std::net::Ipv4Addr::LOCALHOST),
         ..Default::default()
@@ -266,7 +263,7 @@ fn reauthentication_renews_the_pmk_and_logoff_ends_the_association() {
 fn ap_with_accounting(fr: &FreeRadius) -> AccessPoint {
     let mut c = ap_config(fr, Akm::Ieee8021x);
     if let Some(d) = c.dot1x.as_mut() {
-        d.radius.acct_servers = vec![Server { addr: fr.acct, secret: Zeroizing::new(freeradius::SECRET.as_bytes().to_vec()) }];
+        d.radius.acct_servers = vec![Server::udp(fr.acct, freeradius::SECRET.as_bytes())];
     }
     AccessPoint::new(c, 0, wsec::rng::seeded(1)).unwrap()
 }

@@ -161,11 +161,14 @@ pub struct Opts {
     /// Reply attributes for USER's Access-Accept (users-file lines, e.g.
     /// "Session-Timeout = 3"), comma separated.
     pub reply: &'static str,
+    /// Also listen for RadSec (RFC 6614): Debian's sites-available/tls on a free loopback
+    /// TCP port, with the server certificate `cert` and client certificates of `ca`.
+    pub radsec: bool,
 }
 
 impl Default for Opts {
     fn default() -> Opts {
-        Opts { tls_max: "1.2", cert: "server", secret: SECRET, ca: "ca", suite_b: false, reply: "" }
+        Opts { tls_max: "1.2", cert: "server", secret: SECRET, ca: "ca", suite_b: false, reply: "", radsec: false }
     }
 }
 
@@ -175,7 +178,46 @@ pub struct FreeRadius {
     /// The accounting port (the accounting tests' server).
     #[allow(dead_code)]
     pub acct: SocketAddr,
+    /// The RadSec listener (authentication and accounting), with `Opts::radsec`.
+    #[allow(dead_code)]
+    pub radsec: Option<SocketAddr>,
     child: Option<Child>,
+}
+
+/// The listener and the `clients radsec` block of Debian's sites-available/tls (its
+/// home_server, pool and realm, a proxy's, left out), on 127.0.0.1:`port` with the test
+/// PKI: the server's certificate and key, the CA client certificates must chain to.
+fn radsec_site(shipped: &str, port: u16, cert: &Path, key: &Path, ca: &Path) -> String {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut keep = false;
+    for l in shipped.lines() {
+        let t = l.trim();
+        if depth == 0 && (t.starts_with("listen {") || t.starts_with("clients radsec {")) {
+            keep = true;
+        }
+        let opens = l.matches('{').count() as i32 - l.matches('}').count() as i32;
+        if keep && !t.starts_with('#') {
+            let line = match t.split_once('=').map(|(k, _)| k.trim()) {
+                Some("ipaddr") if depth == 1 => "\tipaddr = 127.0.0.1".to_string(),
+                Some("port") if depth == 1 => format!("\tport = {port}"),
+                Some("private_key_password") => continue,
+                Some("private_key_file") => format!("\t\tprivate_key_file = {}", key.display()),
+                Some("certificate_file") => format!("\t\tcertificate_file = {}", cert.display()),
+                Some("ca_file") => format!("\t\tca_file = {}", ca.display()),
+                Some("ca_path") | Some("ca_path_reload_interval") => continue,
+                _ => l.to_string(),
+            };
+            out.push(line);
+        }
+        if !t.starts_with('#') {
+            depth += opens;
+        }
+        if keep && depth == 0 && opens < 0 {
+            keep = false;
+        }
+    }
+    out.join("\n") + "\n"
 }
 
 /// Three consecutive free UDP ports on loopback (authentication, accounting, the
@@ -278,9 +320,26 @@ impl FreeRadius {
         let port = free_ports();
         edit(&raddb.join("sites-available/default"), |s| listen_on(s, port));
         edit(&raddb.join("sites-available/inner-tunnel"), |s| s.replace("port = 18120", &format!("port = {}", port + 2)));
+        let radsec = o.radsec.then(|| {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = l.local_addr().unwrap().port();
+            drop(l);
+            let shipped = std::fs::read_to_string(raddb.join("sites-available/tls")).expect("Debian's sites-available/tls");
+            let site = radsec_site(
+                &shipped,
+                port,
+                &pki.path(&format!("{}.pem", o.cert)),
+                &pki.path(&format!("{}.key", o.cert)),
+                &pki.path(&format!("{}.pem", o.ca)),
+            );
+            std::fs::write(raddb.join("sites-enabled/radsec"), site).unwrap();
+            SocketAddr::from(([127, 0, 0, 1], port))
+        });
         let log = std::fs::File::create(dir.join("out.log")).unwrap();
+        // -X is -sfxx -l stdout; TLS listeners need threads, so without -s for RadSec.
+        let args: &[&str] = if o.radsec { &["-f", "-xx", "-l", "stdout", "-d"] } else { &["-X", "-d"] };
         let child = Command::new("freeradius")
-            .args(["-X", "-d"])
+            .args(args)
             .arg(&raddb)
             .stdout(Stdio::from(log.try_clone().unwrap()))
             .stderr(Stdio::from(log))
@@ -290,6 +349,7 @@ impl FreeRadius {
             dir,
             auth: SocketAddr::from(([127, 0, 0, 1], port)),
             acct: SocketAddr::from(([127, 0, 0, 1], port + 1)),
+            radsec,
             child: Some(child),
         };
         let t0 = Instant::now();

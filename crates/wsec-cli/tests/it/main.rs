@@ -17,6 +17,7 @@ mod live_fpga;
 mod live_netns;
 mod model_cli;
 mod radius_live;
+mod radsec_live;
 mod report_check;
 mod report_cli;
 mod rsn_cli;

@@ -12,7 +12,7 @@ use wsec::radius::packet::{attr, Code, Packet};
 use zeroize::Zeroizing;
 
 fn server(addr: SocketAddr, secret: &str) -> Server {
-    Server { addr, secret: Zeroizing::new(secret.as_bytes().to_vec()) }
+    Server::udp(addr, secret.as_bytes())
 }
 
 fn tls_peer(versions: TlsVersions, ca: &str, domain: Option<&str>) -> Peer {

@@ -353,3 +353,29 @@ fn ctrl_interface_keys_are_kept() {
     let bad = "interface=wsta0\naddr=02:00:00:00:00:11\nnetwork={\n    ssid=\"x\"\n    ctrl_interface=/run/x\n}\n";
     assert_eq!(parse_sta(bad).unwrap_err().line, 5);
 }
+
+#[test]
+fn radsec_keys_in_hostapd_spelling() {
+    let base = "interface=wap0\nbssid=02:00:00:00:01:00\nssid=e\nwpa=2\nwpa_key_mgmt=WPA-EAP\nrsn_pairwise=CCMP\nieee8021x=1\n";
+    let tls = "auth_server_addr=127.0.0.1\nauth_server_type=TLS\nauth_server_ca_cert=/ca.pem\nauth_server_client_cert=/c.pem\nauth_server_private_key=/c.key\nauth_server_domain_match=radius.wsec.test\nacct_server_addr=127.0.0.2\nacct_server_port=3000\nacct_server_type=TLS\nacct_server_shared_secret=s\nacct_server_ca_cert=/ca.pem\nacct_server_client_cert=/c.pem\nacct_server_private_key=/c.key\n";
+    let f = parse_ap(&format!("{base}{tls}")).unwrap();
+    let r = &f.ap.dot1x.as_ref().unwrap().radius;
+    // Port 2083 and secret "radsec" unless given (RFC 6614 2.1, 2.3).
+    assert_eq!((r.auth_servers[0].addr.port(), r.auth_servers[0].tls, &r.auth_servers[0].secret[..]), (2083, true, &b"radsec"[..]));
+    assert_eq!((r.acct_servers[0].addr.port(), r.acct_servers[0].tls, &r.acct_servers[0].secret[..]), (3000, true, &b"s"[..]));
+    assert_eq!(f.radsec.len(), 2);
+    assert_eq!(f.radsec[0].domain_match.as_deref(), Some("radius.wsec.test"));
+    assert_eq!(f.radsec[1].domain_match, None);
+    // UDP stays as it was; the TLS files without TLS, a TLS server without its
+    // certificates, an unknown type and an encrypted key are refused.
+    let udp = parse_ap(&format!("{base}auth_server_addr=127.0.0.1\nauth_server_shared_secret=x\nauth_server_type=UDP\n")).unwrap();
+    assert!(udp.radsec.is_empty() && !udp.ap.dot1x.unwrap().radius.auth_servers[0].tls);
+    for bad in [
+        "auth_server_addr=127.0.0.1\nauth_server_shared_secret=x\nauth_server_ca_cert=/ca.pem\n",
+        "auth_server_addr=127.0.0.1\nauth_server_type=TLS\nauth_server_ca_cert=/ca.pem\n",
+        "auth_server_addr=127.0.0.1\nauth_server_type=DTLS\n",
+        "auth_server_addr=127.0.0.1\nauth_server_type=TLS\nauth_server_private_key_passwd=p\n",
+    ] {
+        assert!(parse_ap(&format!("{base}{bad}")).is_err(), "{bad}");
+    }
+}

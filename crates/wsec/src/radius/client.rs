@@ -15,6 +15,14 @@
 //!   request is given up after `max_failover` such moves;
 //! - back to the first server after `retry_primary` (hostapd `radius_retry_primary_interval`).
 //! - at most `max_pending` requests wait; a new one beyond that drops the oldest.
+//!
+//! A server over TLS (RadSec, RFC 6614; [`Server::tls`]) is a reliable transport: the
+//! timers still count towards failover and giving up, but nothing is retransmitted on the
+//! connection (RFC 6613 2.6.2: "clients MUST NOT retransmit" over the same connection; RFC
+//! 5080 2.2.1). When the connection drops or cannot be made ([`Client::transport_down`]),
+//! the client moves to the next server at once (each pending request counting one move
+//! towards `max_failover`), or, with one server, sends its requests again on the new
+//! connection the runtime makes.
 use super::auth;
 use super::packet::{attr, Builder, Code, Packet};
 use crate::error::{Error, Result};
@@ -28,11 +36,24 @@ use zeroize::Zeroizing;
 pub struct Server {
     pub addr: SocketAddr,
     pub secret: Zeroizing<Vec<u8>>,
+    /// RADIUS over TLS (RadSec, hostapd `auth_server_type=TLS`) rather than UDP.
+    pub tls: bool,
+}
+
+impl Server {
+    /// A RADIUS/UDP server.
+    pub fn udp(addr: SocketAddr, secret: &[u8]) -> Server {
+        Server { addr, secret: Zeroizing::new(secret.to_vec()), tls: false }
+    }
+    /// A RADIUS/TLS server (its TLS settings are the runtime's).
+    pub fn tls(addr: SocketAddr, secret: &[u8]) -> Server {
+        Server { addr, secret: Zeroizing::new(secret.to_vec()), tls: true }
+    }
 }
 
 impl core::fmt::Debug for Server {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "Server {{ addr: {}, secret: <{} octets> }}", self.addr, self.secret.len())
+        write!(f, "Server {{ addr: {}, secret: <{} octets>, tls: {} }}", self.addr, self.secret.len(), self.tls)
     }
 }
 
@@ -139,6 +160,8 @@ pub struct Transmit {
     pub kind: Kind,
     pub to: SocketAddr,
     pub data: Vec<u8>,
+    /// To a RadSec server: on its TLS connection, not the UDP socket.
+    pub tls: bool,
 }
 
 /// A response that answered a pending request and verified.
@@ -286,8 +309,8 @@ impl Client {
         let id = self.free_id(kind)?;
         let server = self.side(kind).active;
         let (packet, authenticator) = req.build(id, rng, &self.side(kind).servers[server].secret)?;
-        let to = self.side(kind).servers[server].addr;
-        self.out.push_back(Transmit { kind, to, data: packet.clone() });
+        let (to, tls) = (self.side(kind).servers[server].addr, self.side(kind).servers[server].tls);
+        self.out.push_back(Transmit { kind, to, data: packet.clone(), tls });
         self.pending.push(Pending {
             tag,
             kind,
@@ -392,7 +415,7 @@ impl Client {
         }
         side.active = to;
         side.left_primary_at = if to == 0 { None } else { Some(now) };
-        let (fa, ta) = (side.servers[from].addr, side.servers[to].addr);
+        let (fa, ta, tls) = (side.servers[from].addr, side.servers[to].addr, side.servers[to].tls);
         events.push(Event::Failover { kind, from: fa, to: ta });
         self.stats.failovers += 1;
         // Every request of this kind goes to the new server, rebuilt for its secret.
@@ -412,8 +435,51 @@ impl Client {
             p.retransmissions = 0;
             p.wait = self.cfg.first_wait_ns;
             p.next_at = now.saturating_add(p.wait);
-            self.out.push_back(Transmit { kind, to: ta, data: p.packet.clone() });
+            self.out.push_back(Transmit { kind, to: ta, data: p.packet.clone(), tls });
         }
+    }
+
+    /// The TLS connection of `kind` to `addr` closed, failed (refused, the server's
+    /// certificate not valid, a framing error) or could not be made. Every request pending
+    /// on it counts one move towards `max_failover` (given up past it); if `addr` is the
+    /// active server and there is another, the client moves to it (the requests rebuilt
+    /// and sent there), else the requests are sent again on the next connection to it
+    /// (the runtime's, after its back-off). A UDP server's address does nothing.
+    pub fn transport_down(&mut self, now: u64, kind: Kind, addr: SocketAddr, rng: &mut dyn CryptoRngCore) -> Vec<Event> {
+        let mut events = Vec::new();
+        let Some(down) = self.side(kind).servers.iter().position(|s| s.addr == addr && s.tls) else { return events };
+        // An idle connection closed (the server's idle timeout): nothing lost, no move.
+        if !self.pending.iter().any(|p| p.kind == kind && p.server == down) {
+            return events;
+        }
+        let max_failover = self.cfg.max_failover;
+        let mut i = 0;
+        while i < self.pending.len() {
+            let p = &mut self.pending[i];
+            if p.kind == kind && p.server == down {
+                p.failovers += 1;
+                if p.failovers >= max_failover {
+                    let p = self.pending.remove(i);
+                    self.stats.gave_up += 1;
+                    events.push(Event::GaveUp { kind, tag: p.tag });
+                    continue;
+                }
+            }
+            i += 1;
+        }
+        let n = self.side(kind).servers.len();
+        if self.side(kind).active == down && n > 1 {
+            self.move_server(now, kind, (down + 1) % n, rng, &mut events);
+            return events;
+        }
+        // Sent again, as they were, on the next connection to the server.
+        for p in self.pending.iter_mut().filter(|p| p.kind == kind && p.server == down) {
+            p.retransmissions = 0;
+            p.wait = self.cfg.first_wait_ns;
+            p.next_at = now.saturating_add(p.wait);
+            self.out.push_back(Transmit { kind, to: addr, data: p.packet.clone(), tls: true });
+        }
+        events
     }
 
     /// Retransmissions, moves to the next server, give-ups, the return to the primary.
@@ -453,7 +519,7 @@ impl Client {
                 }
                 // One server only (or following a move): start over on it.
                 let secret = self.side(kind).servers[next].secret.clone();
-                let to = self.side(kind).servers[next].addr;
+                let (to, tls) = (self.side(kind).servers[next].addr, self.side(kind).servers[next].tls);
                 let id = match self.free_id(kind) {
                     Ok(id) => id,
                     Err(_) => {
@@ -471,24 +537,31 @@ impl Client {
                 p.retransmissions = 0;
                 p.wait = self.cfg.first_wait_ns;
                 p.next_at = now.saturating_add(p.wait);
-                self.out.push_back(Transmit { kind, to, data: p.packet.clone() });
+                // Over TLS the connection is reliable: nothing again on it (RFC 6613 2.6.2).
+                if !tls {
+                    self.out.push_back(Transmit { kind, to, data: p.packet.clone(), tls });
+                }
                 i += 1;
                 continue;
             }
-            let to = {
+            let (to, tls) = {
                 let p = &self.pending[i];
-                match kind {
-                    Kind::Auth => self.auth.servers[p.server].addr,
-                    Kind::Acct => self.acct.servers[p.server].addr,
-                }
+                let s = match kind {
+                    Kind::Auth => &self.auth.servers[p.server],
+                    Kind::Acct => &self.acct.servers[p.server],
+                };
+                (s.addr, s.tls)
             };
             let max_wait = self.cfg.max_wait_ns;
             let p = &mut self.pending[i];
             p.retransmissions += 1;
             p.wait = p.wait.saturating_mul(2).min(max_wait);
             p.next_at = now.saturating_add(p.wait);
-            self.out.push_back(Transmit { kind, to, data: p.packet.clone() });
-            self.stats.retransmissions += 1;
+            // Over TLS the timer only counts towards failover (RFC 6613 2.6.2).
+            if !tls {
+                self.out.push_back(Transmit { kind, to, data: p.packet.clone(), tls });
+                self.stats.retransmissions += 1;
+            }
             i += 1;
         }
         events
@@ -501,7 +574,7 @@ mod tests {
     use crate::radius::packet::Builder;
 
     fn server(port: u16, secret: &[u8]) -> Server {
-        Server { addr: SocketAddr::from(([127, 0, 0, 1], port)), secret: Zeroizing::new(secret.to_vec()) }
+        Server::udp(SocketAddr::from(([127, 0, 0, 1], port)), secret)
     }
 
     fn cfg() -> ClientConfig {
@@ -684,5 +757,61 @@ mod tests {
         }
         assert_eq!(c.pending(), 3);
         assert!(Client::new(ClientConfig { max_pending: 0, ..cfg() }).is_err());
+    }
+
+    fn tls_cfg() -> ClientConfig {
+        let tls = |port| Server::tls(SocketAddr::from(([127, 0, 0, 1], port)), b"radsec");
+        ClientConfig { auth_servers: vec![tls(2083), tls(2183)], ..cfg() }
+    }
+
+    #[test]
+    fn tls_no_retransmission_on_a_live_connection() {
+        let mut rng = crate::rng::seeded(7);
+        let mut c = Client::new(tls_cfg()).unwrap();
+        c.send(0, Kind::Auth, 9, access(b"t"), &mut rng).unwrap();
+        let t = c.poll_transmit().unwrap();
+        assert!(t.tls && t.to.port() == 2083);
+        assert!(auth::verify_request(&t.data, b"radsec").is_ok());
+        // The timers run (1 ms, 2 ms) but nothing goes again on the connection.
+        c.handle_timeout(1_000_000, &mut rng);
+        c.handle_timeout(3_000_000, &mut rng);
+        assert!(c.poll_transmit().is_none());
+        assert_eq!(c.stats().retransmissions, 0);
+        // Past num_failover timeouts: the next server, on a new connection.
+        let ev = c.handle_timeout(7_000_000, &mut rng);
+        assert!(matches!(ev[..], [Event::Failover { .. }]), "{ev:?}");
+        let m = c.poll_transmit().unwrap();
+        assert_eq!((m.tls, m.to.port()), (true, 2183));
+    }
+
+    #[test]
+    fn tls_transport_down_fails_over_or_resends_then_gives_up() {
+        let mut rng = crate::rng::seeded(8);
+        let mut c = Client::new(tls_cfg()).unwrap();
+        c.send(0, Kind::Auth, 1, access(b"u"), &mut rng).unwrap();
+        let first = c.poll_transmit().unwrap();
+        // A UDP address or a server that is not in the list: nothing.
+        assert!(c.transport_down(1, Kind::Auth, SocketAddr::from(([127, 0, 0, 1], 1812)), &mut rng).is_empty());
+        // The connection to the first drops: at once to the second, the request rebuilt.
+        let ev = c.transport_down(10, Kind::Auth, first.to, &mut rng);
+        assert_eq!(ev, vec![Event::Failover { kind: Kind::Auth, from: first.to, to: tls_cfg().auth_servers[1].addr }]);
+        let moved = c.poll_transmit().unwrap();
+        assert_eq!(moved.to.port(), 2183);
+        assert_ne!(moved.data, first.data);
+        // The second drops too: back to the first; the third drop is max_failover = 3.
+        assert!(matches!(c.transport_down(20, Kind::Auth, moved.to, &mut rng)[..], [Event::Failover { .. }]));
+        assert_eq!(c.poll_transmit().unwrap().to, first.to);
+        assert_eq!(c.transport_down(30, Kind::Auth, first.to, &mut rng)[0], Event::GaveUp { kind: Kind::Auth, tag: 1 });
+        assert_eq!(c.pending(), 0);
+
+        // One server: the request goes again, as it was, on the next connection.
+        let mut one = tls_cfg();
+        one.auth_servers.truncate(1);
+        let mut c = Client::new(one).unwrap();
+        c.send(0, Kind::Auth, 2, access(b"v"), &mut rng).unwrap();
+        let t = c.poll_transmit().unwrap();
+        assert!(c.transport_down(5, Kind::Auth, t.to, &mut rng).is_empty());
+        assert_eq!(c.poll_transmit().unwrap().data, t.data);
+        assert_eq!(c.pending(), 1);
     }
 }

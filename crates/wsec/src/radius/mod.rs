@@ -6,9 +6,11 @@
 //! - [`packet`]: the zero-copy view, the attribute walk, the builder; attribute numbers.
 //! - [`auth`]: the integrity and hiding functions keyed by the shared secret.
 //! - [`client`]: the client an access point runs (hostapd's `radius_client.c` behaviour).
+//! - [`tls`]: RADIUS over TLS (RadSec, RFC 6614): the TLS session and the stream framer.
 pub mod auth;
 pub mod client;
 pub mod packet;
+pub mod tls;
 
 pub use client::{Client, ClientConfig, Kind, Request, Response, Server};
 pub use packet::{attr, Code, Packet};

@@ -193,6 +193,11 @@ impl AccessPoint {
         self.radius.as_ref().and_then(|c| c.active_server(Kind::Auth))
     }
 
+    /// The RADIUS server requests of `kind` go to now.
+    pub fn radius_server_of(&self, kind: Kind) -> Option<SocketAddr> {
+        self.radius.as_ref().and_then(|c| c.active_server(kind))
+    }
+
     /// The RADIUS client's counters.
     pub fn radius_stats(&self) -> Option<&crate::radius::client::ClientStats> {
         self.radius.as_ref().map(|c| c.stats())
@@ -343,13 +348,19 @@ impl AccessPoint {
     /// A datagram on the RADIUS socket from `from`. A discarded one (RFC 2865 3: silently)
     /// is counted under its reason and returned as `Err` for the log.
     pub fn handle_radius(&mut self, now: u64, from: SocketAddr, data: &[u8], out: &mut Output) -> crate::Result<()> {
-        self.clock = now;
-        let Some(c) = self.radius.as_mut() else { return Err(crate::Error::Unsupported("no RADIUS client (ieee8021x=0)")) };
         let kind = if self.cfg.dot1x.as_ref().is_some_and(|d| d.radius.acct_servers.iter().any(|s| s.addr == from)) {
             Kind::Acct
         } else {
             Kind::Auth
         };
+        self.handle_radius_kind(now, kind, from, data, out)
+    }
+
+    /// A RADIUS packet of `kind` from `from`: what came on the TLS connection of that kind
+    /// (RadSec: one server address may serve both kinds, each on its own connection).
+    pub fn handle_radius_kind(&mut self, now: u64, kind: Kind, from: SocketAddr, data: &[u8], out: &mut Output) -> crate::Result<()> {
+        self.clock = now;
+        let Some(c) = self.radius.as_mut() else { return Err(crate::Error::Unsupported("no RADIUS client (ieee8021x=0)")) };
         let r = match c.handle_datagram(now, kind, from, data) {
             Ok(r) => r,
             Err(e) => {
@@ -461,6 +472,34 @@ impl AccessPoint {
         t
     }
 
+    /// The TLS connection of `kind` to the RadSec server `addr` closed or could not be made
+    /// (the runtime logged why): the RADIUS client moves to the next server or sends again
+    /// on a new connection ([`Client::transport_down`]); a request given up ends its
+    /// station's EAP in EAP-Failure, as a server that never answers does.
+    pub fn radius_transport_down(&mut self, now: u64, kind: Kind, addr: SocketAddr, out: &mut Output) {
+        self.clock = now;
+        let events = match self.radius.as_mut() {
+            Some(c) => {
+                let e = c.transport_down(now, kind, addr, &mut *self.rng);
+                while let Some(t) = c.poll_transmit() {
+                    out.radius.push(t);
+                }
+                e
+            }
+            None => Vec::new(),
+        };
+        self.radius_events(now, events, out);
+    }
+
+    fn radius_events(&mut self, now: u64, events: Vec<Event>, out: &mut Output) {
+        for e in events {
+            if let Event::GaveUp { kind: Kind::Auth, tag } = e {
+                let sta = mac_of(tag);
+                self.dot1x_fail(now, &sta, None, "no RADIUS server answered".into(), out);
+            }
+        }
+    }
+
     /// Retransmissions of EAP-Requests, the RADIUS client's timers, reauthentication.
     pub(super) fn dot1x_timeouts(&mut self, now: u64, out: &mut Output) {
         let events = match self.radius.as_mut() {
@@ -473,12 +512,7 @@ impl AccessPoint {
             }
             None => Vec::new(),
         };
-        for e in events {
-            if let Event::GaveUp { kind: Kind::Auth, tag } = e {
-                let sta = mac_of(tag);
-                self.dot1x_fail(now, &sta, None, "no RADIUS server answered".into(), out);
-            }
-        }
+        self.radius_events(now, events, out);
         self.acct_interim(now, out);
         let stations: Vec<MacAddr> = self.peers.iter().filter(|(_, p)| p.dot1x.is_some()).map(|(a, _)| *a).collect();
         for sta in stations {
