@@ -873,6 +873,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     // hostapd: each *_server_addr starts a server; *_port and *_shared_secret set the last.
     let (mut auth_servers, mut acct_servers): (Vec<RadiusServerLine>, Vec<RadiusServerLine>) = (Vec::new(), Vec::new());
     let mut dot1x = wsec::node::ap::Dot1xSettings::default();
+    let mut okc = false;
     let mut radsec = Vec::new();
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
@@ -1025,6 +1026,8 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
                 dot1x.acct_interim_interval_s = ranged(n, "radius_acct_interim_interval (s)", v, 0, HOSTAPD_INT_MAX)?
             }
             "eapol_version" => dot1x.eapol_version = num(n, k, v, 1, 3)?,
+            // hostapd: INT_RANGE(okc, 0, 1); it acts across the BSSs of one process.
+            "okc" => okc = num::<u8>(n, k, v, 0, 1)? == 1,
             _ => return err(n, format!("unknown key{}", shown_key(k))),
         }
     }
@@ -1130,6 +1133,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     ap.ptk_rekey_s = ptk_rekey;
     ap.max_inactivity_s = inactivity;
     ap.max_stations = max_sta;
+    ap.okc = okc;
     ap.offload = c.offload()?;
     let fpga = c.fpga()?;
     // The AP's engine uses every core unless told otherwise (issue: per-station key tables,

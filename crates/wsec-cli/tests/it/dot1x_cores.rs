@@ -50,6 +50,10 @@ fn ap_config(fr: &FreeRadius, akm: Akm) -> ApConfig {
 }
 
 fn sta(client: &str, akm: Akm) -> Station {
+    Station::new(sta_config(client, akm), 0, wsec::rng::seeded(2)).unwrap()
+}
+
+fn sta_config(client: &str, akm: Akm) -> StaConfig {
     let pki = freeradius::pki();
     let ca = if akm == Akm::SuiteB192 { "ca384.pem" } else { "ca.pem" };
     let t = TlsConfig {
@@ -66,7 +70,7 @@ fn sta(client: &str, akm: Akm) -> Station {
         c.mfp = wsec::node::mfp::Mfp::Required;
     }
     c.eap = Some(PeerConfig { identity: freeradius::USER.as_bytes().to_vec(), anonymous_identity: None, method: MethodConfig::Tls(t) });
-    Station::new(c, 0, wsec::rng::seeded(2)).unwrap()
+    c
 }
 
 /// Runs the two cores and the server until `done` says so or `limit` passes; every
@@ -308,4 +312,131 @@ fn session_timeout_ends_the_session_unless_termination_action_asks_for_reauthent
     assert!(ev2.iter().any(|(w, p)| *w == 'a' && matches!(p, Phase::EapSuccess { .. })), "{ev2:?}");
     assert!(!ev2.iter().any(|(_, p)| matches!(p, Phase::Deauthenticated { .. })), "{ev2:?}");
     assert!(!fr.log().contains("Acct-Terminate-Cause"), "the session goes on");
+}
+
+const BSSID_B: MacAddr = MacAddr([0x02, 0, 0, 0, 0x02, 0x00]);
+
+/// Two BSSs of one authenticator (one OKC group), both 802.1X with FreeRADIUS.
+fn okc_pair(fr: &FreeRadius, okc_b: bool) -> [AccessPoint; 2] {
+    let g = wsec::node::ap::OkcGroup::new();
+    let mut ca = ap_config(fr, Akm::Ieee8021x);
+    ca.okc = true;
+    let mut cb = ap_config(fr, Akm::Ieee8021x);
+    cb.bssid = BSSID_B;
+    cb.okc = okc_b;
+    let mut a = AccessPoint::new(ca, 0, wsec::rng::seeded(1)).unwrap();
+    let mut b = AccessPoint::new(cb, 0, wsec::rng::seeded(3)).unwrap();
+    a.join_okc_group(g.clone());
+    b.join_okc_group(g);
+    [a, b]
+}
+
+/// The two APs and the station, the station hearing only the APs `hear` says; each AP's
+/// RADIUS over its own socket. Events tagged 'a', 'b' (the APs) and 's'.
+fn run_pair(
+    base: u64,
+    aps: &mut [AccessPoint; 2],
+    st: &mut Station,
+    hear: [bool; 2],
+    limit: Duration,
+    done: &mut Done<'_>,
+) -> Vec<(char, Phase)> {
+    let socks: Vec<UdpSocket> = (0..2).map(|_| UdpSocket::bind("127.0.0.1:0").unwrap()).collect();
+    for s in &socks {
+        s.set_nonblocking(true).unwrap();
+    }
+    let t0 = Instant::now();
+    let now = || base + t0.elapsed().as_nanos() as u64;
+    let mut outs = [Output::default(), Output::default()];
+    let mut so = Output::default();
+    let mut events = Vec::new();
+    let mut buf = [0u8; 4096];
+    while t0.elapsed() < limit {
+        let t = now();
+        for (ap, o) in aps.iter_mut().zip(outs.iter_mut()) {
+            if ap.poll_timeout() <= t {
+                ap.handle_timeout(t, o);
+            }
+        }
+        if st.poll_timeout() <= t {
+            st.handle_timeout(t, &mut so);
+        }
+        for i in 0..2 {
+            while let Ok((n, from)) = socks[i].recv_from(&mut buf) {
+                aps[i].handle_radius(now(), from, &buf[..n], &mut outs[i]).unwrap();
+            }
+        }
+        let mut moved = true;
+        while moved {
+            moved = false;
+            for i in 0..2 {
+                for f in std::mem::take(&mut outs[i].air) {
+                    if hear[i] {
+                        st.handle_air(now(), &f, &mut so);
+                    }
+                    moved = true;
+                }
+                for r in std::mem::take(&mut outs[i].radius) {
+                    socks[i].send_to(&r.data, r.to).unwrap();
+                }
+            }
+            for f in std::mem::take(&mut so.air) {
+                let to = MacAddr(f[4..10].try_into().unwrap());
+                for (i, ap) in aps.iter_mut().enumerate() {
+                    if hear[i] && (to.0[0] & 1 == 1 || to == ap.config().bssid) {
+                        ap.handle_air(now(), &f, &mut outs[i]);
+                    }
+                }
+                moved = true;
+            }
+        }
+        for (w, o) in ['a', 'b'].into_iter().zip(outs.iter_mut()) {
+            events.extend(o.events.drain(..).map(|NodeEvent::Phase { phase, .. }| (w, phase)));
+        }
+        events.extend(so.events.drain(..).map(|NodeEvent::Phase { phase, .. }| ('s', phase)));
+        if done(&events) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    events
+}
+
+#[test]
+fn opportunistic_key_caching_between_two_bsss() {
+    // The station runs EAP with BSS A; A's BSS goes away (it deauthenticates the station,
+    // which then hears only B); the station offers B the PMKID of A's PMK for B's BSSID
+    // (wpa_supplicant proactive_key_caching) and B, in A's OKC group, takes it (hostapd
+    // okc=1): the 4-way handshake under that PMK, no EAP, one Access-Accept in all. With
+    // OKC off at B, B runs EAP and the station follows (two Access-Accepts).
+    for okc_b in [true, false] {
+        let fr = FreeRadius::start(Opts::default());
+        let mut aps = okc_pair(&fr, okc_b);
+        let mut c = sta_config("client", Akm::Ieee8021x);
+        c.okc = true;
+        let mut s = Station::new(c, 0, wsec::rng::seeded(2)).unwrap();
+        let t0 = Instant::now();
+        let up = |w: char| move |e: &[(char, Phase)]| e.iter().any(|(x, p)| *x == w && matches!(p, Phase::Established { .. }));
+        let ev = run_pair(0, &mut aps, &mut s, [true, false], Duration::from_secs(20), &mut up('a'));
+        assert!(up('a')(&ev), "{ev:?}\nserver log:\n{}", fr.log());
+        let mut o = Output::default();
+        aps[0].deauth(&STA, wsec::wire::mgmt::ReasonCode::DEAUTH_LEAVING, &mut o);
+        let t = t0.elapsed().as_nanos() as u64;
+        for f in o.air {
+            s.handle_air(t, &f, &mut Output::default());
+        }
+        let ev = run_pair(t, &mut aps, &mut s, [false, true], Duration::from_secs(20), &mut up('b'));
+        assert!(up('b')(&ev), "okc at B {okc_b}: {ev:?}\nserver log:\n{}", fr.log());
+        let accepts = fr.log().matches("Sent Access-Accept").count();
+        if okc_b {
+            assert!(ev.contains(&('b', Phase::OkcMatch { from: BSSID })), "{ev:?}");
+            assert!(ev.contains(&('b', Phase::PmksaCached)), "{ev:?}");
+            assert!(!ev.iter().any(|(_, p)| *p == Phase::EapStarted), "no EAP at B: {ev:?}");
+            assert_eq!(accepts, 1, "one EAP run in all");
+        } else {
+            assert!(ev.iter().any(|(w, p)| *w == 'b' && matches!(p, Phase::EapSuccess { .. })), "{ev:?}");
+            assert!(!ev.iter().any(|(_, p)| matches!(p, Phase::OkcMatch { .. })), "{ev:?}");
+            assert_eq!(accepts, 2, "B ran EAP");
+        }
+    }
 }

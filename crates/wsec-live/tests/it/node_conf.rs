@@ -379,3 +379,21 @@ fn radsec_keys_in_hostapd_spelling() {
         assert!(parse_ap(&format!("{base}{bad}")).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn okc_keys_as_hostapd_and_wpa_supplicant_spell_them() {
+    let ap = "interface=wap0\nbssid=02:00:00:00:01:00\nssid=e\nwpa=2\nwpa_key_mgmt=WPA-EAP\nrsn_pairwise=CCMP\nieee8021x=1\nauth_server_addr=127.0.0.1\nauth_server_shared_secret=s\n";
+    assert!(!parse_ap(ap).unwrap().ap.okc);
+    assert!(parse_ap(&format!("{ap}okc=1\n")).unwrap().ap.okc);
+    assert!(parse_ap(&format!("{ap}okc=2\n")).is_err());
+    // wpa_supplicant: the network's proactive_key_caching, else the global okc.
+    let sta = |global: &str, net: &str| {
+        parse_sta(&format!("interface=wsta0\naddr=02:00:00:00:00:11\n{global}network={{\n ssid=\"e\"\n key_mgmt=NONE\n{net}}}\n"))
+            .map(|f| f.sta.okc)
+    };
+    assert_eq!(sta("", "").unwrap(), false);
+    assert_eq!(sta("okc=1\n", "").unwrap(), true);
+    assert_eq!(sta("okc=1\n", " proactive_key_caching=0\n").unwrap(), false);
+    assert_eq!(sta("", " proactive_key_caching=1\n").unwrap(), true);
+    assert!(sta("", " proactive_key_caching=7\n").is_err());
+}

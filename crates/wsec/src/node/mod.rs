@@ -182,6 +182,11 @@ pub enum Phase {
     EapStarted,
     /// IEEE 802.1X: the station's association rides on a cached PMKSA (12.6.10.3): no EAP.
     PmksaCached,
+    /// Opportunistic key caching: the cached PMKSA was made at the BSS `from` (hostapd's
+    /// "OKC match for PMKID").
+    OkcMatch {
+        from: MacAddr,
+    },
     /// EAP succeeded (CTRL-EVENT-EAP-SUCCESS): the PMK is the MSK's; `identity` as the
     /// station gave it, `method` the EAP method's name.
     EapSuccess {
@@ -239,6 +244,7 @@ impl core::fmt::Display for Phase {
             Phase::BeaconLoss => write!(f, "beacon loss: scanning again"),
             Phase::EapStarted => write!(f, "eap started"),
             Phase::PmksaCached => write!(f, "pmksa cache used: no eap"),
+            Phase::OkcMatch { from } => write!(f, "okc match: pmksa made at {from}"),
             Phase::EapSuccess { identity, method } => write!(f, "eap success (method {method}, identity \"{identity}\")"),
             Phase::EapFailure(why) => write!(f, "eap failure: {why}"),
             Phase::AccountingStop { in_octets, in_frames, out_octets, out_frames } => {

@@ -329,6 +329,9 @@ impl AccessPoint {
             (a, _) if a.is_8021x() => match sae_pmk {
                 Some(pmk) => {
                     self.dot1x_cached(sta, c, rsne.clone());
+                    if let Some(from) = self.pmksa.get(sta).and_then(|c| c.okc_from) {
+                        out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::OkcMatch { from } });
+                    }
                     out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::PmksaCached });
                     (a, pmk)
                 }

@@ -432,9 +432,13 @@ impl AccessPoint {
                 let life = session_timeout.map(|t| t as u64).filter(|&t| t > 0).unwrap_or(PMK_LIFETIME_S);
                 let pmkid = crate::rsn::kdf::pmkid(choice.akm, &pmk, &self.cfg.bssid.0, &sta.0);
                 let expires = now.saturating_add(life.saturating_mul(SEC));
-                self.pmksa.insert(sta, super::sae::Pmksa { pmk: pmk.clone(), pmkid, expires, owe: false });
+                self.pmksa.insert(sta, super::sae::Pmksa { pmk: pmk.clone(), pmkid, expires, owe: false, okc_from: None });
                 if let Some(s) = self.peers.get(&sta).and_then(|p| p.dot1x.as_deref()) {
                     self.eap_cache.insert(sta, (s.identity.clone(), s.class.clone()));
+                    if let Some(g) = self.okc.as_ref().filter(|_| self.cfg.okc) {
+                        let (identity, class) = (s.identity.clone(), s.class.clone());
+                        g.publish(sta, super::okc::Shared { origin: self.cfg.bssid, pmk: pmk.clone(), expires, identity, class });
+                    }
                 }
                 if established {
                     // A reauthentication: its MSK is the PMK from now on (the PMKSA above

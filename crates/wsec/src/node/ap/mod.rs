@@ -28,6 +28,7 @@ use crate::rsn::handshake::{Authenticator, Timers};
 use crate::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite, WpaElementRepr};
 use crate::wire::mac::{FrameType, MacAddr};
 pub use dot1x::{Dot1xInfo, Dot1xSettings};
+pub use okc::OkcGroup;
 use std::collections::{BTreeMap, BTreeSet};
 use zeroize::Zeroizing;
 
@@ -46,6 +47,9 @@ pub struct ApConfig {
     /// Deauthenticate a station silent for this long (hostapd `ap_max_inactivity`, s).
     pub max_inactivity_s: u64,
     pub max_stations: usize,
+    /// Opportunistic key caching (hostapd `okc`): take the 802.1X PMKSAs of the other BSSs
+    /// of the [`OkcGroup`] this core joined.
+    pub okc: bool,
     pub offload: Offload,
     /// Threads the host engine runs batch crypto on (`engine_threads`; 0: one per core).
     pub engine_threads: usize,
@@ -97,6 +101,7 @@ impl ApConfig {
             ptk_rekey_s: 0,
             max_inactivity_s: 300,
             max_stations: 2007,
+            okc: false,
             offload: Offload::Host,
             engine_threads: 1,
             eapol_timers: Timers::default(),
@@ -334,6 +339,8 @@ pub struct AccessPoint {
     /// The identity and Class of each station's last EAP run, for the accounting of an
     /// association on its cached PMKSA.
     eap_cache: BTreeMap<MacAddr, (Vec<u8>, Vec<Vec<u8>>)>,
+    /// The PMKSAs shared with the other BSSs of this authenticator (`okc`).
+    okc: Option<std::sync::Arc<OkcGroup>>,
 }
 
 /// The RSN element an AP with `akms`, `pairwise` and `group` advertises (9.4.2.24).
@@ -392,6 +399,7 @@ mod data;
 mod dot1x;
 mod keys;
 mod mgmt;
+mod okc;
 mod owe;
 mod sa_query;
 mod sae;
@@ -480,6 +488,7 @@ impl AccessPoint {
             pmksa: BTreeMap::new(),
             radius: Self::new_radius(&cfg)?,
             eap_cache: BTreeMap::new(),
+            okc: None,
             rng,
             cfg,
         })

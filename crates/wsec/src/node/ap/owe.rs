@@ -53,7 +53,7 @@ impl AccessPoint {
         let (pmk, pmkid) = owe_pmk(g, c, &a, &z);
         let akm = Akm::owe_for_group(id).ok_or(StatusCode::FINITE_CYCLIC_GROUP_NOT_SUPPORTED)?;
         let expires = now.saturating_add(super::sae::PMK_LIFETIME_S * crate::node::SEC);
-        self.pmksa.insert(*sta, Pmksa { pmk: pmk.clone(), pmkid, expires, owe: true });
+        self.pmksa.insert(*sta, Pmksa { pmk: pmk.clone(), pmkid, expires, owe: true, okc_from: None });
         let mut resp_elements = ap_rsne;
         resp_elements.extend_from_slice(&dh_param_element(g, &a));
         Ok(OweAssoc { akm, pmk, resp_elements })

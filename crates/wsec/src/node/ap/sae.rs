@@ -23,6 +23,8 @@ pub(super) struct Pmksa {
     pub(super) pmkid: [u8; 16],
     pub(super) expires: u64,
     pub(super) owe: bool,
+    /// The BSS that made it, when opportunistic key caching brought it from another.
+    pub(super) okc_from: Option<MacAddr>,
 }
 
 impl AccessPoint {
@@ -113,8 +115,31 @@ impl AccessPoint {
     pub(super) fn cached_pmk(&mut self, now: u64, sta: &MacAddr, rsne: Option<&[u8]>) -> Option<Zeroizing<Vec<u8>>> {
         self.pmksa.retain(|_, c| c.expires > now);
         let e = crate::rsn::ie::RsnElementRepr::parse(rsne?).ok()?;
-        let c = self.pmksa.get(sta).filter(|c| !c.owe)?;
-        e.pmkids.iter().any(|id| bool::from(subtle::ConstantTimeEq::ct_eq(&id[..], &c.pmkid[..]))).then(|| c.pmk.clone())
+        if let Some(c) = self.pmksa.get(sta).filter(|c| !c.owe) {
+            if e.pmkids.iter().any(|id| bool::from(subtle::ConstantTimeEq::ct_eq(&id[..], &c.pmkid[..]))) {
+                return Some(c.pmk.clone());
+            }
+        }
+        self.okc_pmk(now, sta, &e)
+    }
+
+    /// Opportunistic key caching: a PMKSA another BSS of the group made with `sta` whose
+    /// PMK gives one of the offered PMKIDs for this BSSID (hostapd `pmksa_cache_get_okc`),
+    /// taken into this BSS's cache.
+    fn okc_pmk(&mut self, now: u64, sta: &MacAddr, e: &crate::rsn::ie::RsnElementRepr) -> Option<Zeroizing<Vec<u8>>> {
+        let g = self.okc.as_ref().filter(|_| self.cfg.okc)?;
+        let akm = e.akms.first().and_then(|a| a.akm()).filter(|a| a.is_8021x())?;
+        let bssid = self.cfg.bssid;
+        let (id, s) = e.pmkids.iter().find_map(|id| g.find(now, sta, &bssid, akm, id).map(|s| (*id, s)))?;
+        self.pmksa.insert(*sta, Pmksa { pmk: s.pmk.clone(), pmkid: id, expires: s.expires, owe: false, okc_from: Some(s.origin) });
+        self.eap_cache.insert(*sta, (s.identity, s.class));
+        Some(s.pmk)
+    }
+
+    /// Joins the BSSs that share their 802.1X PMKSAs (opportunistic key caching, with
+    /// `okc` set in the configuration of each).
+    pub fn join_okc_group(&mut self, g: std::sync::Arc<super::OkcGroup>) {
+        self.okc = Some(g);
     }
 
     /// The PMKID of the cached PMKSA with `sta`, if any (sent in the clear by stations
@@ -178,7 +203,10 @@ impl AccessPoint {
                         };
                     }
                     let expires = now.saturating_add(PMK_LIFETIME_S * crate::node::SEC);
-                    self.pmksa.insert(*sta, Pmksa { pmk: Zeroizing::new(keys.pmk().to_vec()), pmkid: *keys.pmkid(), expires, owe: false });
+                    self.pmksa.insert(
+                        *sta,
+                        Pmksa { pmk: Zeroizing::new(keys.pmk().to_vec()), pmkid: *keys.pmkid(), expires, owe: false, okc_from: None },
+                    );
                     out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::SaeAuthenticated { group, h2e } });
                 }
                 sae::Output::Failed(status) => {
