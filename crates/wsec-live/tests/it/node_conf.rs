@@ -391,9 +391,9 @@ fn okc_keys_as_hostapd_and_wpa_supplicant_spell_them() {
         parse_sta(&format!("interface=wsta0\naddr=02:00:00:00:00:11\n{global}network={{\n ssid=\"e\"\n key_mgmt=NONE\n{net}}}\n"))
             .map(|f| f.sta.okc)
     };
-    assert_eq!(sta("", "").unwrap(), false);
-    assert_eq!(sta("okc=1\n", "").unwrap(), true);
-    assert_eq!(sta("okc=1\n", " proactive_key_caching=0\n").unwrap(), false);
-    assert_eq!(sta("", " proactive_key_caching=1\n").unwrap(), true);
+    assert!(!sta("", "").unwrap());
+    assert!(sta("okc=1\n", "").unwrap());
+    assert!(!sta("okc=1\n", " proactive_key_caching=0\n").unwrap());
+    assert!(sta("", " proactive_key_caching=1\n").unwrap());
     assert!(sta("", " proactive_key_caching=7\n").is_err());
 }
