@@ -156,6 +156,8 @@ pub struct EapFile {
     /// `eap=TTLS` (with `phase2="auth=PAP"` and `password`) rather than TLS.
     pub ttls: bool,
     pub password: Option<Zeroizing<Vec<u8>>>,
+    /// `ocsp=0|1|2`: the server certificate's stapled OCSP status.
+    pub ocsp: wsec::eap::ocsp::OcspPolicy,
 }
 
 impl core::fmt::Debug for EapFile {
@@ -192,6 +194,7 @@ impl EapFile {
             client_cert,
             versions: self.versions,
             fragment_size: self.fragment_size,
+            ocsp: self.ocsp,
             ..Default::default()
         };
         let method = match (self.ttls, &self.password) {
@@ -1240,6 +1243,22 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                 }
                 "owe_only" => owe_only = num::<u8>(n, k, v, 0, 1)? == 1,
                 "proactive_key_caching" => okc_net = Some(num::<u8>(n, k, v, 0, 1)? == 1),
+                // wpa_supplicant: INT_RANGE(ocsp, 0, 3); 3 (every certificate of the chain)
+                // needs a response per certificate, which no stapling server sends.
+                "ocsp" => {
+                    let e = eap.get_or_insert_with(|| EapFile { fragment_size: 1398, ..Default::default() });
+                    e.ocsp = match num::<u8>(n, k, v, 0, 3)? {
+                        0 => wsec::eap::ocsp::OcspPolicy::Off,
+                        1 => wsec::eap::ocsp::OcspPolicy::Try,
+                        2 => wsec::eap::ocsp::OcspPolicy::Require,
+                        _ => {
+                            return err(
+                                n,
+                                "ocsp=3 (a status for every certificate of the chain) is not supported; ocsp=2 requires the server's",
+                            )
+                        }
+                    };
+                }
                 "eap" => {
                     let e = eap.get_or_insert_with(|| EapFile { fragment_size: 1398, ..Default::default() });
                     match v {

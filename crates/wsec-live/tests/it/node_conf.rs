@@ -397,3 +397,19 @@ fn okc_keys_as_hostapd_and_wpa_supplicant_spell_them() {
     assert!(sta("", " proactive_key_caching=1\n").unwrap());
     assert!(sta("", " proactive_key_caching=7\n").is_err());
 }
+
+#[test]
+fn ocsp_key_as_wpa_supplicant_spells_it() {
+    use wsec::eap::ocsp::OcspPolicy;
+    let net = |o: &str| {
+        parse_sta(&format!(
+            "interface=wsta0\naddr=02:00:00:00:00:11\nnetwork={{\n ssid=\"e\"\n key_mgmt=WPA-EAP\n eap=TLS\n identity=\"a\"\n ca_cert=\"/ca.pem\"\n{o}}}\n"
+        ))
+        .map(|f| f.eap.map(|e| e.ocsp))
+    };
+    assert_eq!(net("").unwrap(), Some(OcspPolicy::Off));
+    assert_eq!(net(" ocsp=1\n").unwrap(), Some(OcspPolicy::Try));
+    assert_eq!(net(" ocsp=2\n").unwrap(), Some(OcspPolicy::Require));
+    assert!(net(" ocsp=3\n").unwrap_err().msg.contains("not supported"));
+    assert!(net(" ocsp=4\n").is_err());
+}

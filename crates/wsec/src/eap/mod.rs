@@ -6,6 +6,8 @@
 //! - [`tls`]: EAP-TLS (RFC 5216 with TLS 1.2, RFC 9190 with TLS 1.3) on rustls, its
 //!   fragmentation and its key derivation; server certificate validation as
 //!   wpa_supplicant's `ca_cert`, `domain_match`, `domain_suffix_match`.
+//! - [`ocsp`]: the server certificate's stapled OCSP status (wpa_supplicant `ocsp=`).
+pub mod ocsp;
 pub mod packet;
 pub mod peer;
 pub mod tls;

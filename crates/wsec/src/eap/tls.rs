@@ -67,6 +67,8 @@ pub struct TlsConfig {
     pub suite_b_192: bool,
     /// Run without validating the server at all: only when the user said so.
     pub insecure_no_server_validation: bool,
+    /// The server certificate's stapled OCSP status (`ocsp=`).
+    pub ocsp: super::ocsp::OcspPolicy,
 }
 
 impl Default for TlsConfig {
@@ -80,6 +82,7 @@ impl Default for TlsConfig {
             fragment_size: 1398,
             suite_b_192: false,
             insecure_no_server_validation: false,
+            ocsp: super::ocsp::OcspPolicy::Off,
         }
     }
 }
@@ -184,6 +187,9 @@ pub fn name_matches(names: &[String], exact: Option<&str>, suffix: Option<&str>)
 #[derive(Debug)]
 struct EapServerVerifier {
     roots: Vec<rustls::pki_types::TrustAnchor<'static>>,
+    /// The CA certificates themselves: the issuer an OCSP response is checked against.
+    ca_certs: Vec<CertificateDer<'static>>,
+    ocsp: super::ocsp::OcspPolicy,
     domain_match: Option<String>,
     domain_suffix_match: Option<String>,
     provider: Arc<CryptoProvider>,
@@ -202,13 +208,32 @@ fn pki_error(e: webpki::Error) -> rustls::Error {
     rustls::Error::InvalidCertificate(c)
 }
 
+/// Why an OCSP check failed, as the TLS error's source.
+#[derive(Debug)]
+struct OcspFailure(&'static str);
+
+impl core::fmt::Display for OcspFailure {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "OCSP: {}", self.0)
+    }
+}
+
+impl std::error::Error for OcspFailure {}
+
+/// The certificate among `candidates` whose subject is `ee`'s issuer.
+fn issuer_of<'a>(ee: &CertificateDer<'_>, candidates: impl Iterator<Item = &'a CertificateDer<'a>>) -> Option<&'a CertificateDer<'a>> {
+    use der::Decode;
+    let want = x509_cert::Certificate::from_der(ee).ok()?.tbs_certificate.issuer;
+    candidates.into_iter().find(|c| x509_cert::Certificate::from_der(c).is_ok_and(|c| c.tbs_certificate.subject == want))
+}
+
 impl ServerCertVerifier for EapServerVerifier {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
         intermediates: &[CertificateDer<'_>],
         _server_name: &ServerName<'_>,
-        _ocsp: &[u8],
+        ocsp: &[u8],
         now: UnixTime,
     ) -> std::result::Result<ServerCertVerified, rustls::Error> {
         if self.insecure {
@@ -229,6 +254,17 @@ impl ServerCertVerifier for EapServerVerifier {
         if !name_matches(&names, self.domain_match.as_deref(), self.domain_suffix_match.as_deref()) {
             return Err(rustls::Error::InvalidCertificate(CertificateError::NotValidForName));
         }
+        let issuer = issuer_of(end_entity, intermediates.iter().chain(self.ca_certs.iter()));
+        super::ocsp::check(self.ocsp, end_entity, issuer, ocsp, now).map_err(|e| {
+            rustls::Error::InvalidCertificate(match e {
+                super::ocsp::OcspError::Revoked => CertificateError::Revoked,
+                super::ocsp::OcspError::Unknown => CertificateError::UnknownRevocationStatus,
+                super::ocsp::OcspError::Missing => {
+                    CertificateError::Other(rustls::OtherError(Arc::new(OcspFailure("no OCSP response stapled"))))
+                }
+                super::ocsp::OcspError::Invalid(why) => CertificateError::Other(rustls::OtherError(Arc::new(OcspFailure(why)))),
+            })
+        })?;
         Ok(ServerCertVerified::assertion())
     }
 
@@ -278,6 +314,8 @@ pub fn client_config(cfg: &TlsConfig) -> Result<Arc<rustls::ClientConfig>> {
     };
     let verifier = Arc::new(EapServerVerifier {
         roots: roots.roots,
+        ca_certs: cfg.ca_certs.clone(),
+        ocsp: cfg.ocsp,
         domain_match: cfg.domain_match.clone(),
         domain_suffix_match: cfg.domain_suffix_match.clone(),
         provider: provider.clone(),
