@@ -21,7 +21,9 @@ fuzz_target!(|data: &[u8]| {
     let (ee, issuer) = (CertificateDer::from(ee), CertificateDer::from(issuer));
     // The seeds' responses are valid for a century from when they were made (2026): check them at a
     // fixed time inside it, and at the epoch (everything "not yet valid").
-    for now in [UnixTime::since_unix_epoch(std::time::Duration::from_secs(1_893_456_000)), UnixTime::since_unix_epoch(std::time::Duration::ZERO)] {
+    for now in
+        [UnixTime::since_unix_epoch(std::time::Duration::from_secs(1_893_456_000)), UnixTime::since_unix_epoch(std::time::Duration::ZERO)]
+    {
         let r = check(OcspPolicy::Require, &ee, Some(&issuer), d, now);
         let t = check(OcspPolicy::Try, &ee, Some(&issuer), d, now);
         if !d.is_empty() {
