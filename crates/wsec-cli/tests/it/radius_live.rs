@@ -282,7 +282,7 @@ fn ttls_peer(password: &str) -> Peer {
     Peer::new(PeerConfig {
         identity: freeradius::USER.as_bytes().to_vec(),
         anonymous_identity: Some(b"anonymous@wsec.test".to_vec()),
-        method: MethodConfig::TtlsPap { tls, password: Zeroizing::new(password.as_bytes().to_vec()) },
+        method: MethodConfig::ttls_pap(tls, Zeroizing::new(password.as_bytes().to_vec())),
     })
     .unwrap()
 }
