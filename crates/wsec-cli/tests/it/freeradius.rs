@@ -158,11 +158,14 @@ pub struct Opts {
     pub ca: &'static str,
     /// Suite B 192-bit: only ECDHE-ECDSA-AES256-GCM-SHA384 on secp384r1.
     pub suite_b: bool,
+    /// EAP-MSCHAPv2's `send_error = yes`: a wrong password gets a Failure-Request with
+    /// E=691 (the default, no, goes straight to EAP-Failure / PEAP's Result TLV failure).
+    pub mschapv2_send_error: bool,
 }
 
 impl Default for Opts {
     fn default() -> Opts {
-        Opts { tls_max: "1.2", cert: "server", secret: SECRET, ca: "ca", suite_b: false }
+        Opts { tls_max: "1.2", cert: "server", secret: SECRET, ca: "ca", suite_b: false, mschapv2_send_error: false }
     }
 }
 
@@ -268,6 +271,7 @@ impl FreeRadius {
                     if o.suite_b { "cipher_list = \"ECDHE-ECDSA-AES256-GCM-SHA384\"" } else { "cipher_list = \"DEFAULT\"" },
                 )
                 .replace("ecdh_curve = \"\"", if o.suite_b { "ecdh_curve = \"secp384r1\"" } else { "ecdh_curve = \"\"" })
+                .replace("\t#\tsend_error = no", if o.mschapv2_send_error { "\t\tsend_error = yes" } else { "\t#\tsend_error = no" })
         });
         std::fs::write(raddb.join("clients.conf"), format!("client lab {{\n\tipaddr = 127.0.0.1\n\tsecret = {}\n}}\n", o.secret)).unwrap();
         edit(&raddb.join("mods-config/files/authorize"), |s| format!("\"{USER}\" Cleartext-Password := \"{PASSWORD}\"\n\n{s}"));

@@ -6,7 +6,7 @@ use super::freeradius::{self, FreeRadius, Opts};
 use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 use wsec::eap::tls::{certs_from_pem, key_from_pem, TlsConfig, TlsVersions};
-use wsec::eap::{method, MethodConfig, Peer, PeerConfig, PeerEvent, PeerState};
+use wsec::eap::{method, MethodConfig, Password, Peer, PeerConfig, PeerEvent, PeerState, TtlsInner};
 use wsec::radius::client::{Client, ClientConfig, Event, Kind, Request, Server};
 use wsec::radius::packet::{attr, Code, Packet};
 use zeroize::Zeroizing;
@@ -337,4 +337,121 @@ fn the_lab_server_passes_eapol_test() {
     assert!(o.status.success(), "eapol_test failed:\n{}", out.lines().rev().take(30).collect::<Vec<_>>().join("\n"));
     assert!(out.contains("MPPE keys OK: 1  mismatch: 0"), "{}", out.lines().rev().take(20).collect::<Vec<_>>().join("\n"));
     assert!(out.trim_end().ends_with("SUCCESS"));
+}
+
+fn mschapv2_tls(domain: &str) -> TlsConfig {
+    let pki = freeradius::pki();
+    TlsConfig { ca_certs: certs_from_pem(&pki.read("ca.pem")).unwrap(), domain_match: Some(domain.into()), ..Default::default() }
+}
+
+/// PEAPv0/EAP-MSCHAPv2 (wpa_supplicant's defaults: optional crypto binding, TLS 1.2) with
+/// an anonymous outer identity and a seeded peer challenge.
+fn peap_peer(password: &str) -> Peer {
+    Peer::with_rng(
+        PeerConfig {
+            identity: freeradius::USER.as_bytes().to_vec(),
+            anonymous_identity: Some(b"anonymous@wsec.test".to_vec()),
+            method: MethodConfig::peap(
+                mschapv2_tls(freeradius::SERVER_NAME),
+                Password::Clear(Zeroizing::new(password.as_bytes().to_vec())),
+            ),
+        },
+        wsec::rng::seeded(25),
+    )
+    .unwrap()
+}
+
+fn ttls_mschapv2_peer(password: Password) -> Peer {
+    let mut tls = mschapv2_tls(freeradius::SERVER_NAME);
+    tls.versions = TlsVersions::Tls12;
+    Peer::with_rng(
+        PeerConfig {
+            identity: freeradius::USER.as_bytes().to_vec(),
+            anonymous_identity: Some(b"anonymous@wsec.test".to_vec()),
+            method: MethodConfig::Ttls { tls, inner: TtlsInner::Mschapv2, password },
+        },
+        wsec::rng::seeded(21),
+    )
+    .unwrap()
+}
+
+fn events(p: &mut Peer) -> Vec<PeerEvent> {
+    std::iter::from_fn(|| p.poll_event()).collect()
+}
+
+/// The MSK the peer derived equals the server's MS-MPPE keys; the conversation succeeded.
+fn assert_same_msk(what: &str, o: &Outcome, peer: &Peer, log: &dyn Fn() -> String) {
+    assert_eq!(o.code, Some(Code::AccessAccept), "{what}: {:?}\n{}", o.discarded, log());
+    assert_eq!(peer.state(), PeerState::Success, "{what}");
+    let server = o.server_msk.as_ref().expect("MS-MPPE-Recv-Key and -Send-Key in the Access-Accept");
+    assert_eq!(server.len(), 64);
+    assert_eq!(&server[..], peer.msk().unwrap(), "{what}: the server's MSK is the peer's");
+    eprintln!("{what}: MSK equal to the server's MS-MPPE keys ({}...), {} round trips", hex4(&server[..4]), o.round_trips);
+}
+
+fn hex4(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// A wrong password: Access-Reject, EAP-Failure, no key, and MS-CHAPv2's error 691 seen.
+fn assert_691(what: &str, o: &Outcome, peer: &mut Peer) {
+    assert_eq!(o.code, Some(Code::AccessReject), "{what}: {:?}", o.discarded);
+    assert_eq!(peer.state(), PeerState::Failure, "{what}");
+    assert!(peer.msk().is_none());
+    let ev = events(peer);
+    assert!(ev.iter().any(|e| matches!(e, PeerEvent::ErrorCode(691, _))), "{what}: {ev:?}");
+    assert!(ev.iter().any(|e| matches!(e, PeerEvent::Failure(w) if w.contains("691"))), "{what}: {ev:?}");
+}
+
+#[test]
+fn peap_mschapv2_against_freeradius_and_a_wrong_password() {
+    // FreeRADIUS 3.2's PEAP: version 0, TLS 1.2 (its eap.conf supports TLS 1.3 for EAP-TLS
+    // only), EAP-MSCHAPv2 in the inner-tunnel server, the Result TLV and no crypto binding:
+    // the MSK is TLS-PRF "client EAP encryption".
+    let fr = FreeRadius::start(Opts::default());
+    let mut peer = peap_peer(freeradius::PASSWORD);
+    let o = authenticate(&mut peer, cfg(vec![server(fr.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_same_msk("PEAPv0/EAP-MSCHAPv2 (FreeRADIUS)", &o, &peer, &|| fr.log());
+    assert_eq!(peer.tls_info().unwrap().0, "TLSv1.2");
+    assert!(!peer.crypto_binding_used(), "FreeRADIUS 3.2 sends no Crypto-Binding TLV");
+    let ev = events(&mut peer);
+    assert!(ev.contains(&PeerEvent::Method(method::PEAP)) && ev.last() == Some(&PeerEvent::Success), "{ev:?}");
+    let log = fr.log();
+    assert!(log.contains("User-Name = \"anonymous@wsec.test\""), "outer identity");
+    assert!(log.contains("eap_mschapv2") && log.contains(&format!("User-Name = \"{}\"", freeradius::USER)), "inner EAP-MSCHAPv2");
+    // A wrong password with FreeRADIUS's default (mschapv2 send_error = no): no
+    // Failure-Request, the Result TLV says failure, EAP-Failure.
+    let mut bad = peap_peer("not the password");
+    let o = authenticate(&mut bad, cfg(vec![server(fr.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_eq!(o.code, Some(Code::AccessReject), "{:?}", o.discarded);
+    assert!(bad.msk().is_none());
+    let ev = events(&mut bad);
+    assert!(ev.iter().any(|e| matches!(e, PeerEvent::Failure(w) if w.contains("Result TLV says failure"))), "{ev:?}");
+    drop(fr);
+    // With send_error = yes: EAP-MSCHAPv2 Failure-Request E=691, then the same end.
+    let fr = FreeRadius::start(Opts { mschapv2_send_error: true, ..Default::default() });
+    let mut bad = peap_peer("not the password");
+    let o = authenticate(&mut bad, cfg(vec![server(fr.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_691("PEAP wrong password (FreeRADIUS, send_error = yes)", &o, &mut bad);
+}
+
+#[test]
+fn ttls_mschapv2_against_freeradius_and_a_wrong_password() {
+    // RFC 5281 11.2.4: the implicit challenge from "ttls challenge", MS-CHAP2-Success
+    // verified; the password also as wpa_supplicant's hash:<NtPasswordHash>.
+    let fr = FreeRadius::start(Opts::default());
+    let mut peer = ttls_mschapv2_peer(Password::Clear(Zeroizing::new(freeradius::PASSWORD.as_bytes().to_vec())));
+    let o = authenticate(&mut peer, cfg(vec![server(fr.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_same_msk("TTLS/MSCHAPv2 (FreeRADIUS)", &o, &peer, &|| fr.log());
+    assert!(fr.log().contains("MS-CHAP2-Success"), "the server's proof went through the tunnel");
+    let h = wsec::eap::mschapv2::nt_password_hash(freeradius::PASSWORD.as_bytes()).unwrap();
+    let mut hashed = ttls_mschapv2_peer(Password::NtHash(h));
+    let o = authenticate(&mut hashed, cfg(vec![server(fr.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_same_msk("TTLS/MSCHAPv2 with password=hash: (FreeRADIUS)", &o, &hashed, &|| fr.log());
+    let mut bad = ttls_mschapv2_peer(Password::Clear(Zeroizing::new(b"not the password".to_vec())));
+    let o = authenticate(&mut bad, cfg(vec![server(fr.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_eq!(o.code, Some(Code::AccessReject), "{:?}", o.discarded);
+    assert_eq!(bad.state(), PeerState::Failure);
+    assert!(bad.msk().is_none());
+    eprintln!("TTLS/MSCHAPv2 wrong password: {:?}", events(&mut bad));
 }
