@@ -455,3 +455,91 @@ fn ttls_mschapv2_against_freeradius_and_a_wrong_password() {
     assert!(bad.msk().is_none());
     eprintln!("TTLS/MSCHAPv2 wrong password: {:?}", events(&mut bad));
 }
+
+/// hostapd's integrated EAP server as a RADIUS server (`driver=none`,
+/// `radius_server_clients`), with the test PKI and an eap_user file; killed when dropped.
+struct HostapdRadius {
+    dir: std::path::PathBuf,
+    auth: SocketAddr,
+    child: std::process::Child,
+}
+
+impl HostapdRadius {
+    fn start(eap_user: &str) -> HostapdRadius {
+        let pki = freeradius::pki();
+        let port = UdpSocket::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let dir = std::env::temp_dir().join(format!("wsec-hostapd-radius-{}-{port}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("eap_user"), eap_user).unwrap();
+        std::fs::write(dir.join("radius_clients"), format!("127.0.0.1/32 {}\n", freeradius::SECRET)).unwrap();
+        let p = |f: &str| pki.path(f).display().to_string();
+        let conf = format!(
+            "driver=none\ninterface=as0\nradius_server_clients={}\nradius_server_auth_port={port}\neap_server=1\neap_user_file={}\n\
+             ca_cert={}\nserver_cert={}\nprivate_key={}\n",
+            dir.join("radius_clients").display(),
+            dir.join("eap_user").display(),
+            p("ca.pem"),
+            p("server.pem"),
+            p("server.key")
+        );
+        std::fs::write(dir.join("hostapd.conf"), conf).unwrap();
+        let log = std::fs::File::create(dir.join("out.log")).unwrap();
+        let child = std::process::Command::new("/usr/sbin/hostapd")
+            .arg("-dd")
+            .arg(dir.join("hostapd.conf"))
+            .stdout(std::process::Stdio::from(log.try_clone().unwrap()))
+            .stderr(std::process::Stdio::from(log))
+            .spawn()
+            .expect("hostapd runs (scripts/setup installs it)");
+        let mut h = HostapdRadius { dir, auth: SocketAddr::from(([127, 0, 0, 1], port)), child };
+        let t0 = Instant::now();
+        while !h.log().contains("RADIUS: Server") && !h.log().contains("ENABLED") {
+            if let Some(st) = h.child.try_wait().unwrap() {
+                panic!("hostapd exited ({st}):\n{}", h.log());
+            }
+            assert!(t0.elapsed() < Duration::from_secs(10), "hostapd not ready:\n{}", h.log());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        h
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("out.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for HostapdRadius {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+#[test]
+fn peap_with_crypto_binding_and_ttls_mschapv2_against_hostapd() {
+    // hostapd's EAP server sends the Crypto-Binding TLV with PEAPv0's Result (optional
+    // binding by default): the peer validates its Compound MAC and answers, and the MSK is
+    // the compound session key, which must equal the MS-MPPE keys hostapd hands over.
+    let users =
+        format!("\"anonymous@wsec.test\" PEAP,TTLS\n\"{}\" MSCHAPV2,TTLS-MSCHAPV2 \"{}\" [2]\n", freeradius::USER, freeradius::PASSWORD);
+    let h = HostapdRadius::start(&users);
+    let mut peer = peap_peer(freeradius::PASSWORD);
+    let o = authenticate(&mut peer, cfg(vec![server(h.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_same_msk("PEAPv0/EAP-MSCHAPv2 with crypto binding (hostapd)", &o, &peer, &|| h.log());
+    assert!(peer.crypto_binding_used(), "the peer validated and answered the Crypto-Binding TLV");
+    let log = h.log();
+    assert!(log.contains("EAP-PEAP: Valid cryptobinding TLV received"), "hostapd checked the peer's Compound MAC");
+    assert_eq!(peer.tls_info().unwrap().0, "TLSv1.2");
+    // TTLS/MS-CHAP-V2 with the same server (it proposes PEAP first: Nak to TTLS).
+    let mut t = ttls_mschapv2_peer(Password::Clear(Zeroizing::new(freeradius::PASSWORD.as_bytes().to_vec())));
+    let o = authenticate(&mut t, cfg(vec![server(h.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_same_msk("TTLS/MSCHAPv2 (hostapd)", &o, &t, &|| h.log());
+    // A wrong password: hostapd's MSCHAPv2 server says E=691, then the Result TLV failure.
+    let mut bad = peap_peer("not the password");
+    let o = authenticate(&mut bad, cfg(vec![server(h.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_691("PEAP wrong password (hostapd)", &o, &mut bad);
+}
