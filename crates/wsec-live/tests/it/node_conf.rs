@@ -353,3 +353,56 @@ fn ctrl_interface_keys_are_kept() {
     let bad = "interface=wsta0\naddr=02:00:00:00:00:11\nnetwork={\n    ssid=\"x\"\n    ctrl_interface=/run/x\n}\n";
     assert_eq!(parse_sta(bad).unwrap_err().line, 5);
 }
+
+fn eap_net(lines: &str) -> Result<wsec_live::conf::StaFile, wsec_live::conf::ConfError> {
+    parse_sta(&format!(
+        "interface=wsta0\naddr=02:00:00:00:00:11\nnetwork={{\n ssid=\"ent\"\n key_mgmt=WPA-EAP\n identity=\"alice@wsec.test\"\n{lines}}}\n"
+    ))
+}
+
+#[test]
+fn sta_peap_and_ttls_mschapv2_in_wpa_supplicant_spelling() {
+    use wsec::eap::tls::TlsVersions;
+    use wsec::eap::{CryptoBinding, MethodConfig, Password, TtlsInner};
+    // PEAPv0/EAP-MSCHAPv2: TLS 1.2 unless TLS 1.3 is asked for (wpa_supplicant 2.10).
+    let f = eap_net(" eap=PEAP\n phase1=\"peapver=0\"\n phase2=\"auth=MSCHAPV2\"\n password=\"secret\"\n").unwrap();
+    let pc = f.eap.unwrap().load().unwrap();
+    match &pc.method {
+        MethodConfig::Peap { password: Password::Clear(p), crypto_binding: CryptoBinding::Optional, allow_tls13: false, .. } => {
+            assert_eq!(&p[..], b"secret")
+        }
+        m => panic!("{m:?}"),
+    }
+    assert_eq!(pc.method.typ(), 25);
+    assert_eq!(pc.method.effective_tls().unwrap().versions, TlsVersions::Tls12);
+    assert!(!format!("{pc:?}").contains("secret"), "no password in Debug");
+    let f = eap_net(" eap=PEAP\n phase1=\"tls_disable_tlsv1_3=0 crypto_binding=2\"\n password=hash:44EBBA8D5312B8D611474411F56989AE\n").unwrap();
+    match f.eap.unwrap().load().unwrap().method {
+        MethodConfig::Peap { password: Password::NtHash(_), crypto_binding: CryptoBinding::Required, allow_tls13: true, ref tls } => {
+            assert_eq!(tls.versions, TlsVersions::Both)
+        }
+        m => panic!("{m:?}"),
+    }
+    // A quoted "hash:..." is a password like any other.
+    let f = eap_net(" eap=PEAP\n password=\"hash:44EBBA8D5312B8D611474411F56989AE\"\n").unwrap();
+    assert!(matches!(f.eap.unwrap().load().unwrap().method, MethodConfig::Peap { password: Password::Clear(_), .. }));
+    // TTLS with MS-CHAP-V2.
+    let f = eap_net(" eap=TTLS\n phase2=\"auth=MSCHAPV2\"\n password=hash:44EBBA8D5312B8D611474411F56989AE\n").unwrap();
+    assert!(matches!(f.eap.unwrap().load().unwrap().method, MethodConfig::Ttls { inner: TtlsInner::Mschapv2, .. }));
+    let f = eap_net(" eap=TTLS\n phase2=\"auth=PAP\"\n password=\"pw\"\n").unwrap();
+    assert!(matches!(f.eap.unwrap().load().unwrap().method, MethodConfig::Ttls { inner: TtlsInner::Pap, .. }));
+    // Refused, each with a clear reason.
+    for (lines, why) in [
+        (" eap=PEAP\n phase1=\"peapver=1\"\n password=\"pw\"\n", "peapver=1"),
+        (" eap=PEAP\n phase2=\"auth=PAP\"\n password=\"pw\"\n", "auth=MSCHAPV2"),
+        (" eap=PEAP\n", "needs password"),
+        (" eap=TTLS\n phase2=\"autheap=MSCHAPV2\"\n password=\"pw\"\n", "autheap=MSCHAPV2"),
+        (" eap=TTLS\n phase2=\"auth=PAP\"\n password=hash:44EBBA8D5312B8D611474411F56989AE\n", "MSCHAPV2 only"),
+        (" eap=PEAP\n password=hash:44EB\n", "32 hex"),
+        (" eap=PEAP\n phase2=\"auth=GTC\"\n password=\"pw\"\n", "phase2"),
+        (" eap=FAST\n", "unsupported method"),
+    ] {
+        let e = eap_net(lines).unwrap_err().to_string();
+        assert!(e.contains(why), "{lines:?}: {e}");
+    }
+}
