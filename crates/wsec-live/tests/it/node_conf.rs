@@ -258,6 +258,8 @@ fn docs_examples_parse() {
     while i < lines.len() {
         let which = if lines[i].starts_with("`ap.conf`") {
             "ap"
+        } else if lines[i].starts_with("`sta-peap.conf`") {
+            "sta-peap"
         } else if lines[i].starts_with("`sta.conf`") {
             "sta"
         } else {
@@ -276,6 +278,12 @@ fn docs_examples_parse() {
                     wsec::rsn::pbkdf2::psk_from_passphrase(b"correct horse battery", b"wsec-live").unwrap().to_vec()
                 );
             }
+            "sta-peap" => {
+                let f = parse_sta(&text).unwrap_or_else(|e| panic!("docs/live.md sta-peap.conf: {e}"));
+                let e = f.eap.expect("an EAP network");
+                assert_eq!(e.method, wsec_live::conf::EapKind::Peap);
+                assert_eq!(e.phase2, Some(wsec::eap::TtlsInner::Mschapv2));
+            }
             _ => {
                 let f = parse_sta(&text).unwrap_or_else(|e| panic!("docs/live.md sta.conf: {e}"));
                 assert_eq!(f.interface, "wsta0");
@@ -289,7 +297,8 @@ fn docs_examples_parse() {
         checked.push(which);
         i = end + 1;
     }
-    assert_eq!(checked, ["ap", "sta"], "docs/live.md has one ap.conf and one sta.conf example");
+    checked.sort();
+    assert_eq!(checked, ["ap", "sta", "sta-peap"], "docs/live.md has one ap.conf, one sta.conf and one sta-peap.conf example");
 }
 
 const RADIO_AP: &str =
