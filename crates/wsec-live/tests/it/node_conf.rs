@@ -385,7 +385,8 @@ fn sta_peap_and_ttls_mschapv2_in_wpa_supplicant_spelling() {
     assert_eq!(pc.method.typ(), 25);
     assert_eq!(pc.method.effective_tls().unwrap().versions, TlsVersions::Tls12);
     assert!(!format!("{pc:?}").contains("secret"), "no password in Debug");
-    let f = eap_net(" eap=PEAP\n phase1=\"tls_disable_tlsv1_3=0 crypto_binding=2\"\n password=hash:44EBBA8D5312B8D611474411F56989AE\n").unwrap();
+    let f = eap_net(" eap=PEAP\n phase1=\"tls_disable_tlsv1_3=0 crypto_binding=2\"\n password=hash:44EBBA8D5312B8D611474411F56989AE\n")
+        .unwrap();
     match f.eap.unwrap().load().unwrap().method {
         MethodConfig::Peap { password: Password::NtHash(_), crypto_binding: CryptoBinding::Required, allow_tls13: true, ref tls } => {
             assert_eq!(tls.versions, TlsVersions::Both)
