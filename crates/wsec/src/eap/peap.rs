@@ -25,7 +25,7 @@
 //! wpa_supplicant 2.10 does for PEAP.
 use super::mschapv2::{EapMschapv2, Password, State as MsState};
 use super::packet::{emit, method, Code, Packet};
-use super::tls::{Tunnel, TunnelOutcome};
+use super::tls::{Export, Tunnel, TunnelOutcome};
 use crate::error::{Error, Result};
 use hmac::{Hmac, Mac};
 use zeroize::Zeroizing;
@@ -252,11 +252,7 @@ fn compressed(resp: Vec<u8>) -> Zeroizing<Vec<u8>> {
 }
 
 impl Tunnel for Peap {
-    fn established(
-        &mut self,
-        keys: &[u8],
-        _export: &mut dyn FnMut(&[u8], usize) -> Result<Zeroizing<Vec<u8>>>,
-    ) -> Result<Zeroizing<Vec<u8>>> {
+    fn established(&mut self, keys: &[u8], _export: &mut Export<'_>) -> Result<Zeroizing<Vec<u8>>> {
         self.tk = Some(Zeroizing::new(keys.get(..60).ok_or(Error::Truncated)?.to_vec()));
         Ok(Zeroizing::new(Vec::new()))
     }

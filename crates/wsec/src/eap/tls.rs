@@ -301,17 +301,16 @@ pub fn client_config(cfg: &TlsConfig) -> Result<Arc<rustls::ClientConfig>> {
 
 pub use super::ttls::{ttls_avp, ttls_pap};
 
+/// TLS keying material by label (RFC 5705, no context) and length.
+pub type Export<'a> = dyn FnMut(&[u8], usize) -> Result<Zeroizing<Vec<u8>>> + 'a;
+
 /// What runs inside the tunnel once the handshake is done: EAP-TTLS's phase 2 AVPs
 /// ([`super::ttls`]), PEAP's phase 2 EAP ([`super::peap`]).
 pub trait Tunnel: Send {
     /// The handshake is done. `keys`: the method's 128 octets of TLS keying material;
     /// `export`: TLS keying material by label (RFC 5705, no context) and length. Returns the
     /// application data to send (empty: nothing).
-    fn established(
-        &mut self,
-        keys: &[u8],
-        export: &mut dyn FnMut(&[u8], usize) -> Result<Zeroizing<Vec<u8>>>,
-    ) -> Result<Zeroizing<Vec<u8>>>;
+    fn established(&mut self, keys: &[u8], export: &mut Export<'_>) -> Result<Zeroizing<Vec<u8>>>;
     /// The application data of one server message (all its records). Returns what to send.
     fn received(&mut self, data: &[u8]) -> Result<Zeroizing<Vec<u8>>>;
     /// Whether the inner authentication finished, and how.

@@ -14,7 +14,7 @@
 //!   the password with MS-CHAP2-Success (311/26: Ident | "S=<40 hex>"), which must verify
 //!   before the method succeeds; MS-CHAP-Error (311/2: Ident | "E=691 R=0 ...") fails it.
 use super::mschapv2::{self, Failure, Password};
-use super::tls::{Tunnel, TunnelOutcome};
+use super::tls::{Export, Tunnel, TunnelOutcome};
 use crate::error::{Error, Result};
 use zeroize::Zeroizing;
 
@@ -101,11 +101,7 @@ impl TtlsAvps {
 }
 
 impl Tunnel for TtlsAvps {
-    fn established(
-        &mut self,
-        _keys: &[u8],
-        _export: &mut dyn FnMut(&[u8], usize) -> Result<Zeroizing<Vec<u8>>>,
-    ) -> Result<Zeroizing<Vec<u8>>> {
+    fn established(&mut self, _keys: &[u8], _export: &mut Export<'_>) -> Result<Zeroizing<Vec<u8>>> {
         self.sent = true;
         Ok(self.avps.clone())
     }
@@ -170,11 +166,7 @@ impl TtlsMschapv2 {
 }
 
 impl Tunnel for TtlsMschapv2 {
-    fn established(
-        &mut self,
-        _keys: &[u8],
-        export: &mut dyn FnMut(&[u8], usize) -> Result<Zeroizing<Vec<u8>>>,
-    ) -> Result<Zeroizing<Vec<u8>>> {
+    fn established(&mut self, _keys: &[u8], export: &mut Export<'_>) -> Result<Zeroizing<Vec<u8>>> {
         let ch = export(b"ttls challenge", 17)?;
         self.response(&ch)
     }
