@@ -466,6 +466,11 @@ struct HostapdRadius {
 
 impl HostapdRadius {
     fn start(eap_user: &str) -> HostapdRadius {
+        Self::start_with(eap_user, "")
+    }
+
+    /// With `extra` lines in hostapd.conf.
+    fn start_with(eap_user: &str, extra: &str) -> HostapdRadius {
         let pki = freeradius::pki();
         let port = UdpSocket::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let dir = std::env::temp_dir().join(format!("wsec-hostapd-radius-{}-{port}", std::process::id()));
@@ -476,7 +481,7 @@ impl HostapdRadius {
         let p = |f: &str| pki.path(f).display().to_string();
         let conf = format!(
             "driver=none\ninterface=as0\nradius_server_clients={}\nradius_server_auth_port={port}\neap_server=1\neap_user_file={}\n\
-             ca_cert={}\nserver_cert={}\nprivate_key={}\n",
+             ca_cert={}\nserver_cert={}\nprivate_key={}\n{extra}",
             dir.join("radius_clients").display(),
             dir.join("eap_user").display(),
             p("ca.pem"),
@@ -542,4 +547,35 @@ fn peap_with_crypto_binding_and_ttls_mschapv2_against_hostapd() {
     let mut bad = peap_peer("not the password");
     let o = authenticate(&mut bad, cfg(vec![server(h.auth, freeradius::SECRET)]), Duration::from_secs(20));
     assert_691("PEAP wrong password (hostapd)", &o, &mut bad);
+}
+
+#[test]
+fn peap_over_tls13_only_when_asked_against_hostapd() {
+    // wpa_supplicant 2.10 keeps PEAP on TLS 1.2 unless phase1="tls_disable_tlsv1_3=0": so
+    // does the peer, even with a server that offers 1.3 (hostapd's tls_flags=[ENABLE-TLSv1.3]).
+    // Asked for, TLS 1.3: TK and MSK from the exporter with the Type (0x19) as context.
+    let users = format!("\"anonymous@wsec.test\" PEAP\n\"{}\" MSCHAPV2 \"{}\" [2]\n", freeradius::USER, freeradius::PASSWORD);
+    let h = HostapdRadius::start_with(&users, "tls_flags=[ENABLE-TLSv1.3]\n");
+    let mut peer = peap_peer(freeradius::PASSWORD);
+    let o = authenticate(&mut peer, cfg(vec![server(h.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_same_msk("PEAP, TLS 1.3 not asked for (hostapd offering it)", &o, &peer, &|| h.log());
+    assert_eq!(peer.tls_info().unwrap().0, "TLSv1.2");
+    let mut asked = Peer::with_rng(
+        PeerConfig {
+            identity: freeradius::USER.as_bytes().to_vec(),
+            anonymous_identity: Some(b"anonymous@wsec.test".to_vec()),
+            method: MethodConfig::Peap {
+                tls: mschapv2_tls(freeradius::SERVER_NAME),
+                password: Password::Clear(Zeroizing::new(freeradius::PASSWORD.as_bytes().to_vec())),
+                crypto_binding: wsec::eap::CryptoBinding::Optional,
+                allow_tls13: true,
+            },
+        },
+        wsec::rng::seeded(13),
+    )
+    .unwrap();
+    let o = authenticate(&mut asked, cfg(vec![server(h.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_same_msk("PEAP over TLS 1.3, asked for (hostapd)", &o, &asked, &|| h.log());
+    assert_eq!(asked.tls_info().unwrap().0, "TLSv1.3");
+    assert!(asked.crypto_binding_used());
 }

@@ -22,7 +22,9 @@
 //!
 //! The peer runs version 0 only (wpa_supplicant's `phase1="peapver=0"`; whatever version the
 //! server offers, the answer says 0) and TLS 1.2 unless TLS 1.3 is asked for, as
-//! wpa_supplicant 2.10 does for PEAP.
+//! wpa_supplicant 2.10 does for PEAP. Over TLS 1.3 the TLS keys (TK, and the MSK without
+//! crypto binding) are 64 octets of TLS-Exporter("EXPORTER_EAP_TLS_Key_Material", 0x19),
+//! as hostapd's PEAP server derives them.
 use super::mschapv2::{EapMschapv2, Password, State as MsState};
 use super::packet::{emit, method, Code, Packet};
 use super::tls::{Export, Tunnel, TunnelOutcome};

@@ -416,7 +416,7 @@ impl EapTls {
     }
 
     /// MSK (64) | EMSK (64) once [`TlsState::Done`] (PEAP with crypto binding: the
-    /// compound session key's 64 octets, no EMSK).
+    /// compound session key's 64 octets, no EMSK; PEAP over TLS 1.3: the MSK only).
     pub fn key_material(&self) -> Option<Zeroizing<Vec<u8>>> {
         if self.state != TlsState::Done {
             return None;
@@ -482,7 +482,11 @@ impl EapTls {
         self.established = true;
         self.version = c.protocol_version();
         let tls13 = self.version == Some(rustls::ProtocolVersion::TLSv1_3);
-        let km = if tls13 {
+        let km = if tls13 && self.method == method::PEAP {
+            // hostapd's PEAP server (2.10) exports 64 octets (its TK, and its MSK without
+            // crypto binding); TLS 1.3's exporter output depends on the length asked for.
+            c.export_keying_material(Zeroizing::new(vec![0u8; 64]), b"EXPORTER_EAP_TLS_Key_Material", Some(&[self.method]))
+        } else if tls13 {
             c.export_keying_material(Zeroizing::new(vec![0u8; 128]), b"EXPORTER_EAP_TLS_Key_Material", Some(&[self.method]))
         } else if self.method == method::TTLS {
             c.export_keying_material(Zeroizing::new(vec![0u8; 128]), b"ttls keying material", None)
