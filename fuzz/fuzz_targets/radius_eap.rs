@@ -2,9 +2,14 @@
 //! - RADIUS (first octet even): a packet that parses rebuilds byte for byte from its
 //!   attributes; verification, MS-MPPE decryption, User-Password unhiding and the client's
 //!   response matching (a request pending) return errors, never panic;
-//! - EAP (first octet odd): the rest, cut at each 0xff 0x00 pair into EAP packets, goes
-//!   through one EAP-TLS peer (no server validation: the fuzzer is the server), which answers
-//!   or refuses each without panicking and never reports success without key material;
+//! - EAP (first octet odd): the rest, cut at each 0xff 0x00 pair into pieces. Bits 1-2 of
+//!   the first octet: 0, the pieces are EAP packets to one EAP-TLS peer (no server
+//!   validation: the fuzzer is the server), 1, to a PEAP peer; either answers or refuses
+//!   each without panicking and never reports success without key material. 2: the pieces
+//!   are what a server sends inside the tunnel, given at once to PEAPv0's phase 2 (header
+//!   restoration, EAP-MSCHAPv2, the Result and Crypto-Binding TLVs), to TTLS's MS-CHAP-V2
+//!   AVP reader and to a bare EAP-MSCHAPv2 peer: no panic, and no success whose key is not
+//!   64 octets (PEAP's compound key) or without the server's verified proof.
 //! - RadSec stream (first octet 2 mod 4): the rest, fed to the stream framer in chunks of
 //!   the length its first octet says, comes out as packets each of its own Length (20 to
 //!   4096) that together are a prefix of the stream, until a bogus Length breaks the stream
@@ -12,8 +17,11 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use std::net::SocketAddr;
-use wsec::eap::tls::TlsConfig;
-use wsec::eap::{MethodConfig, Peer, PeerConfig, PeerState};
+use wsec::eap::mschapv2::{self, EapMschapv2, Password};
+use wsec::eap::peap::Peap;
+use wsec::eap::tls::{TlsConfig, Tunnel, TunnelOutcome};
+use wsec::eap::ttls::TtlsMschapv2;
+use wsec::eap::{CryptoBinding, MethodConfig, Peer, PeerConfig, PeerState};
 use wsec::radius::auth;
 use wsec::radius::client::{Client, ClientConfig, Kind, Request, Server};
 use wsec::radius::packet::{attr, Builder, Code, Packet};
@@ -59,18 +67,13 @@ fn radius(data: &[u8]) {
     }
 }
 
-fn eap(data: &[u8]) {
-    let t = TlsConfig { insecure_no_server_validation: true, fragment_size: 300, ..Default::default() };
-    let mut peer = Peer::new(PeerConfig { identity: b"fuzz".to_vec(), anonymous_identity: None, method: MethodConfig::Tls(t) })
-        .expect("a valid configuration");
+/// The pieces of `data` between 0xff 0x00 pairs.
+fn pieces(data: &[u8], mut f: impl FnMut(&[u8])) {
     let mut start = 0;
     let mut i = 0;
     while i <= data.len() {
         if i == data.len() || (data[i] == 0xff && data.get(i + 1) == Some(&0)) {
-            let _ = peer.handle(&data[start..i]);
-            if peer.state() == PeerState::Success {
-                assert_eq!(peer.msk().expect("success has an MSK").len(), 64);
-            }
+            f(&data[start..i]);
             start = i + 2;
             i += 2;
         } else {
@@ -107,11 +110,53 @@ fn stream(data: &[u8]) {
     assert!(f.buffered() <= rest.len() - out.len());
 }
 
+fn eap(peap: bool, data: &[u8]) {
+    let t = TlsConfig { insecure_no_server_validation: true, fragment_size: 300, ..Default::default() };
+    let pw = Password::Clear(Zeroizing::new(b"pw".to_vec()));
+    let method = if peap { MethodConfig::peap(t, pw) } else { MethodConfig::Tls(t) };
+    let mut peer = Peer::with_rng(PeerConfig { identity: b"fuzz".to_vec(), anonymous_identity: None, method }, wsec::rng::seeded(3))
+        .expect("a valid configuration");
+    pieces(data, |p| {
+        let _ = peer.handle(p);
+        if peer.state() == PeerState::Success {
+            assert_eq!(peer.msk().expect("success has an MSK").len(), 64);
+        }
+    });
+}
+
+/// What a server sends inside the tunnel, to the phase 2 readers.
+fn inner(data: &[u8]) {
+    let pw = Password::Clear(Zeroizing::new(b"clientPass".to_vec()));
+    let keys: Vec<u8> = (0..128u8).collect();
+    let mut peap = Peap::new(b"User", &pw, [0x21; 16], CryptoBinding::Optional).expect("a valid password");
+    let _ = peap.established(&keys, &mut |_, n| Ok(Zeroizing::new(vec![7; n])));
+    let mut ttls = TtlsMschapv2::new(b"User", &pw, [0x21; 16]).expect("a valid password");
+    let _ = ttls.response(&[0x5b; 17]);
+    let mut ms = EapMschapv2::new(b"User", &pw, [0x21; 16]).expect("a valid password");
+    pieces(data, |p| {
+        let _ = peap.received(p);
+        let _ = ttls.received(p);
+        let _ = ms.process(p);
+        let _ = mschapv2::Failure::parse(p);
+        if let Some(k) = peap.key() {
+            assert_eq!(k.len(), 64, "PEAP's compound session key");
+            assert_eq!(peap.outcome(), TunnelOutcome::Success);
+        }
+        if ms.msk().is_some() {
+            assert_eq!(*ms.state(), mschapv2::State::Success);
+        }
+    });
+}
+
 fuzz_target!(|data: &[u8]| {
     match data.split_first() {
         Some((m, rest)) if m & 3 == 2 => stream(rest),
         Some((m, rest)) if m & 1 == 0 => radius(rest),
-        Some((_, rest)) => eap(rest),
+        Some((m, rest)) => match (m >> 1) & 3 {
+            0 => eap(false, rest),
+            1 => eap(true, rest),
+            _ => inner(rest),
+        },
         None => {}
     }
 });

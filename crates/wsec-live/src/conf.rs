@@ -153,11 +153,29 @@ pub struct EapFile {
     /// `phase1="tls_disable_tlsv1_3=1"` / `"tls_disable_tlsv1_2=1"`.
     pub versions: wsec::eap::tls::TlsVersions,
     pub fragment_size: usize,
-    /// `eap=TTLS` (with `phase2="auth=PAP"` and `password`) rather than TLS.
-    pub ttls: bool,
+    /// `eap=TLS`, `eap=TTLS` or `eap=PEAP`.
+    pub method: EapKind,
+    /// `phase2="auth=PAP"` / `"auth=MSCHAPV2"` (TTLS; PEAP takes MSCHAPV2 only).
+    pub phase2: Option<wsec::eap::TtlsInner>,
+    /// `password="..."`, or `password=hash:<32 hex>` (the NtPasswordHash, MS-CHAPv2 only).
     pub password: Option<Zeroizing<Vec<u8>>>,
     /// `ocsp=0|1|2`: the server certificate's stapled OCSP status.
     pub ocsp: wsec::eap::ocsp::OcspPolicy,
+    /// `password` was the unquoted `hash:<32 hex>` (a quoted "hash:..." is a password).
+    pub password_is_hash: bool,
+    /// `phase1="tls_disable_tlsv1_3=0"`: TLS 1.3 asked for (PEAP runs TLS 1.2 otherwise).
+    pub tls13_asked: bool,
+    /// `phase1="crypto_binding=0|1|2"` (PEAP).
+    pub crypto_binding: wsec::eap::CryptoBinding,
+}
+
+/// The EAP method of a network block (`eap=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EapKind {
+    #[default]
+    Tls,
+    Ttls,
+    Peap,
 }
 
 impl core::fmt::Debug for EapFile {
@@ -197,10 +215,31 @@ impl EapFile {
             ocsp: self.ocsp,
             ..Default::default()
         };
-        let method = match (self.ttls, &self.password) {
-            (true, Some(p)) => wsec::eap::MethodConfig::TtlsPap { tls: t, password: p.clone() },
-            (true, None) => return Err("eap=TTLS needs password".into()),
-            (false, _) => wsec::eap::MethodConfig::Tls(t),
+        use wsec::eap::{MethodConfig, Password, TtlsInner};
+        let password = || -> Result<Password, String> {
+            let p = self.password.as_ref().ok_or("this EAP method needs password")?;
+            if self.password_is_hash {
+                Password::from_config(p).map_err(|e| format!("password: {e}"))
+            } else {
+                Ok(Password::Clear(p.clone()))
+            }
+        };
+        let method = match self.method {
+            EapKind::Tls => MethodConfig::Tls(t),
+            EapKind::Ttls => {
+                let inner = self.phase2.unwrap_or(TtlsInner::Pap);
+                let password = password()?;
+                if inner == TtlsInner::Pap && password.clear().is_none() {
+                    return Err("password=hash:... works with MSCHAPV2 only (PAP sends the password itself)".into());
+                }
+                MethodConfig::Ttls { tls: t, inner, password }
+            }
+            EapKind::Peap => MethodConfig::Peap {
+                tls: t,
+                password: password()?,
+                crypto_binding: self.crypto_binding,
+                allow_tls13: self.tls13_asked || self.versions == wsec::eap::tls::TlsVersions::Tls13,
+            },
         };
         Ok(wsec::eap::PeerConfig { identity: self.identity.clone(), anonymous_identity: self.anonymous_identity.clone(), method })
     }
@@ -1261,23 +1300,42 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                 }
                 "eap" => {
                     let e = eap.get_or_insert_with(|| EapFile { fragment_size: 1398, ..Default::default() });
-                    match v {
-                        "TLS" => e.ttls = false,
-                        "TTLS" => e.ttls = true,
-                        _ => return err(n, format!("eap: unsupported method {v} (TLS, TTLS)")),
-                    }
+                    e.method = match v {
+                        "TLS" => EapKind::Tls,
+                        "TTLS" => EapKind::Ttls,
+                        "PEAP" => EapKind::Peap,
+                        _ => return err(n, format!("eap: unsupported method {v} (TLS, TTLS, PEAP)")),
+                    };
                     eap_method = Some(n);
                 }
-                // TTLS's inner method: PAP (RFC 5281 11.2.5).
+                // The inner method: TTLS's PAP (RFC 5281 11.2.5) or MS-CHAP-V2 (11.2.4); PEAP's
+                // EAP-MSCHAPv2.
                 "phase2" => {
-                    if unquote(v) != Some("auth=PAP") {
-                        return err(n, "phase2: only \"auth=PAP\" is supported (TTLS)");
-                    }
+                    let e = eap.get_or_insert_with(|| EapFile { fragment_size: 1398, ..Default::default() });
+                    e.phase2 = Some(match unquote(v) {
+                        Some("auth=PAP") => wsec::eap::TtlsInner::Pap,
+                        Some("auth=MSCHAPV2") => wsec::eap::TtlsInner::Mschapv2,
+                        Some("autheap=MSCHAPV2") => {
+                            return err(n, "phase2: autheap=MSCHAPV2 (EAP inside TTLS) is not supported: use \"auth=MSCHAPV2\"")
+                        }
+                        _ => return err(n, "phase2: \"auth=PAP\" (TTLS) or \"auth=MSCHAPV2\" (TTLS, PEAP)"),
+                    });
                 }
+                // wpa_supplicant: a quoted password, or hash:<32 hex> (its NtPasswordHash).
                 "password" => {
                     let e = eap.get_or_insert_with(|| EapFile { fragment_size: 1398, ..Default::default() });
-                    let p = unquote(v).ok_or(ConfError { line: n, msg: "password must be a quoted string".into() })?;
-                    e.password = Some(Zeroizing::new(p.as_bytes().to_vec()));
+                    e.password_is_hash = unquote(v).is_none();
+                    let p = match unquote(v) {
+                        Some(p) => p.as_bytes().to_vec(),
+                        None if v.starts_with("hash:") => {
+                            if v.len() != 37 || wsec::input::hex_decode(&v[5..]).is_none() {
+                                return err(n, "password=hash: needs 32 hex digits (the NtPasswordHash)");
+                            }
+                            v.as_bytes().to_vec()
+                        }
+                        None => return err(n, "password must be a quoted string (or hash:<32 hex digits>)"),
+                    };
+                    e.password = Some(Zeroizing::new(p));
                 }
                 "identity"
                 | "anonymous_identity"
@@ -1304,12 +1362,23 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                                 match w {
                                     "tls_disable_tlsv1_3=1" => e.versions = wsec::eap::tls::TlsVersions::Tls12,
                                     "tls_disable_tlsv1_2=1" => e.versions = wsec::eap::tls::TlsVersions::Tls13,
+                                    "tls_disable_tlsv1_3=0" => e.tls13_asked = true,
                                     // Suite B follows from key_mgmt=WPA-EAP-SUITE-B-192 (WPA3 3.5).
-                                    "tls_disable_tlsv1_3=0" | "tls_disable_tlsv1_2=0" | "tls_suiteb=1" | "tls_suiteb=0" => {}
+                                    "tls_disable_tlsv1_2=0" | "tls_suiteb=1" | "tls_suiteb=0" => {}
+                                    // PEAP: version 0 only (draft-kamath-pppext-peapv0-00).
+                                    "peapver=0" => {}
+                                    "peapver=1" => {
+                                        return err(n, "phase1: peapver=1 (PEAPv1) is not supported: PEAPv0 only (peapver=0)")
+                                    }
+                                    "crypto_binding=0" => e.crypto_binding = wsec::eap::CryptoBinding::Never,
+                                    "crypto_binding=1" => e.crypto_binding = wsec::eap::CryptoBinding::Optional,
+                                    "crypto_binding=2" => e.crypto_binding = wsec::eap::CryptoBinding::Required,
                                     _ => {
                                         return err(
                                             n,
-                                            format!("phase1: unsupported setting {w} (tls_disable_tlsv1_2, tls_disable_tlsv1_3)"),
+                                            format!(
+                                                "phase1: unsupported setting {w} (tls_disable_tlsv1_2, tls_disable_tlsv1_3, peapver=0, crypto_binding)"
+                                            ),
                                         )
                                     }
                                 }
@@ -1391,10 +1460,19 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     match (&eap, wants_eap) {
         (Some(e), true) => {
             if eap_method.is_none() {
-                return err(0, "key_mgmt=WPA-EAP needs eap=TLS or eap=TTLS");
+                return err(0, "key_mgmt=WPA-EAP needs eap=TLS, eap=TTLS or eap=PEAP");
             }
-            if e.ttls && e.password.is_none() {
-                return err(0, "eap=TTLS needs password");
+            match e.method {
+                EapKind::Ttls | EapKind::Peap if e.password.is_none() => {
+                    return err(0, format!("eap={} needs password", if e.method == EapKind::Ttls { "TTLS" } else { "PEAP" }))
+                }
+                EapKind::Peap if e.phase2 == Some(wsec::eap::TtlsInner::Pap) => {
+                    return err(0, "eap=PEAP runs EAP-MSCHAPv2 inside: phase2=\"auth=MSCHAPV2\"")
+                }
+                EapKind::Ttls if e.phase2 != Some(wsec::eap::TtlsInner::Mschapv2) && e.password_is_hash => {
+                    return err(0, "password=hash:... works with MSCHAPV2 only (PAP sends the password itself)")
+                }
+                _ => {}
             }
             if e.identity.is_empty() {
                 return err(0, "key_mgmt=WPA-EAP needs identity");

@@ -440,3 +440,31 @@ fn opportunistic_key_caching_between_two_bsss() {
         }
     }
 }
+
+#[test]
+fn peap_mschapv2_station_through_the_ap_to_freeradius() {
+    // The station core's PEAPv0/EAP-MSCHAPv2 (its peer challenge from the station's RNG):
+    // the MSK the AP gets from FreeRADIUS is the one the station derived, or the 4-way
+    // handshake would fail its MIC.
+    let fr = FreeRadius::start(Opts::default());
+    let mut a = ap(&fr, Akm::Ieee8021x);
+    let pki = freeradius::pki();
+    let tls = TlsConfig {
+        ca_certs: certs_from_pem(&pki.read("ca.pem")).unwrap(),
+        domain_match: Some(freeradius::SERVER_NAME.into()),
+        ..Default::default()
+    };
+    let mut c = StaConfig::new(STA, b"wsec-enterprise", rsn(Akm::Ieee8021x));
+    c.eap = Some(PeerConfig {
+        identity: freeradius::USER.as_bytes().to_vec(),
+        anonymous_identity: Some(b"anonymous@wsec.test".to_vec()),
+        method: MethodConfig::peap(tls, wsec::eap::Password::Clear(Zeroizing::new(freeradius::PASSWORD.as_bytes().to_vec()))),
+    });
+    let mut s = Station::new(c, 0, wsec::rng::seeded(2)).unwrap();
+    let ev = run(&mut a, &mut s, Duration::from_secs(20), established);
+    assert!(established(&ev), "{ev:?}\nserver log:\n{}", fr.log());
+    for side in ['a', 's'] {
+        assert!(ev.iter().any(|(w, p)| *w == side && matches!(p, Phase::EapSuccess { method: "PEAP", .. })), "{side}: {ev:?}");
+    }
+    assert_eq!(s.eap_status().map(|(st, t, tls)| (st, t, tls.map(|x| x.0))), Some(("SUCCESS", 25, Some("TLSv1.2"))));
+}

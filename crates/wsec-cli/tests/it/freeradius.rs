@@ -164,11 +164,23 @@ pub struct Opts {
     /// Also listen for RadSec (RFC 6614): Debian's sites-available/tls on a free loopback
     /// TCP port, with the server certificate `cert` and client certificates of `ca`.
     pub radsec: bool,
+    /// EAP-MSCHAPv2's `send_error = yes`: a wrong password gets a Failure-Request with
+    /// E=691 (the default, no, goes straight to EAP-Failure / PEAP's Result TLV failure).
+    pub mschapv2_send_error: bool,
 }
 
 impl Default for Opts {
     fn default() -> Opts {
-        Opts { tls_max: "1.2", cert: "server", secret: SECRET, ca: "ca", suite_b: false, reply: "", radsec: false }
+        Opts {
+            tls_max: "1.2",
+            cert: "server",
+            secret: SECRET,
+            ca: "ca",
+            suite_b: false,
+            reply: "",
+            radsec: false,
+            mschapv2_send_error: false,
+        }
     }
 }
 
@@ -313,6 +325,7 @@ impl FreeRadius {
                     if o.suite_b { "cipher_list = \"ECDHE-ECDSA-AES256-GCM-SHA384\"" } else { "cipher_list = \"DEFAULT\"" },
                 )
                 .replace("ecdh_curve = \"\"", if o.suite_b { "ecdh_curve = \"secp384r1\"" } else { "ecdh_curve = \"\"" })
+                .replace("\t#\tsend_error = no", if o.mschapv2_send_error { "\t\tsend_error = yes" } else { "\t#\tsend_error = no" })
         });
         std::fs::write(raddb.join("clients.conf"), format!("client lab {{\n\tipaddr = 127.0.0.1\n\tsecret = {}\n}}\n", o.secret)).unwrap();
         let reply = if o.reply.is_empty() { String::new() } else { format!("\t{}\n", o.reply.replace(", ", ",\n\t")) };

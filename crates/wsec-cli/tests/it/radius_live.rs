@@ -6,7 +6,7 @@ use super::freeradius::{self, FreeRadius, Opts};
 use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 use wsec::eap::tls::{certs_from_pem, key_from_pem, TlsConfig, TlsVersions};
-use wsec::eap::{method, MethodConfig, Peer, PeerConfig, PeerEvent, PeerState};
+use wsec::eap::{method, MethodConfig, Password, Peer, PeerConfig, PeerEvent, PeerState, TtlsInner};
 use wsec::radius::client::{Client, ClientConfig, Event, Kind, Request, Server};
 use wsec::radius::packet::{attr, Code, Packet};
 use zeroize::Zeroizing;
@@ -282,7 +282,7 @@ fn ttls_peer(password: &str) -> Peer {
     Peer::new(PeerConfig {
         identity: freeradius::USER.as_bytes().to_vec(),
         anonymous_identity: Some(b"anonymous@wsec.test".to_vec()),
-        method: MethodConfig::TtlsPap { tls, password: Zeroizing::new(password.as_bytes().to_vec()) },
+        method: MethodConfig::ttls_pap(tls, Zeroizing::new(password.as_bytes().to_vec())),
     })
     .unwrap()
 }
@@ -339,60 +339,182 @@ fn the_lab_server_passes_eapol_test() {
     assert!(out.trim_end().ends_with("SUCCESS"));
 }
 
-/// hostapd as the RADIUS server (driver=none, its integrated EAP server, the test PKI),
-/// stapling the OCSP response in `staple` (hostapd `ocsp_stapling_response`) when given.
-struct HostapdServer {
-    child: std::process::Child,
-    dir: std::path::PathBuf,
-    addr: SocketAddr,
+fn mschapv2_tls(domain: &str) -> TlsConfig {
+    let pki = freeradius::pki();
+    TlsConfig { ca_certs: certs_from_pem(&pki.read("ca.pem")).unwrap(), domain_match: Some(domain.into()), ..Default::default() }
 }
 
-impl HostapdServer {
-    fn start(tag: &str, staple: Option<&std::path::Path>) -> HostapdServer {
+/// PEAPv0/EAP-MSCHAPv2 (wpa_supplicant's defaults: optional crypto binding, TLS 1.2) with
+/// an anonymous outer identity and a seeded peer challenge.
+fn peap_peer(password: &str) -> Peer {
+    Peer::with_rng(
+        PeerConfig {
+            identity: freeradius::USER.as_bytes().to_vec(),
+            anonymous_identity: Some(b"anonymous@wsec.test".to_vec()),
+            method: MethodConfig::peap(
+                mschapv2_tls(freeradius::SERVER_NAME),
+                Password::Clear(Zeroizing::new(password.as_bytes().to_vec())),
+            ),
+        },
+        wsec::rng::seeded(25),
+    )
+    .unwrap()
+}
+
+fn ttls_mschapv2_peer(password: Password) -> Peer {
+    let mut tls = mschapv2_tls(freeradius::SERVER_NAME);
+    tls.versions = TlsVersions::Tls12;
+    Peer::with_rng(
+        PeerConfig {
+            identity: freeradius::USER.as_bytes().to_vec(),
+            anonymous_identity: Some(b"anonymous@wsec.test".to_vec()),
+            method: MethodConfig::Ttls { tls, inner: TtlsInner::Mschapv2, password },
+        },
+        wsec::rng::seeded(21),
+    )
+    .unwrap()
+}
+
+fn events(p: &mut Peer) -> Vec<PeerEvent> {
+    std::iter::from_fn(|| p.poll_event()).collect()
+}
+
+/// The MSK the peer derived equals the server's MS-MPPE keys; the conversation succeeded.
+fn assert_same_msk(what: &str, o: &Outcome, peer: &Peer, log: &dyn Fn() -> String) {
+    assert_eq!(o.code, Some(Code::AccessAccept), "{what}: {:?}\n{}", o.discarded, log());
+    assert_eq!(peer.state(), PeerState::Success, "{what}");
+    let server = o.server_msk.as_ref().expect("MS-MPPE-Recv-Key and -Send-Key in the Access-Accept");
+    assert_eq!(server.len(), 64);
+    assert_eq!(&server[..], peer.msk().unwrap(), "{what}: the server's MSK is the peer's");
+    eprintln!("{what}: MSK equal to the server's MS-MPPE keys ({}...), {} round trips", hex4(&server[..4]), o.round_trips);
+}
+
+fn hex4(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// A wrong password: Access-Reject, EAP-Failure, no key, and MS-CHAPv2's error 691 seen.
+fn assert_691(what: &str, o: &Outcome, peer: &mut Peer) {
+    assert_eq!(o.code, Some(Code::AccessReject), "{what}: {:?}", o.discarded);
+    assert_eq!(peer.state(), PeerState::Failure, "{what}");
+    assert!(peer.msk().is_none());
+    let ev = events(peer);
+    assert!(ev.iter().any(|e| matches!(e, PeerEvent::ErrorCode(691, _))), "{what}: {ev:?}");
+    assert!(ev.iter().any(|e| matches!(e, PeerEvent::Failure(w) if w.contains("691"))), "{what}: {ev:?}");
+}
+
+#[test]
+fn peap_mschapv2_against_freeradius_and_a_wrong_password() {
+    // FreeRADIUS 3.2's PEAP: version 0, TLS 1.2 (its eap.conf supports TLS 1.3 for EAP-TLS
+    // only), EAP-MSCHAPv2 in the inner-tunnel server, the Result TLV and no crypto binding:
+    // the MSK is TLS-PRF "client EAP encryption".
+    let fr = FreeRadius::start(Opts::default());
+    let mut peer = peap_peer(freeradius::PASSWORD);
+    let o = authenticate(&mut peer, cfg(vec![server(fr.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_same_msk("PEAPv0/EAP-MSCHAPv2 (FreeRADIUS)", &o, &peer, &|| fr.log());
+    assert_eq!(peer.tls_info().unwrap().0, "TLSv1.2");
+    assert!(!peer.crypto_binding_used(), "FreeRADIUS 3.2 sends no Crypto-Binding TLV");
+    let ev = events(&mut peer);
+    assert!(ev.contains(&PeerEvent::Method(method::PEAP)) && ev.last() == Some(&PeerEvent::Success), "{ev:?}");
+    let log = fr.log();
+    assert!(log.contains("User-Name = \"anonymous@wsec.test\""), "outer identity");
+    assert!(log.contains("eap_mschapv2") && log.contains(&format!("User-Name = \"{}\"", freeradius::USER)), "inner EAP-MSCHAPv2");
+    // A wrong password with FreeRADIUS's default (mschapv2 send_error = no): no
+    // Failure-Request, the Result TLV says failure, EAP-Failure.
+    let mut bad = peap_peer("not the password");
+    let o = authenticate(&mut bad, cfg(vec![server(fr.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_eq!(o.code, Some(Code::AccessReject), "{:?}", o.discarded);
+    assert!(bad.msk().is_none());
+    let ev = events(&mut bad);
+    assert!(ev.iter().any(|e| matches!(e, PeerEvent::Failure(w) if w.contains("Result TLV says failure"))), "{ev:?}");
+    drop(fr);
+    // With send_error = yes: EAP-MSCHAPv2 Failure-Request E=691, then the same end.
+    let fr = FreeRadius::start(Opts { mschapv2_send_error: true, ..Default::default() });
+    let mut bad = peap_peer("not the password");
+    let o = authenticate(&mut bad, cfg(vec![server(fr.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_691("PEAP wrong password (FreeRADIUS, send_error = yes)", &o, &mut bad);
+}
+
+#[test]
+fn ttls_mschapv2_against_freeradius_and_a_wrong_password() {
+    // RFC 5281 11.2.4: the implicit challenge from "ttls challenge", MS-CHAP2-Success
+    // verified; the password also as wpa_supplicant's hash:<NtPasswordHash>.
+    let fr = FreeRadius::start(Opts::default());
+    let mut peer = ttls_mschapv2_peer(Password::Clear(Zeroizing::new(freeradius::PASSWORD.as_bytes().to_vec())));
+    let o = authenticate(&mut peer, cfg(vec![server(fr.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_same_msk("TTLS/MSCHAPv2 (FreeRADIUS)", &o, &peer, &|| fr.log());
+    assert!(fr.log().contains("MS-CHAP2-Success"), "the server's proof went through the tunnel");
+    let h = wsec::eap::mschapv2::nt_password_hash(freeradius::PASSWORD.as_bytes()).unwrap();
+    let mut hashed = ttls_mschapv2_peer(Password::NtHash(h));
+    let o = authenticate(&mut hashed, cfg(vec![server(fr.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_same_msk("TTLS/MSCHAPv2 with password=hash: (FreeRADIUS)", &o, &hashed, &|| fr.log());
+    let mut bad = ttls_mschapv2_peer(Password::Clear(Zeroizing::new(b"not the password".to_vec())));
+    let o = authenticate(&mut bad, cfg(vec![server(fr.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_eq!(o.code, Some(Code::AccessReject), "{:?}", o.discarded);
+    assert_eq!(bad.state(), PeerState::Failure);
+    assert!(bad.msk().is_none());
+    eprintln!("TTLS/MSCHAPv2 wrong password: {:?}", events(&mut bad));
+}
+
+/// hostapd's integrated EAP server as a RADIUS server (`driver=none`,
+/// `radius_server_clients`), with the test PKI and an eap_user file; killed when dropped.
+struct HostapdRadius {
+    dir: std::path::PathBuf,
+    auth: SocketAddr,
+    child: std::process::Child,
+}
+
+impl HostapdRadius {
+    fn start(eap_user: &str) -> HostapdRadius {
+        Self::start_with(eap_user, "")
+    }
+
+    /// With `extra` lines in hostapd.conf.
+    fn start_with(eap_user: &str, extra: &str) -> HostapdRadius {
         let pki = freeradius::pki();
-        let dir = std::env::temp_dir().join(format!("wsec-hostapd-as-{}-{tag}", std::process::id()));
+        let port = UdpSocket::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let dir = std::env::temp_dir().join(format!("wsec-hostapd-radius-{}-{port}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let port = UdpSocket::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        std::fs::write(dir.join("clients"), format!("127.0.0.1/32 {}\n", freeradius::SECRET)).unwrap();
-        std::fs::write(dir.join("eap_user"), format!("\"{}\" TLS\n", freeradius::USER)).unwrap();
+        std::fs::write(dir.join("eap_user"), eap_user).unwrap();
+        std::fs::write(dir.join("radius_clients"), format!("127.0.0.1/32 {}\n", freeradius::SECRET)).unwrap();
         let p = |f: &str| pki.path(f).display().to_string();
-        let mut conf = format!(
-            "driver=none\ninterface=as{tag}\nradius_server_clients={}\nradius_server_auth_port={port}\neap_server=1\n\
-             eap_user_file={}\nca_cert={}\nserver_cert={}\nprivate_key={}\n",
-            dir.join("clients").display(),
+        let conf = format!(
+            "driver=none\ninterface=as0\nradius_server_clients={}\nradius_server_auth_port={port}\neap_server=1\neap_user_file={}\n\
+             ca_cert={}\nserver_cert={}\nprivate_key={}\n{extra}",
+            dir.join("radius_clients").display(),
             dir.join("eap_user").display(),
             p("ca.pem"),
             p("server.pem"),
             p("server.key")
         );
-        if let Some(s) = staple {
-            conf.push_str(&format!("ocsp_stapling_response={}\n", s.display()));
-        }
         std::fs::write(dir.join("hostapd.conf"), conf).unwrap();
-        let log = std::fs::File::create(dir.join("log")).unwrap();
-        let child = std::process::Command::new("hostapd")
-            .arg("-d")
+        let log = std::fs::File::create(dir.join("out.log")).unwrap();
+        let child = std::process::Command::new("/usr/sbin/hostapd")
+            .arg("-dd")
             .arg(dir.join("hostapd.conf"))
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
+            .stdout(std::process::Stdio::from(log.try_clone().unwrap()))
+            .stderr(std::process::Stdio::from(log))
             .spawn()
             .expect("hostapd runs (scripts/setup installs it)");
-        let s = HostapdServer { child, dir, addr: SocketAddr::from(([127, 0, 0, 1], port)) };
+        let mut h = HostapdRadius { dir, auth: SocketAddr::from(([127, 0, 0, 1], port)), child };
         let t0 = Instant::now();
-        while !s.log().contains("AP-ENABLED") {
-            assert!(t0.elapsed() < Duration::from_secs(10), "hostapd as RADIUS server did not start:\n{}", s.log());
+        while !h.log().contains("RADIUS: Server") && !h.log().contains("ENABLED") {
+            if let Some(st) = h.child.try_wait().unwrap() {
+                panic!("hostapd exited ({st}):\n{}", h.log());
+            }
+            assert!(t0.elapsed() < Duration::from_secs(10), "hostapd not ready:\n{}", h.log());
             std::thread::sleep(Duration::from_millis(50));
         }
-        s
+        h
     }
 
     fn log(&self) -> String {
-        std::fs::read_to_string(self.dir.join("log")).unwrap_or_default()
+        std::fs::read_to_string(self.dir.join("out.log")).unwrap_or_default()
     }
 }
 
-impl Drop for HostapdServer {
+impl Drop for HostapdRadius {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -400,6 +522,62 @@ impl Drop for HostapdServer {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
     }
+}
+
+#[test]
+fn peap_with_crypto_binding_and_ttls_mschapv2_against_hostapd() {
+    // hostapd's EAP server sends the Crypto-Binding TLV with PEAPv0's Result (optional
+    // binding by default): the peer validates its Compound MAC and answers, and the MSK is
+    // the compound session key, which must equal the MS-MPPE keys hostapd hands over.
+    let users =
+        format!("\"anonymous@wsec.test\" PEAP,TTLS\n\"{}\" MSCHAPV2,TTLS-MSCHAPV2 \"{}\" [2]\n", freeradius::USER, freeradius::PASSWORD);
+    let h = HostapdRadius::start(&users);
+    let mut peer = peap_peer(freeradius::PASSWORD);
+    let o = authenticate(&mut peer, cfg(vec![server(h.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_same_msk("PEAPv0/EAP-MSCHAPv2 with crypto binding (hostapd)", &o, &peer, &|| h.log());
+    assert!(peer.crypto_binding_used(), "the peer validated and answered the Crypto-Binding TLV");
+    let log = h.log();
+    assert!(log.contains("EAP-PEAP: Valid cryptobinding TLV received"), "hostapd checked the peer's Compound MAC");
+    assert_eq!(peer.tls_info().unwrap().0, "TLSv1.2");
+    // TTLS/MS-CHAP-V2 with the same server (it proposes PEAP first: Nak to TTLS).
+    let mut t = ttls_mschapv2_peer(Password::Clear(Zeroizing::new(freeradius::PASSWORD.as_bytes().to_vec())));
+    let o = authenticate(&mut t, cfg(vec![server(h.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_same_msk("TTLS/MSCHAPv2 (hostapd)", &o, &t, &|| h.log());
+    // A wrong password: hostapd's MSCHAPv2 server says E=691, then the Result TLV failure.
+    let mut bad = peap_peer("not the password");
+    let o = authenticate(&mut bad, cfg(vec![server(h.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_691("PEAP wrong password (hostapd)", &o, &mut bad);
+}
+
+#[test]
+fn peap_over_tls13_only_when_asked_against_hostapd() {
+    // wpa_supplicant 2.10 keeps PEAP on TLS 1.2 unless phase1="tls_disable_tlsv1_3=0": so
+    // does the peer, even with a server that offers 1.3 (hostapd's tls_flags=[ENABLE-TLSv1.3]).
+    // Asked for, TLS 1.3: TK and MSK from the exporter with the Type (0x19) as context.
+    let users = format!("\"anonymous@wsec.test\" PEAP\n\"{}\" MSCHAPV2 \"{}\" [2]\n", freeradius::USER, freeradius::PASSWORD);
+    let h = HostapdRadius::start_with(&users, "tls_flags=[ENABLE-TLSv1.3]\n");
+    let mut peer = peap_peer(freeradius::PASSWORD);
+    let o = authenticate(&mut peer, cfg(vec![server(h.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_same_msk("PEAP, TLS 1.3 not asked for (hostapd offering it)", &o, &peer, &|| h.log());
+    assert_eq!(peer.tls_info().unwrap().0, "TLSv1.2");
+    let mut asked = Peer::with_rng(
+        PeerConfig {
+            identity: freeradius::USER.as_bytes().to_vec(),
+            anonymous_identity: Some(b"anonymous@wsec.test".to_vec()),
+            method: MethodConfig::Peap {
+                tls: mschapv2_tls(freeradius::SERVER_NAME),
+                password: Password::Clear(Zeroizing::new(freeradius::PASSWORD.as_bytes().to_vec())),
+                crypto_binding: wsec::eap::CryptoBinding::Optional,
+                allow_tls13: true,
+            },
+        },
+        wsec::rng::seeded(13),
+    )
+    .unwrap();
+    let o = authenticate(&mut asked, cfg(vec![server(h.auth, freeradius::SECRET)]), Duration::from_secs(20));
+    assert_same_msk("PEAP over TLS 1.3, asked for (hostapd)", &o, &asked, &|| h.log());
+    assert_eq!(asked.tls_info().unwrap().0, "TLSv1.3");
+    assert!(asked.crypto_binding_used());
 }
 
 /// An OCSP response (RFC 6960) for the server's certificate from the test CA, saying
@@ -460,18 +638,19 @@ fn ocsp_stapled_by_hostapd_revoked_server_refused() {
     std::fs::create_dir_all(&dir).unwrap();
     let good = ocsp_response(&dir, true);
     let revoked = ocsp_response(&dir, false);
-    let run = |tag: &str, staple: Option<&std::path::Path>, policy| {
-        let hs = HostapdServer::start(tag, staple);
+    let run = |staple: Option<&std::path::Path>, policy| {
+        let extra = staple.map(|s| format!("ocsp_stapling_response={}\n", s.display())).unwrap_or_default();
+        let hs = HostapdRadius::start_with(&format!("\"{}\" TLS\n", freeradius::USER), &extra);
         let mut peer = ocsp_peer(policy);
-        let o = authenticate(&mut peer, cfg(vec![server(hs.addr, freeradius::SECRET)]), Duration::from_secs(20));
+        let o = authenticate(&mut peer, cfg(vec![server(hs.auth, freeradius::SECRET)]), Duration::from_secs(20));
         let why = failures(&mut peer);
         (o.code, peer.msk().is_some(), why, hs.log())
     };
-    let (code, msk, why, log) = run("g", Some(&good), Require);
+    let (code, msk, why, log) = run(Some(&good), Require);
     assert_eq!(code, Some(Code::AccessAccept), "{why:?}\n{log}");
     assert!(msk);
     for policy in [Try, Require] {
-        let (code, msk, why, _) = run("r", Some(&revoked), policy);
+        let (code, msk, why, _) = run(Some(&revoked), policy);
         assert_ne!(code, Some(Code::AccessAccept));
         assert!(!msk);
         assert!(why.iter().any(|w| w.contains("Revoked")), "{policy:?}: {why:?}");
@@ -483,15 +662,15 @@ fn ocsp_stapled_by_hostapd_revoked_server_refused() {
     forged[at + 13] = if forged[at + 13] == b'0' { b'1' } else { b'0' };
     let forged_path = dir.join("forged.der");
     std::fs::write(&forged_path, forged).unwrap();
-    let (code, msk, why, _) = run("f", Some(&forged_path), Require);
+    let (code, msk, why, _) = run(Some(&forged_path), Require);
     assert_ne!(code, Some(Code::AccessAccept));
     assert!(!msk && why.iter().any(|w| w.contains("signature does not verify")), "{why:?}");
-    let (code, _, why, _) = run("o", Some(&revoked), Off);
+    let (code, _, why, _) = run(Some(&revoked), Off);
     assert_eq!(code, Some(Code::AccessAccept), "ocsp=0 ignores the status: {why:?}");
-    let (code, msk, why, _) = run("n", None, Require);
+    let (code, msk, why, _) = run(None, Require);
     assert_ne!(code, Some(Code::AccessAccept));
     assert!(!msk && why.iter().any(|w| w.contains("no OCSP response")), "{why:?}");
-    let (code, _, why, _) = run("t", None, Try);
+    let (code, _, why, _) = run(None, Try);
     assert_eq!(code, Some(Code::AccessAccept), "ocsp=1 takes a server without a response: {why:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

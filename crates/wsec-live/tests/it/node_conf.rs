@@ -258,6 +258,8 @@ fn docs_examples_parse() {
     while i < lines.len() {
         let which = if lines[i].starts_with("`ap.conf`") {
             "ap"
+        } else if lines[i].starts_with("`sta-peap.conf`") {
+            "sta-peap"
         } else if lines[i].starts_with("`sta.conf`") {
             "sta"
         } else {
@@ -276,6 +278,12 @@ fn docs_examples_parse() {
                     wsec::rsn::pbkdf2::psk_from_passphrase(b"correct horse battery", b"wsec-live").unwrap().to_vec()
                 );
             }
+            "sta-peap" => {
+                let f = parse_sta(&text).unwrap_or_else(|e| panic!("docs/live.md sta-peap.conf: {e}"));
+                let e = f.eap.expect("an EAP network");
+                assert_eq!(e.method, wsec_live::conf::EapKind::Peap);
+                assert_eq!(e.phase2, Some(wsec::eap::TtlsInner::Mschapv2));
+            }
             _ => {
                 let f = parse_sta(&text).unwrap_or_else(|e| panic!("docs/live.md sta.conf: {e}"));
                 assert_eq!(f.interface, "wsta0");
@@ -289,7 +297,8 @@ fn docs_examples_parse() {
         checked.push(which);
         i = end + 1;
     }
-    assert_eq!(checked, ["ap", "sta"], "docs/live.md has one ap.conf and one sta.conf example");
+    checked.sort();
+    assert_eq!(checked, ["ap", "sta", "sta-peap"], "docs/live.md has one ap.conf, one sta.conf and one sta-peap.conf example");
 }
 
 const RADIO_AP: &str =
@@ -412,4 +421,58 @@ fn ocsp_key_as_wpa_supplicant_spells_it() {
     assert_eq!(net(" ocsp=2\n").unwrap(), Some(OcspPolicy::Require));
     assert!(net(" ocsp=3\n").unwrap_err().msg.contains("not supported"));
     assert!(net(" ocsp=4\n").is_err());
+}
+
+fn eap_net(lines: &str) -> Result<wsec_live::conf::StaFile, wsec_live::conf::ConfError> {
+    parse_sta(&format!(
+        "interface=wsta0\naddr=02:00:00:00:00:11\nnetwork={{\n ssid=\"ent\"\n key_mgmt=WPA-EAP\n identity=\"alice@wsec.test\"\n{lines}}}\n"
+    ))
+}
+
+#[test]
+fn sta_peap_and_ttls_mschapv2_in_wpa_supplicant_spelling() {
+    use wsec::eap::tls::TlsVersions;
+    use wsec::eap::{CryptoBinding, MethodConfig, Password, TtlsInner};
+    // PEAPv0/EAP-MSCHAPv2: TLS 1.2 unless TLS 1.3 is asked for (wpa_supplicant 2.10).
+    let f = eap_net(" eap=PEAP\n phase1=\"peapver=0\"\n phase2=\"auth=MSCHAPV2\"\n password=\"secret\"\n").unwrap();
+    let pc = f.eap.unwrap().load().unwrap();
+    match &pc.method {
+        MethodConfig::Peap { password: Password::Clear(p), crypto_binding: CryptoBinding::Optional, allow_tls13: false, .. } => {
+            assert_eq!(&p[..], b"secret")
+        }
+        m => panic!("{m:?}"),
+    }
+    assert_eq!(pc.method.typ(), 25);
+    assert_eq!(pc.method.effective_tls().unwrap().versions, TlsVersions::Tls12);
+    assert!(!format!("{pc:?}").contains("secret"), "no password in Debug");
+    let f = eap_net(" eap=PEAP\n phase1=\"tls_disable_tlsv1_3=0 crypto_binding=2\"\n password=hash:44EBBA8D5312B8D611474411F56989AE\n")
+        .unwrap();
+    match f.eap.unwrap().load().unwrap().method {
+        MethodConfig::Peap { password: Password::NtHash(_), crypto_binding: CryptoBinding::Required, allow_tls13: true, ref tls } => {
+            assert_eq!(tls.versions, TlsVersions::Both)
+        }
+        m => panic!("{m:?}"),
+    }
+    // A quoted "hash:..." is a password like any other.
+    let f = eap_net(" eap=PEAP\n password=\"hash:44EBBA8D5312B8D611474411F56989AE\"\n").unwrap();
+    assert!(matches!(f.eap.unwrap().load().unwrap().method, MethodConfig::Peap { password: Password::Clear(_), .. }));
+    // TTLS with MS-CHAP-V2.
+    let f = eap_net(" eap=TTLS\n phase2=\"auth=MSCHAPV2\"\n password=hash:44EBBA8D5312B8D611474411F56989AE\n").unwrap();
+    assert!(matches!(f.eap.unwrap().load().unwrap().method, MethodConfig::Ttls { inner: TtlsInner::Mschapv2, .. }));
+    let f = eap_net(" eap=TTLS\n phase2=\"auth=PAP\"\n password=\"pw\"\n").unwrap();
+    assert!(matches!(f.eap.unwrap().load().unwrap().method, MethodConfig::Ttls { inner: TtlsInner::Pap, .. }));
+    // Refused, each with a clear reason.
+    for (lines, why) in [
+        (" eap=PEAP\n phase1=\"peapver=1\"\n password=\"pw\"\n", "peapver=1"),
+        (" eap=PEAP\n phase2=\"auth=PAP\"\n password=\"pw\"\n", "auth=MSCHAPV2"),
+        (" eap=PEAP\n", "needs password"),
+        (" eap=TTLS\n phase2=\"autheap=MSCHAPV2\"\n password=\"pw\"\n", "autheap=MSCHAPV2"),
+        (" eap=TTLS\n phase2=\"auth=PAP\"\n password=hash:44EBBA8D5312B8D611474411F56989AE\n", "MSCHAPV2 only"),
+        (" eap=PEAP\n password=hash:44EB\n", "32 hex"),
+        (" eap=PEAP\n phase2=\"auth=GTC\"\n password=\"pw\"\n", "phase2"),
+        (" eap=FAST\n", "unsupported method"),
+    ] {
+        let e = eap_net(lines).unwrap_err().to_string();
+        assert!(e.contains(why), "{lines:?}: {e}");
+    }
 }

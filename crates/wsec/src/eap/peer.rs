@@ -4,20 +4,42 @@
 //! naming the one it does, repeats its last Response to a retransmitted Request (same
 //! Identifier, RFC 3748 4.1), runs the method, and takes EAP-Success only once the method
 //! has finished (an early Success is a failure, as wpa_supplicant treats it).
+use super::mschapv2::Password;
 use super::packet::{emit, method, Code, Packet};
-use super::tls::{EapTls, TlsConfig, TlsState};
+use super::peap::{CryptoBinding, Peap};
+use super::tls::{EapTls, TlsConfig, TlsState, TlsVersions, Tunnel};
+use super::ttls::{TtlsAvps, TtlsMschapv2};
 use crate::error::{Error, Result};
 use zeroize::Zeroizing;
+
+/// EAP-TTLS's inner authentication (wpa_supplicant `phase2="auth=..."`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TtlsInner {
+    /// PAP (RFC 5281 11.2.5): the password itself goes through the tunnel.
+    Pap,
+    /// MS-CHAP-V2 (RFC 5281 11.2.4): the server proves it knows the password too.
+    Mschapv2,
+}
 
 /// The method the peer runs and its settings.
 #[derive(Clone)]
 pub enum MethodConfig {
     Tls(TlsConfig),
-    /// EAP-TTLS with PAP inside (RFC 5281; wpa_supplicant `eap=TTLS phase2="auth=PAP"`):
+    /// EAP-TTLS (RFC 5281; wpa_supplicant `eap=TTLS phase2="auth=PAP"` or `"auth=MSCHAPV2"`):
     /// the identity and this password go through the tunnel.
-    TtlsPap {
+    Ttls {
         tls: TlsConfig,
-        password: Zeroizing<Vec<u8>>,
+        inner: TtlsInner,
+        password: Password,
+    },
+    /// PEAPv0 with EAP-MSCHAPv2 inside (wpa_supplicant `eap=PEAP phase1="peapver=0"
+    /// phase2="auth=MSCHAPV2"`). TLS 1.2 only unless `allow_tls13` (wpa_supplicant 2.10
+    /// disables TLS 1.3 for PEAP unless `phase1="tls_disable_tlsv1_3=0"`).
+    Peap {
+        tls: TlsConfig,
+        password: Password,
+        crypto_binding: CryptoBinding,
+        allow_tls13: bool,
     },
 }
 
@@ -25,28 +47,58 @@ impl core::fmt::Debug for MethodConfig {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             MethodConfig::Tls(t) => write!(f, "Tls({t:?})"),
-            MethodConfig::TtlsPap { tls, .. } => write!(f, "TtlsPap({tls:?}, password: <hidden>)"),
+            MethodConfig::Ttls { tls, inner, .. } => write!(f, "Ttls({tls:?}, {inner:?}, password: <hidden>)"),
+            MethodConfig::Peap { tls, crypto_binding, .. } => write!(f, "Peap({tls:?}, {crypto_binding:?}, password: <hidden>)"),
         }
     }
 }
 
 impl MethodConfig {
+    /// EAP-TTLS with PAP and a clear-text password (the former `TtlsPap`).
+    pub fn ttls_pap(tls: TlsConfig, password: Zeroizing<Vec<u8>>) -> MethodConfig {
+        MethodConfig::Ttls { tls, inner: TtlsInner::Pap, password: Password::Clear(password) }
+    }
+
+    /// PEAPv0/EAP-MSCHAPv2 with wpa_supplicant's defaults (optional crypto binding, TLS 1.2).
+    pub fn peap(tls: TlsConfig, password: Password) -> MethodConfig {
+        MethodConfig::Peap { tls, password, crypto_binding: CryptoBinding::Optional, allow_tls13: false }
+    }
+
     pub fn typ(&self) -> u8 {
         match self {
             MethodConfig::Tls(_) => method::TLS,
-            MethodConfig::TtlsPap { .. } => method::TTLS,
+            MethodConfig::Ttls { .. } => method::TTLS,
+            MethodConfig::Peap { .. } => method::PEAP,
         }
     }
     /// The TLS settings (server validation, client certificate, versions).
     pub fn tls(&self) -> &TlsConfig {
         match self {
-            MethodConfig::Tls(t) | MethodConfig::TtlsPap { tls: t, .. } => t,
+            MethodConfig::Tls(t) | MethodConfig::Ttls { tls: t, .. } | MethodConfig::Peap { tls: t, .. } => t,
         }
     }
     pub fn tls_mut(&mut self) -> &mut TlsConfig {
         match self {
-            MethodConfig::Tls(t) | MethodConfig::TtlsPap { tls: t, .. } => t,
+            MethodConfig::Tls(t) | MethodConfig::Ttls { tls: t, .. } | MethodConfig::Peap { tls: t, .. } => t,
         }
+    }
+
+    /// The TLS settings the method runs with: PEAP without `allow_tls13` offers TLS 1.2 only.
+    pub fn effective_tls(&self) -> Result<TlsConfig> {
+        let mut t = self.tls().clone();
+        match self {
+            MethodConfig::Peap { allow_tls13: false, .. } => match t.versions {
+                TlsVersions::Tls13 => {
+                    return Err(Error::Unsupported("PEAP over TLS 1.3 only: TLS 1.3 for PEAP must be asked for (tls_disable_tlsv1_3=0)"))
+                }
+                _ => t.versions = TlsVersions::Tls12,
+            },
+            MethodConfig::Ttls { inner: TtlsInner::Pap, password, .. } if password.clear().is_none() => {
+                return Err(Error::Unsupported("TTLS/PAP needs the password itself, not its hash"))
+            }
+            _ => {}
+        }
+        Ok(t)
     }
 }
 
@@ -75,6 +127,9 @@ pub enum PeerEvent {
     Method(u8),
     /// CTRL-EVENT-EAP-NOTIFICATION.
     Notification(String),
+    /// The inner method's error code and message (MS-CHAPv2's E=691: authentication
+    /// failure), as wpa_supplicant logs "EAP-MSCHAPV2: failure message".
+    ErrorCode(u32, String),
     /// CTRL-EVENT-EAP-SUCCESS: the MSK is ready.
     Success,
     /// CTRL-EVENT-EAP-FAILURE, with why.
@@ -112,13 +167,65 @@ pub struct Peer {
     last: Option<(u8, Vec<u8>)>,
     events: std::collections::VecDeque<PeerEvent>,
     msk: Option<Zeroizing<Vec<u8>>>,
+    /// Where MS-CHAPv2's peer challenge comes from (none: the TLS provider's, the OS's).
+    rng: Option<crate::rng::BoxRng>,
 }
 
 impl Peer {
+    /// A peer whose random octets (MS-CHAPv2's peer challenge) come from the TLS provider
+    /// (ring: the OS), as the TLS randoms do.
     pub fn new(cfg: PeerConfig) -> Result<Peer> {
         // Check the method's configuration now: a bad ca_cert is an error at start, not mid-way.
-        super::tls::client_config(cfg.method.tls())?;
-        Ok(Peer { cfg, state: PeerState::Idle, tls: None, last: None, events: Default::default(), msk: None })
+        super::tls::client_config(&cfg.method.effective_tls()?)?;
+        if let MethodConfig::Ttls { inner: TtlsInner::Mschapv2, password, .. } | MethodConfig::Peap { password, .. } = &cfg.method {
+            password.nt_hash()?;
+        }
+        Ok(Peer { cfg, state: PeerState::Idle, tls: None, last: None, events: Default::default(), msk: None, rng: None })
+    }
+
+    /// A peer whose random octets come from `rng` (a node's, or a seeded one in a test).
+    pub fn with_rng(cfg: PeerConfig, rng: crate::rng::BoxRng) -> Result<Peer> {
+        Ok(Peer { rng: Some(rng), ..Peer::new(cfg)? })
+    }
+
+    fn random16(&mut self) -> Result<[u8; 16]> {
+        let mut b = [0u8; 16];
+        match self.rng.as_mut() {
+            Some(r) => r.as_rngcore().fill_bytes(&mut b),
+            None => rustls::crypto::ring::default_provider()
+                .secure_random
+                .fill(&mut b)
+                .map_err(|_| Error::Unsupported("no randomness for the MS-CHAPv2 peer challenge"))?,
+        }
+        Ok(b)
+    }
+
+    /// The method as it starts: the TLS part and what runs in its tunnel.
+    fn start_method(&mut self) -> Result<EapTls> {
+        let tls = self.cfg.method.effective_tls()?;
+        let id = self.cfg.identity.clone();
+        let tunnel: Option<Box<dyn Tunnel>> = match &self.cfg.method {
+            MethodConfig::Tls(_) => None,
+            MethodConfig::Ttls { inner: TtlsInner::Pap, password, .. } => {
+                let pw = password.clear().ok_or(Error::Unsupported("TTLS/PAP needs the password itself"))?;
+                Some(Box::new(TtlsAvps::new(super::ttls::ttls_pap(&id, pw))))
+            }
+            MethodConfig::Ttls { inner: TtlsInner::Mschapv2, password, .. } => {
+                let pw = password.clone();
+                Some(Box::new(TtlsMschapv2::new(&id, &pw, self.random16()?)?))
+            }
+            MethodConfig::Peap { password, crypto_binding, .. } => {
+                let (pw, cb) = (password.clone(), *crypto_binding);
+                Some(Box::new(Peap::new(&id, &pw, self.random16()?, cb)?))
+            }
+        };
+        EapTls::tunneled(&tls, self.cfg.method.typ(), tunnel)
+    }
+
+    /// PEAP: the server's crypto binding was validated and answered (the MSK is the
+    /// compound session key).
+    pub fn crypto_binding_used(&self) -> bool {
+        self.tls.as_ref().is_some_and(|t| t.crypto_binding_used())
     }
 
     pub fn state(&self) -> PeerState {
@@ -162,7 +269,7 @@ impl Peer {
             Code::Success => {
                 let done = self.tls.as_ref().is_some_and(|t| *t.state() == TlsState::Done);
                 if done && self.state == PeerState::Method {
-                    self.msk = self.tls.as_ref().and_then(|t| t.key_material()).map(|k| Zeroizing::new(k.to_vec()));
+                    self.msk = self.tls.as_ref().and_then(|t| t.key_material());
                     self.state = PeerState::Success;
                     self.events.push_back(PeerEvent::Success);
                 } else if self.state != PeerState::Success {
@@ -173,7 +280,7 @@ impl Peer {
             Code::Failure => {
                 if self.state != PeerState::Failure {
                     let why = match self.tls.as_ref().map(|t| t.state()) {
-                        Some(TlsState::Failed(w)) => format!("EAP-Failure after TLS failed: {w}"),
+                        Some(TlsState::Failed(w)) => format!("EAP-Failure after the method failed: {w}"),
                         _ => "EAP-Failure".to_string(),
                     };
                     self.fail(why);
@@ -210,15 +317,17 @@ impl Peer {
                     self.state = PeerState::Method;
                 }
                 if self.tls.is_none() {
-                    self.tls = Some(match &self.cfg.method {
-                        MethodConfig::Tls(c) => EapTls::new(c)?,
-                        MethodConfig::TtlsPap { tls, password } => EapTls::ttls(tls, super::tls::ttls_pap(&self.cfg.identity, password))?,
-                    });
+                    self.tls = Some(self.start_method()?);
                 }
-                let data = match self.tls.as_mut().expect("set above").process(p.type_data()) {
+                let tls = self.tls.as_mut().expect("set above");
+                let r = tls.process(p.type_data());
+                if let Some((code, text)) = tls.take_error() {
+                    self.events.push_back(PeerEvent::ErrorCode(code, text));
+                }
+                let data = match r {
                     Ok(d) => d,
                     Err(e) => {
-                        self.fail(format!("EAP-TLS: {e}"));
+                        self.fail(format!("EAP-{}: {e}", method::name(t)));
                         return Err(e);
                     }
                 };

@@ -337,26 +337,43 @@ pub fn client_config(cfg: &TlsConfig) -> Result<Arc<rustls::ClientConfig>> {
     Ok(Arc::new(c))
 }
 
-/// A Diameter AVP as EAP-TTLS carries it (RFC 5281 10.1): Code (4) | Flags (1; M 0x40) |
-/// Length (3, header and data) | Data | padding to 4 octets.
-pub fn ttls_avp(code: u32, data: &[u8], out: &mut Vec<u8>) {
-    let len = 8 + data.len();
-    out.extend_from_slice(&code.to_be_bytes());
-    out.push(0x40);
-    out.extend_from_slice(&(len as u32).to_be_bytes()[1..]);
-    out.extend_from_slice(data);
-    out.resize(out.len() + (4 - len % 4) % 4, 0);
+pub use super::ttls::{ttls_avp, ttls_pap};
+
+/// TLS keying material by label (RFC 5705, no context) and length.
+pub type Export<'a> = dyn FnMut(&[u8], usize) -> Result<Zeroizing<Vec<u8>>> + 'a;
+
+/// What runs inside the tunnel once the handshake is done: EAP-TTLS's phase 2 AVPs
+/// ([`super::ttls`]), PEAP's phase 2 EAP ([`super::peap`]).
+pub trait Tunnel: Send {
+    /// The handshake is done. `keys`: the method's 128 octets of TLS keying material;
+    /// `export`: TLS keying material by label (RFC 5705, no context) and length. Returns the
+    /// application data to send (empty: nothing).
+    fn established(&mut self, keys: &[u8], export: &mut Export<'_>) -> Result<Zeroizing<Vec<u8>>>;
+    /// The application data of one server message (all its records). Returns what to send.
+    fn received(&mut self, data: &[u8]) -> Result<Zeroizing<Vec<u8>>>;
+    /// Whether the inner authentication finished, and how.
+    fn outcome(&self) -> TunnelOutcome;
+    /// The MSK | EMSK when it is not the TLS-derived one (PEAP's compound session key).
+    fn key(&self) -> Option<Zeroizing<Vec<u8>>> {
+        None
+    }
+    /// An error code the inner method received (MS-CHAPv2's E=), once.
+    fn take_error(&mut self) -> Option<(u32, String)> {
+        None
+    }
+    /// PEAP: whether the crypto binding was validated and answered.
+    fn crypto_binding_used(&self) -> bool {
+        false
+    }
 }
 
-/// TTLS phase 2 PAP (RFC 5281 11.2.5): User-Name (1) and User-Password (2), the password
-/// padded with zeros to a multiple of 16 octets.
-pub fn ttls_pap(user: &[u8], password: &[u8]) -> Zeroizing<Vec<u8>> {
-    let mut out = Zeroizing::new(Vec::new());
-    ttls_avp(1, user, &mut out);
-    let mut pw = Zeroizing::new(password.to_vec());
-    pw.resize(password.len().div_ceil(16).max(1) * 16, 0);
-    ttls_avp(2, &pw, &mut out);
-    out
+/// A tunnel's result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TunnelOutcome {
+    Running,
+    Success,
+    /// Why (never a key).
+    Failure(String),
 }
 
 /// Where the method is.
@@ -364,6 +381,7 @@ pub fn ttls_pap(user: &[u8], password: &[u8]) -> Zeroizing<Vec<u8>> {
 pub enum TlsState {
     /// Waiting for EAP-TLS/Start.
     Idle,
+    /// The handshake, or (TTLS, PEAP) the inner method in the tunnel, is under way.
     Handshaking,
     /// The handshake is done and the keys exported (TLS 1.3: the success indication came).
     Done,
@@ -372,14 +390,14 @@ pub enum TlsState {
     Failed(String),
 }
 
-/// One EAP-TLS or EAP-TTLS run (the TLS part is the same; TTLS sends its phase 2 AVPs
-/// through the tunnel once the handshake is done, and labels its keys otherwise).
+/// One EAP-TLS, EAP-TTLS or PEAP run: the TLS part is the same; TTLS and PEAP run a
+/// [`Tunnel`] through it once the handshake is done, and label their keys otherwise.
 pub struct EapTls {
-    /// The EAP type: 13 (TLS) or 21 (TTLS).
+    /// The EAP type: 13 (TLS), 21 (TTLS) or 25 (PEAP).
     method: u8,
-    /// TTLS phase 2: the AVPs to send through the tunnel, and whether they went.
-    phase2: Option<Zeroizing<Vec<u8>>>,
-    phase2_sent: bool,
+    /// TTLS / PEAP phase 2, and whether it was told the handshake is done.
+    tunnel: Option<Box<dyn Tunnel>>,
+    established: bool,
     config: Arc<rustls::ClientConfig>,
     fragment_size: usize,
     conn: Option<ClientConnection>,
@@ -394,19 +412,20 @@ pub struct EapTls {
 
 impl EapTls {
     pub fn new(cfg: &TlsConfig) -> Result<EapTls> {
-        Self::with_method(cfg, method::TLS, None)
+        Self::tunneled(cfg, method::TLS, None)
     }
 
     /// EAP-TTLS (RFC 5281) with `phase2`, the AVPs the tunnel carries (e.g. [`ttls_pap`]).
     pub fn ttls(cfg: &TlsConfig, phase2: Zeroizing<Vec<u8>>) -> Result<EapTls> {
-        Self::with_method(cfg, method::TTLS, Some(phase2))
+        Self::tunneled(cfg, method::TTLS, Some(Box::new(super::ttls::TtlsAvps::new(phase2))))
     }
 
-    fn with_method(cfg: &TlsConfig, method: u8, phase2: Option<Zeroizing<Vec<u8>>>) -> Result<EapTls> {
+    /// A TLS-based method of EAP type `method` with `tunnel` inside (none: EAP-TLS).
+    pub fn tunneled(cfg: &TlsConfig, method: u8, tunnel: Option<Box<dyn Tunnel>>) -> Result<EapTls> {
         Ok(EapTls {
             method,
-            phase2,
-            phase2_sent: false,
+            tunnel,
+            established: false,
             config: client_config(cfg)?,
             fragment_size: cfg.fragment_size,
             conn: None,
@@ -420,13 +439,30 @@ impl EapTls {
         })
     }
 
+    /// An error code the inner method received, once (MS-CHAPv2's E=691).
+    pub fn take_error(&mut self) -> Option<(u32, String)> {
+        self.tunnel.as_mut().and_then(|t| t.take_error())
+    }
+
+    /// PEAP: the crypto binding was validated and answered (the MSK is the compound key).
+    pub fn crypto_binding_used(&self) -> bool {
+        self.tunnel.as_ref().is_some_and(|t| t.crypto_binding_used())
+    }
+
     pub fn state(&self) -> &TlsState {
         &self.state
     }
 
-    /// MSK (64) | EMSK (64), once [`TlsState::Done`].
-    pub fn key_material(&self) -> Option<&[u8]> {
-        self.keys.as_deref().map(|k| &k[..])
+    /// MSK (64) | EMSK (64) once [`TlsState::Done`] (PEAP with crypto binding: the
+    /// compound session key's 64 octets, no EMSK; PEAP over TLS 1.3: the MSK only).
+    pub fn key_material(&self) -> Option<Zeroizing<Vec<u8>>> {
+        if self.state != TlsState::Done {
+            return None;
+        }
+        if let Some(k) = self.tunnel.as_ref().and_then(|t| t.key()) {
+            return Some(k);
+        }
+        self.keys.clone()
     }
 
     /// "TLSv1.2" / "TLSv1.3" once negotiated.
@@ -475,30 +511,39 @@ impl EapTls {
         }
     }
 
-    fn finish_if_done(&mut self, got_indication: bool) -> Result<()> {
-        let Some(c) = self.conn.as_ref() else { return Ok(()) };
-        if c.is_handshaking() {
-            return Ok(());
-        }
+    /// The handshake just completed: the method's keys (TLS 1.2: RFC 5216 2.3's "client EAP
+    /// encryption", RFC 5281 8's "ttls keying material", PEAPv0's "client EAP encryption";
+    /// TLS 1.3: RFC 9190 2.3 / RFC 9427 2.1, the exporter with the Type as context), then the
+    /// tunnel's first words.
+    fn establish(&mut self) -> Result<()> {
+        let Some(c) = self.conn.as_mut() else { return Ok(()) };
+        self.established = true;
         self.version = c.protocol_version();
         let tls13 = self.version == Some(rustls::ProtocolVersion::TLSv1_3);
-        // TLS 1.3 EAP-TLS ends with the server's success indication (RFC 9190 2.5); TTLS
-        // with its phase 2 sent (the server's EAP-Success says whether it passed).
-        let done = if self.method == method::TTLS { self.phase2_sent } else { !tls13 || got_indication };
-        if done && self.keys.is_none() {
-            // TLS 1.2: RFC 5216 2.3's "client EAP encryption", RFC 5281 8's "ttls keying
-            // material"; TLS 1.3: RFC 9190 2.3 / RFC 9427 2.1, the exporter with the Type.
-            let km = if tls13 {
-                c.export_keying_material(Zeroizing::new(vec![0u8; 128]), b"EXPORTER_EAP_TLS_Key_Material", Some(&[self.method]))
-            } else if self.method == method::TTLS {
-                c.export_keying_material(Zeroizing::new(vec![0u8; 128]), b"ttls keying material", None)
-            } else {
-                c.export_keying_material(Zeroizing::new(vec![0u8; 128]), b"client EAP encryption", None)
-            }
-            .map_err(|_| Error::Malformed("TLS key export failed"))?;
-            self.keys = Some(km);
-            self.state = TlsState::Done;
+        let km = if tls13 && self.method == method::PEAP {
+            // hostapd's PEAP server (2.10) exports 64 octets (its TK, and its MSK without
+            // crypto binding); TLS 1.3's exporter output depends on the length asked for.
+            c.export_keying_material(Zeroizing::new(vec![0u8; 64]), b"EXPORTER_EAP_TLS_Key_Material", Some(&[self.method]))
+        } else if tls13 {
+            c.export_keying_material(Zeroizing::new(vec![0u8; 128]), b"EXPORTER_EAP_TLS_Key_Material", Some(&[self.method]))
+        } else if self.method == method::TTLS {
+            c.export_keying_material(Zeroizing::new(vec![0u8; 128]), b"ttls keying material", None)
+        } else {
+            c.export_keying_material(Zeroizing::new(vec![0u8; 128]), b"client EAP encryption", None)
         }
+        .map_err(|_| Error::Malformed("TLS key export failed"))?;
+        if let Some(t) = self.tunnel.as_mut() {
+            let conn: &ClientConnection = c;
+            let mut export = |label: &[u8], n: usize| {
+                conn.export_keying_material(Zeroizing::new(vec![0u8; n]), label, None)
+                    .map_err(|_| Error::Malformed("TLS key export failed"))
+            };
+            let out = t.established(&km, &mut export)?;
+            if !out.is_empty() {
+                std::io::Write::write_all(&mut c.writer(), &out).map_err(|_| Error::Malformed("tunnel data could not be written"))?;
+            }
+        }
+        self.keys = Some(km);
         Ok(())
     }
 
@@ -506,7 +551,10 @@ impl EapTls {
     pub fn process(&mut self, data: &[u8]) -> Result<Vec<u8>> {
         let (&flags, mut rest) = data.split_first().ok_or(Error::Truncated)?;
         if flags & FLAG_START != 0 {
-            self.phase2_sent = false;
+            if self.established && self.tunnel.is_some() {
+                // The inner method's state belongs to the first tunnel.
+                return Err(Error::Malformed("a new Start after the tunnel was up"));
+            }
             // A new conversation (a server may restart one).
             let mut conn = ClientConnection::new(self.config.clone(), ServerName::try_from("eap.invalid").expect("a valid DNS name"))
                 .map_err(|_| Error::Malformed("TLS client could not start"))?;
@@ -515,6 +563,7 @@ impl EapTls {
             self.rx.clear();
             self.rx_total = None;
             self.keys = None;
+            self.established = false;
             while conn.wants_write() {
                 conn.write_tls(&mut self.tx).map_err(|_| Error::Malformed("TLS write"))?;
             }
@@ -561,7 +610,8 @@ impl EapTls {
         self.rx_total = None;
         let conn = self.conn.as_mut().expect("checked above");
         let mut r = &msg[..];
-        let mut got_indication = false;
+        // The application data of the message (bounded by the message, at most 64 KiB).
+        let mut app = Zeroizing::new(Vec::new());
         let mut failure = None;
         while !r.is_empty() {
             match conn.read_tls(&mut r) {
@@ -574,11 +624,12 @@ impl EapTls {
             }
             match conn.process_new_packets() {
                 Ok(st) => {
-                    if st.plaintext_bytes_to_read() > 0 {
-                        let mut app = vec![0u8; st.plaintext_bytes_to_read()];
-                        let _ = conn.reader().read(&mut app);
-                        // RFC 9190 2.5: one octet 0x00 is the protected success indication.
-                        got_indication |= app == [0];
+                    let n = st.plaintext_bytes_to_read();
+                    if n > 0 {
+                        let at = app.len();
+                        app.resize(at + n, 0);
+                        let got = conn.reader().read(&mut app[at..]).unwrap_or(0);
+                        app.truncate(at + got);
                     }
                 }
                 Err(e) => {
@@ -587,20 +638,32 @@ impl EapTls {
                 }
             }
         }
-        // TTLS phase 2: once the tunnel is up, the AVPs go through it (RFC 5281 7.3).
-        if failure.is_none() && !conn.is_handshaking() && !self.phase2_sent {
-            if let Some(avps) = self.phase2.as_ref() {
-                if std::io::Write::write_all(&mut conn.writer(), avps).is_err() {
-                    failure = Some("TTLS phase 2 could not be written".into());
+        if failure.is_none() && !conn.is_handshaking() {
+            if !self.established {
+                self.establish()?;
+            }
+            // TTLS / PEAP phase 2: what the server sent through the tunnel, and the answer.
+            if let (Some(t), false) = (self.tunnel.as_mut(), app.is_empty()) {
+                let out = t.received(&app)?;
+                if !out.is_empty() {
+                    let c = self.conn.as_mut().expect("checked above");
+                    std::io::Write::write_all(&mut c.writer(), &out).map_err(|_| Error::Malformed("tunnel data could not be written"))?;
                 }
-                self.phase2_sent = true;
             }
         }
         self.flush_tls();
         if let Some(why) = failure {
             self.state = TlsState::Failed(why);
-        } else {
-            self.finish_if_done(got_indication)?;
+        } else if self.established && self.state == TlsState::Handshaking {
+            let tls13 = self.version == Some(rustls::ProtocolVersion::TLSv1_3);
+            match self.tunnel.as_ref().map(|t| t.outcome()) {
+                // TLS 1.3 EAP-TLS ends with the server's success indication (RFC 9190 2.5).
+                None if !tls13 || app[..] == [0] => self.state = TlsState::Done,
+                None => {}
+                Some(TunnelOutcome::Success) => self.state = TlsState::Done,
+                Some(TunnelOutcome::Failure(why)) => self.state = TlsState::Failed(why),
+                Some(TunnelOutcome::Running) => {}
+            }
         }
         if self.tx.is_empty() {
             return Ok(vec![0]);
@@ -624,18 +687,6 @@ mod tests {
         assert!(!name_matches(&n, None, Some("ample.com")), "suffix on a label boundary");
         assert!(!name_matches(&n, Some("radius.example.com"), Some("example.org")));
         assert!(name_matches(&n, None, None));
-    }
-
-    #[test]
-    fn ttls_pap_avps() {
-        // RFC 5281 10.1: User-Name "bob" (M flag, length 11, one octet of padding), then the
-        // password padded to 16 octets (length 24).
-        let a = ttls_pap(b"bob", b"secret");
-        assert_eq!(&a[..12], &[0, 0, 0, 1, 0x40, 0, 0, 11, b'b', b'o', b'b', 0]);
-        assert_eq!(&a[12..20], &[0, 0, 0, 2, 0x40, 0, 0, 24]);
-        assert_eq!(&a[20..26], b"secret");
-        assert_eq!(a.len(), 12 + 24);
-        assert!(a[26..].iter().all(|&b| b == 0));
     }
 
     #[test]

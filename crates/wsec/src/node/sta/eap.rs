@@ -31,7 +31,9 @@ impl Station {
         if self.neg().is_some_and(|n| n.akm == crate::rsn::akm::Akm::SuiteB192) {
             pc.method.tls_mut().suite_b_192 = true;
         }
-        self.eap = Peer::new(pc).ok().map(Box::new);
+        // MS-CHAPv2's peer challenge from the station's own randomness source.
+        let rng = crate::rng::fork(&mut *self.rng);
+        self.eap = Peer::with_rng(pc, rng).ok().map(Box::new);
         self.deadline = now + (EAP_TIMEOUT_MS + self.cfg.handshake_timeout_ms) * 1_000_000;
     }
 
