@@ -26,6 +26,7 @@ use wsec::radius::auth;
 use wsec::radius::client::{Client, ClientConfig, Kind, Request, Server};
 use wsec::radius::packet::{attr, Builder, Code, Packet};
 use wsec::radius::tls::Framer;
+use zeroize::Zeroizing;
 
 fn radius(data: &[u8]) {
     if let Ok(p) = Packet::new_checked(data) {
