@@ -79,6 +79,33 @@ fn run(ap: &mut AccessPoint, st: &mut Station, limit: Duration, mut done: impl F
     run_from(0, ap, st, limit, &mut done)
 }
 
+/// The in-memory medium between the two cores: frames move until neither has anything
+/// more to send; the AP's RADIUS datagrams go to `radius`.
+pub(super) fn exchange(
+    ap: &mut AccessPoint,
+    st: &mut Station,
+    ao: &mut Output,
+    so: &mut Output,
+    now: &dyn Fn() -> u64,
+    mut radius: impl FnMut(wsec::radius::client::Transmit),
+) {
+    let mut moved = true;
+    while moved {
+        moved = false;
+        for f in std::mem::take(&mut ao.air) {
+            st.handle_air(now(), &f, so);
+            moved = true;
+        }
+        for f in std::mem::take(&mut so.air) {
+            ap.handle_air(now(), &f, ao);
+            moved = true;
+        }
+        for r in std::mem::take(&mut ao.radius) {
+            radius(r);
+        }
+    }
+}
+
 /// Says from the events so far whether the run is over.
 type Done<'a> = dyn FnMut(&[(char, Phase)]) -> bool + 'a;
 
@@ -102,21 +129,9 @@ fn run_from(base: u64, ap: &mut AccessPoint, st: &mut Station, limit: Duration, 
         while let Ok((n, from)) = sock.recv_from(&mut buf) {
             ap.handle_radius(now(), from, &buf[..n], &mut ao).unwrap();
         }
-        let mut moved = true;
-        while moved {
-            moved = false;
-            for f in std::mem::take(&mut ao.air) {
-                st.handle_air(now(), &f, &mut so);
-                moved = true;
-            }
-            for f in std::mem::take(&mut so.air) {
-                ap.handle_air(now(), &f, &mut ao);
-                moved = true;
-            }
-            for r in std::mem::take(&mut ao.radius) {
-                sock.send_to(&r.data, r.to).unwrap();
-            }
-        }
+        exchange(ap, st, &mut ao, &mut so, &now, |r| {
+            sock.send_to(&r.data, r.to).unwrap();
+        });
         events.extend(ao.events.drain(..).map(|NodeEvent::Phase { phase, .. }| ('a', phase)));
         events.extend(so.events.drain(..).map(|NodeEvent::Phase { phase, .. }| ('s', phase)));
         if done(&events) {

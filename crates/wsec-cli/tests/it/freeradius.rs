@@ -402,3 +402,15 @@ impl Drop for FreeRadius {
         }
     }
 }
+
+/// The EAP-TLS network block lines of `wsec sta` (USER with the client certificate, the
+/// server checked against the CA and `wsec.test`).
+pub fn eap_tls_network() -> String {
+    let p = |f: &str| pki().path(f).display().to_string();
+    format!(
+        "    key_mgmt=WPA-EAP\n    eap=TLS\n    identity=\"{USER}\"\n    ca_cert=\"{}\"\n    client_cert=\"{}\"\n    private_key=\"{}\"\n    domain_suffix_match=\"wsec.test\"\n",
+        p("ca.pem"),
+        p("client.pem"),
+        p("client.key")
+    )
+}

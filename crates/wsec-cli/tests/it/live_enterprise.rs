@@ -34,12 +34,10 @@ fn msks(log: &str) -> Vec<String> {
 #[test]
 fn wpa2_enterprise_eap_tls_with_freeradius() {
     let fr = FreeRadius::start(Opts::default());
-    let pki = freeradius::pki();
     // "en": every lab of the test binary has a tag of its own (live_fpga has "le").
     let tag = format!("en{}", std::process::id() % 10_000);
     let mut lab = Lab::new(Path::new(env!("CARGO_BIN_EXE_wsec")), &tag, SSID).unwrap_or_else(|e| panic!("{e}"));
     let pcap = lab.dir.join("air.pcap");
-    let p = |f: &str| pki.path(f).display().to_string();
     let mode = Mode {
         name: "wpa2-enterprise",
         ap: format!(
@@ -48,13 +46,7 @@ fn wpa2_enterprise_eap_tls_with_freeradius() {
             fr.acct.port(),
             s = freeradius::SECRET
         ),
-        sta: format!(
-            "    key_mgmt=WPA-EAP\n    eap=TLS\n    identity=\"{}\"\n    ca_cert=\"{}\"\n    client_cert=\"{}\"\n    private_key=\"{}\"\n    domain_suffix_match=\"wsec.test\"\n",
-            freeradius::USER,
-            p("ca.pem"),
-            p("client.pem"),
-            p("client.key")
-        ),
+        sta: freeradius::eap_tls_network(),
         sta_global: "crypto_offload=host\n".into(),
         tshark_key: None,
     };

@@ -125,22 +125,10 @@ fn run(base: u64, ap: &mut AccessPoint, rs: &mut Radsec, st: &mut Station, limit
                 }
             }
         }
-        let mut moved = true;
-        while moved {
-            moved = false;
-            for f in std::mem::take(&mut ao.air) {
-                st.handle_air(now(), &f, &mut so);
-                moved = true;
-            }
-            for f in std::mem::take(&mut so.air) {
-                ap.handle_air(now(), &f, &mut ao);
-                moved = true;
-            }
-            for r in std::mem::take(&mut ao.radius) {
-                assert!(r.tls, "every server here is RadSec");
-                rs.send(r.kind, r.to, r.data).unwrap();
-            }
-        }
+        super::dot1x_cores::exchange(ap, st, &mut ao, &mut so, &now, |r| {
+            assert!(r.tls, "every server here is RadSec");
+            rs.send(r.kind, r.to, r.data).unwrap();
+        });
         seen.phases.extend(ao.events.drain(..).map(|NodeEvent::Phase { phase, .. }| ('a', phase)));
         seen.phases.extend(so.events.drain(..).map(|NodeEvent::Phase { phase, .. }| ('s', phase)));
         if done(&seen) {
@@ -317,13 +305,7 @@ fn live_ap_over_radsec() {
             tls("auth"),
             tls("acct")
         ),
-        sta: format!(
-            "    key_mgmt=WPA-EAP\n    eap=TLS\n    identity=\"{}\"\n    ca_cert=\"{}\"\n    client_cert=\"{}\"\n    private_key=\"{}\"\n    domain_suffix_match=\"wsec.test\"\n",
-            freeradius::USER,
-            p("ca.pem"),
-            p("client.pem"),
-            p("client.key")
-        ),
+        sta: freeradius::eap_tls_network(),
         sta_global: "crypto_offload=host\n".into(),
         tshark_key: None,
     };
