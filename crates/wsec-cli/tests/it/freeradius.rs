@@ -414,3 +414,21 @@ pub fn eap_tls_network() -> String {
         p("client.key")
     )
 }
+
+/// The MSKs (hex) of the server's Access-Accepts, in order (-X prints MS-MPPE-Recv-Key and
+/// -Send-Key).
+pub fn msks(log: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut recv: Option<String> = None;
+    for l in log.lines() {
+        let v = |l: &str| l.split("= 0x").nth(1).map(|h| h.trim().to_string());
+        if l.contains("MS-MPPE-Recv-Key = 0x") {
+            recv = v(l);
+        } else if l.contains("MS-MPPE-Send-Key = 0x") {
+            if let (Some(r), Some(s)) = (recv.take(), v(l)) {
+                out.push(format!("{r}{s}"));
+            }
+        }
+    }
+    out
+}

@@ -12,25 +12,6 @@ use wsec_cli::lab::{Lab, Mode, STA_IP, WIRED_IP};
 
 const SSID: &str = "wsec-enterprise";
 
-/// The MSKs of the server's Access-Accepts (-X prints MS-MPPE-Recv-Key and -Send-Key).
-fn msks(log: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut recv: Option<String> = None;
-    for l in log.lines() {
-        let v = |l: &str| l.split("= 0x").nth(1).map(|h| h.trim().to_string());
-        if l.contains("MS-MPPE-Recv-Key = 0x") {
-            recv = v(l);
-        } else if l.contains("MS-MPPE-Send-Key = 0x") {
-            if let (Some(r), Some(s)) = (recv.take(), v(l)) {
-                out.push(format!("{r}{s}"));
-            }
-        }
-    }
-    out.sort();
-    out.dedup();
-    out
-}
-
 #[test]
 fn wpa2_enterprise_eap_tls_with_freeradius() {
     let fr = FreeRadius::start(Opts::default());
@@ -166,7 +147,9 @@ fn wpa2_enterprise_eap_tls_with_freeradius() {
     let log = fr.log();
     assert!(log.matches("Sent Access-Accept").count() >= 2, "{log}");
     // The air decrypts with the MSKs alone (the PMK is the MSK's first 32 octets).
-    let keys = msks(&log);
+    let mut keys = freeradius::msks(&log);
+    keys.sort();
+    keys.dedup();
     assert_eq!(keys.len(), 2, "two stations, two MSKs: {keys:?}");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_wsec"));
     cmd.args(["decrypt", "--json"]);

@@ -139,23 +139,6 @@ fn run(base: u64, ap: &mut AccessPoint, rs: &mut Radsec, st: &mut Station, limit
     seen
 }
 
-/// The MSKs of the server's Access-Accepts (-X prints MS-MPPE-Recv-Key and -Send-Key).
-fn server_msks(log: &str) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut recv: Option<String> = None;
-    for l in log.lines() {
-        let v = |l: &str| l.split("= 0x").nth(1).map(|h| h.trim().to_string());
-        if l.contains("MS-MPPE-Recv-Key = 0x") {
-            recv = v(l);
-        } else if l.contains("MS-MPPE-Send-Key = 0x") {
-            if let (Some(r), Some(s)) = (recv.take(), v(l)) {
-                out.push(hex::decode(format!("{r}{s}")).unwrap());
-            }
-        }
-    }
-    out
-}
-
 /// The accounting records of the server's detail files.
 fn acct_types(fr: &FreeRadius) -> Vec<String> {
     let mut out = Vec::new();
@@ -188,7 +171,7 @@ fn eap_tls_through_the_ap_core_over_radsec_with_accounting() {
     assert!(!seen.links.iter().any(|(_, l)| l.starts_with("down") || l.starts_with("discarded")), "{:?}", seen.links);
     // The MSK the server handed over is the one both cores keyed with: the PMKID of its
     // first 32 octets is the AP's and the station's.
-    let msks = server_msks(&fr.log());
+    let msks: Vec<Vec<u8>> = freeradius::msks(&fr.log()).iter().map(|m| hex::decode(m).unwrap()).collect();
     assert_eq!(msks.len(), 1, "one Access-Accept with MS-MPPE keys");
     assert_eq!(msks[0].len(), 64);
     let want = wsec::rsn::kdf::pmkid(Akm::Ieee8021x, &msks[0][..32], &BSSID.0, &STA.0);
