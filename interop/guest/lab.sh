@@ -168,6 +168,7 @@ run_case() {
     : >"$R"
     put() { echo "$1=$2" >>"$R"; }
     put name "$NAME"
+    case_t0=$(now_ms)
     log "case $NAME: $AP AP, $STA station, expect $EXPECT"
     fresh_radios || { put result fail; put why "no hwsim radios"; return; }
     tcpdump -i wlan2 -w "$O/air.pcap" -U >/dev/null 2>&1 &
@@ -249,6 +250,7 @@ run_case() {
     if [ -n "$STA_LOG_HAS" ] && ! grep -qF "$STA_LOG_HAS" "$O/sta.log"; then
         sed -i 's/^result=.*/result=fail/' "$R"; put why "station log lacks: $STA_LOG_HAS"
     fi
+    put case_ms $(($(now_ms) - case_t0))
     log "case $NAME: $(grep '^result=' "$R")"
 }
 
