@@ -50,6 +50,9 @@ start_ap() {
         RADIUS_PID=$!
         for i in $(seq 1 600); do grep -q 'Ready to process requests' "$O/radius.log" 2>/dev/null && break; sleep 0.1; done
         grep -q 'Ready to process requests' "$O/radius.log" || log "freeradius not ready"
+        # What the server costs the guest's 1 GB (the initramfs lives in it too).
+        put radius_rss_kb "$(awk '/^VmRSS/{print $2}' /proc/$RADIUS_PID/status 2>/dev/null)"
+        put mem_available_kb "$(awk '/^MemAvailable/{print $2}' /proc/meminfo)"
     elif [ -f "$C/radius.conf" ]; then
         # The RADIUS server of wsec's 802.1X AP: hostapd's integrated one (driver=none).
         ip link set lo up
