@@ -1059,6 +1059,11 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
                         .map_err(|_| ConfError { line: n, msg: "own_ip_addr must be an IPv4 address".into() })?,
                 )
             }
+            // wsec's own (hostapd has the schedule built in: RADIUS_CLIENT_FIRST_WAIT 3 s):
+            // the first retransmission's wait, doubling after; failover after 4 of them.
+            "radius_client_first_wait_ms" => {
+                dot1x.radius.first_wait_ns = ranged(n, "radius_client_first_wait_ms", v, 100, 120_000)?.saturating_mul(1_000_000)
+            }
             "radius_retry_primary_interval" => {
                 dot1x.radius.retry_primary_ns =
                     ranged(n, "radius_retry_primary_interval (s)", v, 0, HOSTAPD_INT_MAX)?.saturating_mul(1_000_000_000)

@@ -476,3 +476,15 @@ fn sta_peap_and_ttls_mschapv2_in_wpa_supplicant_spelling() {
         assert!(e.contains(why), "{lines:?}: {e}");
     }
 }
+
+#[test]
+fn radius_client_first_wait_reaches_the_client() {
+    let base = "interface=wap0\nssid=wsec-live\nbssid=02:00:00:00:00:01\nieee8021x=1\nwpa=2\nwpa_key_mgmt=WPA-EAP\n\
+                rsn_pairwise=CCMP\nauth_server_addr=127.0.0.1\nauth_server_shared_secret=s\n";
+    let wait = |text: &str| parse_ap(text).unwrap().ap.dot1x.unwrap().radius.first_wait_ns;
+    // hostapd's built-in RADIUS_CLIENT_FIRST_WAIT unless set.
+    assert_eq!(wait(base), 3_000_000_000);
+    assert_eq!(wait(&format!("{base}radius_client_first_wait_ms=500\n")), 500_000_000);
+    let e = parse_ap(&format!("{base}radius_client_first_wait_ms=50\n")).unwrap_err();
+    assert!(e.to_string().contains("radius_client_first_wait_ms must be 100 to 120000"), "{e}");
+}
