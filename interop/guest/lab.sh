@@ -166,6 +166,8 @@ run_case() {
     STA_LOG_HAS=
     AP2_PID=
     RADIUS_PID=
+    ROAM=
+    SETUP=
     . "$C/case.env"
     R="$O/result.env"
     : >"$R"
@@ -176,6 +178,8 @@ run_case() {
     fresh_radios || { put result fail; put why "no hwsim radios"; return; }
     tcpdump -i wlan2 -w "$O/air.pcap" -U >/dev/null 2>&1 &
     start_ap
+    # What the case does to the AP side before the station starts (e.g. a BSS disabled).
+    [ -n "$SETUP" ] && eval "$SETUP"
     sleep 0.5
     t0=$(now_ms)
     start_sta
@@ -214,7 +218,13 @@ run_case() {
             put replay_dropped_wpas "$(grep -c 'Replay Counter did not increase' "$O/sta.log")"
             put replay_at_ms "$pn_before_marker"
         fi
-        if [ "$RECONNECT" = 1 ]; then
+        if [ -n "$ROAM" ]; then
+            # The station moves to another BSS (the case's commands make it): the same
+            # process, so what it cached (an OKC PMKSA) goes with it.
+            n=$(grep -c 'data open' "$O/sta.log")
+            eval "$ROAM"
+            if wait_connected 40 "$n" && nsx ping -c 2 -W 3 $AP_IP >>"$O/ping.txt" 2>&1; then put roam ok; else put roam fail; ok=0; fi
+        elif [ "$RECONNECT" = 1 ]; then
             case $STA in
             wpas)
                 nsx wpa_cli -p /run/wpa_supplicant -i wlan1 disconnect >/dev/null
