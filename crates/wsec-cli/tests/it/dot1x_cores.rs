@@ -482,4 +482,16 @@ fn peap_mschapv2_station_through_the_ap_to_freeradius() {
         assert!(ev.iter().any(|(w, p)| *w == side && matches!(p, Phase::EapSuccess { method: "PEAP", .. })), "{side}: {ev:?}");
     }
     assert_eq!(s.eap_status().map(|(st, t, tls)| (st, t, tls.map(|x| x.0))), Some(("SUCCESS", 25, Some("TLSv1.2"))));
+    // Back on the cached PMKSA: the AP's session says what the EAP run was (hostapd_cli
+    // STA's last_eap_type_as and user name), not a method of its own guess.
+    let t = 30_000_000_000;
+    let mut so = Output::default();
+    s.shutdown(t, &mut so);
+    for f in so.air.drain(..) {
+        a.handle_air(t, &f, &mut Output::default());
+    }
+    let ev = run_from(t, &mut a, &mut s, Duration::from_secs(20), &mut established);
+    assert!(ev.iter().any(|(w, p)| *w == 'a' && *p == Phase::PmksaCached), "{ev:?}");
+    let d = a.dot1x_info(&STA).expect("an 802.1X session");
+    assert_eq!((d.method, d.identity.as_slice()), (25, b"anonymous@wsec.test".as_slice()));
 }

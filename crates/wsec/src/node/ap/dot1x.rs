@@ -93,6 +93,21 @@ pub(super) struct Session {
     acct: Option<AcctSession>,
 }
 
+/// What an EAP run left for the associations on its PMKSA: who, the server's Class, the
+/// method.
+#[derive(Debug, Clone)]
+pub(super) struct EapRun {
+    pub(super) identity: Vec<u8>,
+    pub(super) class: Vec<Vec<u8>>,
+    pub(super) method: u8,
+}
+
+impl Default for EapRun {
+    fn default() -> EapRun {
+        EapRun { identity: Vec::new(), class: Vec::new(), method: method::IDENTITY }
+    }
+}
+
 /// What [`AccessPoint::dot1x_info`] tells of one station.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Dot1xInfo {
@@ -249,9 +264,9 @@ impl AccessPoint {
     /// An association that rides on a cached PMKSA (its PMKID in the station's RSNE): no
     /// EAP; the session, for accounting and reauthentication, as the EAP run left it.
     pub(super) fn dot1x_cached(&mut self, sta: &MacAddr, choice: Choice, rsne: Option<Vec<u8>>) {
-        let (identity, class) = self.eap_cache.get(sta).cloned().unwrap_or_default();
+        let r = self.eap_cache.get(sta).cloned().unwrap_or_default();
         let Some(p) = self.peers.get_mut(sta) else { return };
-        p.dot1x = Some(Box::new(Session::new(choice, rsne, identity, class, method::TLS)));
+        p.dot1x = Some(Box::new(Session::new(choice, rsne, r.identity, r.class, r.method)));
     }
 
     fn request_identity(&mut self, now: u64, sta: &MacAddr, out: &mut Output) {
@@ -434,11 +449,11 @@ impl AccessPoint {
                 let expires = now.saturating_add(life.saturating_mul(SEC));
                 self.pmksa.insert(sta, super::sae::Pmksa { pmk: pmk.clone(), pmkid, expires, owe: false, okc_from: None });
                 if let Some(s) = self.peers.get(&sta).and_then(|p| p.dot1x.as_deref()) {
-                    self.eap_cache.insert(sta, (s.identity.clone(), s.class.clone()));
+                    let run = EapRun { identity: s.identity.clone(), class: s.class.clone(), method: s.method };
                     if let Some(g) = self.okc.as_ref().filter(|_| self.cfg.okc) {
-                        let (identity, class) = (s.identity.clone(), s.class.clone());
-                        g.publish(sta, super::okc::Shared { origin: self.cfg.bssid, pmk: pmk.clone(), expires, identity, class });
+                        g.publish(sta, super::okc::Shared { origin: self.cfg.bssid, pmk: pmk.clone(), expires, run: run.clone() });
                     }
+                    self.eap_cache.insert(sta, run);
                 }
                 if established {
                     // A reauthentication: its MSK is the PMK from now on (the PMKSA above

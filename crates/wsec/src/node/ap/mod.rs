@@ -336,9 +336,9 @@ pub struct AccessPoint {
     pmksa: BTreeMap<MacAddr, sae::Pmksa>,
     /// The RADIUS client of an 802.1X AP.
     radius: Option<crate::radius::Client>,
-    /// The identity and Class of each station's last EAP run, for the accounting of an
-    /// association on its cached PMKSA.
-    eap_cache: BTreeMap<MacAddr, (Vec<u8>, Vec<Vec<u8>>)>,
+    /// The identity, Class and method of each station's last EAP run, for the accounting
+    /// and status of an association on its cached PMKSA.
+    eap_cache: BTreeMap<MacAddr, dot1x::EapRun>,
     /// The PMKSAs shared with the other BSSs of this authenticator (`okc`).
     okc: Option<std::sync::Arc<OkcGroup>>,
 }

@@ -10,15 +10,14 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use zeroize::Zeroizing;
 
-/// One shared PMKSA: the PMK, where it was made, until when, and the EAP run's identity
-/// and Class (for the accounting of the BSS that takes it).
+/// One shared PMKSA: the PMK, where it was made, until when, and what the EAP run left
+/// (for the accounting and status of the BSS that takes it).
 #[derive(Clone)]
 pub(super) struct Shared {
     pub(super) origin: MacAddr,
     pub(super) pmk: Zeroizing<Vec<u8>>,
     pub(super) expires: u64,
-    pub(super) identity: Vec<u8>,
-    pub(super) class: Vec<Vec<u8>>,
+    pub(super) run: super::dot1x::EapRun,
 }
 
 /// The PMKSAs the BSSs of one authenticator share; join each core with

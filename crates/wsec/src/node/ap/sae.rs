@@ -132,7 +132,7 @@ impl AccessPoint {
         let bssid = self.cfg.bssid;
         let (id, s) = e.pmkids.iter().find_map(|id| g.find(now, sta, &bssid, akm, id).map(|s| (*id, s)))?;
         self.pmksa.insert(*sta, Pmksa { pmk: s.pmk.clone(), pmkid: id, expires: s.expires, owe: false, okc_from: Some(s.origin) });
-        self.eap_cache.insert(*sta, (s.identity, s.class));
+        self.eap_cache.insert(*sta, s.run);
         Some(s.pmk)
     }
 
