@@ -79,6 +79,16 @@ fn run(ap: &mut AccessPoint, st: &mut Station, limit: Duration, mut done: impl F
     run_from(0, ap, st, limit, &mut done)
 }
 
+/// The two cores' timers that are due at `t`.
+pub(super) fn timers(ap: &mut AccessPoint, st: &mut Station, ao: &mut Output, so: &mut Output, t: u64) {
+    if ap.poll_timeout() <= t {
+        ap.handle_timeout(t, ao);
+    }
+    if st.poll_timeout() <= t {
+        st.handle_timeout(t, so);
+    }
+}
+
 /// The in-memory medium between the two cores: frames move until neither has anything
 /// more to send; the AP's RADIUS datagrams go to `radius`.
 pub(super) fn exchange(
@@ -119,13 +129,7 @@ fn run_from(base: u64, ap: &mut AccessPoint, st: &mut Station, limit: Duration, 
     let mut events = Vec::new();
     let mut buf = [0u8; 4096];
     while t0.elapsed() < limit {
-        let t = now();
-        if ap.poll_timeout() <= t {
-            ap.handle_timeout(t, &mut ao);
-        }
-        if st.poll_timeout() <= t {
-            st.handle_timeout(t, &mut so);
-        }
+        timers(ap, st, &mut ao, &mut so, now());
         while let Ok((n, from)) = sock.recv_from(&mut buf) {
             ap.handle_radius(now(), from, &buf[..n], &mut ao).unwrap();
         }

@@ -105,12 +105,7 @@ fn run(base: u64, ap: &mut AccessPoint, rs: &mut Radsec, st: &mut Station, limit
     let mut seen = Seen::default();
     while t0.elapsed() < limit {
         let t = now();
-        if ap.poll_timeout() <= t {
-            ap.handle_timeout(t, &mut ao);
-        }
-        if st.poll_timeout() <= t {
-            st.handle_timeout(t, &mut so);
-        }
+        super::dot1x_cores::timers(ap, st, &mut ao, &mut so, t);
         for h in rs.poll(now()) {
             match h {
                 Happening::Packet { kind, from, data } => {
