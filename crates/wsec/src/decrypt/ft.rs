@@ -14,10 +14,9 @@
 use super::{Decryptor, KeySource};
 use crate::cipher::CipherSuite;
 use crate::rsn::akm::{Akm, KdfHash};
-use crate::rsn::ft::{self, Fte};
+use crate::rsn::ft::{self, fte_mic_len, FtElements, Fte};
 use crate::rsn::kdf::Ptk;
 use crate::rsn::keywrap;
-use crate::wire::element;
 use crate::wire::mac::{Header, MacAddr};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
@@ -30,37 +29,8 @@ pub(super) struct FtIds {
     pub r1kh_id: Option<[u8; 6]>,
 }
 
-/// The elements FT MICs cover, whole (ID and Length included), as found.
-#[derive(Default)]
-struct FtElems<'a> {
-    rsne: Option<&'a [u8]>,
-    mde: Option<&'a [u8]>,
-    fte: Option<&'a [u8]>,
-    rsnxe: Option<&'a [u8]>,
-}
-
-fn ft_elements(ies: &[u8]) -> FtElems<'_> {
-    let mut f = FtElems::default();
-    for e in element::elements(ies) {
-        let Ok(e) = e else { break };
-        match e.id {
-            element::id::RSN => f.rsne = Some(e.bytes),
-            element::id::MOBILITY_DOMAIN => f.mde = Some(e.bytes),
-            element::id::FAST_BSS_TRANSITION => f.fte = Some(e.bytes),
-            element::id::RSNX => f.rsnxe = Some(e.bytes),
-            _ => {}
-        }
-    }
-    f
-}
-
-/// MIC field length of the FTE (9.4.2.47): 24 octets with the SHA-384 AKMs, else 16.
-fn fte_mic_len(akm: Akm) -> usize {
-    if akm.kdf_hash() == KdfHash::Sha384 {
-        24
-    } else {
-        16
-    }
+fn ft_elements(ies: &[u8]) -> FtElements<'_> {
+    FtElements::find(ies)
 }
 
 fn parse_fte(whole: &[u8], akm: Akm) -> Option<Fte> {

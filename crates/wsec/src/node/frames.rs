@@ -76,6 +76,8 @@ pub struct BssInfo {
     /// The whole OWE Transition Mode element (WFA vendor element), naming the other BSS of
     /// an open/OWE pair ([`crate::rsn::owe::transition_element`]).
     pub owe_transition: Option<Vec<u8>>,
+    /// The whole Mobility Domain element of an FT AP (9.4.2.46).
+    pub mde: Option<Vec<u8>>,
 }
 
 /// Builds a Beacon (`probe_resp_to == None`) or a Probe Response to a STA.
@@ -94,6 +96,10 @@ pub fn beacon(info: &BssInfo, tsf_us: u64, seq: u16, probe_resp_to: Option<&MacA
     push(&mut ies, eid::EXTENDED_SUPPORTED_RATES, &EXT_SUPP_RATES);
     if let Some(x) = &info.rsnxe {
         ies.extend_from_slice(x);
+    }
+    // The MDE after the RSNE and RSNXE (9.3.3.2, Table 9-34 order, as hostapd).
+    if let Some(m) = &info.mde {
+        ies.extend_from_slice(m);
     }
     // Vendor Specific elements come last (9.3.3.2, Table 9-34); hostapd puts the WPA
     // element there too.
@@ -123,9 +129,15 @@ pub enum Mgmt<'a> {
         seq: u16,
         status: StatusCode,
         challenge: Option<&'a [u8]>,
+        /// The elements after the fixed fields (FT: RSNE, MDE, FTE; 9.3.3.12).
+        ies: &'a [u8],
     },
     AssocReq {
         capability: Capability,
+        /// The Current AP Address of a Reassociation Request (9.3.3.7).
+        current_ap: Option<MacAddr>,
+        /// All the elements.
+        ies: &'a [u8],
         ssid: &'a [u8],
         rsne: Option<&'a [u8]>,
         /// The WPA1 element of a `proto=WPA` station.
@@ -136,6 +148,10 @@ pub enum Mgmt<'a> {
     AssocResp {
         status: StatusCode,
         aid: u16,
+        /// A Reassociation Response.
+        reassoc: bool,
+        /// All the elements.
+        ies: &'a [u8],
         /// The AP's RSN element (OWE: with the PMKID when it accepted a cached PMKSA).
         rsne: Option<&'a [u8]>,
         /// The OWE Diffie-Hellman Parameter element (whole element).
@@ -155,6 +171,8 @@ pub enum Mgmt<'a> {
     /// Another Action frame (its category).
     Action {
         category: ActionCategory,
+        /// The octets after the Category field (Action field on).
+        details: &'a [u8],
     },
     Other(u8),
 }
@@ -174,6 +192,7 @@ fn bss_info(bssid: MacAddr, b: &BeaconRepr<'_>) -> Result<BssInfo> {
         wpa_ie: crate::rsn::ie::find_wpa_element(ies)?.map(|e| e.to_vec()),
         rsnxe: element::find(ies, super::sae::EID_RSNXE)?.map(|e| e.bytes.to_vec()),
         owe_transition: element::find_by(ies, |e| crate::rsn::owe::is_transition_element(e.bytes))?.map(|e| e.bytes.to_vec()),
+        mde: element::find(ies, eid::MOBILITY_DOMAIN)?.filter(|e| e.body.len() == 3).map(|e| e.bytes.to_vec()),
     })
 }
 
@@ -192,13 +211,22 @@ pub fn parse_mgmt(mpdu: &[u8]) -> Result<Mgmt<'_>> {
 /// ([`MgmtRepr::parse_mpdu`]) read into a [`Mgmt`].
 pub fn parse_mgmt_mpdu<'a>(hdr: &Mpdu<'a>) -> Result<Mgmt<'a>> {
     let m = MgmtRepr::parse_mpdu(hdr)?;
+    let body = mgmt::Frame::from_mpdu(hdr)?.body();
     Ok(match m.body {
         BodyRepr::Beacon(b) => Mgmt::Beacon(bss_info(m.bssid, &b)?),
         BodyRepr::ProbeResponse(b) => Mgmt::ProbeResp(bss_info(m.bssid, &b)?),
         BodyRepr::ProbeRequest(p) => Mgmt::ProbeReq { ssid: element::find(p.elements, eid::SSID)?.map(|e| e.body).unwrap_or(&[]) },
-        BodyRepr::Auth(a) => Mgmt::Auth { alg: a.algorithm, seq: a.transaction, status: a.status, challenge: a.challenge },
+        BodyRepr::Auth(a) => Mgmt::Auth {
+            alg: a.algorithm,
+            seq: a.transaction,
+            status: a.status,
+            challenge: a.challenge,
+            ies: body.get(AuthRepr::FIXED_LEN..).unwrap_or_default(),
+        },
         BodyRepr::AssocRequest(r) => Mgmt::AssocReq {
             capability: r.capability,
+            current_ap: r.current_ap,
+            ies: r.elements,
             ssid: element::find(r.elements, eid::SSID)?.map(|e| e.body).ok_or(Error::Malformed("no SSID element"))?,
             rsne: element::find(r.elements, eid::RSN)?.map(|e| e.bytes),
             wpa_ie: crate::rsn::ie::find_wpa_element(r.elements)?,
@@ -207,13 +235,15 @@ pub fn parse_mgmt_mpdu<'a>(hdr: &Mpdu<'a>) -> Result<Mgmt<'a>> {
         BodyRepr::AssocResponse(r) | BodyRepr::ReassocResponse(r) => Mgmt::AssocResp {
             status: r.status,
             aid: r.aid,
+            reassoc: matches!(m.body, BodyRepr::ReassocResponse(_)),
+            ies: r.elements,
             rsne: element::find(r.elements, eid::RSN)?.map(|e| e.bytes),
             owe_dh: owe_dh(r.elements)?,
         },
         BodyRepr::Deauth(d) => Mgmt::Deauth { reason: d.reason },
         BodyRepr::Disassoc(d) => Mgmt::Disassoc { reason: d.reason },
         BodyRepr::SaQuery(q) => Mgmt::SaQuery { request: q.request, id: q.transaction_id },
-        BodyRepr::Action(a) | BodyRepr::ActionNoAck(a) => Mgmt::Action { category: a.category },
+        BodyRepr::Action(a) | BodyRepr::ActionNoAck(a) => Mgmt::Action { category: a.category, details: a.details },
         BodyRepr::Other { subtype, .. } => Mgmt::Other(subtype),
     })
 }
@@ -246,13 +276,48 @@ pub fn assoc_req(sta: &MacAddr, bssid: &MacAddr, seq: u16, capability: Capabilit
     mgmt_frame(bssid, sta, bssid, seq, BodyRepr::AssocRequest(r))
 }
 
+/// The STA's Reassociation Request (9.3.3.7) to `bssid` from the AP `current_ap`, with
+/// its SSID, rates and `ies` (RSNE, MDE, FTE of a fast BSS transition).
+pub fn reassoc_req(
+    sta: &MacAddr,
+    bssid: &MacAddr,
+    seq: u16,
+    capability: Capability,
+    ssid: &[u8],
+    current_ap: &MacAddr,
+    ies: &[u8],
+) -> Vec<u8> {
+    let mut all = Vec::with_capacity(64 + ies.len());
+    push(&mut all, eid::SSID, ssid);
+    push(&mut all, eid::SUPPORTED_RATES, &SUPP_RATES);
+    push(&mut all, eid::EXTENDED_SUPPORTED_RATES, &EXT_SUPP_RATES);
+    all.extend_from_slice(ies);
+    let r = AssocRequestRepr { capability, listen_interval: LISTEN_INTERVAL, current_ap: Some(*current_ap), elements: &all };
+    mgmt_frame(bssid, sta, bssid, seq, BodyRepr::AssocRequest(r))
+}
+
 /// The AP's Association Response (9.3.3.6).
 pub fn assoc_resp(sta: &MacAddr, bssid: &MacAddr, seq: u16, capability: Capability, status: StatusCode, aid: u16) -> Vec<u8> {
+    any_assoc_resp(sta, bssid, seq, capability, status, aid, false)
+}
+
+/// The Association Response, or with `reassoc` the Reassociation Response (9.3.3.8) that
+/// answers a Reassociation Request (11.3.5.5); elements may be appended.
+pub fn any_assoc_resp(
+    sta: &MacAddr,
+    bssid: &MacAddr,
+    seq: u16,
+    capability: Capability,
+    status: StatusCode,
+    aid: u16,
+    reassoc: bool,
+) -> Vec<u8> {
     let mut ies = Vec::with_capacity(16);
     push(&mut ies, eid::SUPPORTED_RATES, &SUPP_RATES);
     push(&mut ies, eid::EXTENDED_SUPPORTED_RATES, &EXT_SUPP_RATES);
     let r = AssocResponseRepr { capability, status, aid, elements: &ies };
-    mgmt_frame(sta, bssid, bssid, seq, BodyRepr::AssocResponse(r))
+    let body = if reassoc { BodyRepr::ReassocResponse(r) } else { BodyRepr::AssocResponse(r) };
+    mgmt_frame(sta, bssid, bssid, seq, body)
 }
 
 /// The association comeback time of an Association Response with status 30 (the
@@ -277,6 +342,16 @@ pub fn add_comeback(resp: &mut Vec<u8>, tu: u32) {
 
 /// An SA Query Request or Response Action frame (9.6.9.2, 9.6.9.3), unprotected: the
 /// caller protects it with the pairwise key (it is a robust management frame).
+/// An Action frame (9.3.3.13) whose body (Category, Action and the rest) is `body`.
+pub fn action(da: &MacAddr, sa: &MacAddr, bssid: &MacAddr, seq: u16, body: &[u8]) -> Vec<u8> {
+    match body {
+        [c, details @ ..] => {
+            mgmt_frame(da, sa, bssid, seq, BodyRepr::Action(crate::wire::mgmt::ActionRepr { category: ActionCategory(*c), details }))
+        }
+        [] => Vec::new(),
+    }
+}
+
 pub fn sa_query(da: &MacAddr, sa: &MacAddr, bssid: &MacAddr, seq: u16, request: bool, id: [u8; 2]) -> Vec<u8> {
     mgmt_frame(da, sa, bssid, seq, BodyRepr::SaQuery(SaQueryRepr { request, transaction_id: id }))
 }

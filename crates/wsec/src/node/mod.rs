@@ -195,6 +195,22 @@ pub enum Phase {
     },
     /// EAP failed (CTRL-EVENT-EAP-FAILURE), with why.
     EapFailure(String),
+    /// Fast BSS transition (13.5): the FT Authentication with the target AP succeeded
+    /// (STA: `peer` is the target; AP: the station).
+    FtAuthenticated,
+    /// Fast BSS transition done (13.8.5): reassociated under the keys of the FT exchange,
+    /// no 4-way handshake; `from` the AP left (the STA's old BSSID; the AP: the Current AP
+    /// Address of the request), `over_ds` whether the exchange went through it (13.5.3).
+    FtReassociated {
+        from: MacAddr,
+        over_ds: bool,
+    },
+    /// Fast BSS transition refused or given up (the status code of the target's answer, or
+    /// 0 for no answer); the STA stays with its AP.
+    FtFailed {
+        status: u16,
+        why: &'static str,
+    },
     /// The AP sent the station's Accounting-Request Stop with these counters (RFC 2866
     /// 5.3-5.8): octets and frames from the station (input) and to it (output).
     AccountingStop {
@@ -247,6 +263,11 @@ impl core::fmt::Display for Phase {
             Phase::OkcMatch { from } => write!(f, "okc match: pmksa made at {from}"),
             Phase::EapSuccess { identity, method } => write!(f, "eap success (method {method}, identity \"{identity}\")"),
             Phase::EapFailure(why) => write!(f, "eap failure: {why}"),
+            Phase::FtAuthenticated => write!(f, "ft authenticated"),
+            Phase::FtReassociated { from, over_ds } => {
+                write!(f, "ft reassociated from {from} ({}), data open", if *over_ds { "over the ds" } else { "over the air" })
+            }
+            Phase::FtFailed { status, why } => write!(f, "ft failed status {status}: {why}"),
             Phase::AccountingStop { in_octets, in_frames, out_octets, out_frames } => {
                 write!(f, "accounting stop: in {in_octets} octets {in_frames} frames, out {out_octets} octets {out_frames} frames")
             }

@@ -12,12 +12,14 @@ use sha2::{Digest, Sha256, Sha384};
 use zeroize::Zeroizing;
 
 /// PMK-R0 with its name.
+#[derive(Clone)]
 pub struct PmkR0 {
     pub key: Zeroizing<Vec<u8>>,
     pub name: [u8; 16],
 }
 
 /// PMK-R1 with its name.
+#[derive(Clone)]
 pub struct PmkR1 {
     pub key: Zeroizing<Vec<u8>>,
     pub name: [u8; 16],
@@ -124,11 +126,84 @@ pub fn mdid_of(mde_body: &[u8]) -> Option<[u8; 2]> {
     (mde_body.len() >= 3).then(|| [mde_body[0], mde_body[1]])
 }
 
+/// PMKR1Name from PMKR0Name alone (12.7.1.6.4), what an R1KH computes from the PMKID
+/// of an FT Authentication Request before it has the PMK-R1.
+pub fn derive_pmk_r1_name(akm: Akm, r0_name: &[u8; 16], r1kh_id: [u8; 6], s1kh_id: [u8; 6]) -> Result<[u8; 16]> {
+    Ok(truncate_128(hash_of(akm)?, &[b"FT-R1N", r0_name, &r1kh_id, &s1kh_id]))
+}
+
+/// FT Capability and Policy of the MDE (9.4.2.46): Fast BSS Transition over DS.
+pub const MDE_FT_OVER_DS: u8 = 0x01;
+
+/// The whole Mobility Domain element (9.4.2.46): MDID and FT Capability and Policy.
+pub fn mde(mdid: [u8; 2], ft_over_ds: bool) -> Vec<u8> {
+    vec![crate::wire::element::id::MOBILITY_DOMAIN, 3, mdid[0], mdid[1], if ft_over_ds { MDE_FT_OVER_DS } else { 0 }]
+}
+
 /// FTE subelement IDs (9.4.2.47, Table 9-188).
 pub mod subelement {
     pub const R1KH_ID: u8 = 1;
     pub const GTK: u8 = 2;
     pub const R0KH_ID: u8 = 3;
+    pub const IGTK: u8 = 4;
+}
+
+/// The IGTK subelement of an FTE (9.4.2.47): Key ID, IPN, Key Length and the IGTK
+/// wrapped with the KEK.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FtIgtk {
+    pub key_id: u16,
+    pub ipn: [u8; 6],
+    pub key_len: u8,
+    pub wrapped: Vec<u8>,
+}
+
+/// The GTK for an FTE's GTK subelement, wrapped with the KEK (13.8.5): padded as hostapd's
+/// `wpa_ft_gtk_subelem` does (12.7.2: to a multiple of 8 and at least 16 octets, 0xdd
+/// then zeros), `rsc` the GTK's transmit sequence counter.
+pub fn wrap_gtk(kek: &[u8], key_id: u8, gtk: &[u8], rsc: u64) -> Result<FtGtk> {
+    let mut k = Zeroizing::new(gtk.to_vec());
+    let mut pad = (8 - k.len() % 8) % 8;
+    if k.len() + pad < 16 {
+        pad += 8;
+    }
+    if pad > 0 {
+        k.push(0xdd);
+        k.resize(gtk.len() + pad, 0);
+    }
+    let mut rsc8 = [0u8; 8];
+    rsc8.copy_from_slice(&rsc.to_le_bytes());
+    let key_len = u8::try_from(gtk.len()).map_err(|_| Error::BadKeyLength)?;
+    Ok(FtGtk { key_id: key_id & 3, key_len, rsc: rsc8, wrapped: crate::rsn::keywrap::aes_key_wrap(kek, &k)? })
+}
+
+/// The GTK of a GTK subelement, unwrapped with the KEK and cut to its Key Length.
+pub fn unwrap_gtk(kek: &[u8], g: &FtGtk) -> Result<Zeroizing<Vec<u8>>> {
+    let mut k = crate::rsn::keywrap::aes_key_unwrap(kek, &g.wrapped)?;
+    if g.key_len as usize > k.len() || g.key_len == 0 {
+        return Err(Error::Malformed("GTK subelement Key Length beyond the wrapped key"));
+    }
+    k.truncate(g.key_len as usize);
+    Ok(k)
+}
+
+/// The IGTK subelement (13.8.5): `ipn` the IGTK's packet number.
+pub fn wrap_igtk(kek: &[u8], key_id: u16, igtk: &[u8], ipn: u64) -> Result<FtIgtk> {
+    if !igtk.len().is_multiple_of(8) || igtk.len() < 16 {
+        return Err(Error::BadKeyLength);
+    }
+    let mut ipn6 = [0u8; 6];
+    ipn6.copy_from_slice(&ipn.to_le_bytes()[..6]);
+    Ok(FtIgtk { key_id, ipn: ipn6, key_len: igtk.len() as u8, wrapped: crate::rsn::keywrap::aes_key_wrap(kek, igtk)? })
+}
+
+/// The IGTK of an IGTK subelement.
+pub fn unwrap_igtk(kek: &[u8], g: &FtIgtk) -> Result<Zeroizing<Vec<u8>>> {
+    let k = crate::rsn::keywrap::aes_key_unwrap(kek, &g.wrapped)?;
+    if k.len() != g.key_len as usize {
+        return Err(Error::Malformed("IGTK subelement Key Length differs from the wrapped key"));
+    }
+    Ok(k)
 }
 
 /// The GTK subelement of an FTE (9.4.2.47): Key ID (Key Info b0-b1), Key Length, RSC and
@@ -155,6 +230,7 @@ pub struct Fte {
     pub r0kh_id: Option<Vec<u8>>,
     pub r1kh_id: Option<[u8; 6]>,
     pub gtk: Option<FtGtk>,
+    pub igtk: Option<FtIgtk>,
 }
 
 impl Fte {
@@ -194,12 +270,136 @@ impl Fte {
                     rsc.copy_from_slice(&data[3..11]);
                     f.gtk = Some(FtGtk { key_id: data[0] & 3, key_len: data[2], rsc, wrapped: data[11..].to_vec() });
                 }
+                subelement::IGTK => {
+                    if data.len() < 9 + 24 {
+                        return Err(Error::Malformed("FTE IGTK subelement too short"));
+                    }
+                    let mut ipn = [0u8; 6];
+                    ipn.copy_from_slice(&data[2..8]);
+                    let key_id = u16::from_le_bytes([data[0], data[1]]);
+                    f.igtk = Some(FtIgtk { key_id, ipn, key_len: data[8], wrapped: data[9..].to_vec() });
+                }
                 _ => {}
             }
             rest = &rest[2 + len..];
         }
         Ok(f)
     }
+
+    /// The whole element, its MIC field `mic_len` octets, the subelements in hostapd's
+    /// order (`wpa_write_ftie`): R1KH-ID, R0KH-ID, GTK, IGTK.
+    pub fn emit(&self, mic_len: usize) -> Result<Vec<u8>> {
+        let mut b = vec![self.rsnxe_used as u8, self.element_count];
+        let mut mic = self.mic.clone();
+        mic.resize(mic_len, 0);
+        b.extend_from_slice(&mic);
+        b.extend_from_slice(&self.anonce);
+        b.extend_from_slice(&self.snonce);
+        if let Some(r1) = self.r1kh_id {
+            b.extend_from_slice(&[subelement::R1KH_ID, 6]);
+            b.extend_from_slice(&r1);
+        }
+        if let Some(r0) = &self.r0kh_id {
+            if r0.is_empty() || r0.len() > 48 {
+                return Err(Error::Malformed("R0KH-ID is not 1-48 octets"));
+            }
+            b.extend_from_slice(&[subelement::R0KH_ID, r0.len() as u8]);
+            b.extend_from_slice(r0);
+        }
+        if let Some(g) = &self.gtk {
+            b.extend_from_slice(&[subelement::GTK, (11 + g.wrapped.len()) as u8]);
+            b.extend_from_slice(&[g.key_id & 3, 0, g.key_len]);
+            b.extend_from_slice(&g.rsc);
+            b.extend_from_slice(&g.wrapped);
+        }
+        if let Some(g) = &self.igtk {
+            b.extend_from_slice(&[subelement::IGTK, (9 + g.wrapped.len()) as u8]);
+            b.extend_from_slice(&g.key_id.to_le_bytes());
+            b.extend_from_slice(&g.ipn);
+            b.push(g.key_len);
+            b.extend_from_slice(&g.wrapped);
+        }
+        let mut e = Vec::with_capacity(2 + b.len());
+        crate::wire::element::push(&mut e, crate::wire::element::id::FAST_BSS_TRANSITION, &b)?;
+        Ok(e)
+    }
+}
+
+/// The elements of an FT exchange (13.8), whole (ID and Length included) as they were
+/// found: what the MICs cover and the checks read.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FtElements<'a> {
+    pub rsne: Option<&'a [u8]>,
+    pub mde: Option<&'a [u8]>,
+    pub fte: Option<&'a [u8]>,
+    pub rsnxe: Option<&'a [u8]>,
+    /// Timeout Interval elements (reassociation deadline, key lifetime): the first.
+    pub tie: Option<&'a [u8]>,
+}
+
+impl<'a> FtElements<'a> {
+    /// The first of each from a sequence of elements; the walk stops at a truncated one.
+    pub fn find(ies: &'a [u8]) -> FtElements<'a> {
+        use crate::wire::element::{self, id};
+        let mut f = FtElements::default();
+        for e in element::elements(ies) {
+            let Ok(e) = e else { break };
+            let slot = match e.id {
+                id::RSN => &mut f.rsne,
+                id::MOBILITY_DOMAIN => &mut f.mde,
+                id::FAST_BSS_TRANSITION => &mut f.fte,
+                id::RSNX => &mut f.rsnxe,
+                id::TIMEOUT_INTERVAL => &mut f.tie,
+                _ => continue,
+            };
+            if slot.is_none() {
+                *slot = Some(e.bytes);
+            }
+        }
+        f
+    }
+
+    /// The MDE's MDID.
+    pub fn mdid(&self) -> Option<[u8; 2]> {
+        self.mde.and_then(|m| mdid_of(m.get(2..)?))
+    }
+
+    /// The FTE parsed with `akm`'s MIC length.
+    pub fn fte(&self, akm: Akm) -> Result<Fte> {
+        let e = self.fte.ok_or(Error::Malformed("no FTE"))?;
+        Fte::parse(&e[2..], fte_mic_len(akm))
+    }
+
+    /// The first PMKID of the RSNE (PMKR0Name or PMKR1Name in FT exchanges).
+    pub fn pmkid(&self) -> Option<[u8; 16]> {
+        let r = crate::rsn::ie::RsnElementRepr::parse(self.rsne?).ok()?;
+        r.pmkids.first().copied()
+    }
+}
+
+/// MIC field length of the FTE (9.4.2.47): 24 octets with the SHA-384 AKMs, else 16.
+pub fn fte_mic_len(akm: Akm) -> usize {
+    if akm.kdf_hash() == KdfHash::Sha384 {
+        24
+    } else {
+        16
+    }
+}
+
+/// Writes `mic` into the MIC field of a whole FTE.
+pub fn set_fte_mic(fte: &mut [u8], mic: &[u8]) -> Result<()> {
+    let f = fte.get_mut(4..4 + mic.len()).ok_or(Error::Truncated)?;
+    f.copy_from_slice(mic);
+    Ok(())
+}
+
+/// `rsne` (a whole RSN element) with `pmkid` as its only PMKID (12.7.1.6: PMKR0Name in an
+/// FT Authentication Request, PMKR1Name in the Reassociation and in the FT 4-way
+/// handshake).
+pub fn rsne_with_pmkid(rsne: &[u8], pmkid: [u8; 16]) -> Result<Vec<u8>> {
+    let mut r = crate::rsn::ie::RsnElementRepr::parse(rsne)?;
+    r.pmkids = vec![pmkid];
+    r.to_bytes()
 }
 
 /// The MIC of an FTE in a (Re)Association Request (Transaction Sequence Number 5) or

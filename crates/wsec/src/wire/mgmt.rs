@@ -147,6 +147,10 @@ impl StatusCode {
     pub const CIPHER_REJECTED_PER_POLICY: StatusCode = StatusCode(46);
     /// Invalid PMKID (a PMKSA the AP does not hold).
     pub const INVALID_PMKID: StatusCode = StatusCode(53);
+    /// Invalid MDE (13.5.2: a Mobility Domain the AP is not part of).
+    pub const INVALID_MDE: StatusCode = StatusCode(54);
+    /// Invalid FTE (13.8: nonces, key holder IDs or the MIC do not match).
+    pub const INVALID_FTE: StatusCode = StatusCode(55);
     /// Authentication is rejected because the offered finite cyclic group is not
     /// supported (OWE's Diffie-Hellman group, RFC 8110 4.3).
     pub const FINITE_CYCLIC_GROUP_NOT_SUPPORTED: StatusCode = StatusCode(77);

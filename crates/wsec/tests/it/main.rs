@@ -27,6 +27,7 @@ mod node_device;
 mod node_eapol_port;
 mod node_engine_batch;
 mod node_ext_key_id;
+mod node_ft;
 mod node_mfp;
 mod node_owe;
 mod node_sae;

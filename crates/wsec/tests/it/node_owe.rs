@@ -340,6 +340,7 @@ fn station_refuses_a_bad_dh_element_in_the_response() {
         wpa_ie: None,
         rsnxe: None,
         owe_transition: None,
+        mde: None,
     };
     let mut one = [0u8; 32];
     one[31] = 1;

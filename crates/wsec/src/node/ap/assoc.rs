@@ -27,12 +27,25 @@ pub(super) struct Choice {
     pub(super) group_mgmt: Option<CipherSuite>,
 }
 
+/// What the AP reads from a (Re)Association Request.
+pub(super) struct AssocReq {
+    pub(super) ssid_ok: bool,
+    /// The station's RSN (or WPA) element the AP negotiates.
+    pub(super) rsne: Option<Vec<u8>>,
+    pub(super) owe_dh: Option<Vec<u8>>,
+    /// All the elements (the MDE of an FT initial mobility domain association).
+    pub(super) ies: Vec<u8>,
+    /// A Reassociation Request (answered with a Reassociation Response, 11.3.5.5).
+    pub(super) reassoc: bool,
+}
+
 /// What a (Re)Association Request negotiated, with the OWE exchange and SAE PMK its
 /// handshake will use.
 struct AssocOffer {
     choice: Result<Option<Choice>, StatusCode>,
     owe: Option<OweAssoc>,
     sae_pmk: Option<Zeroizing<Vec<u8>>>,
+    reassoc: bool,
 }
 
 /// An accepted offer: what the association installs (the negotiated suites, and the PMK
@@ -116,7 +129,7 @@ impl AccessPoint {
     /// Checks the STA's RSN element against what the AP offers (12.6.3): one pairwise
     /// cipher and one AKM the AP advertises, the AP's group cipher, and the MFP policy
     /// ([`mfp::ap_decide`]).
-    fn check_sta_rsne(&self, rsne: &[u8]) -> Result<Choice, StatusCode> {
+    pub(super) fn check_sta_rsne(&self, rsne: &[u8]) -> Result<Choice, StatusCode> {
         let Security::Rsn { akms, pairwise, groups, .. } = &self.cfg.security else {
             return Err(StatusCode::INVALID_ELEMENT);
         };
@@ -173,15 +186,9 @@ impl AccessPoint {
     /// an SA Query first when it has an MFP association (11.13), then the negotiation of
     /// its RSN or WPA element, the response, and the association with its 4-way
     /// handshake.
-    pub(super) fn assoc_request(
-        &mut self,
-        now: u64,
-        sta: &MacAddr,
-        ssid_ok: bool,
-        rsne: Option<Vec<u8>>,
-        owe_dh: Option<&[u8]>,
-        out: &mut Output,
-    ) {
+    pub(super) fn assoc_request(&mut self, now: u64, sta: &MacAddr, req: AssocReq, out: &mut Output) {
+        let AssocReq { ssid_ok, rsne, owe_dh, ies, reassoc } = req;
+        let owe_dh = owe_dh.as_deref();
         let authed = self.peers.get(sta).is_some_and(|p| !matches!(p.state, PeerState::Challenged { .. } | PeerState::Sae));
         if !authed {
             // Class 2 frame from an unauthenticated STA (11.3.3).
@@ -194,9 +201,15 @@ impl AccessPoint {
         if self.assoc_sa_query(now, sta, out) {
             return;
         }
-        let offer = self.negotiate_assoc(now, sta, ssid_ok, rsne.as_deref(), owe_dh);
+        let mut offer = self.negotiate_assoc(now, sta, ssid_ok, rsne.as_deref(), owe_dh);
+        offer.reassoc = reassoc;
+        if let Ok(Some(c)) = &offer.choice {
+            if let Err(st) = self.ft_check_initial(c.akm, &ies) {
+                offer.choice = Err(st);
+            }
+        }
         let Some(aid) = self.assoc_response(sta, &offer, out) else { return };
-        let AssocOffer { choice, owe, sae_pmk } = offer;
+        let AssocOffer { choice, owe, sae_pmk, .. } = offer;
         let Ok(choice) = choice else { return };
         self.associate(now, sta, aid, rsne, Granted { choice, owe, sae_pmk }, out);
     }
@@ -248,7 +261,7 @@ impl AccessPoint {
             (_, _) if !ssid_ok => Err(StatusCode::UNSPECIFIED),
             // AKM 8 needs the PMK of a SAE exchange with this station (12.4.5.4).
             (Security::Rsn { .. }, Some(r)) => self.check_sta_rsne(r).and_then(|n| match n.akm {
-                Akm::Sae if sae_pmk.is_none() => Err(StatusCode::INVALID_AKMP),
+                a if a.is_sae() && sae_pmk.is_none() => Err(StatusCode::INVALID_AKMP),
                 _ => Ok(Some(n)),
             }),
             (Security::Rsn { .. }, None) => Err(StatusCode::INVALID_ELEMENT),
@@ -266,7 +279,7 @@ impl AccessPoint {
             },
             other => other,
         };
-        AssocOffer { choice, owe, sae_pmk }
+        AssocOffer { choice, owe, sae_pmk, reassoc: false }
     }
 
     /// The (Re)Association Response (9.3.3.6) with its AID, status and, for OWE, our RSN
@@ -283,10 +296,17 @@ impl AccessPoint {
             Ok(_) if aid == 0 => StatusCode::AP_FULL,
             Ok(_) => StatusCode::SUCCESS,
         };
-        let mut f = frames::assoc_resp(sta, &self.cfg.bssid, seq, self.capability(), st, aid);
+        let mut f = frames::any_assoc_resp(sta, &self.cfg.bssid, seq, self.capability(), st, aid, offer.reassoc);
         if let Some(o) = offer.owe.as_ref().filter(|_| st == StatusCode::SUCCESS) {
             // Elements are the last thing in the body: our RSNE and the DH element.
             f.extend_from_slice(&o.resp_elements);
+        }
+        if matches!(offer.choice, Ok(Some(c)) if c.akm.is_ft()) && st == StatusCode::SUCCESS {
+            // FT initial mobility domain association (13.4): MDE and FTE (R1KH-ID, R0KH-ID).
+            if let Some((mde, fte)) = self.ft_initial_resp_ies() {
+                f.extend_from_slice(&mde);
+                f.extend_from_slice(&fte);
+            }
         }
         self.tx_mgmt(f, out);
         if st != StatusCode::SUCCESS {
@@ -323,7 +343,7 @@ impl AccessPoint {
             phase: Phase::Associated { aid, akm: Some(c.akm), pairwise: Some(c.pairwise), group: Some(c.group) },
         });
         let (hs_akm, pmk) = match (c.akm, owe) {
-            (Akm::Sae, _) => (c.akm, sae_pmk.unwrap_or_default()),
+            (a, _) if a.is_sae() => (c.akm, sae_pmk.unwrap_or_default()),
             (Akm::Owe, Some(o)) => (o.akm, o.pmk),
             // 802.1X: the PMK comes from the EAP exchange (or a cached PMKSA).
             (a, _) if a.is_8021x() => match sae_pmk {
@@ -384,8 +404,20 @@ impl AccessPoint {
             timers: self.cfg.eapol_timers,
         };
         let Some(gk) = group_keys else { return };
+        let ft = if hs_akm.is_ft() {
+            let sae_pmk = hs_akm.is_sae().then(|| hc.pmk.clone());
+            match self.ft_initial_handshake(now, sta, hs_akm, sae_pmk.as_ref()) {
+                Some(f) => Some(f),
+                None => return self.deauth(sta, crate::wire::mgmt::ReasonCode::UNSPECIFIED, out),
+            }
+        } else {
+            None
+        };
         let Some(p) = self.peers.get_mut(sta) else { return };
         let mut a = Authenticator::new(hc, gk, crate::rng::fork(&mut *self.rng));
+        if let Some(f) = ft {
+            a.set_ft(f);
+        }
         a.set_transition_disable(self.cfg.transition_disable);
         if self.cfg.extended_key_id == 2 {
             a.set_first_key_id(1);

@@ -6,7 +6,7 @@ use crate::node::frames::{self, Mgmt};
 use crate::node::{NodeEvent, Output, Phase, SEC, TU};
 use crate::radius::packet::TerminateCause;
 use crate::wire::mac::{MacAddr, Mpdu};
-use crate::wire::mgmt::{self, Capability, ReasonCode};
+use crate::wire::mgmt::{self, AuthAlgorithm, Capability, ReasonCode};
 
 impl AccessPoint {
     /// The Capability Information field (9.4.1.4) of our Beacons and responses.
@@ -32,6 +32,7 @@ impl AccessPoint {
             wpa_ie: self.wpa_ie.clone(),
             rsnxe: self.cfg.sae.as_ref().filter(|s| s.offers_h2e()).map(|_| crate::node::sae::rsnxe_h2e()),
             owe_transition: self.cfg.owe_transition.as_ref().map(|t| t.element()),
+            mde: self.ft_mde(),
         }
     }
 
@@ -113,9 +114,11 @@ impl AccessPoint {
                 let f = frames::beacon(&self.bss_info(true), tsf, seq, Some(&sa));
                 self.tx_mgmt(f, out);
             }
+            Mgmt::Auth { alg: AuthAlgorithm::FAST_BSS_TRANSITION, seq: 1, ies, .. } => self.ft_auth_request(now, &sa, ies, out),
             Mgmt::Auth { alg, seq: 1, .. } => self.auth_request(now, &sa, alg, out),
             Mgmt::Auth { .. } => self.counters.drop("unexpected authentication frame"),
-            Mgmt::AssocReq { capability: _, ssid, rsne, wpa_ie, owe_dh } => {
+            Mgmt::AssocReq { ies, current_ap, .. } if self.is_ft_reassoc(&sa, ies) => self.ft_reassoc(now, &sa, ies, current_ap, out),
+            Mgmt::AssocReq { capability: _, ssid, rsne, wpa_ie, owe_dh, current_ap, ies } => {
                 // hostapd (`hostapd_notif_assoc` / `check_assoc_ies`): the RSNE when RSN is
                 // offered and the station sent one, else the WPA element when WPA1 is.
                 let ie = match (rsne, wpa_ie) {
@@ -126,7 +129,8 @@ impl AccessPoint {
                 let ie = ie.map(|r| r.to_vec());
                 let ssid_ok = ssid == &self.cfg.ssid[..];
                 let owe_dh = owe_dh.map(|d| d.to_vec());
-                self.assoc_request(now, &sa, ssid_ok, ie, owe_dh.as_deref(), out)
+                let req = super::assoc::AssocReq { ssid_ok, rsne: ie, owe_dh, ies: ies.to_vec(), reassoc: current_ap.is_some() };
+                self.assoc_request(now, &sa, req, out)
             }
             Mgmt::Deauth { reason } => self.peer_left(&sa, Phase::Deauthenticated { reason, by_peer: true }, out),
             Mgmt::Disassoc { reason } => self.peer_left(&sa, Phase::Disassociated { reason, by_peer: true }, out),

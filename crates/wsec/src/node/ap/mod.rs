@@ -28,6 +28,7 @@ use crate::rsn::handshake::{Authenticator, Timers};
 use crate::rsn::ie::{RsnCapabilities, RsnElementRepr, Suite, WpaElementRepr};
 use crate::wire::mac::{FrameType, MacAddr};
 pub use dot1x::{Dot1xInfo, Dot1xSettings};
+pub use ft::{FtDomain, FtSettings};
 pub use okc::OkcGroup;
 use std::collections::{BTreeMap, BTreeSet};
 use zeroize::Zeroizing;
@@ -86,6 +87,9 @@ pub struct ApConfig {
     /// IEEE 802.1X (hostapd `ieee8021x=1` with `wpa_key_mgmt=WPA-EAP...`): the RADIUS
     /// servers and the authenticator's settings; `None` without.
     pub dot1x: Option<Dot1xSettings>,
+    /// Fast BSS transition (hostapd `mobility_domain`, `nas_identifier`, ...): needed by
+    /// the FT AKMs.
+    pub ft: Option<FtSettings>,
 }
 
 impl ApConfig {
@@ -116,6 +120,7 @@ impl ApConfig {
             transition_disable: 0,
             extended_key_id: 0,
             dot1x: None,
+            ft: None,
         }
     }
 }
@@ -232,6 +237,8 @@ struct Peer {
     owe: Option<(u16, crate::rsn::owe::OweKeyPair)>,
     /// The IEEE 802.1X conversation with this station (802.1X AKMs).
     dot1x: Option<Box<dot1x::Session>>,
+    /// An FT Authentication accepted, waiting for its Reassociation (13.5).
+    ft: Option<Box<ft::FtSession>>,
 }
 
 impl PeerState {
@@ -272,6 +279,7 @@ impl Peer {
             sae_pmk: None,
             owe: None,
             dot1x: None,
+            ft: None,
         }
     }
 
@@ -341,6 +349,10 @@ pub struct AccessPoint {
     eap_cache: BTreeMap<MacAddr, dot1x::EapRun>,
     /// The PMKSAs shared with the other BSSs of this authenticator (`okc`).
     okc: Option<std::sync::Arc<OkcGroup>>,
+    /// The PMK-R0s this BSS holds as R0KH (12.7.1.6.3), by PMKR0Name.
+    ft_r0: BTreeMap<[u8; 16], ft::R0Entry>,
+    /// The BSSs of this process sharing their PMK-R0s.
+    ft_domain: Option<std::sync::Arc<FtDomain>>,
 }
 
 /// The RSN element an AP with `akms`, `pairwise` and `group` advertises (9.4.2.24).
@@ -397,6 +409,7 @@ mod assoc;
 mod control;
 mod data;
 mod dot1x;
+mod ft;
 mod keys;
 mod mgmt;
 mod okc;
@@ -421,16 +434,24 @@ impl AccessPoint {
             Security::Wep { keys, tx_key, .. } => engine.install_wep(keys, *tx_key, &mut *rng)?,
             Security::Rsn { akms, pairwise, groups, pmk } => {
                 let g = *groups.first().ok_or(crate::Error::Malformed("no group cipher"))?;
+                let ft_ok = |a: &Akm| matches!(a, Akm::FtPsk | Akm::FtSae) && cfg.ft.is_some();
                 if akms.is_empty()
                     || pairwise.is_empty()
-                    || akms.iter().any(|a| !(a.is_psk() || *a == Akm::Sae || *a == Akm::Owe || a.is_8021x()) || a.is_ft())
+                    || akms
+                        .iter()
+                        .any(|a| !(a.is_psk() || *a == Akm::Sae || *a == Akm::Owe || a.is_8021x() || ft_ok(a)) || (a.is_ft() && !ft_ok(a)))
                 {
-                    return Err(crate::Error::Unsupported("the AP needs PSK, SAE, OWE or 802.1X AKMs and a pairwise cipher"));
+                    return Err(crate::Error::Unsupported(
+                        "the AP needs PSK, SAE, OWE or 802.1X AKMs (FT-PSK and FT-SAE with mobility_domain) and a pairwise cipher",
+                    ));
+                }
+                if cfg.ft.as_ref().is_some_and(|f| f.r0kh_id.is_empty() || f.r0kh_id.len() > 48) {
+                    return Err(crate::Error::Unsupported("nas_identifier (the R0KH-ID) must be 1-48 octets"));
                 }
                 if akms.iter().any(|a| a.is_8021x()) && cfg.dot1x.as_ref().is_none_or(|d| d.radius.auth_servers.is_empty()) {
                     return Err(crate::Error::Unsupported("WPA-EAP needs ieee8021x=1 and an auth_server_addr"));
                 }
-                if akms.contains(&Akm::Sae) && cfg.sae.as_ref().is_none_or(|s| s.passwords.is_empty()) {
+                if akms.iter().any(|a| a.is_sae()) && cfg.sae.as_ref().is_none_or(|s| s.passwords.is_empty()) {
                     return Err(crate::Error::Unsupported("SAE needs sae_password (or wpa_passphrase)"));
                 }
                 if akms.iter().any(|a| a.is_psk()) && pmk.len() != 32 {
@@ -489,6 +510,8 @@ impl AccessPoint {
             radius: Self::new_radius(&cfg)?,
             eap_cache: BTreeMap::new(),
             okc: None,
+            ft_r0: BTreeMap::new(),
+            ft_domain: None,
             rng,
             cfg,
         })

@@ -24,7 +24,7 @@ use super::{owe, Link, Negotiated, Rsna, State, Station, OWE_ASSOC_WAIT_MS};
 /// `ext_key_id` (wpa_supplicant `extended_key_id`) sets Extended Key ID in the station's
 /// RSN Capabilities unless the pairwise cipher is TKIP (12.6.21); it is in use when the
 /// AP's element sets it too ([`handshake::Config::extended_key_id`]).
-fn negotiate(
+pub(super) fn negotiate(
     ap_rsne: &[u8],
     akms: &[Akm],
     pairwise: &[CipherSuite],
@@ -110,6 +110,8 @@ pub(super) struct AssocResp<'a> {
     pub aid: u16,
     pub rsne: Option<&'a [u8]>,
     pub owe_dh: Option<&'a [u8]>,
+    /// All the elements (the MDE and FTE of an FT initial mobility domain association).
+    pub ies: &'a [u8],
 }
 
 impl Station {
@@ -168,7 +170,7 @@ impl Station {
     pub(super) fn send_auth(&mut self, now: u64, out: &mut Output) {
         // SAE, unless a cached PMKSA with this AP lets us skip it: open system
         // authentication, then the PMKID in the Association Request (12.6.10.3).
-        let sae = self.state.link().is_some_and(|l| l.neg.as_ref().is_some_and(|n| n.akm == Akm::Sae) && !l.pmksa_in_use);
+        let sae = self.state.link().is_some_and(|l| l.neg.as_ref().is_some_and(|n| n.akm.is_sae()) && !l.pmksa_in_use);
         if sae && !self.use_cached_pmksa(now) {
             return self.sae_start(now, out);
         }
@@ -195,7 +197,9 @@ impl Station {
         // OWE: the Diffie-Hellman Parameter element after the RSNE (and RSNXE).
         let dh = self.owe_assoc_elements(now);
         let dh_sent = !dh.is_empty();
-        let rsne = self.neg().map(|n| [self.with_rsnxe(n.akm, n.sta_rsne.clone()), dh].concat());
+        // FT initial mobility domain association (13.4): the AP's MDE after the RSNE.
+        let mde = self.ft_assoc_mde().unwrap_or_default();
+        let rsne = self.neg().map(|n| [self.with_rsnxe(n.akm, n.sta_rsne.clone()), dh, mde].concat());
         // The BSS's SSID: the configured one, or the hidden OWE BSS's in transition mode.
         let f = frames::assoc_req(&self.cfg.addr, &bssid, seq, capability, &ssid, rsne.as_deref());
         self.tx(now, f, out);
@@ -256,7 +260,7 @@ impl Station {
     /// temporary refusal comes back after the comeback time (11.13), a refusal scans
     /// again, success starts the 4-way handshake of an RSNA or opens data.
     pub(super) fn assoc_response(&mut self, now: u64, mpdu: &Mpdu<'_>, resp: AssocResp<'_>, out: &mut Output) {
-        let AssocResp { status: st, aid, rsne, owe_dh } = resp;
+        let AssocResp { status: st, aid, rsne, owe_dh, ies } = resp;
         let bssid = self.bssid().unwrap_or_default();
         let owe = match self.owe_assoc_resp(now, st, rsne, owe_dh, out) {
             owe::OweResp::Done => return,
@@ -295,7 +299,7 @@ impl Station {
             (Some(n), Security::Rsn { pmk, .. }) => {
                 let (akm, pmk) = match owe {
                     Some(o) => o,
-                    None if n.akm == Akm::Sae => (n.akm, self.state.link().and_then(|l| l.sae_pmk.clone()).unwrap_or_default()),
+                    None if n.akm.is_sae() => (n.akm, self.state.link().and_then(|l| l.sae_pmk.clone()).unwrap_or_default()),
                     None => (n.akm, pmk.clone()),
                 };
                 // 802.1X: the handshake runs under the cached PMKSA's PMK, or waits for
@@ -309,7 +313,21 @@ impl Station {
                     (true, None) => Zeroizing::new(vec![0; akm.pmk_len()]),
                     (false, _) => pmk,
                 };
+                let ft = if akm.is_ft() {
+                    match self.ft_initial(akm, ies) {
+                        Some(f) => Some(f),
+                        None => {
+                            self.counters.drop("ft association response without MDE or FTE");
+                            return self.leave(now, crate::wire::mgmt::ReasonCode::UNSPECIFIED, out);
+                        }
+                    }
+                } else {
+                    None
+                };
                 self.start_handshake(now, bssid, akm, pmk, n);
+                if let (Some(f), State::Handshake(_, r)) = (ft, &mut self.state) {
+                    r.supplicant.set_ft(f);
+                }
                 if eap {
                     self.eap_begin(now);
                 }

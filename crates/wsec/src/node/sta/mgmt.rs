@@ -4,7 +4,7 @@ use crate::node::frames::{self, Mgmt};
 use crate::node::mfp::SaQuery;
 use crate::node::{rx_error_reason, NodeEvent, Output, Phase};
 use crate::wire::mac::Mpdu;
-use crate::wire::mgmt::ReasonCode;
+use crate::wire::mgmt::{ActionCategory, AuthAlgorithm, ReasonCode};
 
 use super::{State, Station};
 
@@ -130,16 +130,29 @@ impl Station {
             Ok(m) => m,
             Err(_) => return self.counters.drop("malformed"),
         };
+        if let Mgmt::Beacon(info) | Mgmt::ProbeResp(info) = &m {
+            self.ft_heard(now, info);
+        }
+        // Fast BSS transition: the target AP answers before it is our AP.
+        if !from_ap && self.ft.roam_target().is_some() && self.ft.roam_target() == h.addr2() {
+            match m {
+                Mgmt::Auth { alg: AuthAlgorithm::FAST_BSS_TRANSITION, seq: 2, status, ies, .. } => self.ft_response(now, status, ies, out),
+                Mgmt::AssocResp { reassoc: true, status, aid, ies, .. } => self.ft_reassoc_response(now, status, aid, ies, out),
+                _ => {}
+            }
+            return;
+        }
         match m {
             Mgmt::Beacon(info) | Mgmt::ProbeResp(info)
                 if matches!(self.state, State::Scanning) && now >= self.deadline.saturating_sub(self.cfg.retry_ms * 1_000_000) =>
             {
                 self.consider(now, info, out);
             }
-            Mgmt::Auth { alg, seq, status, challenge } if from_ap => self.auth_response(now, alg, seq, status, challenge, out),
-            Mgmt::AssocResp { status, aid, rsne, owe_dh } if from_ap && matches!(self.state, State::Associating(_)) => {
-                self.assoc_response(now, &h, super::assoc::AssocResp { status, aid, rsne, owe_dh }, out)
+            Mgmt::Auth { alg, seq, status, challenge, .. } if from_ap => self.auth_response(now, alg, seq, status, challenge, out),
+            Mgmt::AssocResp { status, aid, rsne, owe_dh, ies, .. } if from_ap && matches!(self.state, State::Associating(_)) => {
+                self.assoc_response(now, &h, super::assoc::AssocResp { status, aid, rsne, owe_dh, ies }, out)
             }
+            Mgmt::Action { category: ActionCategory::FAST_BSS_TRANSITION, details } if from_ap => self.ft_action(now, details, out),
             Mgmt::Deauth { reason } | Mgmt::Disassoc { reason } if from_ap => {
                 if matches!(self.state, State::Scanning) {
                     return;

@@ -226,12 +226,16 @@ pub struct Station {
     owe: owe::StaOwe,
     /// The EAP peer of an 802.1X association.
     eap: Option<Box<crate::eap::Peer>>,
+    /// Fast BSS transition: the mobility domain's keys, a transition under way, the BSSs
+    /// heard.
+    ft: ft::StaFt,
 }
 
 mod assoc;
 mod control;
 mod data;
 mod eap;
+mod ft;
 mod keys;
 mod mgmt;
 mod owe;
@@ -278,6 +282,7 @@ impl Station {
             pmksa: None,
             owe: owe::StaOwe::default(),
             eap: None,
+            ft: ft::StaFt::default(),
         })
     }
 
@@ -294,6 +299,9 @@ impl Station {
         if let Some(q) = self.state.rsna().and_then(|r| r.sa_query.as_ref()) {
             t = t.min(q.poll());
         }
+        if let Some(d) = self.ft.deadline() {
+            t = t.min(d);
+        }
         t
     }
 
@@ -302,6 +310,7 @@ impl Station {
         if self.sa_query_timeout(now, out) {
             return;
         }
+        self.ft_timeout(now, out);
         match &self.state {
             State::Scanning if now >= self.deadline => {
                 let seq = self.seq.take();

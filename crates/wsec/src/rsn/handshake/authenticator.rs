@@ -7,13 +7,13 @@
 //! `Timers::max_tries` times in all, then the handshake fails.
 use super::msg::{self, Fields, Msg};
 use super::supplicant::reason;
-use super::{random_nonce, Config, Event, Output};
+use super::{derive_handshake_ptk, random_nonce, same_rsne_but_pmkids, Config, Event, FtHandshake, Output};
 use crate::cipher::Pn;
 use crate::error::{Error, Result};
 use crate::rsn::eapol::EapolKeyRepr;
 use crate::rsn::ie;
 use crate::rsn::kde::{self, KeyDataBuilder, KeyDataItem};
-use crate::rsn::kdf::{derive_ptk, Ptk};
+use crate::rsn::kdf::Ptk;
 use zeroize::Zeroizing;
 
 /// The AP's group keys, shared by all its STAs and handed to each Authenticator.
@@ -79,6 +79,7 @@ pub struct Authenticator {
     deadline: Option<u64>,
     rng: crate::rng::BoxRng,
     transition_disable: u8,
+    ft: Option<FtHandshake>,
 }
 
 impl Authenticator {
@@ -97,7 +98,14 @@ impl Authenticator {
             tries: 0,
             deadline: None,
             transition_disable: 0,
+            ft: None,
         }
+    }
+
+    /// Runs the handshakes of an FT initial mobility domain association (13.4): PTKs from
+    /// PMK-R1, PMKR1Name, MDE and FTE in messages 2 and 3. Set before [`Self::start`].
+    pub fn set_ft(&mut self, ft: FtHandshake) {
+        self.ft = Some(ft);
     }
 
     /// Sends a Transition Disable KDE with this bitmap in message 3 (hostapd
@@ -116,6 +124,15 @@ impl Authenticator {
 
     pub fn is_established(&self) -> bool {
         self.ptk.is_some()
+    }
+
+    /// Starts established under a PTK made outside the 4-way handshake (a fast BSS
+    /// transition's, 13.8.5, under Key ID 0): group key handshakes and PTK rekeys follow.
+    pub fn set_established(&mut self, ptk: Ptk) {
+        self.ptk = Some(ptk);
+        self.ptk_key_id = 0;
+        self.state = State::Done;
+        self.deadline = None;
     }
 
     /// The PTK in force.
@@ -188,8 +205,12 @@ impl Authenticator {
         let mut b = KeyDataBuilder::new();
         if with_rsne {
             // The AP's RSNE, then its RSNXE when it advertises one (12.7.6.4): `ap_rsne`
-            // holds whole elements back to back.
-            let mut rest = &self.cfg.ap_rsne[..];
+            // holds whole elements back to back. FT: PMKR1Name in the RSNE, the MDE after.
+            let ap_ie = match &self.ft {
+                Some(ft) => [ft.rsne_with_r1name(&self.cfg.ap_rsne)?, ft.mde.clone()].concat(),
+                None => self.cfg.ap_rsne.clone(),
+            };
+            let mut rest = &ap_ie[..];
             while rest.len() >= 2 {
                 let n = (2 + rest[1] as usize).min(rest.len());
                 b.element(&rest[..n])?;
@@ -203,6 +224,15 @@ impl Authenticator {
         b.gtk(self.group.gtk_key_id, false, &self.group.gtk)?;
         if let Some((igtk, id, ipn)) = &self.group.igtk {
             b.igtk(*id as u16, *ipn, igtk)?;
+        }
+        // FT: the FTE of the (Re)Association Response and the two Timeout Intervals.
+        if let (true, Some(ft)) = (with_rsne, &self.ft) {
+            use crate::wire::element::{timeout_type, TimeoutIntervalRepr};
+            b.element(&ft.fte)?;
+            let mut tie = Vec::new();
+            TimeoutIntervalRepr { kind: timeout_type::REASSOCIATION_DEADLINE, value: ft.reassoc_deadline_tu }.push(&mut tie)?;
+            TimeoutIntervalRepr { kind: timeout_type::KEY_LIFETIME, value: ft.key_lifetime_s }.push(&mut tie)?;
+            b.element(&tie[..7])?.element(&tie[7..])?;
         }
         // After the GTK and IGTK KDEs, as hostapd's `wpa_send_eapol_msg3`; message 3 only.
         if with_rsne && self.transition_disable != 0 {
@@ -327,7 +357,7 @@ impl Authenticator {
             return Err(Error::Replay);
         }
         let c = &self.cfg;
-        let ptk = derive_ptk(c.akm, &c.pmk, c.aa.as_bytes(), c.spa.as_bytes(), anonce, &r.key_nonce, c.pairwise, 0)?;
+        let ptk = derive_handshake_ptk(c, self.ft.as_ref(), anonce, &r.key_nonce)?;
         msg::verify(c, frame, ptk.kck())?;
         // 12.7.6.3: the RSNE in message 2 must be the one of the (Re)Association Request.
         // WPA1: the WPA element, compared the same way (hostapd `wpa_receive`).
@@ -339,9 +369,35 @@ impl Authenticator {
                 _ => None,
             })
         };
-        if sta_rsne != Some(&c.sta_rsne[..]) {
+        let same = match (&self.ft, sta_rsne) {
+            (Some(_), Some(e)) => same_rsne_but_pmkids(e, &c.sta_rsne),
+            (_, e) => e == Some(&c.sta_rsne[..]),
+        };
+        if !same {
             self.fail("RSNE in message 2 differs from the Association Request's", out);
             return Ok(());
+        }
+        if let Some(ft) = &self.ft {
+            // hostapd `ft_check_msg_2_of_4`: PMKR1Name, the MDE and the FTE of the
+            // Association Response; a message that lacks them is dropped.
+            let items = kde::parse(&r.key_data)?;
+            let el = |id: u8| {
+                items.iter().find_map(|i| match i {
+                    KeyDataItem::Element(e) if e[0] == id => Some(*e),
+                    _ => None,
+                })
+            };
+            use crate::wire::element::id;
+            let r1 = sta_rsne.and_then(|e| crate::rsn::ie::RsnElementRepr::parse(e).ok()).and_then(|e| e.pmkids.first().copied());
+            if r1.is_none_or(|n| !bool::from(subtle::ConstantTimeEq::ct_eq(&n[..], &ft.pmk_r1.name[..]))) {
+                return Err(Error::Malformed("FT: PMKR1Name in message 2 differs"));
+            }
+            if el(id::MOBILITY_DOMAIN).and_then(|m| m.get(2..4)) != ft.mde.get(2..4) {
+                return Err(Error::Malformed("FT: MDE in message 2 differs"));
+            }
+            if el(id::FAST_BSS_TRANSITION) != Some(&ft.fte[..]) {
+                return Err(Error::Malformed("FT: FTE in message 2 differs from the Association Response's"));
+            }
         }
         let anonce = *anonce;
         self.tries = 0;

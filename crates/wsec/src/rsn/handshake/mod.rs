@@ -67,6 +67,57 @@ impl Config {
     }
 }
 
+/// The 4-way handshake of an FT initial mobility domain association (13.4, 12.7.6 with an
+/// FT AKM): the PTK comes from PMK-R1 (12.7.1.6.5); messages 2 and 3 carry PMKR1Name in
+/// the RSNE and repeat the MDE and FTE of the (Re)Association Response, message 3 adds
+/// the reassociation deadline and the key lifetime (Timeout Interval elements), in
+/// hostapd's order (`PTKINITNEGOTIATING`).
+#[derive(Clone)]
+pub struct FtHandshake {
+    pub pmk_r1: crate::rsn::ft::PmkR1,
+    /// The MDE and FTE of the (Re)Association Response, whole.
+    pub mde: Vec<u8>,
+    pub fte: Vec<u8>,
+    /// The authenticator's reassociation deadline (TUs) and PMK-R0 lifetime (s).
+    pub reassoc_deadline_tu: u32,
+    pub key_lifetime_s: u32,
+}
+
+impl FtHandshake {
+    fn ptk(&self, c: &Config, anonce: &[u8; 32], snonce: &[u8; 32]) -> crate::Result<crate::rsn::kdf::Ptk> {
+        crate::rsn::ft::derive_ft_ptk(c.akm, &self.pmk_r1, snonce, anonce, c.aa.0, c.spa.0, c.pairwise, 0)
+    }
+
+    /// `elems` (an RSNE, then e.g. an RSNXE) with PMKR1Name as the RSNE's PMKID.
+    fn rsne_with_r1name(&self, elems: &[u8]) -> crate::Result<Vec<u8>> {
+        let n = elems.get(1).map_or(0, |l| 2 + *l as usize).min(elems.len());
+        let rsne = crate::rsn::ft::rsne_with_pmkid(&elems[..n], self.pmk_r1.name)?;
+        Ok([rsne.as_slice(), &elems[n..]].concat())
+    }
+}
+
+/// The PTK of a handshake: from PMK-R1 with FT, else from the PMK (12.7.1.3).
+fn derive_handshake_ptk(c: &Config, ft: Option<&FtHandshake>, anonce: &[u8; 32], snonce: &[u8; 32]) -> crate::Result<crate::rsn::kdf::Ptk> {
+    match ft {
+        Some(f) => f.ptk(c, anonce, snonce),
+        None => crate::rsn::kdf::derive_ptk(c.akm, &c.pmk, c.aa.as_bytes(), c.spa.as_bytes(), anonce, snonce, c.pairwise, 0),
+    }
+}
+
+/// Two RSNEs equal but for their PMKID lists (hostapd and wpa_supplicant
+/// `wpa_compare_rsn_ie` with FT: the PMKID is PMKR1Name in the handshake only).
+fn same_rsne_but_pmkids(a: &[u8], b: &[u8]) -> bool {
+    use crate::rsn::ie::RsnElementRepr;
+    match (RsnElementRepr::parse(a), RsnElementRepr::parse(b)) {
+        (Ok(mut x), Ok(mut y)) => {
+            x.pmkids.clear();
+            y.pmkids.clear();
+            x == y
+        }
+        _ => false,
+    }
+}
+
 impl core::fmt::Debug for Config {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Config")

@@ -2,12 +2,12 @@
 //! 12.7.7; the state machine of 13.? "Supplicant key management state machine" reduced to
 //! what a PSK/SAE/OWE STA needs: the PMK is given).
 use super::msg::{self, Fields, Msg};
-use super::{random_nonce, Config, Event, Output};
+use super::{derive_handshake_ptk, random_nonce, same_rsne_but_pmkids, Config, Event, FtHandshake, Output};
 use crate::error::{Error, Result};
 use crate::rsn::eapol::EapolKeyRepr;
 use crate::rsn::ie;
 use crate::rsn::kde::{self, KeyDataItem};
-use crate::rsn::kdf::{derive_ptk, Ptk};
+use crate::rsn::kdf::Ptk;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
@@ -45,6 +45,7 @@ pub struct Supplicant {
     installed_igtk: Option<Installed>,
     established: bool,
     rng: crate::rng::BoxRng,
+    ft: Option<FtHandshake>,
 }
 
 impl Supplicant {
@@ -70,7 +71,25 @@ impl Supplicant {
             installed_gtk: None,
             installed_igtk: None,
             established: false,
+            ft: None,
         }
+    }
+
+    /// Runs the handshakes of an FT initial mobility domain association (13.4): PTKs from
+    /// PMK-R1, PMKR1Name, MDE and FTE in messages 2 and 3.
+    pub fn set_ft(&mut self, ft: FtHandshake) {
+        self.ft = Some(ft);
+    }
+
+    /// Takes keys the STA installed outside the handshake (a fast BSS transition's PTK
+    /// and GTK, 13.8.5), so that a later message 3 or group message 1 with the same keys
+    /// installs nothing again.
+    pub fn set_installed(&mut self, ptk: Ptk, gtk: Option<(u8, Zeroizing<Vec<u8>>)>, igtk: Option<(u8, Zeroizing<Vec<u8>>)>) {
+        self.installed_ptk = Some(Installed { key_id: 0, key: Zeroizing::new(ptk.tk().to_vec()) });
+        self.ptk = Some(ptk);
+        self.installed_gtk = gtk.map(|(key_id, key)| Installed { key_id, key });
+        self.installed_igtk = igtk.map(|(key_id, key)| Installed { key_id, key });
+        self.established = true;
     }
 
     pub fn is_established(&self) -> bool {
@@ -125,11 +144,17 @@ impl Supplicant {
             self.anonce = Some(r.key_nonce);
         }
         let c = &self.cfg;
-        let tptk = derive_ptk(c.akm, &c.pmk, c.aa.as_bytes(), c.spa.as_bytes(), &r.key_nonce, &self.snonce, c.pairwise, 0)?;
+        let tptk = derive_handshake_ptk(c, self.ft.as_ref(), &r.key_nonce, &self.snonce)?;
+        // FT (wpa_supplicant `wpa_supplicant_send_2_of_4`): PMKR1Name in the RSNE, then the
+        // MDE and FTE of the Association Response.
+        let kd = match &self.ft {
+            Some(ft) => [ft.rsne_with_r1name(&c.sta_rsne)?, ft.mde.clone(), ft.fte.clone()].concat(),
+            None => c.sta_rsne.clone(),
+        };
         let m2 = msg::build(
             c,
             Msg::M2,
-            Fields { replay_counter: r.replay_counter, nonce: self.snonce, rsc: 0, key_data: &c.sta_rsne, key_index: 0 },
+            Fields { replay_counter: r.replay_counter, nonce: self.snonce, rsc: 0, key_data: &kd, key_index: 0 },
             Some(tptk.kck()),
             None,
             &mut *self.rng,
@@ -170,9 +195,38 @@ impl Supplicant {
         // `ap_rsne` may hold the Beacon's RSNXE after its RSNE: message 3 must then carry
         // the same RSNXE, and none when the Beacon had none (as wpa_supplicant checks).
         let (beacon_rsne, beacon_rsnxe) = split_rsnxe(&self.cfg.ap_rsne);
-        if ap_rsne != Some(beacon_rsne) {
+        let same = match (&self.ft, ap_rsne) {
+            (Some(_), Some(e)) => same_rsne_but_pmkids(e, beacon_rsne),
+            (_, e) => e == Some(beacon_rsne),
+        };
+        if !same {
             out.events.push(Event::Failed("RSNE in message 3 differs from the Beacon's"));
             return Ok(());
+        }
+        if let Some(ft) = &self.ft {
+            // wpa_supplicant `wpa_supplicant_validate_ie_ft`: PMKR1Name, and the MDE and FTE
+            // of the Association Response again.
+            let el = |id: u8| {
+                items.iter().find_map(|i| match i {
+                    KeyDataItem::Element(e) if e[0] == id => Some(*e),
+                    _ => None,
+                })
+            };
+            use crate::wire::element::id;
+            let r1 = ap_rsne.and_then(|e| ie::RsnElementRepr::parse(e).ok()).and_then(|e| e.pmkids.first().copied());
+            let why = if r1.is_none_or(|n| !bool::from(n.ct_eq(&ft.pmk_r1.name))) {
+                Some("FT: PMKR1Name in message 3 differs")
+            } else if el(id::MOBILITY_DOMAIN) != Some(&ft.mde[..]) {
+                Some("FT: MDE in message 3 differs from the Association Response's")
+            } else if el(id::FAST_BSS_TRANSITION) != Some(&ft.fte[..]) {
+                Some("FT: FTE in message 3 differs from the Association Response's")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                out.events.push(Event::Failed(why));
+                return Ok(());
+            }
         }
         if !wpa1 {
             let m3_rsnxe = items.iter().find_map(|i| match i {

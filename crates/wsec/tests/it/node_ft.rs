@@ -1,0 +1,310 @@
+//! Fast BSS transition (IEEE 802.11-2020 13) in the AP and station cores, in memory: two
+//! APs of one mobility domain on one medium, a station that makes its FT initial mobility
+//! domain association with one (13.4), roams to the other over the air (13.5.2) and back,
+//! with data both ways after each step; FT-PSK with keys generated locally at each AP and
+//! FT-SAE with the PMK-R0 shared by the APs of one domain; the refusals with their status
+//! codes (a wrong MDID, an unknown PMKR0Name, a bad FTE MIC) leave the station where it was.
+use wsec::cipher::CipherSuite;
+use wsec::node::ap::{AccessPoint, ApConfig, FtDomain, FtSettings};
+use wsec::node::frames;
+use wsec::node::mfp::Mfp;
+use wsec::node::sta::{StaConfig, Station};
+use wsec::node::{NodeEvent, Output, Phase, Security};
+use wsec::rsn::akm::Akm;
+use wsec::wire::mac::MacAddr;
+use wsec::wire::EtherType;
+
+const MS: u64 = 1_000_000;
+const AP1: MacAddr = MacAddr([0x02, 0, 0, 0, 0xa0, 0x01]);
+const AP2: MacAddr = MacAddr([0x02, 0, 0, 0, 0xa0, 0x02]);
+const STA: MacAddr = MacAddr([0x02, 0, 0, 0, 0xb0, 0x01]);
+const WIRED: MacAddr = MacAddr([0x02, 0, 0, 0, 0xee, 0x01]);
+const PSK: [u8; 32] = [0x42; 32];
+
+/// Rewrites a frame of the station's in flight; false drops it.
+type Tamper = Box<dyn FnMut(&mut Vec<u8>) -> bool>;
+
+struct Net {
+    now: u64,
+    aps: Vec<AccessPoint>,
+    sta: Station,
+    /// Frames on the air not yet delivered, with their sender (0.. APs, usize::MAX the STA).
+    air: Vec<(usize, Vec<u8>)>,
+    ap_host: Vec<Vec<Vec<u8>>>,
+    sta_host: Vec<Vec<u8>>,
+    /// (who, event): who = AP index, or usize::MAX for the station.
+    events: Vec<(usize, NodeEvent)>,
+    /// A hook that may rewrite or drop the station's frames before they go on the air.
+    tamper: Option<Tamper>,
+}
+
+const STA_ID: usize = usize::MAX;
+
+fn security(akm: Akm) -> Security {
+    Security::Rsn { akms: vec![akm], pairwise: vec![CipherSuite::Ccmp128], groups: vec![CipherSuite::Ccmp128], pmk: PSK.to_vec().into() }
+}
+
+fn ap_cfg(bssid: MacAddr, nas: &str, akm: Akm, mdid: [u8; 2], local: bool) -> ApConfig {
+    let mut c = ApConfig::new(bssid, b"ft-net", security(akm));
+    let mut f = FtSettings::new(mdid, nas.as_bytes(), bssid);
+    f.psk_generate_local = local;
+    c.ft = Some(f);
+    if akm == Akm::FtSae {
+        c.mfp = Mfp::Required;
+        c.sae = Some(sae());
+    }
+    c
+}
+
+fn sae() -> wsec::node::sae::SaeSettings {
+    let pw = wsec::node::sae::SaePassword { password: b"secret sauce".to_vec().into(), identifier: None, mac: None };
+    wsec::node::sae::SaeSettings::new(vec![pw])
+}
+
+fn sta_cfg(akm: Akm, bssid: Option<MacAddr>) -> StaConfig {
+    let mut c = StaConfig::new(STA, b"ft-net", security(akm));
+    c.bssid = bssid;
+    if akm == Akm::FtSae {
+        c.mfp = Mfp::Required;
+        c.sae = Some(sae());
+    }
+    c
+}
+
+impl Net {
+    fn new(aps: Vec<ApConfig>, sta: StaConfig, domain: bool) -> Net {
+        let d = FtDomain::new();
+        let aps: Vec<AccessPoint> = aps
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let mut a = AccessPoint::new(c, 0, wsec::rng::seeded(10 + i as u64)).unwrap();
+                if domain {
+                    a.join_ft_domain(d.clone());
+                }
+                a
+            })
+            .collect();
+        let n = aps.len();
+        Net {
+            now: 0,
+            aps,
+            sta: Station::new(sta, 0, wsec::rng::seeded(99)).unwrap(),
+            air: Vec::new(),
+            ap_host: vec![Vec::new(); n],
+            sta_host: Vec::new(),
+            events: Vec::new(),
+            tamper: None,
+        }
+    }
+
+    fn collect(&mut self, who: usize, out: &mut Output) {
+        for f in out.air.drain(..) {
+            self.air.push((who, f));
+        }
+        for e in out.events.drain(..) {
+            self.events.push((who, e));
+        }
+        let host = std::mem::take(&mut out.host);
+        if who == STA_ID {
+            self.sta_host.extend(host);
+        } else {
+            self.ap_host[who].extend(host);
+        }
+    }
+
+    fn step(&mut self) {
+        self.now += MS;
+        let now = self.now;
+        let mut out = Output::default();
+        for i in 0..self.aps.len() {
+            if self.aps[i].poll_timeout() <= now {
+                self.aps[i].handle_timeout(now, &mut out);
+                self.collect(i, &mut out);
+            }
+        }
+        if self.sta.poll_timeout() <= now {
+            self.sta.handle_timeout(now, &mut out);
+            self.collect(STA_ID, &mut out);
+        }
+        let frames = std::mem::take(&mut self.air);
+        for (from, mut f) in frames {
+            if from == STA_ID {
+                if let Some(t) = self.tamper.as_mut() {
+                    if !t(&mut f) {
+                        continue;
+                    }
+                }
+            }
+            for i in 0..self.aps.len() {
+                if from != i {
+                    self.aps[i].handle_air(now, &f, &mut out);
+                    self.collect(i, &mut out);
+                }
+            }
+            if from != STA_ID {
+                self.sta.handle_air(now, &f, &mut out);
+                self.collect(STA_ID, &mut out);
+            }
+        }
+    }
+
+    fn run_until(&mut self, max_ms: u64, mut cond: impl FnMut(&Net) -> bool) -> bool {
+        for _ in 0..max_ms {
+            if cond(self) {
+                return true;
+            }
+            self.step();
+        }
+        cond(self)
+    }
+
+    fn sta_phases(&self) -> Vec<Phase> {
+        self.events.iter().filter(|(w, _)| *w == STA_ID).map(|(_, NodeEvent::Phase { phase, .. })| phase.clone()).collect()
+    }
+
+    fn count(&self, who: usize, f: impl Fn(&Phase) -> bool) -> usize {
+        self.events.iter().filter(|(w, NodeEvent::Phase { phase, .. })| *w == who && f(phase)).count()
+    }
+
+    fn established(&self) -> bool {
+        self.sta_phases().iter().any(|p| matches!(p, Phase::Established { .. }))
+    }
+
+    /// Data both ways through AP `i`: the station's frame reaches AP `i`'s host, AP `i`'s
+    /// reaches the station.
+    fn traffic(&mut self, i: usize, tag: &[u8]) {
+        let up = [b"up ".as_slice(), tag].concat();
+        let down = [b"down ".as_slice(), tag].concat();
+        let mut out = Output::default();
+        let eth = frames::ethernet(&WIRED, &STA, EtherType(0x88b5), &up);
+        self.sta.handle_host(self.now, &eth, &mut out);
+        self.collect(STA_ID, &mut out);
+        let eth = frames::ethernet(&STA, &WIRED, EtherType(0x88b5), &down);
+        self.aps[i].handle_host(self.now, &eth, &mut out);
+        self.collect(i, &mut out);
+        for _ in 0..5 {
+            self.step();
+        }
+        assert!(self.ap_host[i].iter().any(|f| f.ends_with(&up)), "uplink through AP {i} ({tag:?}): {:?}", self.sta_phases());
+        assert!(self.sta_host.iter().any(|f| f.ends_with(&down)), "downlink through AP {i} ({tag:?})");
+        for h in self.ap_host.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, h)| h) {
+            assert!(!h.iter().any(|f| f.ends_with(&up)), "uplink reached the AP the station left");
+        }
+    }
+
+    fn roam(&mut self, target: MacAddr) -> bool {
+        let before = self.count(STA_ID, |p| matches!(p, Phase::FtReassociated { .. }));
+        let mut out = Output::default();
+        self.sta.roam(self.now, target, false, &mut out).unwrap();
+        self.collect(STA_ID, &mut out);
+        self.run_until(2_000, |n| n.count(STA_ID, |p| matches!(p, Phase::FtReassociated { .. } | Phase::FtFailed { .. })) > before)
+            && self.sta.bssid() == Some(target)
+    }
+}
+
+fn initial(akm: Akm, local: bool, domain: bool) -> Net {
+    let aps = vec![ap_cfg(AP1, "ap1.example", akm, [0xa1, 0xb2], local), ap_cfg(AP2, "ap2.example", akm, [0xa1, 0xb2], local)];
+    let mut n = Net::new(aps, sta_cfg(akm, Some(AP1)), domain);
+    assert!(n.run_until(5_000, |n| n.established()), "initial association: {:?}", n.events);
+    // Both APs heard (their Beacons), the station on AP 1.
+    assert!(n.run_until(300, |n| n.sta.bssid() == Some(AP1)));
+    n.run_until(300, |_| false);
+    n
+}
+
+#[test]
+fn ft_psk_initial_association_then_roams_over_the_air_both_ways() {
+    let mut n = initial(Akm::FtPsk, true, false);
+    let assoc = n.sta_phases().into_iter().find_map(|p| match p {
+        Phase::Associated { akm, .. } => akm,
+        _ => None,
+    });
+    assert_eq!(assoc, Some(Akm::FtPsk));
+    n.traffic(0, b"initial");
+    assert!(n.roam(AP2), "roam to AP 2: {:?}", n.sta_phases());
+    // No 4-way handshake for the transition: one EAPOL-based establishment in all at AP 2.
+    assert_eq!(n.count(1, |p| matches!(p, Phase::FtReassociated { from, over_ds: false } if *from == AP1)), 1);
+    n.traffic(1, b"after roam 1");
+    assert!(n.roam(AP1), "roam back to AP 1: {:?}", n.sta_phases());
+    n.traffic(0, b"after roam 2");
+    assert_eq!(n.count(STA_ID, |p| matches!(p, Phase::FtReassociated { .. })), 2);
+    assert_eq!(n.count(STA_ID, |p| matches!(p, Phase::FtFailed { .. })), 0);
+}
+
+#[test]
+fn ft_sae_roams_with_the_pmk_r0_of_the_domain() {
+    let mut n = initial(Akm::FtSae, false, true);
+    n.traffic(0, b"initial");
+    assert!(n.roam(AP2), "{:?}", n.sta_phases());
+    n.traffic(1, b"ft-sae roam");
+    assert!(n.roam(AP1), "{:?}", n.sta_phases());
+    n.traffic(0, b"ft-sae back");
+}
+
+#[test]
+fn ft_sae_without_a_shared_pmk_r0_is_refused_with_status_53() {
+    // Two APs that do not share PMK-R0s and cannot derive one (FT-SAE has no PSK): the
+    // target answers INVALID_PMKID (hostapd, when its pull finds no R0KH) and the station
+    // stays with AP 1, its data still flowing.
+    let mut n = initial(Akm::FtSae, false, false);
+    assert!(!n.roam(AP2));
+    assert!(n.sta_phases().iter().any(|p| matches!(p, Phase::FtFailed { status: 53, .. })), "{:?}", n.sta_phases());
+    assert_eq!(n.sta.bssid(), Some(AP1));
+    n.traffic(0, b"still on AP 1");
+}
+
+#[test]
+fn a_target_of_another_mobility_domain_is_not_roamed_to() {
+    let aps = vec![ap_cfg(AP1, "ap1.example", Akm::FtPsk, [0xa1, 0xb2], true), ap_cfg(AP2, "ap2.example", Akm::FtPsk, [0x11, 0x22], true)];
+    let mut n = Net::new(aps, sta_cfg(Akm::FtPsk, Some(AP1)), false);
+    assert!(n.run_until(5_000, |n| n.established()));
+    n.run_until(300, |_| false);
+    let mut out = Output::default();
+    assert_eq!(n.sta.roam(n.now, AP2, false, &mut out), Err("target is not in our mobility domain"));
+    assert!(out.air.is_empty());
+}
+
+/// Rewrites the MDID of the station's FT Authentication Request: the target refuses it
+/// with status 54 (INVALID_MDE).
+#[test]
+fn a_wrong_mde_in_the_ft_authentication_is_refused_with_status_54() {
+    let mut n = initial(Akm::FtPsk, true, false);
+    n.tamper = Some(Box::new(|f: &mut Vec<u8>| {
+        // Authentication (subtype 11), algorithm 2: the MDE's MDID.
+        if f[0] == 0xb0 && f.get(24..26) == Some(&[2, 0]) {
+            if let Some(i) = (30..f.len().saturating_sub(4)).find(|&i| f[i] == 54 && f[i + 1] == 3) {
+                f[i + 2] ^= 0xff;
+            }
+        }
+        true
+    }));
+    assert!(!n.roam(AP2));
+    assert!(n.sta_phases().iter().any(|p| matches!(p, Phase::FtFailed { status: 54, .. })), "{:?}", n.sta_phases());
+    assert!(n.count(1, |p| matches!(p, Phase::FtFailed { status: 54, .. })) >= 1);
+    n.tamper = None;
+    n.traffic(0, b"still on AP 1");
+}
+
+/// A Reassociation Request whose FTE MIC does not verify (one MIC bit flipped in flight):
+/// the target answers INVALID_FTE (55) and installs nothing; the station gives up after its
+/// tries and stays with AP 1.
+#[test]
+fn a_bad_fte_mic_in_the_reassociation_is_refused_with_status_55() {
+    let mut n = initial(Akm::FtPsk, true, false);
+    n.tamper = Some(Box::new(|f: &mut Vec<u8>| {
+        // Reassociation Request (subtype 2): the FTE's MIC (after ID, Length, MIC Control).
+        if f[0] == 0x20 {
+            if let Some(i) = (34..f.len().saturating_sub(20)).find(|&i| f[i] == 55 && f[i + 1] >= 82) {
+                f[i + 4] ^= 0x01;
+            }
+        }
+        true
+    }));
+    assert!(!n.roam(AP2));
+    assert!(n.count(1, |p| matches!(p, Phase::FtFailed { status: 55, .. })) >= 1, "{:?}", n.events);
+    assert_eq!(n.count(1, |p| matches!(p, Phase::FtReassociated { .. })), 0);
+    assert_eq!(n.sta.bssid(), Some(AP1));
+    n.tamper = None;
+    n.traffic(0, b"still on AP 1");
+}
