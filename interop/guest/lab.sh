@@ -36,7 +36,81 @@ fresh_radios() {
     iw dev wlan2 set channel "$CHANNEL"
 }
 
+# Roaming rows: both APs' sides in one bridge (br0, the distribution system), the AP's
+# address on it. hostapd puts its radios in it itself (bridge=br0 in its configuration).
+bridge_up() {
+    ip link add br0 type bridge 2>/dev/null
+    ip link set br0 up
+}
+
+bridge_add() { # $1 interface: into the DS
+    ip link set "$1" master br0
+    ip link set "$1" up
+}
+
+# The second wsec AP of a roaming row, on radio 3, into the DS.
+wsec_ap2_up() {
+    wsec ap -c "$C/ap2.conf" --counters >"$O/ap2.log" 2>&1 &
+    AP2_PID=$!
+    for i in $(seq 1 100); do ip link show wap1 >/dev/null 2>&1 && break; sleep 0.1; done
+    bridge_add wap1
+}
+
+# The station moves to BSSID $1 (air: FT over the air or, without FT, a reassociation; ds:
+# FT over the DS) and is connected there again: the BSSID in its status, and for
+# wpa_supplicant COMPLETED. Puts roam<N>=ok|fail and roam<N>_ms.
+ROAMS_DONE=0
+roam_to() {
+    ROAMS_DONE=$((ROAMS_DONE + 1))
+    cmd=roam
+    [ "$2" = ds ] && cmd=ft_ds
+    t0=$(now_ms)
+    case $STA in
+    wpas) cli() { nsx wpa_cli -p /run/wpa_supplicant -i wlan1 "$@"; } ;;
+    wsec) cli() { wpa_cli -p /run/wsec_sta -i wsta0 "$@"; } ;;
+    esac
+    cli $cmd "$1" >>"$O/roam.txt" 2>&1
+    for i in $(seq 1 150); do
+        st=$(cli status 2>/dev/null)
+        if echo "$st" | grep -q "^bssid=$1" && echo "$st" | grep -q '^wpa_state=COMPLETED'; then
+            put "roam${ROAMS_DONE}" ok
+            put "roam${ROAMS_DONE}_ms" $(($(now_ms) - t0))
+            sleep 1
+            return 0
+        fi
+        sleep 0.1
+    done
+    put "roam${ROAMS_DONE}" fail
+    ROAM_FAILED=1
+    return 1
+}
+
+# A UDP stream each way through the roams (a datagram every 10 ms): losses and gaps.
+stream_start() { # $1 seconds
+    wsec stream recv --bind $AP_IP:5001 --seconds $(($1 + 10)) >"$O/stream-up.txt" 2>&1 &
+    SR1=$!
+    nsx wsec stream recv --bind $STA_IP:5002 --seconds $(($1 + 10)) >"$O/stream-down.txt" 2>&1 &
+    SR2=$!
+    sleep 0.5
+    nsx wsec stream send --to $AP_IP:5001 --seconds "$1" >/dev/null 2>&1 &
+    SS1=$!
+    wsec stream send --to $STA_IP:5002 --seconds "$1" >/dev/null 2>&1 &
+    SS2=$!
+}
+
+stream_end() {
+    wait $SS1 $SS2 2>/dev/null
+    sleep 1
+    kill $SR1 $SR2 2>/dev/null
+    wait $SR1 $SR2 2>/dev/null
+    for d in up down; do
+        l=$(head -1 "$O/stream-$d.txt")
+        for kv in $l; do put "stream_${d}_${kv%%=*}" "${kv#*=}"; done
+    done
+}
+
 start_ap() {
+    [ "$BRIDGE" = 1 ] && bridge_up
     if [ -f "$C/radius.conf" ] || [ -d "$C/raddb" ]; then
         # The RADIUS traffic on loopback, for the host's checks (failover timing).
         ip link set lo up
@@ -72,15 +146,20 @@ start_ap() {
         want=1
         [ -n "$AP2" ] && want=2
         for i in $(seq 1 100); do [ "$(grep -c 'AP-ENABLED' "$O/ap.log")" -ge $want ] && break; sleep 0.1; done
-        ip addr add $AP_IP/24 dev wlan0
+        if [ "$BRIDGE" = 1 ]; then ip addr add $AP_IP/24 dev br0; else ip addr add $AP_IP/24 dev wlan0; fi
         ;;
     wsec)
         wsec ap -c "$C/ap.conf" --counters >"$O/ap.log" 2>&1 &
         AP_PID=$!
         for i in $(seq 1 100); do ip link show wap0 >/dev/null 2>&1 && break; sleep 0.1; done
-        ip addr add $AP_IP/24 dev wap0
-        ip link set wap0 up
-        if [ -f "$C/ap2.conf" ]; then
+        if [ "$BRIDGE" = 1 ]; then
+            bridge_add wap0
+            ip addr add $AP_IP/24 dev br0
+        else
+            ip addr add $AP_IP/24 dev wap0
+            ip link set wap0 up
+        fi
+        if [ -f "$C/ap2.conf" ] && [ "$AP2_LATE" != 1 ]; then
             # The second BSS of an OWE transition pair: its own process and radio.
             wsec ap -c "$C/ap2.conf" --counters >"$O/ap2.log" 2>&1 &
             AP2_PID=$!
@@ -168,6 +247,11 @@ run_case() {
     RADIUS_PID=
     ROAM=
     SETUP=
+    BRIDGE=0
+    AP2_LATE=0
+    STREAM=0
+    ROAM_FAILED=0
+    ROAMS_DONE=0
     . "$C/case.env"
     R="$O/result.env"
     : >"$R"
@@ -222,7 +306,10 @@ run_case() {
             # The station moves to another BSS (the case's commands make it): the same
             # process, so what it cached (an OKC PMKSA) goes with it.
             n=$(grep -c 'data open' "$O/sta.log")
+            [ "$STREAM" -gt 0 ] && stream_start "$STREAM"
             eval "$ROAM"
+            [ "$STREAM" -gt 0 ] && stream_end
+            [ "$ROAM_FAILED" = 1 ] && ok=0
             if wait_connected 40 "$n" && nsx ping -c 2 -W 3 $AP_IP >>"$O/ping.txt" 2>&1; then put roam ok; else put roam fail; ok=0; fi
         elif [ "$RECONNECT" = 1 ]; then
             case $STA in
@@ -255,6 +342,7 @@ run_case() {
     sleep 1
     killall -q tcpdump
     wait 2>/dev/null
+    ip link del br0 2>/dev/null
     # What each side must have said (a negative case's status and reason codes); the
     # nodes' exit counters are in their logs by now.
     if [ -n "$AP_LOG_HAS" ] && ! grep -qF "$AP_LOG_HAS" "$O/ap.log"; then

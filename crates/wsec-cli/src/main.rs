@@ -17,6 +17,7 @@ mod live_cmd;
 mod model_cmd;
 mod report_cmd;
 mod rsn_cmd;
+mod stream_cmd;
 mod synth_cmd;
 
 /// The tagline of `wsec --help`: what the system is.
@@ -76,6 +77,9 @@ enum Cmd {
     /// medium join with N handshakes in flight, then pass traffic; reports the handshakes
     /// per second, the time to fill, the frames passed and the AP's RSS (docs/interop.md, "Load").
     Load(live_cmd::LoadArgs),
+    /// A numbered UDP stream (send, or receive and report losses and gaps): how long a
+    /// roam interrupts a station's traffic.
+    Stream(stream_cmd::StreamArgs),
     /// Bring up AP, two stations and a wired host in network namespaces, measure, tear down
     /// (needs root: it creates network namespaces and TAP devices).
     Demo(demo_cmd::DemoArgs),
@@ -326,6 +330,7 @@ fn run(cli: Cli) -> Result<Reply, (u8, String)> {
         Cmd::Sta(a) => live_cmd::sta(a).map(|_| "sta: stopped".to_string())?,
         Cmd::Air(a) => live_cmd::air(a).map(|_| "air: stopped".to_string())?,
         Cmd::Inject(a) => live_cmd::inject(a)?,
+        Cmd::Stream(a) => stream_cmd::run(a)?,
         Cmd::Load(a) => live_cmd::load(a)?,
         Cmd::Demo(a) => demo_cmd::run(a)?,
         Cmd::Model(a) => model_cmd::run(a)?,

@@ -405,6 +405,8 @@ fn akms(line: usize, v: &str) -> Result<Vec<Akm>, ConfError> {
             "WPA-PSK" => Akm::Psk,
             "WPA-PSK-SHA256" => Akm::PskSha256,
             "SAE" => Akm::Sae,
+            "FT-PSK" => Akm::FtPsk,
+            "FT-SAE" => Akm::FtSae,
             "OWE" => Akm::Owe,
             "WPA-EAP" => Akm::Ieee8021x,
             "WPA-EAP-SHA256" => Akm::Ieee8021xSha256,
@@ -413,7 +415,7 @@ fn akms(line: usize, v: &str) -> Result<Vec<Akm>, ConfError> {
             _ => {
                 return err(
                     line,
-                    format!("unsupported key management {w} (WPA-PSK, WPA-PSK-SHA256, SAE, OWE, WPA-EAP, WPA-EAP-SHA256, WPA-EAP-SUITE-B, WPA-EAP-SUITE-B-192)"),
+                    format!("unsupported key management {w} (WPA-PSK, WPA-PSK-SHA256, SAE, FT-PSK, FT-SAE, OWE, WPA-EAP, WPA-EAP-SHA256, WPA-EAP-SUITE-B, WPA-EAP-SUITE-B-192)"),
                 )
             }
         });
@@ -681,7 +683,7 @@ impl Common {
     /// passphrase (hostapd and wpa_supplicant use `wpa_passphrase` / `psk` then).
     fn sae(&self, security: &Security) -> Result<Option<SaeSettings>, ConfError> {
         let Security::Rsn { akms, .. } = security else { return Ok(None) };
-        if !akms.contains(&Akm::Sae) {
+        if !akms.iter().any(|a| matches!(a, Akm::Sae | Akm::FtSae)) {
             return Ok(None);
         }
         let mut passwords = self.sae_passwords.clone();
@@ -803,7 +805,7 @@ impl Common {
         let akms = self.key_mgmt.clone().filter(|k| !k.is_empty()).unwrap_or_else(|| vec![Akm::Psk]);
         // SAE, OWE and 802.1X derive their PMK per exchange: without a passphrase this one
         // is unused.
-        let sae_only = akms.iter().all(|a| *a == Akm::Sae || *a == Akm::Owe || a.is_8021x());
+        let sae_only = akms.iter().all(|a| matches!(a, Akm::Sae | Akm::FtSae | Akm::Owe) || a.is_8021x());
         let pmk = match (&self.psk, &self.passphrase) {
             (Some(p), _) => p.clone(),
             (None, Some((line, p))) => match psk_from_passphrase(p.as_bytes(), ssid) {
@@ -917,6 +919,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     let mut dot1x = wsec::node::ap::Dot1xSettings::default();
     let mut okc = false;
     let mut radsec = Vec::new();
+    let mut ft = FtLines::default();
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
         let Some(kv) = ap_line(l) else { continue };
@@ -1051,7 +1054,11 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
                     return err(n, "nas_identifier must be 1 to 253 octets");
                 }
                 dot1x.nas_identifier = Some(v.to_string());
+                ft.nas = Some((n, v.to_string()));
             }
+            "mobility_domain" | "r1_key_holder" | "ft_over_ds" | "ft_psk_generate_local" | "reassociation_deadline" | "ft_r0_key_lifetime"
+            | "r0_key_lifetime" | "r0kh" | "r1kh" | "pmk_r1_push" | "rkh_pos_timeout" | "rkh_neg_timeout" | "rkh_pull_timeout"
+            | "rkh_pull_retries" | "ft_r1_max_key_lifetime" => ft.set(n, k, v)?,
             "own_ip_addr" => {
                 dot1x.own_ip_addr = Some(
                     v.trim()
@@ -1096,7 +1103,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     let sae = c.sae(&security)?;
     if let Security::Rsn { akms, .. } = &security {
         // WPA3-Personal only: SAE with management frame protection required.
-        if akms.iter().all(|a| *a == Akm::Sae) && !mfp.required() {
+        if akms.iter().all(|a| matches!(a, Akm::Sae | Akm::FtSae)) && !mfp.required() {
             return err(c.mfp.map_or(0, |(l, _)| l), "wpa_key_mgmt=SAE alone (WPA3-only) needs ieee80211w=2");
         }
     }
@@ -1181,6 +1188,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     ap.max_inactivity_s = inactivity;
     ap.max_stations = max_sta;
     ap.okc = okc;
+    ap.ft = ft.settings(bssid, &ap.security)?;
     ap.offload = c.offload()?;
     let fpga = c.fpga()?;
     // The AP's engine uses every core unless told otherwise (issue: per-station key tables,
@@ -1188,6 +1196,93 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     ap.engine_threads = c.engine_threads.unwrap_or(0);
     let (interface, medium) = resolve_driver(driver, interface, wired, medium)?;
     Ok(ApFile { interface, bridge, medium, address_from_radio, ctrl_interface: ctrl, ctrl_interface_group: ctrl_group, ap, fpga, radsec })
+}
+
+/// hostapd's fast BSS transition keys (hostapd.conf, "IEEE 802.11r configuration").
+#[derive(Default)]
+struct FtLines {
+    mdid: Option<(usize, [u8; 2])>,
+    nas: Option<(usize, String)>,
+    r1kh_id: Option<MacAddr>,
+    over_ds: Option<bool>,
+    psk_generate_local: bool,
+    reassoc_deadline_tu: Option<u32>,
+    r0_key_lifetime_s: Option<u32>,
+    /// r0kh/r1kh lines and pmk_r1_push: the key holders of other APs (checked here).
+    key_holders: Vec<(usize, String)>,
+}
+
+impl FtLines {
+    fn set(&mut self, n: usize, k: &str, v: &str) -> Result<(), ConfError> {
+        let hex = |v: &str, len: usize, what: &str| -> Result<Vec<u8>, ConfError> {
+            let t: String = v.chars().filter(|c| *c != ':').collect();
+            match hex_decode(&t) {
+                Some(b) if b.len() == len => Ok(b),
+                _ => err(n, format!("{what} must be {len} octets in hex")),
+            }
+        };
+        match k {
+            // hostapd: hexstr2bin(pos, mobility_domain, MOBILITY_DOMAIN_ID_LEN).
+            "mobility_domain" => {
+                let b = hex(v, 2, "mobility_domain")?;
+                self.mdid = Some((n, [b[0], b[1]]));
+            }
+            "r1_key_holder" => {
+                let b = hex(v, 6, "r1_key_holder")?;
+                self.r1kh_id = Some(MacAddr([b[0], b[1], b[2], b[3], b[4], b[5]]));
+            }
+            "ft_over_ds" => self.over_ds = Some(num::<u8>(n, k, v, 0, 1)? == 1),
+            "ft_psk_generate_local" => self.psk_generate_local = num::<u8>(n, k, v, 0, 1)? == 1,
+            "reassociation_deadline" => self.reassoc_deadline_tu = Some(num::<u32>(n, k, v, 1000, 65535)?),
+            "ft_r0_key_lifetime" => self.r0_key_lifetime_s = Some(num::<u32>(n, k, v, 1, u32::MAX as u64)?),
+            // The old key, in minutes.
+            "r0_key_lifetime" => self.r0_key_lifetime_s = Some(num::<u32>(n, k, v, 1, (u32::MAX / 60) as u64)? * 60),
+            "r0kh" | "r1kh" => {
+                // hostapd: "<MAC address> <NAS Identifier | R1KH-ID> <256-bit or 128-bit key as hex>".
+                let f: Vec<&str> = v.split_whitespace().collect();
+                let ok = f.len() == 3 && f[0].parse::<MacAddr>().is_ok() && matches!(hex_decode(f[2]).map(|b| b.len()), Some(16 | 32));
+                if !ok {
+                    return err(n, format!("{k} must be \"<MAC> <{}> <128- or 256-bit key in hex>\"", if k == "r0kh" { "NAS Identifier" } else { "R1KH-ID" }));
+                }
+                self.key_holders.push((n, format!("{k} {v}")));
+            }
+            _ => {
+                num::<u32>(n, k, v, 0, u32::MAX as u64)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The AP's FT settings; the FT AKMs need a mobility domain and an R0KH-ID (hostapd:
+    /// "requires nas_identifier to be configured as a 1..48 octet string").
+    fn settings(self, bssid: MacAddr, security: &Security) -> Result<Option<wsec::node::ap::FtSettings>, ConfError> {
+        let ft_akm = matches!(security, Security::Rsn { akms, .. } if akms.iter().any(|a| a.is_ft()));
+        let Some((n, mdid)) = self.mdid else {
+            return if ft_akm { err(0, "an FT AKM (wpa_key_mgmt=FT-...) needs mobility_domain") } else { Ok(None) };
+        };
+        if !ft_akm {
+            return err(n, "mobility_domain needs an FT AKM in wpa_key_mgmt (FT-PSK, FT-SAE)");
+        }
+        let nas = match self.nas {
+            Some((_, v)) if v.len() <= 48 => v,
+            other => {
+                let line = other.map_or(n, |(l, _)| l);
+                return err(line, "FT (IEEE 802.11r) requires nas_identifier to be configured as a 1..48 octet string");
+            }
+        };
+        let mut f = wsec::node::ap::FtSettings::new(mdid, nas.as_bytes(), self.r1kh_id.unwrap_or(bssid));
+        if let Some(d) = self.over_ds {
+            f.over_ds = d;
+        }
+        f.psk_generate_local = self.psk_generate_local;
+        if let Some(t) = self.reassoc_deadline_tu {
+            f.reassoc_deadline_tu = t;
+        }
+        if let Some(t) = self.r0_key_lifetime_s {
+            f.r0_key_lifetime_s = t;
+        }
+        Ok(Some(f))
+    }
 }
 
 /// Parses a wpa_supplicant.conf-style STA configuration: global keys (`interface`,
@@ -1437,7 +1532,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     let ssid = c.ssid.clone().ok_or(ConfError { line: 0, msg: "ssid is required in the network block".into() })?;
     let security = c.security(&ssid, false)?;
     // SAE alone: management frame protection required unless set (WPA3-Personal).
-    let sae_only = matches!(&security, Security::Rsn { akms, .. } if akms.iter().all(|a| *a == Akm::Sae));
+    let sae_only = matches!(&security, Security::Rsn { akms, .. } if akms.iter().all(|a| matches!(a, Akm::Sae | Akm::FtSae)));
     let pmf = if sae_only && pmf.0 == 0 { (0, Mfp::Required) } else { pmf };
     let mfp = c.mfp(&security, pmf, false)?;
     let sae = c.sae(&security)?;

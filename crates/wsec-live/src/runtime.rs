@@ -120,7 +120,12 @@ pub fn crypto_threads(n: usize) -> Result<Option<Box<dyn wsec::node::engine::Par
 pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
     let spec = o.medium.clone().or(f.medium.clone()).unwrap_or_else(|| DEFAULT_MEDIUM.into());
     if f.address_from_radio {
+        let placeholder = f.ap.bssid;
         f.ap.bssid = radio_address(&spec)?;
+        // hostapd's r1_key_holder defaults to the BSSID.
+        if let Some(ft) = f.ap.ft.as_mut().filter(|ft| ft.r1kh_id == placeholder) {
+            ft.r1kh_id = f.ap.bssid;
+        }
     }
     let channel = f.ap.channel;
     let bssid = f.ap.bssid;

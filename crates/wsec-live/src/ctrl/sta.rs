@@ -188,6 +188,18 @@ impl CtrlNode for Station {
                 return Some(("OK\n".into(), Some(Action::Resume)));
             }
             "RECONFIGURE" => return Some(("OK\n".into(), Some(Action::Reload))),
+            // wpa_supplicant ROAM <BSSID> and FT_DS <BSSID>: a fast BSS transition over the
+            // air or over the DS to a BSS of the mobility domain (FT networks only here).
+            "ROAM" | "FT_DS" => match arg.trim().parse::<wsec::wire::mac::MacAddr>() {
+                Ok(b) => match sta.roam(now, b, cmd == "FT_DS", out) {
+                    Ok(()) => "OK\n".into(),
+                    Err(why) => {
+                        ctrl.sock.event(&format!("wsec: {cmd} {b} refused: {why}"));
+                        "FAIL\n".into()
+                    }
+                },
+                Err(_) => "FAIL\n".into(),
+            },
             "SIGNAL_POLL" => match (sta.is_established(), sta.channel(), sta.bssid()) {
                 // What the medium reports in the radiotap header of the AP's last frame:
                 // the dBm signal (a radio; the air hub writes none) and the rate; no noise.
@@ -232,6 +244,11 @@ impl CtrlNode for Station {
                     ctrl.sta_connected = true;
                     ctrl.sock.event(&format!("CTRL-EVENT-CONNECTED - Connection to {peer} completed [id=0 id_str=]"));
                 }
+                // wpa_supplicant after a fast BSS transition: the new BSS, connected again.
+                Phase::FtReassociated { .. } => {
+                    ctrl.sock.event(&format!("CTRL-EVENT-CONNECTED - Connection to {peer} completed [id=0 id_str=]"));
+                }
+                Phase::FtFailed { status, .. } => ctrl.sock.event(&format!("CTRL-EVENT-ASSOC-REJECT bssid={peer} status_code={status}")),
                 // A PTK rekey is a new 4-way handshake: wpa_supplicant reports it again,
                 // but the connection stands (no second CTRL-EVENT-CONNECTED).
                 Phase::PtkRekeyed => ctrl.sock.event(&format!("WPA: Key negotiation completed with {peer} {}", keys())),

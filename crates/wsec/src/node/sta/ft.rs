@@ -125,19 +125,28 @@ impl Station {
         Some(FtHandshake { pmk_r1: r1, mde, fte: e.fte?.to_vec(), reassoc_deadline_tu: 0, key_lifetime_s: 0 })
     }
 
-    /// Starts a fast BSS transition to `target` (wpa_supplicant `roam`, or `ft_ds` with
-    /// `over_ds`). Refused unless the station is established under an FT AKM of the mobility
-    /// domain the target advertises, and the target was heard.
+    /// Moves to the BSS `target` (wpa_supplicant `roam`, or `ft_ds` with `over_ds`): a fast
+    /// BSS transition when the station is established under an FT AKM of the mobility
+    /// domain the target advertises (13.5), else (`roam` only) a full authentication,
+    /// reassociation and 4-way handshake with the target. The target must have been heard.
     pub fn roam(&mut self, now: u64, target: MacAddr, over_ds: bool, out: &mut Output) -> Result<(), &'static str> {
         let current = match &self.state {
-            State::Established(l, Some(_)) => l.bss.bssid,
+            State::Established(l, _) => l.bss.bssid,
             _ => return Err("not connected"),
         };
         if current == target {
             return Err("already associated with the target");
         }
-        let md = self.ft.md.as_ref().ok_or("no FT initial mobility domain association")?;
         let info = self.ft.seen.get(&target).map(|(b, _)| b.clone()).ok_or("target BSS not heard")?;
+        let Some(md) = self.ft.md.as_ref() else {
+            if over_ds {
+                return Err("no FT initial mobility domain association");
+            }
+            // Not FT: leave the current AP and join the target from the start.
+            self.leave(now, crate::wire::mgmt::ReasonCode::DEAUTH_LEAVING, out);
+            self.consider(now, info, out);
+            return Ok(());
+        };
         if FtElements::find(info.mde.as_deref().unwrap_or_default()).mdid() != Some(md.mdid) {
             return Err("target is not in our mobility domain");
         }
