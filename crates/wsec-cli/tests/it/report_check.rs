@@ -167,9 +167,9 @@ pub fn problems(dir: &Path, seeds: &Path) -> Vec<String> {
                     let seen = cell.map(|(attrs, inner)| (attrs.contains(&format!("data-paper=\"{shown}\"")), visible(inner)));
                     match seen {
                         Some((true, text)) if text == shown => {}
-                        Some((_, text)) => {
-                            p.push(format!("{id} / {label}: the page shows the paper figure as '{text}', the paper prints '{shown}'"))
-                        }
+                        Some((_, text)) => p.push(format!(
+                            "{id} / {label}: the page shows the paper figure as '{text}', report.json's printed form is '{shown}'"
+                        )),
                         None => {}
                     }
                 }

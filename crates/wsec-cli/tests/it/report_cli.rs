@@ -267,7 +267,7 @@ fn the_checks_catch_a_tampered_report() {
     let shown = html.replacen(">127.43</a>", ">127.4</a>", 1);
     assert_ne!(shown, html);
     let p = copy("rounded-on-page", &json, &shown);
-    assert!(p.iter().any(|x| x.contains("shows the paper figure as '127.4', the paper prints '127.43'")), "{p:?}");
+    assert!(p.iter().any(|x| x.contains("shows the paper figure as '127.4', report.json's printed form is '127.43'")), "{p:?}");
     // 2. A derived speed-up left unmarked.
     let mut j = json.clone();
     let (ti, ri) = row_where(&mut j, &|r| r["derived"].is_string() && r["unit"] == "x");
