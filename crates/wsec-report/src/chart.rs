@@ -497,6 +497,14 @@ fn caption_parts(t: &Table, p: &Plot) -> (String, String) {
         s += "; the table has no paper figure for these rows, so only ours is drawn";
     }
     if let Some(w) = spread_words(&p.spreads()) {
+        // Place and route's min-max is over nextpnr seeds, not runs.
+        let hw = t
+            .rows
+            .iter()
+            .zip(&p.used)
+            .filter(|(r, u)| **u && r.spread.as_ref().is_some_and(|s| s.kind == "min-max"))
+            .all(|(r, _)| r.source == "hw");
+        let w = if hw { w.replace("range over runs", "range over place-and-route seeds") } else { w };
         let _ = write!(s, "; whiskers span ours' {w}");
     }
     let noisy = p.noisy();

@@ -581,7 +581,8 @@ impl<'a> Collector<'a> {
             scen.push((n.to_string(), sc));
         }
         self.costs = Some(costs);
-        self.rerun("model", "The WLAN DCF model, seed scenarios (wsec model run)", t0, "wsec model run scenarios/<scenario>.toml --json");
+        let cmd = format!("for s in {}; do wsec model run scenarios/$s.toml --json; done", names.join(" "));
+        self.rerun("model", "The WLAN DCF model, seed scenarios (wsec model run)", t0, &cmd);
         Ok((out, scen))
     }
 

@@ -216,19 +216,41 @@ fn section(rep: &Report, t: &Table) -> String {
 fn verdicts(r: &Report) -> String {
     let mut s = String::from(
         "<section id=\"verdicts\"><h2>Verdicts: the papers' headline claims</h2>\n<p>Per paper, the claims its abstract and conclusion rest on, wsec's figure, and the verdict: \
-         <b>reproduced</b> (same side of no effect, size within the claim's tolerance), <b>direction only</b> (same side, different size), <b>not reproduced</b>, \
-         <b>not comparable</b> (no figure of ours). <i>fitted</i> means wsec's model was calibrated on that very figure, so agreement is by construction; \
+         <b>reproduced</b> (same side of no effect, size within the claim's tolerance; for a bound such as \"only about 20 %\" or \"tens of microseconds\": \
+         at most the paper's figure plus that tolerance), <b>direction only</b> (same side, different size), <b>not reproduced</b>, \
+         <b>not comparable</b> (no figure of ours). Ours links to the command that reproduces it; <span class=\"mark\">s</span> marks a smoke figure. <i>fitted</i> means wsec's model was calibrated on that very figure, so agreement is by construction; \
          <i>predicted</i> means nothing was fitted to it; <i>measured</i> is a benchmark or the live system. Computed from the tables below on every run.</p>\n\
          <table class=\"verdicts\"><tr><th>paper</th><th>claim</th><th>paper's figure</th><th>ours</th><th>verdict</th><th>basis</th></tr>\n",
     );
     for v in &r.verdicts {
+        let t = r.tables.iter().find(|t| t.id == v.table);
+        let rows: Vec<&Row> = t.map(|t| t.rows.iter().filter(|x| v.rows.contains(&x.label)).collect()).unwrap_or_default();
+        // A printed paper figure links to its line; ours to the command of its rows (the
+        // table's own when they differ: it reruns them all).
+        let paper = match (t, rows.as_slice()) {
+            (Some(t), [x]) if x.derived.is_none() && x.paper.is_some() && !v.paper.contains("(derived: ") => {
+                match seed_href(r, &t.seed_file, x.paper_line.unwrap_or(t.seed_line)) {
+                    Some(h) => format!(r#"<a class="n" href="{}">{}</a>"#, esc(&h), esc(&v.paper)),
+                    None => esc(&v.paper),
+                }
+            }
+            _ => esc(&v.paper),
+        };
+        let ours = match (t, rows.first()) {
+            (Some(t), Some(x)) if x.ours.is_some() => {
+                let cmds = commands(t);
+                let same = rows.iter().all(|y| y.command == x.command);
+                let (id, c) = if same { row_cmd(x, t, &cmds) } else { (cmd_id(t, 0), t.command.clone()) };
+                let mark = if v.smoke { r#" <span class="mark" title="a --quick smoke figure">s</span>"# } else { "" };
+                format!(r##"<a class="n" href="#{id}" title="{}">{}</a>{mark}"##, esc(&c), esc(&v.ours))
+            }
+            _ => esc(&v.ours),
+        };
         let _ = writeln!(
             s,
-            "<tr><td>seed {}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"v-{}\">{}</td><td>{}</td></tr>",
+            "<tr><td>seed {}</td><td>{}</td><td>{paper}</td><td>{ours}</td><td class=\"v-{}\">{}</td><td>{}</td></tr>",
             esc(&v.seed),
             format_args!("<a href=\"#{}\">{}</a>", esc(&v.table), esc(&v.claim)),
-            esc(&v.paper),
-            esc(&v.ours),
             v.verdict.replace(' ', "-"),
             esc(&v.verdict),
             esc(&v.basis)

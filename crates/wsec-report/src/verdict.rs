@@ -1,7 +1,7 @@
 //! The verdict per paper: its headline claims, wsec's figure for each, and whether wsec
 //! reproduces them, computed from the tables' rows (so a verdict moves with the figures).
 use crate::html::num;
-use crate::{Row, Table};
+use crate::{Row, Spread, Table};
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize)]
@@ -18,6 +18,10 @@ pub struct Verdict {
     pub basis: String,
     /// The table the figures come from.
     pub table: String,
+    /// The rows of `table` the figures come from (the page links ours to their command).
+    pub rows: Vec<String>,
+    /// Ours is a smoke figure of a quick run.
+    pub smoke: bool,
 }
 
 /// How a claim is judged.
@@ -77,7 +81,17 @@ impl Ctx<'_> {
             verdict: verdict.into(),
             basis: basis.into(),
             table: table.into(),
+            rows: Vec::new(),
+            smoke: false,
         });
+    }
+
+    /// Names the rows the last verdict's figures come from.
+    fn cite_rows(&mut self, rows: &[&Row]) {
+        if let Some(v) = self.out.last_mut() {
+            v.rows = rows.iter().map(|r| r.label.clone()).collect();
+            v.smoke = rows.iter().any(|r| r.smoke && r.ours.is_some());
+        }
     }
 
     /// A claim on one row's paper and ours figures.
@@ -99,6 +113,7 @@ impl Ctx<'_> {
             }
             _ => self.push(seed, table, claim, paper, "no figure".into(), "not comparable", "none"),
         }
+        self.cite_rows(&[&r]);
     }
 
     /// A claim on the quotient of two rows' figures (`a / b`), paper and ours.
@@ -109,18 +124,19 @@ impl Ctx<'_> {
             |f: fn(&Row) -> Option<f64>| ra.as_ref().and_then(f).zip(rb.as_ref().and_then(f)).filter(|x| x.1 != 0.0).map(|(x, y)| x / y);
         match (q(|r| r.paper), q(|r| r.ours)) {
             (Some(p), Some(o)) => {
-                let (lo, hi) = match (ra.as_ref().and_then(|r| r.spread.clone()), rb.as_ref().and_then(|r| r.spread.clone())) {
-                    (Some(x), Some(y)) if y.lo > 0.0 => {
-                        let s = crate::Spread::combine(&x, &y, |u, v| u / v);
-                        (s.lo, s.hi)
-                    }
-                    _ => (o, o),
+                let spread = match (ra.as_ref().and_then(|r| r.spread.clone()), rb.as_ref().and_then(|r| r.spread.clone())) {
+                    (Some(x), Some(y)) if y.lo > 0.0 => Some(Spread::combine(&x, &y, |u, v| u / v)),
+                    _ => None,
                 };
-                let ours = format!("{}x ({} to {})", num(o), num(lo), num(hi));
-                self.push(seed, table, claim, format!("{}x ({a} / {b})", num(p)), ours, grade(rule, p, o, lo, hi), basis);
+                let (lo, hi) = spread.as_ref().map_or((o, o), |s| (s.lo, s.hi));
+                let ours = format!("{}x ({})", num(o), spread.as_ref().map_or("no spread".into(), |s| s.text()));
+                let paper = format!("{}x (derived: {a} / {b})", crate::derived_text(p));
+                self.push(seed, table, claim, paper, ours, grade(rule, p, o, lo, hi), basis);
             }
             _ => self.push(seed, table, claim, "-".into(), "no figure".into(), "not comparable", "none"),
         }
+        let rows: Vec<&Row> = ra.iter().chain(rb.iter()).collect();
+        self.cite_rows(&rows);
     }
 }
 
@@ -291,27 +307,35 @@ pub fn judge(tables: &[Table]) -> Vec<Verdict> {
         Rule::Effect { neutral: 1.0, tol: 0.5 },
         "predicted",
     );
-    let rom_saves = {
-        let t3 = c.row("seed003-table3", "1 AES() x 10: area").cloned();
-        let t4 = c.row("seed003-table4", "1 AES() x 10: area").cloned();
-        match (t3, t4) {
-            (Some(a), Some(b)) => match (a.paper.zip(b.paper), a.ours.zip(b.ours)) {
-                (Some((pl, pr)), Some((ol, or))) if pl > 0.0 && ol > 0.0 => Some((pr / pl, or / ol)),
-                _ => None,
-            },
+    let logic = c.row("seed003-table3", "1 AES() x 10: area").cloned();
+    let ram = c.row("seed003-table4", "1 AES() x 10: area").cloned();
+    let rom_saves = match (&logic, &ram) {
+        (Some(a), Some(b)) => match (a.paper.zip(b.paper), a.ours.zip(b.ours)) {
+            (Some((pl, pr)), Some((ol, or))) if pl > 0.0 && ol > 0.0 => Some((pr / pl, or / ol, a, b)),
             _ => None,
-        }
+        },
+        _ => None,
     };
     match rom_saves {
-        Some((p, o)) => c.push(
-            "003",
-            "seed003-table4",
-            "S-boxes in embedded RAM save area: 1 round per clock, RAM against logic (Tables 3, 4)",
-            format!("{}x (828 / 4190 LE)", num(p)),
-            format!("{}x (exact)", num(o)),
-            grade(Rule::Effect { neutral: 1.0, tol: 0.25 }, p, o, o, o),
-            "predicted",
-        ),
+        Some((p, o, a, b)) => {
+            let spread = match (&b.spread, &a.spread) {
+                (Some(x), Some(y)) if y.lo > 0.0 => Some(Spread::combine(x, y, |u, v| u / v)),
+                _ => None,
+            };
+            let (lo, hi) = spread.as_ref().map_or((o, o), |s| (s.lo, s.hi));
+            let claim = "S-boxes in embedded RAM save area: 1 round per clock, RAM against logic (Tables 3, 4)";
+            let printed = |r: &Row| r.paper_text.clone().unwrap_or_else(|| "-".into());
+            c.push(
+                "003",
+                "seed003-table4",
+                claim,
+                format!("{}x (derived: Table 4's {} LE / Table 3's {} LE)", crate::derived_text(p), printed(b), printed(a)),
+                format!("{}x ({})", num(o), spread.as_ref().map_or("no spread".into(), |s| s.text())),
+                grade(Rule::Effect { neutral: 1.0, tol: 0.25 }, p, o, lo, hi),
+                "predicted",
+            );
+            c.cite_rows(&[b]);
+        }
         None => {
             c.push("003", "seed003-table4", "S-boxes in embedded RAM save area", "-".into(), "no figure".into(), "not comparable", "none")
         }

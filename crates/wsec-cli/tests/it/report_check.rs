@@ -23,6 +23,40 @@ pub fn has_figure(hay: &str, needle: &str) -> bool {
     false
 }
 
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// What a reader sees of an HTML fragment: its text without tags, entities decoded.
+fn visible(html: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.replace("&dagger;", "\u{2020}")
+        .replace("&nbsp;", " ")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&")
+}
+
+/// The paper cell of the row labelled `label` in a section's table: its opening tag's
+/// attributes and its inner HTML.
+fn paper_cell<'a>(section: &'a str, label: &str) -> Option<(&'a str, &'a str)> {
+    let row = section.split(&format!("<tr><td>{}</td>", esc(label))).nth(1)?.split("</tr>").next()?;
+    // item, source and unit come first; the paper's cell is the fourth.
+    let cell = row.split("<td").nth(3)?;
+    let (attrs, rest) = cell.split_once('>')?;
+    Some((attrs, rest.split("</td>").next()?))
+}
+
 /// A fact recomputed from the rows of report.json, independently of the report's code.
 fn eval(op: &str, field: &str, names: &[String], rows: &[Value]) -> Option<f64> {
     let vals: Option<Vec<f64>> =
@@ -103,17 +137,17 @@ pub fn problems(dir: &Path, seeds: &Path) -> Vec<String> {
                     p.push(format!("{id} / {label}: paper figure {v} without its printed form"));
                     continue;
                 };
-                if r["derived"].is_string() {
-                    if !section.contains(&format!(
-                        "title=\"derived: {}",
-                        r["derived"]
-                            .as_str()
-                            .unwrap()
-                            .replace('&', "&amp;")
-                            .replace('<', "&lt;")
-                            .replace('>', "&gt;")
-                            .replace('"', "&quot;")
-                    )) {
+                let cell = paper_cell(section, label);
+                if cell.is_none() && !section.is_empty() {
+                    p.push(format!("{id} / {label}: the row is not on the page"));
+                }
+                if let Some(how) = r["derived"].as_str() {
+                    let marked = cell.is_some_and(|(attrs, inner)| {
+                        attrs.contains("data-derived")
+                            && inner.contains(&format!("title=\"derived: {}\"", esc(how)))
+                            && visible(inner).starts_with(&format!("{shown}\u{2020}"))
+                    });
+                    if cell.is_some() && !marked {
                         p.push(format!("{id} / {label}: derived figure {shown} is not marked on the page"));
                     }
                 } else {
@@ -129,8 +163,14 @@ pub fn problems(dir: &Path, seeds: &Path) -> Vec<String> {
                     if shown.parse::<f64>().map_or(true, |x| (x - v).abs() > 1e-9 * v.abs().max(1.0)) {
                         p.push(format!("{id} / {label}: printed '{shown}' is not the value {v}"));
                     }
-                    if !section.contains(&format!("data-paper=\"{shown}\"")) {
-                        p.push(format!("{id} / {label}: the page does not show the paper figure as '{shown}'"));
+                    // The digits a reader sees in the cell, not only its attribute.
+                    let seen = cell.map(|(attrs, inner)| (attrs.contains(&format!("data-paper=\"{shown}\"")), visible(inner)));
+                    match seen {
+                        Some((true, text)) if text == shown => {}
+                        Some((_, text)) => p.push(format!(
+                            "{id} / {label}: the page shows the paper figure as '{text}', report.json's printed form is '{shown}'"
+                        )),
+                        None => {}
                     }
                 }
             }
@@ -231,6 +271,24 @@ pub fn problems(dir: &Path, seeds: &Path) -> Vec<String> {
     for seed in ["000", "001", "002", "003", "004"] {
         if !verdicts.iter().any(|v| v["seed"] == seed) {
             p.push(format!("no verdict on seed {seed}"));
+        }
+    }
+    // The verdict table: a paper figure the report derives says so (a quotient of two rows
+    // always is), and a figure of ours carries its spread.
+    for v in &verdicts {
+        let claim = v["claim"].as_str().unwrap_or("?");
+        let names: Vec<&str> = v["rows"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+        let table = tables.iter().find(|t| t["id"] == v["table"]);
+        let derived_row = table
+            .and_then(|t| t["rows"].as_array())
+            .is_some_and(|rows| rows.iter().any(|r| r["label"].as_str().is_some_and(|l| names.contains(&l)) && r["derived"].is_string()));
+        let paper = v["paper"].as_str().unwrap_or("");
+        if (names.len() > 1 || derived_row) && !paper.contains("(derived: ") {
+            p.push(format!("verdict '{claim}': derived paper figure '{paper}' is not marked"));
+        }
+        let ours = v["ours"].as_str().unwrap_or("");
+        if ours.starts_with(|c: char| c.is_ascii_digit() || c == '-') && !(ours.contains("n = ") || ours.contains("exact")) {
+            p.push(format!("verdict '{claim}': ours '{ours}' without its spread"));
         }
     }
     p.sort();

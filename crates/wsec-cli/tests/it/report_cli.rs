@@ -243,7 +243,9 @@ fn the_checks_catch_a_tampered_report() {
         }
         std::fs::write(d.join("report.json"), serde_json::to_string(j).unwrap()).unwrap();
         std::fs::write(d.join("index.html"), h).unwrap();
-        crate::report_check::problems(&d, &seeds())
+        let p = crate::report_check::problems(&d, &seeds());
+        eprintln!("tampered '{name}': {} problem(s):\n  {}", p.len(), p.join("\n  "));
+        p
     };
     let row_where = |j: &mut serde_json::Value, f: &dyn Fn(&serde_json::Value) -> bool| -> (usize, usize) {
         for (ti, t) in j["tables"].as_array().unwrap().iter().enumerate() {
@@ -261,12 +263,29 @@ fn the_checks_catch_a_tampered_report() {
     j["tables"][ti]["rows"][ri]["paper_text"] = "127.4".into();
     let p = copy("rounded", &j, &html.replace("data-paper=\"127.43\"", "data-paper=\"127.4\""));
     assert!(p.iter().any(|x| x.contains("'127.4' is not printed")), "{p:?}");
+    // 1b. The same rounding in what the page shows only, report.json left right.
+    let shown = html.replacen(">127.43</a>", ">127.4</a>", 1);
+    assert_ne!(shown, html);
+    let p = copy("rounded-on-page", &json, &shown);
+    assert!(p.iter().any(|x| x.contains("shows the paper figure as '127.4', report.json's printed form is '127.43'")), "{p:?}");
     // 2. A derived speed-up left unmarked.
     let mut j = json.clone();
     let (ti, ri) = row_where(&mut j, &|r| r["derived"].is_string() && r["unit"] == "x");
     j["tables"][ti]["rows"][ri]["derived"] = serde_json::Value::Null;
     let p = copy("unmarked", &j, &html);
     assert!(p.iter().any(|x| x.contains("is not printed on lines")), "{p:?}");
+    // 2b. The page drops a derived figure's dagger and footnote link.
+    let mark = html.find("<a class=\"mark\" href=\"#seed000-table1-d1\"").expect("seed 000 Table I's first derived mark");
+    let end = mark + html[mark..].find("</a>").unwrap() + "</a>".len();
+    let p = copy("unmarked-on-page", &json, &format!("{}{}", &html[..mark], &html[end..]));
+    assert!(p.iter().any(|x| x.contains("seed000-table1 / 2 lanes: speed-up over standard: derived figure 1.38 is not marked")), "{p:?}");
+    // 2c. The verdict table drops the word "derived" from a quotient of two rows.
+    let mut j = json.clone();
+    let v = j["verdicts"].as_array().unwrap().iter().position(|v| v["rows"].as_array().unwrap().len() == 2).unwrap();
+    let paper = j["verdicts"][v]["paper"].as_str().unwrap().replace("(derived: ", "(");
+    j["verdicts"][v]["paper"] = paper.into();
+    let p = copy("unmarked-verdict", &j, &html);
+    assert!(p.iter().any(|x| x.starts_with("verdict '") && x.contains("is not marked")), "{p:?}");
     // 3. A why sentence whose figure contradicts its rows.
     let mut j = json.clone();
     let t = j["tables"].as_array().unwrap().iter().position(|t| t["id"] == "seed000-fig7").unwrap();
@@ -277,6 +296,16 @@ fn the_checks_catch_a_tampered_report() {
     j["tables"][t]["why"] = why.into();
     let p = copy("contradicts", &j, &html);
     assert!(p.iter().any(|x| x.contains("seed000-fig7: the why sentence says")), "{p:?}");
+    // 3b. A stale, hard-coded figure: seed 004 Table 3's sentence with Table 2's "up to 3.5x".
+    let mut j = json.clone();
+    let t = j["tables"].as_array().unwrap().iter().position(|t| t["id"] == "seed004-table3").unwrap();
+    let why = j["tables"][t]["why"].as_str().unwrap().to_string();
+    let growth = j["tables"][t]["facts"].as_array().unwrap().iter().find(|f| f["op"] == "growth" && f["field"] == "paper").unwrap();
+    let growth = format!("up to {}x", growth["shown"].as_str().unwrap());
+    assert!(why.contains(&growth), "{why} / {growth}");
+    j["tables"][t]["why"] = why.replacen(&growth, "up to 3.5x", 1).into();
+    let p = copy("stale-why", &j, &html);
+    assert!(p.iter().any(|x| x.contains("seed004-table3: the why sentence quotes 3.5, which no fact")), "{p:?}");
     // 4. A figure of ours without its spread.
     let mut j = json.clone();
     let (ti, ri) = row_where(&mut j, &|r| r["source"] == "live" && r["ours"].is_number());
