@@ -35,6 +35,7 @@ mod ota_fragattacks;
 mod ota_krack;
 mod peer_compare;
 mod peer_harness;
+mod rrb;
 mod rrb_hostapd;
 mod rsn_ft;
 mod rsn_kdf;

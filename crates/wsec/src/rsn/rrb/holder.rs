@@ -938,6 +938,11 @@ impl KeyHolder {
         Ok(KeyHolder { r0: R0kh::new(own_addr, r0kh_id)?, r1: R1kh::new(own_addr, r1kh_id), own_addr, drops: BTreeMap::new() })
     }
 
+    /// The BSS address the frames go out from.
+    pub fn addr(&self) -> MacAddr {
+        self.own_addr
+    }
+
     /// Every refusal of this holder and its two roles, by reason.
     pub fn drops(&self) -> BTreeMap<&'static str, u64> {
         let mut d = self.drops.clone();
