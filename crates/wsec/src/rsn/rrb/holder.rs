@@ -725,20 +725,28 @@ impl R1kh {
             return Err(Error::Oversize);
         }
         let i = self.peer_for_pull(r0kh_id)?;
+        if self.side.peers[i].addr == self.side.own_addr {
+            return Err(Error::Unsupported("the R0KH-ID names this AP itself"));
+        }
         let nonce = crate::rng::array::<NONCE_LEN>(rng);
         self.pending.push(PendingPull {
             spa,
             pmk_r0_name,
             r0kh_id: r0kh_id.to_vec(),
             nonce,
-            deadline_ns: now_ns + self.pull_timeout_ns,
+            deadline_ns: now_ns.saturating_add(self.pull_timeout_ns),
             sends_left: self.pull_tries.max(1) - 1,
         });
+        let mut sent = Ok(());
         if !self.side.peers[i].rx.is_valid() && self.side.peers[i].queue.is_empty() {
             let dst = self.side.peers[i].addr;
-            self.side.seq_req(i, dst, None, now_ns, rng, out).map_err(Error::Unsupported)?;
+            sent = self.side.seq_req(i, dst, None, now_ns, rng, out).map_err(Error::Unsupported);
         }
-        self.send_pull(i, self.pending.len() - 1, now_ns, rng, out)
+        sent = sent.and_then(|()| self.send_pull(i, self.pending.len() - 1, now_ns, rng, out));
+        if sent.is_err() {
+            self.pending.pop();
+        }
+        sent
     }
 
     fn peer_for_pull(&mut self, r0kh_id: &[u8]) -> Result<usize> {
@@ -872,7 +880,7 @@ impl R1kh {
         if self.max_lifetime_s != 0 && (life == 0 || life > self.max_lifetime_s as u64) {
             life = self.max_lifetime_s as u64;
         }
-        let at = |secs: u64| (secs != 0).then(|| now_ns.saturating_add(secs * NS));
+        let at = |secs: u64| (secs != 0).then(|| now_ns.saturating_add(secs.saturating_mul(NS)));
         let e = PmkR1Entry {
             spa,
             r0kh_id: r0kh_id.clone(),
@@ -909,7 +917,7 @@ impl R1kh {
             if self.pending[pi].sends_left > 0 {
                 if let Some(i) = peer {
                     self.pending[pi].sends_left -= 1;
-                    self.pending[pi].deadline_ns = now_ns + self.pull_timeout_ns;
+                    self.pending[pi].deadline_ns = now_ns.saturating_add(self.pull_timeout_ns);
                     if self.send_pull(i, pi, now_ns, rng, out).is_ok() {
                         pi += 1;
                         continue;
