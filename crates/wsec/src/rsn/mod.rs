@@ -21,6 +21,7 @@ pub mod kde;
 pub mod kdf;
 pub mod keywrap;
 pub mod owe;
+pub mod rrb;
 /// Passphrase to PSK (Annex J.4.1): crate `wsec-kernel`'s [`wsec_kernel::pbkdf2`].
 pub use wsec_kernel::pbkdf2;
 pub mod sae;

@@ -36,6 +36,8 @@ mod ota_fragattacks;
 mod ota_krack;
 mod peer_compare;
 mod peer_harness;
+mod rrb;
+mod rrb_hostapd;
 mod rsn_ft;
 mod rsn_kdf;
 mod rsn_owe;
