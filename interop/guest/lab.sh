@@ -56,6 +56,21 @@ wsec_ap2_up() {
     bridge_add wap1
 }
 
+# A fresh scan by wpa_supplicant that saw BSSID $1 (it roams only to a BSS in its scan
+# results; under TCG a scan takes seconds: wait for it to complete). wsec sta keeps every
+# BSS of its SSID it hears.
+scan_for() {
+    [ "$STA" = wpas ] || { sleep 1; return 0; }
+    scans=$(grep -c 'CTRL-EVENT-SCAN-RESULTS' "$O/sta.log")
+    nsx wpa_cli -p /run/wpa_supplicant -i wlan1 scan >/dev/null
+    for i in $(seq 1 60); do
+        [ "$(grep -c 'CTRL-EVENT-SCAN-RESULTS' "$O/sta.log")" -gt "$scans" ] &&
+            nsx wpa_cli -p /run/wpa_supplicant -i wlan1 scan_results 2>/dev/null | grep -q "^$1" && return 0
+        sleep 0.5
+    done
+    return 1
+}
+
 # The station moves to BSSID $1 (air: FT over the air or, without FT, a reassociation; ds:
 # FT over the DS) and is connected there again: the BSSID in its status, and for
 # wpa_supplicant COMPLETED. Puts roam<N>=ok|fail and roam<N>_ms.
@@ -140,7 +155,7 @@ start_ap() {
         # decrypt the recorded air (a passive observer cannot derive it from the password).
         # A second configuration file (OWE transition mode's pair): one process, two radios.
         AP2=
-        [ -f "$C/ap2.conf" ] && AP2="$C/ap2.conf"
+        [ -f "$C/ap2.conf" ] && [ "$AP2_KIND" != wsec ] && AP2="$C/ap2.conf"
         hostapd -d -K -t "$C/ap.conf" $AP2 >"$O/ap.log" 2>&1 &
         AP_PID=$!
         want=1
@@ -249,6 +264,8 @@ run_case() {
     SETUP=
     BRIDGE=0
     AP2_LATE=0
+    AP2_KIND=
+    AP2_LOG_HAS=
     STREAM=0
     ROAM_FAILED=0
     ROAMS_DONE=0
@@ -347,6 +364,9 @@ run_case() {
     # nodes' exit counters are in their logs by now.
     if [ -n "$AP_LOG_HAS" ] && ! grep -qF "$AP_LOG_HAS" "$O/ap.log"; then
         sed -i 's/^result=.*/result=fail/' "$R"; put why "AP log lacks: $AP_LOG_HAS"
+    fi
+    if [ -n "$AP2_LOG_HAS" ] && ! grep -qF "$AP2_LOG_HAS" "$O/ap2.log"; then
+        sed -i 's/^result=.*/result=fail/' "$R"; put why "second AP's log lacks: $AP2_LOG_HAS"
     fi
     if [ -n "$STA_LOG_HAS" ] && ! grep -qF "$STA_LOG_HAS" "$O/sta.log"; then
         sed -i 's/^result=.*/result=fail/' "$R"; put why "station log lacks: $STA_LOG_HAS"

@@ -1056,9 +1056,21 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
                 dot1x.nas_identifier = Some(v.to_string());
                 ft.nas = Some((n, v.to_string()));
             }
-            "mobility_domain" | "r1_key_holder" | "ft_over_ds" | "ft_psk_generate_local" | "reassociation_deadline" | "ft_r0_key_lifetime"
-            | "r0_key_lifetime" | "r0kh" | "r1kh" | "pmk_r1_push" | "rkh_pos_timeout" | "rkh_neg_timeout" | "rkh_pull_timeout"
-            | "rkh_pull_retries" | "ft_r1_max_key_lifetime" => ft.set(n, k, v)?,
+            "mobility_domain"
+            | "r1_key_holder"
+            | "ft_over_ds"
+            | "ft_psk_generate_local"
+            | "reassociation_deadline"
+            | "ft_r0_key_lifetime"
+            | "r0_key_lifetime"
+            | "r0kh"
+            | "r1kh"
+            | "pmk_r1_push"
+            | "rkh_pos_timeout"
+            | "rkh_neg_timeout"
+            | "rkh_pull_timeout"
+            | "rkh_pull_retries"
+            | "ft_r1_max_key_lifetime" => ft.set(n, k, v)?,
             "own_ip_addr" => {
                 dot1x.own_ip_addr = Some(
                     v.trim()
@@ -1208,8 +1220,10 @@ struct FtLines {
     psk_generate_local: bool,
     reassoc_deadline_tu: Option<u32>,
     r0_key_lifetime_s: Option<u32>,
-    /// r0kh/r1kh lines and pmk_r1_push: the key holders of other APs (checked here).
-    key_holders: Vec<(usize, String)>,
+    /// r0kh/r1kh lines: the key holders of the other APs (RRB).
+    r0kh: Vec<wsec::rsn::rrb::RemoteR0kh>,
+    r1kh: Vec<wsec::rsn::rrb::RemoteR1kh>,
+    pmk_r1_push: bool,
 }
 
 impl FtLines {
@@ -1237,15 +1251,16 @@ impl FtLines {
             "ft_r0_key_lifetime" => self.r0_key_lifetime_s = Some(num::<u32>(n, k, v, 1, u32::MAX as u64)?),
             // The old key, in minutes.
             "r0_key_lifetime" => self.r0_key_lifetime_s = Some(num::<u32>(n, k, v, 1, (u32::MAX / 60) as u64)? * 60),
-            "r0kh" | "r1kh" => {
-                // hostapd: "<MAC address> <NAS Identifier | R1KH-ID> <256-bit or 128-bit key as hex>".
-                let f: Vec<&str> = v.split_whitespace().collect();
-                let ok = f.len() == 3 && f[0].parse::<MacAddr>().is_ok() && matches!(hex_decode(f[2]).map(|b| b.len()), Some(16 | 32));
-                if !ok {
-                    return err(n, format!("{k} must be \"<MAC> <{}> <128- or 256-bit key in hex>\"", if k == "r0kh" { "NAS Identifier" } else { "R1KH-ID" }));
-                }
-                self.key_holders.push((n, format!("{k} {v}")));
-            }
+            // hostapd: "<MAC address> <NAS Identifier | R1KH-ID> <256-bit or 128-bit key as hex>".
+            "r0kh" => match wsec::rsn::rrb::RemoteR0kh::parse(v) {
+                Ok(r) => self.r0kh.push(r),
+                Err(_) => return err(n, "r0kh must be \"<MAC> <NAS Identifier> <128- or 256-bit key in hex>\""),
+            },
+            "r1kh" => match wsec::rsn::rrb::RemoteR1kh::parse(v) {
+                Ok(r) => self.r1kh.push(r),
+                Err(_) => return err(n, "r1kh must be \"<MAC> <R1KH-ID> <128- or 256-bit key in hex>\""),
+            },
+            "pmk_r1_push" => self.pmk_r1_push = num::<u8>(n, k, v, 0, 1)? == 1,
             _ => {
                 num::<u32>(n, k, v, 0, u32::MAX as u64)?;
             }
@@ -1281,6 +1296,9 @@ impl FtLines {
         if let Some(t) = self.r0_key_lifetime_s {
             f.r0_key_lifetime_s = t;
         }
+        f.r0kh = self.r0kh;
+        f.r1kh = self.r1kh;
+        f.pmk_r1_push = self.pmk_r1_push;
         Ok(Some(f))
     }
 }

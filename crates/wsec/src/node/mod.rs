@@ -195,6 +195,8 @@ pub enum Phase {
     },
     /// EAP failed (CTRL-EVENT-EAP-FAILURE), with why.
     EapFailure(String),
+    /// The key holders' RRB exchange with another AP ([`crate::rsn::rrb::RrbEvent`]'s words).
+    Rrb(String),
     /// Fast BSS transition (13.5): the FT Authentication with the target AP succeeded
     /// (STA: `peer` is the target; AP: the station).
     FtAuthenticated,
@@ -263,6 +265,7 @@ impl core::fmt::Display for Phase {
             Phase::OkcMatch { from } => write!(f, "okc match: pmksa made at {from}"),
             Phase::EapSuccess { identity, method } => write!(f, "eap success (method {method}, identity \"{identity}\")"),
             Phase::EapFailure(why) => write!(f, "eap failure: {why}"),
+            Phase::Rrb(e) => f.write_str(e),
             Phase::FtAuthenticated => write!(f, "ft authenticated"),
             Phase::FtReassociated { from, over_ds } => {
                 write!(f, "ft reassociated from {from} ({}), data open", if *over_ds { "over the ds" } else { "over the air" })

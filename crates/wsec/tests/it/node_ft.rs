@@ -36,6 +36,10 @@ struct Net {
     events: Vec<(usize, NodeEvent)>,
     /// A hook that may rewrite or drop the station's frames before they go on the air.
     tamper: Option<Tamper>,
+    /// RRB frames on the distribution system, with the AP that sent them.
+    ds: Vec<(usize, Vec<u8>)>,
+    /// RRB frames delivered, by ethertype.
+    ds_seen: Vec<u16>,
 }
 
 const STA_ID: usize = usize::MAX;
@@ -95,12 +99,24 @@ impl Net {
             sta_host: Vec::new(),
             events: Vec::new(),
             tamper: None,
+            ds: Vec::new(),
+            ds_seen: Vec::new(),
         }
     }
 
     fn collect(&mut self, who: usize, out: &mut Output) {
         for f in out.air.drain(..) {
             self.air.push((who, f));
+        }
+        if who != STA_ID {
+            // The distribution system: the APs' RRB frames reach the other APs' wired side.
+            let (rrb, rest): (Vec<Vec<u8>>, Vec<Vec<u8>>) = std::mem::take(&mut out.host)
+                .into_iter()
+                .partition(|f| f.len() > 14 && matches!(u16::from_be_bytes([f[12], f[13]]), 0x88b7 | 0x890d));
+            out.host = rest;
+            for f in rrb {
+                self.ds.push((who, f));
+            }
         }
         for e in out.events.drain(..) {
             self.events.push((who, e));
@@ -126,6 +142,15 @@ impl Net {
         if self.sta.poll_timeout() <= now {
             self.sta.handle_timeout(now, &mut out);
             self.collect(STA_ID, &mut out);
+        }
+        for (from, f) in std::mem::take(&mut self.ds) {
+            self.ds_seen.push(u16::from_be_bytes([f[12], f[13]]));
+            for i in 0..self.aps.len() {
+                if i != from {
+                    self.aps[i].handle_host(now, &f, &mut out);
+                    self.collect(i, &mut out);
+                }
+            }
         }
         let frames = std::mem::take(&mut self.air);
         for (from, mut f) in frames {
@@ -194,9 +219,13 @@ impl Net {
     }
 
     fn roam(&mut self, target: MacAddr) -> bool {
+        self.roam_how(target, false)
+    }
+
+    fn roam_how(&mut self, target: MacAddr, over_ds: bool) -> bool {
         let before = self.count(STA_ID, |p| matches!(p, Phase::FtReassociated { .. }));
         let mut out = Output::default();
-        self.sta.roam(self.now, target, false, &mut out).unwrap();
+        self.sta.roam(self.now, target, over_ds, &mut out).unwrap();
         self.collect(STA_ID, &mut out);
         self.run_until(2_000, |n| n.count(STA_ID, |p| matches!(p, Phase::FtReassociated { .. } | Phase::FtFailed { .. })) > before)
             && self.sta.bssid() == Some(target)
@@ -307,4 +336,52 @@ fn a_bad_fte_mic_in_the_reassociation_is_refused_with_status_55() {
     assert_eq!(n.sta.bssid(), Some(AP1));
     n.tamper = None;
     n.traffic(0, b"still on AP 1");
+}
+
+/// Two APs whose key holders speak RRB with each other (r0kh/r1kh as hostapd.conf writes
+/// them): AP 2 PULLs the PMK-R1 of an FT-SAE station from AP 1 (or has it PUSHed), and the
+/// station roams there and back, over the air and over the DS.
+fn rrb_aps(push: bool) -> Vec<ApConfig> {
+    use wsec::rsn::rrb::{RemoteR0kh, RemoteR1kh};
+    let key = "000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f";
+    [(AP1, "ap1.example", AP2), (AP2, "ap2.example", AP1)]
+        .iter()
+        .map(|(me, nas, other)| {
+            let mut c = ap_cfg(*me, nas, Akm::FtSae, [0xa1, 0xb2], false);
+            let f = c.ft.as_mut().unwrap();
+            f.r0kh = vec![
+                RemoteR0kh::parse(&format!("{AP1} ap1.example {key}")).unwrap(),
+                RemoteR0kh::parse(&format!("{AP2} ap2.example {key}")).unwrap(),
+            ];
+            f.r1kh = vec![RemoteR1kh::parse(&format!("{other} {other} {key}")).unwrap()];
+            f.pmk_r1_push = push;
+            c
+        })
+        .collect()
+}
+
+#[test]
+fn ft_sae_with_the_pmk_r1_pulled_over_rrb() {
+    let mut n = Net::new(rrb_aps(false), sta_cfg(Akm::FtSae, Some(AP1)), false);
+    assert!(n.run_until(5_000, |n| n.established()), "{:?}", n.events);
+    n.run_until(300, |_| false);
+    assert!(n.roam(AP2), "{:?}", n.events);
+    // A PULL and its RESP (after the sequence-number exchange) went over the DS.
+    assert!(n.ds_seen.iter().filter(|t| **t == 0x88b7).count() >= 2, "{:?}", n.ds_seen);
+    assert!(n.count(1, |p| matches!(p, Phase::Rrb(e) if e.contains("stored (RESP)"))) == 1, "{:?}", n.events);
+    n.traffic(1, b"pulled");
+    assert!(n.roam(AP1), "{:?}", n.sta_phases());
+    n.traffic(0, b"back at the r0kh");
+}
+
+#[test]
+fn ft_sae_with_the_pmk_r1_pushed_then_over_the_ds() {
+    let mut n = Net::new(rrb_aps(true), sta_cfg(Akm::FtSae, Some(AP1)), false);
+    assert!(n.run_until(5_000, |n| n.established()), "{:?}", n.events);
+    n.run_until(300, |_| false);
+    assert!(n.count(1, |p| matches!(p, Phase::Rrb(e) if e.contains("stored (PUSH)"))) == 1, "{:?}", n.events);
+    assert!(n.roam_how(AP2, true), "{:?}", n.events);
+    assert!(n.ds_seen.contains(&0x890d), "the FT Request went over the DS");
+    assert_eq!(n.count(1, |p| matches!(p, Phase::FtReassociated { over_ds: true, .. })), 1);
+    n.traffic(1, b"over the ds");
 }

@@ -406,7 +406,7 @@ impl AccessPoint {
         let Some(gk) = group_keys else { return };
         let ft = if hs_akm.is_ft() {
             let sae_pmk = hs_akm.is_sae().then(|| hc.pmk.clone());
-            match self.ft_initial_handshake(now, sta, hs_akm, sae_pmk.as_ref()) {
+            match self.ft_initial_handshake(now, sta, hs_akm, c.pairwise, sae_pmk.as_ref(), out) {
                 Some(f) => Some(f),
                 None => return self.deauth(sta, crate::wire::mgmt::ReasonCode::UNSPECIFIED, out),
             }

@@ -161,6 +161,9 @@ impl AccessPoint {
         let Ok((da, sa, ethertype, payload)) = frames::parse_ethernet(eth) else {
             return self.counters.drop("malformed ethernet frame");
         };
+        if self.rrb_rx(now, da, ethertype.0, eth, out) {
+            return;
+        }
         if ethertype == EtherType::EAPOL {
             // The authenticator is the only source of EAPOL towards the stations: EAPOL
             // from the wired side is not bridged (a wired host could otherwise hand a

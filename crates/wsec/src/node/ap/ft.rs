@@ -22,11 +22,11 @@ use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use super::assoc::Choice;
-use super::{AccessPoint, Association, Negotiated, Peer, PeerState, Rsna};
+use super::{AccessPoint, Association, Negotiated, PeerState, Rsna};
 use crate::node::frames;
 
 /// The FT settings of a BSS (hostapd's keys).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct FtSettings {
     /// `mobility_domain`: the MDID.
     pub mdid: [u8; 2],
@@ -43,6 +43,12 @@ pub struct FtSettings {
     pub reassoc_deadline_tu: u32,
     /// `ft_r0_key_lifetime` (s): how long a PMK-R0 and the PMK-R1s from it last.
     pub r0_key_lifetime_s: u32,
+    /// `r0kh=` lines: the R0KHs this R1KH may PULL from (RRB, [`crate::rsn::rrb`]).
+    pub r0kh: Vec<crate::rsn::rrb::RemoteR0kh>,
+    /// `r1kh=` lines: the R1KHs this R0KH answers and PUSHes to.
+    pub r1kh: Vec<crate::rsn::rrb::RemoteR1kh>,
+    /// `pmk_r1_push`: PUSH the PMK-R1s to every R1KH after an initial association.
+    pub pmk_r1_push: bool,
 }
 
 impl FtSettings {
@@ -56,6 +62,9 @@ impl FtSettings {
             psk_generate_local: false,
             reassoc_deadline_tu: 1000,
             r0_key_lifetime_s: 1_209_600,
+            r0kh: Vec::new(),
+            r1kh: Vec::new(),
+            pmk_r1_push: false,
         }
     }
 
@@ -169,7 +178,9 @@ impl AccessPoint {
         now: u64,
         sta: &MacAddr,
         akm: Akm,
+        pairwise: crate::cipher::CipherSuite,
         sae_pmk: Option<&Zeroizing<Vec<u8>>>,
+        out: &mut Output,
     ) -> Option<FtHandshake> {
         let s = self.cfg.ft.clone()?;
         let xxkey = self.xxkey(akm, sae_pmk)?;
@@ -180,8 +191,21 @@ impl AccessPoint {
         if let Some(d) = &self.ft_domain {
             d.publish(e.clone());
         }
+        let kh = crate::rsn::rrb::PmkR0Entry {
+            akm,
+            pmk_r0: e.pmk_r0.clone(),
+            spa: *sta,
+            pairwise: Self::rrb_pairwise(pairwise),
+            expires_at_ns: Some(expires),
+            session_timeout_at_ns: None,
+            identity: Vec::new(),
+            radius_cui: Vec::new(),
+            vlan_untagged: 0,
+            vlan_tagged: Vec::new(),
+        };
         self.ft_r0.retain(|_, e| e.expires > now);
         self.ft_r0.insert(e.pmk_r0.name, e);
+        self.rrb_store_r0(now, kh, out);
         let (mde, fte) = self.ft_initial_resp_ies()?;
         Some(FtHandshake { pmk_r1: r1, mde, fte, reassoc_deadline_tu: s.reassoc_deadline_tu, key_lifetime_s: s.r0_key_lifetime_s })
     }
@@ -196,28 +220,7 @@ impl AccessPoint {
             let f = frames::auth(sta, &bssid, &bssid, seq, AuthRepr::new(AuthAlgorithm::FAST_BSS_TRANSITION, 2, StatusCode::AP_FULL));
             return self.tx_mgmt(f, out);
         }
-        let res = self.ft_session(now, sta, ies, false);
-        let seq = self.seq.take();
-        let st = res.as_ref().err().copied().unwrap_or(StatusCode::SUCCESS);
-        let mut f = frames::auth(sta, &bssid, &bssid, seq, AuthRepr::new(AuthAlgorithm::FAST_BSS_TRANSITION, 2, st));
-        match res {
-            Ok((session, resp_ies)) => {
-                f.extend_from_slice(&resp_ies);
-                self.tx_mgmt(f, out);
-                let p = self.peers.entry(*sta).or_insert_with(|| Peer::new(now, PeerState::Authenticated));
-                if !p.state.is_associated() {
-                    p.state = PeerState::Authenticated;
-                }
-                p.last_rx = now;
-                p.ft = Some(Box::new(session));
-                out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::FtAuthenticated });
-            }
-            Err(st) => {
-                self.tx_mgmt(f, out);
-                self.counters.drop("ft authentication refused");
-                out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::FtFailed { status: st.0, why: "ft authentication refused" } });
-            }
-        }
+        self.ft_answer(now, sta, ies, None, out);
     }
 
     /// The checks of hostapd's `wpa_ft_process_auth_req`, in its order, and the keys: the
@@ -260,6 +263,9 @@ impl AccessPoint {
             let xxkey = self.xxkey(akm, None)?;
             let r0 = ft::derive_pmk_r0(akm, &xxkey, &self.cfg.ssid, s.mdid, r0kh_id, sta.0).ok()?;
             return check(ft::derive_pmk_r1(akm, &r0, r1kh, sta.0).ok()?);
+        }
+        if let Some(r1) = self.rrb_pmk_r1(now, sta, r1_name) {
+            return Some(r1);
         }
         self.ft_r0.retain(|_, e| e.expires > now);
         let e = match self.ft_r0.get(r0_name).filter(|e| e.sta == *sta && e.r0kh_id == r0kh_id) {

@@ -6,7 +6,7 @@ use crate::node::frames::{self, Mgmt};
 use crate::node::{NodeEvent, Output, Phase, SEC, TU};
 use crate::radius::packet::TerminateCause;
 use crate::wire::mac::{MacAddr, Mpdu};
-use crate::wire::mgmt::{self, AuthAlgorithm, Capability, ReasonCode};
+use crate::wire::mgmt::{self, ActionCategory, AuthAlgorithm, Capability, ReasonCode};
 
 impl AccessPoint {
     /// The Capability Information field (9.4.1.4) of our Beacons and responses.
@@ -132,6 +132,7 @@ impl AccessPoint {
                 let req = super::assoc::AssocReq { ssid_ok, rsne: ie, owe_dh, ies: ies.to_vec(), reassoc: current_ap.is_some() };
                 self.assoc_request(now, &sa, req, out)
             }
+            Mgmt::Action { category: ActionCategory::FAST_BSS_TRANSITION, details } => self.ft_action_rx(&sa, details, out),
             Mgmt::Deauth { reason } => self.peer_left(&sa, Phase::Deauthenticated { reason, by_peer: true }, out),
             Mgmt::Disassoc { reason } => self.peer_left(&sa, Phase::Disassociated { reason, by_peer: true }, out),
             _ => {}

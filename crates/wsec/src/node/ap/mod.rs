@@ -353,6 +353,10 @@ pub struct AccessPoint {
     ft_r0: BTreeMap<[u8; 16], ft::R0Entry>,
     /// The BSSs of this process sharing their PMK-R0s.
     ft_domain: Option<std::sync::Arc<FtDomain>>,
+    /// The key holders speaking hostapd's RRB with the other APs of the mobility domain.
+    rrb: Option<crate::rsn::rrb::KeyHolder>,
+    /// FT exchanges waiting for a PMK-R1 pulled from the R0KH.
+    ft_pending: BTreeMap<MacAddr, ft_rrb::PendingFt>,
 }
 
 /// The RSN element an AP with `akms`, `pairwise` and `group` advertises (9.4.2.24).
@@ -410,6 +414,7 @@ mod control;
 mod data;
 mod dot1x;
 mod ft;
+mod ft_rrb;
 mod keys;
 mod mgmt;
 mod okc;
@@ -512,6 +517,8 @@ impl AccessPoint {
             okc: None,
             ft_r0: BTreeMap::new(),
             ft_domain: None,
+            rrb: Self::new_key_holder(&cfg)?,
+            ft_pending: BTreeMap::new(),
             rng,
             cfg,
         })
@@ -580,6 +587,9 @@ impl AccessPoint {
         self.sa_query_timeouts(now, out);
         self.sae_timeouts(now, out);
         self.dot1x_timeouts(now, out);
+        if now >= self.next_housekeeping {
+            self.rrb_timeouts(now, out);
+        }
         if now >= self.next_beacon {
             self.beacon(now, out);
         }

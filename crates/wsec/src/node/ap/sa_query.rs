@@ -72,6 +72,9 @@ impl AccessPoint {
             Ok(Mgmt::Deauth { reason }) => self.peer_left(sta, Phase::Deauthenticated { reason, by_peer: true }, out),
             Ok(Mgmt::Disassoc { reason }) => self.peer_left(sta, Phase::Disassociated { reason, by_peer: true }, out),
             Ok(Mgmt::SaQuery { request: true, id }) => self.send_sa_query(now, sta, false, id, out),
+            Ok(Mgmt::Action { category: crate::wire::mgmt::ActionCategory::FAST_BSS_TRANSITION, details }) => {
+                self.ft_action_rx(sta, details, out)
+            }
             Ok(Mgmt::SaQuery { request: false, id }) => {
                 // The station is alive: the association stands (11.13).
                 if let Some(s) = self.peers.get_mut(sta).and_then(|p| p.sa_query_mut()) {
