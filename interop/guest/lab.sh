@@ -84,6 +84,7 @@ roam_to() {
     wpas) cli() { nsx wpa_cli -p /run/wpa_supplicant -i wlan1 "$@"; } ;;
     wsec) cli() { wpa_cli -p /run/wsec_sta -i wsta0 "$@"; } ;;
     esac
+    put "roam${ROAMS_DONE}_at_ms" "$t0"
     cli $cmd "$1" >>"$O/roam.txt" 2>&1
     for i in $(seq 1 150); do
         st=$(cli status 2>/dev/null)
@@ -100,8 +101,37 @@ roam_to() {
     return 1
 }
 
+# A transition to BSSID $1 the target must refuse: the station's log names the status
+# code $2 (wsec sta: "ft failed status N"; wpa_supplicant: "status_code=N"), and the
+# station is connected again (wsec sta stays with its AP; wpa_supplicant, whose kernel
+# left the AP for the FT Authentication, connects anew). Puts refused<N>=ok|fail.
+roam_refused() {
+    ROAMS_DONE=$((ROAMS_DONE + 1))
+    case $STA in
+    wpas) cli() { nsx wpa_cli -p /run/wpa_supplicant -i wlan1 "$@"; }; want="status_code=$2" ;;
+    wsec) cli() { wpa_cli -p /run/wsec_sta -i wsta0 "$@"; }; want="ft failed status $2" ;;
+    esac
+    before=$(grep -c "$want" "$O/sta.log")
+    cli roam "$1" >>"$O/roam.txt" 2>&1
+    for i in $(seq 1 200); do
+        [ "$(grep -c "$want" "$O/sta.log")" -gt "$before" ] && break
+        sleep 0.1
+    done
+    if [ "$(grep -c "$want" "$O/sta.log")" -gt "$before" ]; then
+        for i in $(seq 1 300); do cli status 2>/dev/null | grep -q '^wpa_state=COMPLETED' && break; sleep 0.1; done
+        put "refused${ROAMS_DONE}" ok
+        put "refused${ROAMS_DONE}_bssid" "$(cli status 2>/dev/null | sed -n 's/^bssid=//p')"
+        sleep 1
+        return 0
+    fi
+    put "refused${ROAMS_DONE}" fail
+    ROAM_FAILED=1
+    return 1
+}
+
 # A UDP stream each way through the roams (a datagram every 10 ms): losses and gaps.
 stream_start() { # $1 seconds
+    put stream_t0_ms "$(now_ms)"
     wsec stream recv --bind $AP_IP:5001 --seconds $(($1 + 10)) >"$O/stream-up.txt" 2>&1 &
     SR1=$!
     nsx wsec stream recv --bind $STA_IP:5002 --seconds $(($1 + 10)) >"$O/stream-down.txt" 2>&1 &

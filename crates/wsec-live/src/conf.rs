@@ -1327,6 +1327,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     let mut eapol_version = 1u8;
     // wpa_supplicant: the global `okc` is the default of each network's
     // `proactive_key_caching` (-1: take the global).
+    let mut test_ft_bad_mic = false;
     let (mut okc_global, mut okc_net) = (false, None);
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
@@ -1536,6 +1537,9 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                 "extended_key_id" => extended_key_id = num::<u8>(n, k, v, 0, 1)? == 1,
                 "eapol_version" => eapol_version = num(n, k, v, 1, 3)?,
                 "okc" => okc_global = num::<u8>(n, k, v, 0, 1)? == 1,
+                // A testing option (as wpa_supplicant's CONFIG_TESTING_OPTIONS ones): the FTE
+                // MIC of every FT Reassociation Request sent wrong, for the refusal rows.
+                "wsec_test_ft_bad_mic" => test_ft_bad_mic = num::<u8>(n, k, v, 0, 1)? == 1,
                 "update_config" | "ap_scan" => {}
                 _ => return err(n, format!("unknown key{}", shown_key(k))),
             }
@@ -1574,6 +1578,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     sta.extended_key_id = extended_key_id;
     sta.eapol_version = eapol_version;
     sta.okc = okc_net.unwrap_or(okc_global);
+    sta.test_ft_bad_mic = test_ft_bad_mic;
     let wants_eap = matches!(&sta.security, Security::Rsn { akms, .. } if akms.iter().any(|a| a.is_8021x()));
     match (&eap, wants_eap) {
         (Some(e), true) => {

@@ -96,6 +96,8 @@ fn every_argument_of_every_subcommand_is_described() {
         "ap",
         "sta",
         "inject",
+        "stream send",
+        "stream recv",
         "load",
         "air",
         "demo",

@@ -420,6 +420,7 @@ mod tests {
             wpa_ie: None,
             rsnxe: None,
             owe_transition: None,
+            mde: None,
         };
         assert_eq!(bss_flags(&b), "[WPA2-PSK-CCMP][ESS]");
         let b2 = BssInfo { rsne: None, ..b.clone() };
@@ -445,6 +446,7 @@ mod tests {
             wpa_ie: None,
             rsnxe: None,
             owe_transition: None,
+            mde: None,
         };
         let rt = |rate: u8, dbm: i8| {
             let mut v = vec![0, 0, 15, 0];

@@ -64,6 +64,7 @@ impl AccessPoint {
 
     /// Asks the R0KH `r0kh_id` for the PMK-R1; the FT exchange waits for the answer.
     /// False when no R0KH of that ID is configured (the exchange is refused at once).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn rrb_pull(
         &mut self,
         now: u64,

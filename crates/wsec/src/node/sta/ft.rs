@@ -280,7 +280,10 @@ impl Station {
             ..Default::default()
         };
         let mut fte = fte.emit(ft::fte_mic_len(md.akm))?;
-        let mic = ft::fte_mic(k.ptk.kck(), self.cfg.addr.0, r.target.bssid.0, 5, &rsne, &mde, &fte, None)?;
+        let mut mic = ft::fte_mic(k.ptk.kck(), self.cfg.addr.0, r.target.bssid.0, 5, &rsne, &mde, &fte, None)?;
+        if self.cfg.test_ft_bad_mic {
+            mic[0] ^= 0x01;
+        }
         ft::set_fte_mic(&mut fte, &mic)?;
         Ok([rsne, mde, fte].concat())
     }

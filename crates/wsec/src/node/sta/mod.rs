@@ -74,6 +74,9 @@ pub struct StaConfig {
     /// under the PMKID computed for that AP (IEEE 802.11-2020 12.6.10.3 leaves this to
     /// the APs sharing their PMKSAs; hostapd's `okc=1` looks it up).
     pub okc: bool,
+    /// Testing only: send every FT Reassociation Request with a wrong FTE MIC (the target
+    /// must refuse it with status 55, 13.8.4).
+    pub test_ft_bad_mic: bool,
 }
 
 impl StaConfig {
@@ -100,6 +103,7 @@ impl StaConfig {
             eap: None,
             eapol_version: 1,
             okc: false,
+            test_ft_bad_mic: false,
         }
     }
 }
