@@ -36,6 +36,8 @@ struct Net {
     events: Vec<(usize, NodeEvent)>,
     /// A hook that may rewrite or drop the station's frames before they go on the air.
     tamper: Option<Tamper>,
+    /// The same for the APs' frames.
+    tamper_ap: Option<Tamper>,
     /// RRB frames on the distribution system, with the AP that sent them.
     ds: Vec<(usize, Vec<u8>)>,
     /// RRB frames delivered, by ethertype.
@@ -99,6 +101,7 @@ impl Net {
             sta_host: Vec::new(),
             events: Vec::new(),
             tamper: None,
+            tamper_ap: None,
             ds: Vec::new(),
             ds_seen: Vec::new(),
         }
@@ -154,11 +157,10 @@ impl Net {
         }
         let frames = std::mem::take(&mut self.air);
         for (from, mut f) in frames {
-            if from == STA_ID {
-                if let Some(t) = self.tamper.as_mut() {
-                    if !t(&mut f) {
-                        continue;
-                    }
+            let hook = if from == STA_ID { self.tamper.as_mut() } else { self.tamper_ap.as_mut() };
+            if let Some(t) = hook {
+                if !t(&mut f) {
+                    continue;
                 }
             }
             for i in 0..self.aps.len() {
@@ -384,4 +386,29 @@ fn ft_sae_with_the_pmk_r1_pushed_then_over_the_ds() {
     assert!(n.ds_seen.contains(&0x890d), "the FT Request went over the DS");
     assert_eq!(n.count(1, |p| matches!(p, Phase::FtReassociated { over_ds: true, .. })), 1);
     n.traffic(1, b"over the ds");
+}
+
+/// The target's FT Authentication Response lost once: the station asks again with the same
+/// SNonce and the target answers with the same ANonce (a new one would make the station's
+/// Reassociation fail its MIC at the target if it took the first answer).
+#[test]
+fn a_lost_ft_authentication_response_is_answered_again_alike() {
+    let mut n = initial(Akm::FtPsk, true, false);
+    let mut dropped = 0;
+    let mut answers: Vec<Vec<u8>> = Vec::new();
+    let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let l2 = log.clone();
+    n.tamper_ap = Some(Box::new(move |f: &mut Vec<u8>| {
+        if f[0] == 0xb0 && f.get(24..28) == Some(&[2, 0, 2, 0]) {
+            l2.borrow_mut().push(f[30..].to_vec());
+            dropped += 1;
+            return dropped > 1;
+        }
+        true
+    }));
+    assert!(n.roam(AP2), "{:?}", n.events);
+    answers.extend(log.borrow().iter().cloned());
+    assert_eq!(answers.len(), 2, "one answer lost, one delivered");
+    assert_eq!(answers[0], answers[1], "the same elements (ANonce) both times");
+    n.traffic(1, b"after a lost answer");
 }

@@ -120,6 +120,14 @@ pub(super) struct FtSession {
     ptk: Box<Ptk>,
     /// Over the DS: the exchange came through this AP (the station's Current AP).
     over_ds: bool,
+    /// The response's elements, sent again for a repeated request (same SNonce).
+    pub(super) resp_ies: Vec<u8>,
+}
+
+impl FtSession {
+    pub(super) fn snonce(&self) -> &[u8; 32] {
+        &self.snonce
+    }
 }
 
 impl AccessPoint {
@@ -250,7 +258,7 @@ impl AccessPoint {
         let resp_fte = Fte { anonce, snonce: fte.snonce, r1kh_id: Some(s.r1kh_id.0), r0kh_id: Some(r0kh_id.clone()), ..Default::default() };
         let resp_fte = resp_fte.emit(ft::fte_mic_len(choice.akm)).map_err(|_| StatusCode::UNSPECIFIED)?;
         let resp = [rsne, s.mde(), resp_fte].concat();
-        Ok((FtSession { choice, pmk_r1, r0kh_id, anonce, snonce: fte.snonce, ptk: Box::new(ptk), over_ds }, resp))
+        Ok((FtSession { choice, pmk_r1, r0kh_id, anonce, snonce: fte.snonce, ptk: Box::new(ptk), over_ds, resp_ies: resp.clone() }, resp))
     }
 
     /// PMK-R1 for `sta` named `r1_name`: from the PSK (`ft_psk_generate_local`), from our

@@ -185,6 +185,27 @@ impl AccessPoint {
     /// Answers an FT Authentication Request (`via` None) or an FT Request over the DS
     /// (through the current AP `via`), unless its PMK-R1 must first be pulled.
     pub(super) fn ft_answer(&mut self, now: u64, sta: &MacAddr, ies: &[u8], via: Option<MacAddr>, out: &mut Output) {
+        // The same request again (its answer was lost or late): the same answer, so that
+        // the Reassociation matches whichever copy the station took.
+        let e = crate::rsn::ft::FtElements::find(ies);
+        let akm = e.rsne.and_then(|r| crate::rsn::ie::RsnElementRepr::parse(r).ok()).and_then(|r| r.akms.first().and_then(|a| a.akm()));
+        let snonce = akm.filter(|a| a.is_ft()).and_then(|a| e.fte(a).ok()).map(|f| f.snonce);
+        let again =
+            self.peers.get(sta).and_then(|p| p.ft.as_ref()).filter(|s| snonce.as_ref() == Some(s.snonce())).map(|s| s.resp_ies.clone());
+        if let Some(resp_ies) = again {
+            self.counters.drop("ft request repeated: answered again");
+            return match via {
+                Some(cur) => self.over_ds_answer(cur, sta, StatusCode::SUCCESS, &resp_ies, out),
+                None => {
+                    let bssid = self.cfg.bssid;
+                    let seq = self.seq.take();
+                    let mut f =
+                        frames::auth(sta, &bssid, &bssid, seq, AuthRepr::new(AuthAlgorithm::FAST_BSS_TRANSITION, 2, StatusCode::SUCCESS));
+                    f.extend_from_slice(&resp_ies);
+                    self.tx_mgmt(f, out);
+                }
+            };
+        }
         let res = self.ft_session(now, sta, ies, via.is_some());
         if let Err(StatusCode::INVALID_PMKID) = res {
             if !self.ft_pending.contains_key(sta) && self.ft_pull_needed(now, sta, ies, via, out) {

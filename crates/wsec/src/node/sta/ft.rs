@@ -24,6 +24,11 @@ use super::{Link, Negotiated, Rsna, State, Station};
 /// How many BSSs of our SSID the station remembers as roaming targets.
 const MAX_SEEN: usize = 32;
 
+/// How long an FT Authentication or Reassociation Request waits for its answer before it
+/// is sent again (ms), and an FT Request over the DS.
+const FT_AIR_WAIT_MS: u64 = 500;
+const FT_DS_WAIT_MS: u64 = 1000;
+
 /// What the FT initial mobility domain association left (13.4): the key hierarchy every
 /// transition in the mobility domain derives from.
 struct MobilityDomain {
@@ -189,7 +194,10 @@ impl Station {
             f.extend_from_slice(&ies);
             self.tx(now, f, out);
         }
-        let wait = self.cfg.retry_ms.max(200) * 1_000_000;
+        // A request sent again makes the target start over with a new ANonce (hostapd), and
+        // an answer to the first one would then fail at the Reassociation: give the answer
+        // time, more over the DS (two hops and the other AP's work).
+        let wait = if over_ds { FT_DS_WAIT_MS } else { FT_AIR_WAIT_MS }.max(self.cfg.retry_ms) * 1_000_000;
         if let Some(r) = self.ft.roam.as_mut() {
             r.tries += 1;
             r.deadline = now + wait;
@@ -261,7 +269,7 @@ impl Station {
         let cap = Capability(Capability::ESS | Capability::SHORT_PREAMBLE | Capability::PRIVACY);
         let f = frames::reassoc_req(&self.cfg.addr, &target, seq, cap, &ssid, &cur, &ies);
         self.tx(now, f, out);
-        let wait = self.cfg.retry_ms.max(200) * 1_000_000;
+        let wait = FT_AIR_WAIT_MS.max(self.cfg.retry_ms) * 1_000_000;
         if let Some(r) = self.ft.roam.as_mut() {
             r.tries += 1;
             r.deadline = now + wait;
