@@ -101,6 +101,25 @@ roam_to() {
     return 1
 }
 
+# The station moved to BSSID $1 by itself (its roaming decision: bgscan) within $2 s.
+wait_bssid() {
+    ROAMS_DONE=$((ROAMS_DONE + 1))
+    t0=$(now_ms)
+    put "roam${ROAMS_DONE}_at_ms" "$t0"
+    for i in $(seq 1 $(($2 * 10))); do
+        if wpa_cli -p /run/wsec_sta -i wsta0 status 2>/dev/null | grep -q "^bssid=$1"; then
+            put "roam${ROAMS_DONE}" ok
+            put "roam${ROAMS_DONE}_ms" $(($(now_ms) - t0))
+            sleep 1
+            return 0
+        fi
+        sleep 0.1
+    done
+    put "roam${ROAMS_DONE}" fail
+    ROAM_FAILED=1
+    return 1
+}
+
 # A transition to BSSID $1 the target must refuse: the station's log names the status
 # code $2 (wsec sta: "ft failed status N"; wpa_supplicant: "status_code=N"), and the
 # station is connected again (wsec sta stays with its AP; wpa_supplicant, whose kernel

@@ -124,6 +124,41 @@ pub struct StaFile {
     /// The network block's EAP settings (`key_mgmt=WPA-EAP...`), with the file names the
     /// runtime reads ([`EapFile::load`]) into `sta.eap`.
     pub eap: Option<EapFile>,
+    /// wpa_supplicant `bgscan="simple:<short s>:<signal threshold dBm>:<long s>"`: the
+    /// station looks for a better BSS of its network and roams to it by itself.
+    pub bgscan: Option<Bgscan>,
+}
+
+/// wpa_supplicant's `bgscan` module `simple`: how often to look (short below the
+/// threshold, long above it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bgscan {
+    pub short_s: u64,
+    pub threshold_dbm: i8,
+    pub long_s: u64,
+}
+
+impl Bgscan {
+    /// `simple:<short>:<threshold>:<long>` (wpa_supplicant bgscan_simple.c: short 30,
+    /// threshold 0 and long 300 when left out).
+    fn parse(line: usize, v: &str) -> Result<Bgscan, ConfError> {
+        let v = unquote(v).unwrap_or(v);
+        let mut f = v.split(':');
+        if f.next() != Some("simple") {
+            return err(line, "bgscan: only the \"simple\" module is supported (bgscan=\"simple:30:-70:300\")");
+        }
+        let num = |x: Option<&str>, d: i64| -> Result<i64, ConfError> {
+            match x {
+                None | Some("") => Ok(d),
+                Some(t) => t.parse::<i64>().map_err(|_| ConfError { line, msg: format!("bgscan: {t} is not a number") }),
+            }
+        };
+        let (short, threshold, long) = (num(f.next(), 30)?, num(f.next(), 0)?, num(f.next(), 300)?);
+        if !(1..=3600).contains(&short) || !(1..=86_400).contains(&long) || !(-120..=0).contains(&threshold) {
+            return err(line, "bgscan: intervals 1-3600 and 1-86400 s, threshold -120..0 dBm");
+        }
+        Ok(Bgscan { short_s: short as u64, threshold_dbm: threshold as i8, long_s: long as u64 })
+    }
 }
 
 /// One `auth_server_addr` / `acct_server_addr` and what followed it.
@@ -1328,6 +1363,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     // wpa_supplicant: the global `okc` is the default of each network's
     // `proactive_key_caching` (-1: take the global).
     let mut test_ft_bad_mic = false;
+    let mut bgscan = None;
     let (mut okc_global, mut okc_net) = (false, None);
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
@@ -1362,6 +1398,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                 "bssid" => {
                     bssid = Some(v.parse::<MacAddr>().map_err(|_| ConfError { line: n, msg: "bssid must be aa:bb:cc:dd:ee:ff".into() })?)
                 }
+                "bgscan" => bgscan = Some(Bgscan::parse(n, v)?),
                 "proto" => {
                     let mut p = (false, false);
                     for w in v.split_whitespace() {
@@ -1611,5 +1648,15 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     sta.offload = c.offload()?;
     sta.engine_threads = c.engine_threads.unwrap_or(1);
     let (interface, medium) = resolve_driver(driver, interface, wired, medium)?;
-    Ok(StaFile { interface, medium, scan_channels, address_from_radio, ctrl_interface: ctrl, ctrl_interface_group: ctrl_group, sta, eap })
+    Ok(StaFile {
+        interface,
+        medium,
+        scan_channels,
+        address_from_radio,
+        ctrl_interface: ctrl,
+        ctrl_interface_group: ctrl_group,
+        sta,
+        eap,
+        bgscan,
+    })
 }

@@ -158,7 +158,14 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
             r.addr
         );
     }
-    let tap = host_side(&f.interface, o.netns.as_deref(), &bssid, bridge.as_deref())?;
+    // An FT AP is reached on the distribution system at its BSSID (RRB, FT over the DS):
+    // its TAP, a port of the bridge, takes another address, else the bridge would keep
+    // frames for the BSSID to itself as its port's own (hostapd listens on the bridge).
+    let tap_mac = match &f.ap.ft {
+        Some(_) => MacAddr([bssid.0[0] ^ 0x04, bssid.0[1], bssid.0[2], bssid.0[3], bssid.0[4], bssid.0[5]]),
+        None => bssid,
+    };
+    let tap = host_side(&f.interface, o.netns.as_deref(), &tap_mac, bridge.as_deref())?;
     let start = Instant::now();
     let threads = crypto_threads(f.ap.engine_threads)?;
     let fixed = Fixed::of_ap(&f);
@@ -208,7 +215,13 @@ pub fn run_sta(mut f: StaFile, o: &NodeOptions) -> Result<()> {
         vec![6]
     };
     let medium = medium::open(&spec, scan[0], addr).map_err(|e| Error::io(format!("medium {spec}"), e))?;
-    let ctrl = open_ctrl(f.ctrl_interface.as_deref(), f.ctrl_interface_group.as_deref(), &f.interface)?;
+    let mut ctrl = open_ctrl(f.ctrl_interface.as_deref(), f.ctrl_interface_group.as_deref(), &f.interface)?;
+    if let Some(c) = ctrl.as_mut() {
+        c.scan.bgscan = f.bgscan;
+    } else if f.bgscan.is_some() {
+        // The BSS table with the signal levels lives with the control interface.
+        println!("sta: bgscan needs ctrl_interface (the BSS table it reads): not used");
+    }
     let tap = host_side(&f.interface, o.netns.as_deref(), &addr, None)?;
     let start = Instant::now();
     let threads = crypto_threads(f.sta.engine_threads)?;
@@ -759,6 +772,7 @@ impl<N: Served> Runtime<N> {
     fn control(&mut self, t: u64) {
         let Some(c) = self.ctrl.as_mut() else { return };
         self.core.tick(c, t);
+        self.core.act(c, t, &mut self.out);
         // A bounded number per turn, so a flood of requests cannot starve the medium.
         for _ in 0..16 {
             let Some(c) = self.ctrl.as_mut() else { return };

@@ -499,3 +499,28 @@ fn peap_mschapv2_station_through_the_ap_to_freeradius() {
     let d = a.dot1x_info(&STA).expect("an 802.1X session");
     assert_eq!((d.method, d.identity.as_slice()), (25, b"anonymous@wsec.test".as_slice()));
 }
+
+/// FT-802.1X (AKM 3): the initial mobility domain association through FreeRADIUS, the
+/// XXKey from the MSK's second half (12.7.1.6.3), the 4-way handshake under PMK-R1 on both
+/// cores, and protected data.
+#[test]
+fn ft_eap_initial_mobility_domain_association() {
+    let fr = FreeRadius::start(Opts::default());
+    let mut c = ap_config(&fr, Akm::FtIeee8021x);
+    c.ft = Some(wsec::node::ap::FtSettings::new([0xa1, 0xb2], b"ap1.wsec.test", BSSID));
+    let mut a = AccessPoint::new(c, 0, wsec::rng::seeded(1)).unwrap();
+    let mut s = sta("client", Akm::FtIeee8021x);
+    let ev = run(&mut a, &mut s, Duration::from_secs(20), established);
+    assert!(established(&ev), "{ev:?}\nserver log:\n{}", fr.log());
+    for side in ['a', 's'] {
+        assert!(ev.iter().any(|(w, p)| *w == side && matches!(p, Phase::Associated { akm: Some(Akm::FtIeee8021x), .. })), "{side}: {ev:?}");
+        assert!(ev.iter().any(|(w, p)| *w == side && matches!(p, Phase::EapSuccess { method: "TLS", .. })), "{side}: {ev:?}");
+    }
+    let (mut ao, mut so) = (Output::default(), Output::default());
+    let t = Instant::now().elapsed().as_nanos() as u64 + 30_000_000_000;
+    a.handle_host(t, &frames::ethernet(&STA, &WIRED, EtherType::IPV4, b"ft-eap down"), &mut ao);
+    for f in ao.air.drain(..) {
+        s.handle_air(t, &f, &mut so);
+    }
+    assert!(so.host.iter().any(|h| h.ends_with(b"ft-eap down")), "the station opened the AP's frame under the FT PTK");
+}

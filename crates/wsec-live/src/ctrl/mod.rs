@@ -141,6 +141,9 @@ pub trait CtrlNode: Node {
     fn heard(&self, _ctrl: &mut Ctrl, _now: u64, _mpdu: &[u8], _frame: &[u8]) {}
     /// Time-driven events, once per turn of the run loop; nothing by default.
     fn tick(&self, _ctrl: &mut Ctrl, _now: u64) {}
+    /// What the daemon decides by itself from what the control side knows (the station's
+    /// roaming from the BSS table's signal levels), once per turn; nothing by default.
+    fn act(&mut self, _ctrl: &mut Ctrl, _now: u64, _out: &mut Output) {}
     /// The event sent when the node stops serving (`enabled` false) or serves again;
     /// none by default.
     fn serving_event(&self, _enabled: bool) -> Option<&'static str> {

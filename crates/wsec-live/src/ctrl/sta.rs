@@ -37,6 +37,26 @@ pub struct ScanTable {
     bss: BTreeMap<MacAddr, Heard>,
     /// `CTRL-EVENT-SCAN-RESULTS` is due at this time (after a SCAN).
     results_due: Option<u64>,
+    /// Background scanning and roaming (wpa_supplicant `bgscan`), and when to look next.
+    pub bgscan: Option<crate::conf::Bgscan>,
+    next_look: u64,
+}
+
+/// A BSS heard longer ago than this is no roaming candidate (three beacon intervals of
+/// 100 TU and a margin).
+const FRESH_NS: u64 = 1_000_000_000;
+
+/// How much stronger (dB) a BSS of the network must be heard than the current one to
+/// roam to it, by the current one's level (wpa_supplicant 2.10
+/// `wpa_supplicant_need_to_roam_within_ess`: the weaker the link, the smaller the margin).
+fn roam_margin_db(current_dbm: i8) -> i16 {
+    match current_dbm {
+        l if l < -85 => 1,
+        l if l < -80 => 2,
+        l if l < -75 => 3,
+        l if l < -70 => 4,
+        _ => 5,
+    }
 }
 
 impl ScanTable {
@@ -286,6 +306,43 @@ impl CtrlNode for Station {
     /// Beacons and Probe Responses into the BSS table of `SCAN_RESULTS`.
     fn heard(&self, ctrl: &mut Ctrl, now: u64, mpdu: &[u8], frame: &[u8]) {
         ctrl.scan.observe(now, mpdu, frame);
+    }
+
+    /// bgscan: every short interval while the AP is heard below the threshold (the long one
+    /// above it), the strongest BSS of the network heard in the last second; a roam when it
+    /// is stronger than the AP by the margin (FT when the network has it).
+    fn act(&mut self, ctrl: &mut Ctrl, now: u64, out: &mut Output) {
+        let Some(b) = ctrl.scan.bgscan else { return };
+        if now < ctrl.scan.next_look || !self.is_established() {
+            return;
+        }
+        let Some(cur) = self.bssid() else { return };
+        let Some(level) = ctrl.scan.bss.get(&cur).and_then(|h| h.signal) else {
+            ctrl.scan.next_look = now + b.long_s * 1_000_000_000;
+            return;
+        };
+        let below = level < b.threshold_dbm;
+        ctrl.scan.next_look = now + if below { b.short_s } else { b.long_s } * 1_000_000_000;
+        let ssid = self.config().ssid.clone();
+        let best = ctrl
+            .scan
+            .bss
+            .iter()
+            .filter(|(a, h)| **a != cur && h.info.ssid == ssid && now.saturating_sub(h.at) <= FRESH_NS)
+            .filter_map(|(a, h)| h.signal.map(|s| (*a, s)))
+            .max_by_key(|(_, s)| *s);
+        let Some((target, s)) = best else { return };
+        if i16::from(s) < i16::from(level) + roam_margin_db(level) {
+            return;
+        }
+        let why = format!("{target} heard at {s} dBm, {cur} at {level} dBm (margin {} dB)", roam_margin_db(level));
+        match self.roam(now, target, false, out) {
+            Ok(()) => {
+                println!("sta: bgscan: roaming to {why}");
+                ctrl.sock.event(&format!("CTRL-EVENT-STARTED-ROAM {why}"));
+            }
+            Err(e) => println!("sta: bgscan: not roaming to {target}: {e}"),
+        }
     }
 
     /// The results of a `SCAN`, announced when due.

@@ -75,12 +75,7 @@ pub fn msk_pmk(akm: Akm, msk: &[u8]) -> Option<Zeroizing<Vec<u8>>> {
 /// the MSK, `L(MSK, 256, 256)`; for FT-802.1X-SHA384 (AKM 13) the first 384 bits. `None`
 /// for the other AKMs (FT-PSK's XXKey is the PSK, FT-SAE's the PMK).
 pub fn msk_xxkey(akm: Akm, msk: &[u8]) -> Option<Zeroizing<Vec<u8>>> {
-    let r = match akm {
-        Akm::FtIeee8021x => msk.get(32..64),
-        Akm::FtIeee8021xSha384 => msk.get(..48),
-        _ => None,
-    };
-    r.map(|x| Zeroizing::new(x.to_vec()))
+    crate::rsn::ft::msk_xxkey(akm, msk)
 }
 
 fn unhex(s: &str) -> Result<Vec<u8>> {

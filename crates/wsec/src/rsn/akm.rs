@@ -219,9 +219,9 @@ impl Akm {
     }
 
     /// Whether the PMK comes from a passphrase/PSK (PSK, FT-PSK, PSK-SHA256).
-    /// An AKM whose PMK comes from IEEE 802.1X (EAP): 1, 5, 11, 12 (12.7.1.3).
+    /// An AKM whose PMK comes from IEEE 802.1X (EAP): 1, 3, 5, 11, 12, 13 (12.7.1.3).
     pub fn is_8021x(self) -> bool {
-        matches!(self, Akm::Ieee8021x | Akm::Ieee8021xSha256 | Akm::SuiteB | Akm::SuiteB192)
+        matches!(self, Akm::Ieee8021x | Akm::Ieee8021xSha256 | Akm::SuiteB | Akm::SuiteB192 | Akm::FtIeee8021x | Akm::FtIeee8021xSha384)
     }
 
     pub fn is_psk(self) -> bool {

@@ -126,6 +126,17 @@ pub fn mdid_of(mde_body: &[u8]) -> Option<[u8; 2]> {
     (mde_body.len() >= 3).then(|| [mde_body[0], mde_body[1]])
 }
 
+/// The XXKey of an FT-802.1X AKM from the MSK (12.7.1.6.3): its second 256 bits for
+/// 00-0F-AC:3, its first 384 for 00-0F-AC:13; `None` for other AKMs or a short MSK.
+pub fn msk_xxkey(akm: Akm, msk: &[u8]) -> Option<Zeroizing<Vec<u8>>> {
+    let r = match akm {
+        Akm::FtIeee8021x => msk.get(32..64),
+        Akm::FtIeee8021xSha384 => msk.get(..48),
+        _ => None,
+    };
+    r.map(|x| Zeroizing::new(x.to_vec()))
+}
+
 /// PMKR1Name from PMKR0Name alone (12.7.1.6.4), what an R1KH computes from the PMKID
 /// of an FT Authentication Request before it has the PMK-R1.
 pub fn derive_pmk_r1_name(akm: Akm, r0_name: &[u8; 16], r1kh_id: [u8; 6], s1kh_id: [u8; 6]) -> Result<[u8; 16]> {

@@ -442,6 +442,9 @@ impl AccessPoint {
                 self.send_eapol(now, &sta, eapol(v, EAPOL_EAP, &success), out);
                 out.events.push(NodeEvent::Phase { peer: sta, phase: Phase::EapSuccess { identity, method: m } });
                 let pmk = Zeroizing::new(msk[..choice.akm.pmk_len()].to_vec());
+                if let Some(p) = self.peers.get_mut(&sta) {
+                    p.ft_xxkey = crate::rsn::ft::msk_xxkey(choice.akm, &msk);
+                }
                 // The PMKSA (12.6.10.3), for the station's next association with its PMKID;
                 // as long as the server's Session-Timeout, else dot11RSNAConfigPMKLifetime.
                 let life = session_timeout.map(|t| t as u64).filter(|&t| t > 0).unwrap_or(PMK_LIFETIME_S);

@@ -142,10 +142,11 @@ impl AccessPoint {
     }
 
     /// The XXKey of `akm` (12.7.1.6.3): the PSK for FT-PSK, the PMK of SAE for FT-SAE.
-    fn xxkey(&self, akm: Akm, sae_pmk: Option<&Zeroizing<Vec<u8>>>) -> Option<Zeroizing<Vec<u8>>> {
+    fn xxkey(&self, akm: Akm, sae_pmk: Option<&Zeroizing<Vec<u8>>>, sta: Option<&MacAddr>) -> Option<Zeroizing<Vec<u8>>> {
         match (akm, &self.cfg.security) {
             (Akm::FtPsk, Security::Rsn { pmk, .. }) => Some(pmk.clone()),
             (Akm::FtSae, _) => sae_pmk.cloned(),
+            (a, _) if a.is_8021x() => self.peers.get(sta?).and_then(|p| p.ft_xxkey.clone()),
             _ => None,
         }
     }
@@ -191,7 +192,7 @@ impl AccessPoint {
         out: &mut Output,
     ) -> Option<FtHandshake> {
         let s = self.cfg.ft.clone()?;
-        let xxkey = self.xxkey(akm, sae_pmk)?;
+        let xxkey = self.xxkey(akm, sae_pmk, Some(sta))?;
         let r0 = ft::derive_pmk_r0(akm, &xxkey, &self.cfg.ssid, s.mdid, &s.r0kh_id, sta.0).ok()?;
         let r1 = ft::derive_pmk_r1(akm, &r0, s.r1kh_id.0, sta.0).ok()?;
         let expires = now.saturating_add(u64::from(s.r0_key_lifetime_s).saturating_mul(crate::node::SEC));
@@ -268,7 +269,7 @@ impl AccessPoint {
         let r1kh = s.r1kh_id.0;
         let check = |r1: PmkR1| bool::from(r1.name.ct_eq(r1_name)).then_some(r1);
         if akm == Akm::FtPsk && s.psk_generate_local {
-            let xxkey = self.xxkey(akm, None)?;
+            let xxkey = self.xxkey(akm, None, None)?;
             let r0 = ft::derive_pmk_r0(akm, &xxkey, &self.cfg.ssid, s.mdid, r0kh_id, sta.0).ok()?;
             return check(ft::derive_pmk_r1(akm, &r0, r1kh, sta.0).ok()?);
         }

@@ -239,6 +239,8 @@ struct Peer {
     dot1x: Option<Box<dot1x::Session>>,
     /// An FT Authentication accepted, waiting for its Reassociation (13.5).
     ft: Option<Box<ft::FtSession>>,
+    /// FT-802.1X: the XXKey from the MSK of the EAP run (12.7.1.6.3), for PMK-R0.
+    ft_xxkey: Option<Zeroizing<Vec<u8>>>,
 }
 
 impl PeerState {
@@ -280,6 +282,7 @@ impl Peer {
             owe: None,
             dot1x: None,
             ft: None,
+            ft_xxkey: None,
         }
     }
 
@@ -439,7 +442,7 @@ impl AccessPoint {
             Security::Wep { keys, tx_key, .. } => engine.install_wep(keys, *tx_key, &mut *rng)?,
             Security::Rsn { akms, pairwise, groups, pmk } => {
                 let g = *groups.first().ok_or(crate::Error::Malformed("no group cipher"))?;
-                let ft_ok = |a: &Akm| matches!(a, Akm::FtPsk | Akm::FtSae) && cfg.ft.is_some();
+                let ft_ok = |a: &Akm| a.is_ft() && cfg.ft.is_some();
                 if akms.is_empty()
                     || pairwise.is_empty()
                     || akms

@@ -313,7 +313,13 @@ impl Station {
                     (true, None) => Zeroizing::new(vec![0; akm.pmk_len()]),
                     (false, _) => pmk,
                 };
-                let ft = if akm.is_ft() {
+                let ft = if akm.is_ft() && eap {
+                    // The XXKey comes from the MSK: the key hierarchy after EAP.
+                    if let Some(l) = self.state.link_mut() {
+                        l.ft_resp_ies = Some(ies.to_vec());
+                    }
+                    None
+                } else if akm.is_ft() {
                     match self.ft_initial(akm, ies) {
                         Some(f) => Some(f),
                         None => {

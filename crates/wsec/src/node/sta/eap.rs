@@ -114,7 +114,19 @@ impl Station {
             }
             return;
         }
-        self.start_handshake(now, bssid, n.akm, pmk, n);
+        let ft_ies = self.state.link().and_then(|l| l.ft_resp_ies.clone()).filter(|_| n.akm.is_ft());
+        self.start_handshake(now, bssid, n.akm, pmk, n.clone());
+        if let Some(ies) = ft_ies {
+            // FT-802.1X (13.4): PMK-R0 from the MSK's XXKey, the handshake under PMK-R1.
+            match self.ft_initial(n.akm, &ies) {
+                Some(f) => {
+                    if let Some(r) = self.state.rsna_mut() {
+                        r.supplicant.set_ft(f);
+                    }
+                }
+                None => self.counters.drop("ft association response without MDE or FTE"),
+            }
+        }
     }
 
     /// The EAP side for the control interface's `STATUS`: wpa_supplicant's `EAP state`

@@ -109,6 +109,7 @@ impl Station {
         match (akm, &self.cfg.security) {
             (Akm::FtPsk, Security::Rsn { pmk, .. }) => Some(pmk.clone()),
             (Akm::FtSae, _) => self.state.link().and_then(|l| l.sae_pmk.clone()),
+            (a, _) if a.is_8021x() => ft::msk_xxkey(a, self.eap.as_ref()?.msk()?),
             _ => None,
         }
     }

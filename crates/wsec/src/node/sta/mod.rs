@@ -147,6 +147,9 @@ struct Link {
     sae_pmk: Option<Zeroizing<Vec<u8>>>,
     /// This association rides on the cached PMKSA (12.6.10.3).
     pmksa_in_use: bool,
+    /// FT-802.1X: the (Re)Association Response's elements, for the key hierarchy once EAP
+    /// gave the MSK (13.4).
+    ft_resp_ies: Option<Vec<u8>>,
 }
 
 /// The [`Supplicant`] of an RSNA (12.7) and the SA Query (11.13) its keys protect.
@@ -159,7 +162,7 @@ struct Rsna {
 
 impl Link {
     fn new(bss: BssInfo, neg: Option<Negotiated>) -> Link {
-        Link { bss, neg, sae: None, sae_pmk: None, pmksa_in_use: false }
+        Link { bss, neg, sae: None, sae_pmk: None, pmksa_in_use: false, ft_resp_ies: None }
     }
 }
 
