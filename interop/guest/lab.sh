@@ -71,23 +71,19 @@ scan_for() {
     return 1
 }
 
-# The station moves to BSSID $1 (air: FT over the air or, without FT, a reassociation; ds:
-# FT over the DS) and is connected there again: the BSSID in its status, and for
-# wpa_supplicant COMPLETED. Puts roam<N>=ok|fail and roam<N>_ms.
-ROAMS_DONE=0
-roam_to() {
-    ROAMS_DONE=$((ROAMS_DONE + 1))
-    cmd=roam
-    [ "$2" = ds ] && cmd=ft_ds
-    t0=$(now_ms)
+# The station's control interface (wpa_cli's protocol for both).
+sta_cli() {
     case $STA in
-    wpas) cli() { nsx wpa_cli -p /run/wpa_supplicant -i wlan1 "$@"; } ;;
-    wsec) cli() { wpa_cli -p /run/wsec_sta -i wsta0 "$@"; } ;;
+    wpas) nsx wpa_cli -p /run/wpa_supplicant -i wlan1 "$@" ;;
+    wsec) wpa_cli -p /run/wsec_sta -i wsta0 "$@" ;;
     esac
-    put "roam${ROAMS_DONE}_at_ms" "$t0"
-    cli $cmd "$1" >>"$O/roam.txt" 2>&1
-    for i in $(seq 1 150); do
-        st=$(cli status 2>/dev/null)
+}
+
+# Waits up to $2 s for the station to be connected at BSSID $1 (the BSSID in its status,
+# COMPLETED); puts roam<N>=ok|fail and roam<N>_ms from $t0.
+arrived() {
+    for i in $(seq 1 $(($2 * 10))); do
+        st=$(sta_cli status 2>/dev/null)
         if echo "$st" | grep -q "^bssid=$1" && echo "$st" | grep -q '^wpa_state=COMPLETED'; then
             put "roam${ROAMS_DONE}" ok
             put "roam${ROAMS_DONE}_ms" $(($(now_ms) - t0))
@@ -101,23 +97,25 @@ roam_to() {
     return 1
 }
 
+# The station moves to BSSID $1 (air: FT over the air or, without FT, a reassociation; ds:
+# FT over the DS) and is connected there again.
+ROAMS_DONE=0
+roam_to() {
+    ROAMS_DONE=$((ROAMS_DONE + 1))
+    cmd=roam
+    [ "$2" = ds ] && cmd=ft_ds
+    t0=$(now_ms)
+    put "roam${ROAMS_DONE}_at_ms" "$t0"
+    sta_cli $cmd "$1" >>"$O/roam.txt" 2>&1
+    arrived "$1" 15
+}
+
 # The station moved to BSSID $1 by itself (its roaming decision: bgscan) within $2 s.
 wait_bssid() {
     ROAMS_DONE=$((ROAMS_DONE + 1))
     t0=$(now_ms)
     put "roam${ROAMS_DONE}_at_ms" "$t0"
-    for i in $(seq 1 $(($2 * 10))); do
-        if wpa_cli -p /run/wsec_sta -i wsta0 status 2>/dev/null | grep -q "^bssid=$1"; then
-            put "roam${ROAMS_DONE}" ok
-            put "roam${ROAMS_DONE}_ms" $(($(now_ms) - t0))
-            sleep 1
-            return 0
-        fi
-        sleep 0.1
-    done
-    put "roam${ROAMS_DONE}" fail
-    ROAM_FAILED=1
-    return 1
+    arrived "$1" "$2"
 }
 
 # A transition to BSSID $1 the target must refuse: the station's log names the status
@@ -127,19 +125,20 @@ wait_bssid() {
 roam_refused() {
     ROAMS_DONE=$((ROAMS_DONE + 1))
     case $STA in
-    wpas) cli() { nsx wpa_cli -p /run/wpa_supplicant -i wlan1 "$@"; }; want="status_code=$2" ;;
-    wsec) cli() { wpa_cli -p /run/wsec_sta -i wsta0 "$@"; }; want="ft failed status $2" ;;
+    wpas) want="status_code=$2" ;;
+    wsec) want="ft failed status $2" ;;
     esac
     before=$(grep -c "$want" "$O/sta.log")
-    cli roam "$1" >>"$O/roam.txt" 2>&1
+    sta_cli roam "$1" >>"$O/roam.txt" 2>&1
     for i in $(seq 1 200); do
         [ "$(grep -c "$want" "$O/sta.log")" -gt "$before" ] && break
         sleep 0.1
     done
     if [ "$(grep -c "$want" "$O/sta.log")" -gt "$before" ]; then
-        for i in $(seq 1 300); do cli status 2>/dev/null | grep -q '^wpa_state=COMPLETED' && break; sleep 0.1; done
+        for i in $(seq 1 300); do sta_cli status 2>/dev/null | grep -q '^wpa_state=COMPLETED' && break; sleep 0.1; done
         put "refused${ROAMS_DONE}" ok
-        put "refused${ROAMS_DONE}_bssid" "$(cli status 2>/dev/null | sed -n 's/^bssid=//p')"
+        STAYED=1
+        put "refused${ROAMS_DONE}_bssid" "$(sta_cli status 2>/dev/null | sed -n 's/^bssid=//p')"
         sleep 1
         return 0
     fi
@@ -317,6 +316,7 @@ run_case() {
     AP2_LOG_HAS=
     STREAM=0
     ROAM_FAILED=0
+    STAYED=0
     ROAMS_DONE=0
     . "$C/case.env"
     R="$O/result.env"
@@ -376,7 +376,8 @@ run_case() {
             eval "$ROAM"
             [ "$STREAM" -gt 0 ] && stream_end
             [ "$ROAM_FAILED" = 1 ] && ok=0
-            if wait_connected 40 "$n" && nsx ping -c 2 -W 3 $AP_IP >>"$O/ping.txt" 2>&1; then put roam ok; else put roam fail; ok=0; fi
+            # After a refused transition wsec sta has no new connection: it stayed.
+            if { [ "$STAYED" = 1 ] || wait_connected 40 "$n"; } && nsx ping -c 2 -W 3 $AP_IP >>"$O/ping.txt" 2>&1; then put roam ok; else put roam fail; ok=0; fi
         elif [ "$RECONNECT" = 1 ]; then
             case $STA in
             wpas)

@@ -412,3 +412,34 @@ fn a_lost_ft_authentication_response_is_answered_again_alike() {
     assert_eq!(answers[0], answers[1], "the same elements (ANonce) both times");
     n.traffic(1, b"after a lost answer");
 }
+
+/// The station's MLME sends its Reassociation Request again when the answer is slow (a new
+/// frame, a new Sequence Number): the target answers it with the same Reassociation
+/// Response and neither associates anew nor starts a 4-way handshake.
+#[test]
+fn a_repeated_reassociation_request_gets_the_same_answer() {
+    let mut n = initial(Akm::FtPsk, true, false);
+    let saved = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let s2 = saved.clone();
+    n.tamper = Some(Box::new(move |f: &mut Vec<u8>| {
+        if f[0] == 0x20 {
+            *s2.borrow_mut() = f.clone();
+        }
+        true
+    }));
+    assert!(n.roam(AP2), "{:?}", n.events);
+    n.tamper = None;
+    let assoc_before = n.count(1, |p| matches!(p, Phase::Associated { .. }));
+    let mut req = saved.borrow().clone();
+    assert!(!req.is_empty(), "the Reassociation Request was seen");
+    req[22] = req[22].wrapping_add(0x10); // another Sequence Number, as a resend has
+    let mut out = Output::default();
+    n.aps[1].handle_air(n.now, &req, &mut out);
+    let resp: Vec<&Vec<u8>> = out.air.iter().filter(|f| f[0] == 0x30).collect();
+    assert_eq!(resp.len(), 1, "one Reassociation Response");
+    assert_eq!(&resp[0][26..28], &[0, 0][..], "status 0");
+    assert!(!out.air.iter().any(|f| f[0] == 0x08 || f[0] == 0x88), "no EAPOL (no 4-way handshake)");
+    n.collect(1, &mut out);
+    assert_eq!(n.count(1, |p| matches!(p, Phase::Associated { .. })), assoc_before, "not associated anew");
+    n.traffic(1, b"after the repeated request");
+}

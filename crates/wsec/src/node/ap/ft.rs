@@ -124,6 +124,14 @@ pub(super) struct FtSession {
     pub(super) resp_ies: Vec<u8>,
 }
 
+/// A completed transition (13.8.5): a Reassociation Request repeated before its answer
+/// arrived (the station's MLME resends after 100-200 ms) gets that answer again.
+pub(super) struct FtDone {
+    snonce: [u8; 32],
+    anonce: [u8; 32],
+    resp_ies: Vec<u8>,
+}
+
 impl FtSession {
     pub(super) fn snonce(&self) -> &[u8; 32] {
         &self.snonce
@@ -290,13 +298,41 @@ impl AccessPoint {
     /// Whether a (Re)Association Request continues a fast BSS transition: the station
     /// authenticated with FT here and asks for an FT AKM with a PMKID.
     pub(super) fn is_ft_reassoc(&self, sta: &MacAddr, ies: &[u8]) -> bool {
-        self.peers.get(sta).is_some_and(|p| p.ft.is_some()) && FtElements::find(ies).fte.is_some()
+        FtElements::find(ies).fte.is_some() && (self.peers.get(sta).is_some_and(|p| p.ft.is_some()) || self.ft_repeat_of(sta, ies))
+    }
+
+    /// Whether `ies` repeat the Reassociation Request of the transition completed last (the
+    /// same nonces) while its association stands.
+    fn ft_repeat_of(&self, sta: &MacAddr, ies: &[u8]) -> bool {
+        let Some(p) = self.peers.get(sta) else { return false };
+        let (Some(done), true) = (p.ft_done.as_ref(), p.ft.is_none() && p.state.is_associated()) else { return false };
+        let e = FtElements::find(ies);
+        let akm = e.rsne.and_then(|r| crate::rsn::ie::RsnElementRepr::parse(r).ok()).and_then(|r| r.akms.first().and_then(|a| a.akm()));
+        akm.filter(|a| a.is_ft()).and_then(|a| e.fte(a).ok()).is_some_and(|f| f.snonce == done.snonce && f.anonce == done.anonce)
+    }
+
+    /// A repeat of the Reassociation Request that completed the last transition: its
+    /// Reassociation Response again, nothing installed anew.
+    fn ft_reassoc_repeated(&mut self, sta: &MacAddr, ies: &[u8], current_ap: Option<MacAddr>, out: &mut Output) -> bool {
+        if !self.ft_repeat_of(sta, ies) {
+            return false;
+        }
+        let Some((aid, resp)) = self.peers.get(sta).and_then(|p| Some((p.aid, p.ft_done.as_ref()?.resp_ies.clone()))) else { return false };
+        let seq = self.seq.take();
+        let mut f = frames::any_assoc_resp(sta, &self.cfg.bssid, seq, self.capability(), StatusCode::SUCCESS, aid, current_ap.is_some());
+        f.extend_from_slice(&resp);
+        self.tx_mgmt(f, out);
+        self.counters.drop("ft reassociation repeated: answered again");
+        true
     }
 
     /// The Reassociation Request of a transition (13.8.4), checked as hostapd's
     /// `wpa_ft_validate_reassoc`, answered (13.8.5) and, on success, the station
     /// associated with the PTK of the FT Authentication and data open.
     pub(super) fn ft_reassoc(&mut self, now: u64, sta: &MacAddr, ies: &[u8], current_ap: Option<MacAddr>, out: &mut Output) {
+        if self.ft_reassoc_repeated(sta, ies, current_ap, out) {
+            return;
+        }
         let session = self.peers.get_mut(sta).and_then(|p| p.ft.take());
         let Some(session) = session else { return };
         let checked = self.ft_validate_reassoc(sta, ies, &session);
@@ -325,7 +361,11 @@ impl AccessPoint {
         };
         f.extend_from_slice(&resp_ies);
         self.tx_mgmt(f, out);
+        let done = FtDone { snonce: session.snonce, anonce: session.anonce, resp_ies };
         self.ft_associate(now, sta, aid, ies, *session, gk, current_ap, out);
+        if let Some(p) = self.peers.get_mut(sta) {
+            p.ft_done = Some(Box::new(done));
+        }
     }
 
     fn ft_validate_reassoc(&self, sta: &MacAddr, ies: &[u8], s: &FtSession) -> Result<(), StatusCode> {

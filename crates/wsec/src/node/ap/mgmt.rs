@@ -8,6 +8,9 @@ use crate::radius::packet::TerminateCause;
 use crate::wire::mac::{MacAddr, Mpdu};
 use crate::wire::mgmt::{self, ActionCategory, AuthAlgorithm, Capability, ReasonCode};
 
+/// How many transmitters' last management Sequence Control the AP remembers.
+const MGMT_SEQ_CACHE: usize = 4096;
+
 impl AccessPoint {
     /// The Capability Information field (9.4.1.4) of our Beacons and responses.
     pub(super) fn capability(&self) -> Capability {
@@ -79,6 +82,17 @@ impl AccessPoint {
             return self.counters.drop("malformed");
         };
         let (sa, bssid, protected) = (f.sa(), f.bssid(), f.frame_control().protected());
+        // 10.3.2.14.3: a retransmission (Retry set) of the last frame from this address is
+        // discarded: a Reassociation Request repeated after its answer was sent late would
+        // otherwise start the association over (an FT station would see a 4-way handshake).
+        let sc = f.seq_control().0;
+        if f.frame_control().retry() && self.mgmt_rx_seq.get(&sa) == Some(&sc) {
+            return self.counters.drop("duplicate management frame");
+        }
+        if self.mgmt_rx_seq.len() >= MGMT_SEQ_CACHE && !self.mgmt_rx_seq.contains_key(&sa) {
+            self.mgmt_rx_seq.clear();
+        }
+        self.mgmt_rx_seq.insert(sa, sc);
         if protected {
             if self.peer_mfp(&sa) {
                 return self.protected_mgmt(now, &sa, &hdr, out);

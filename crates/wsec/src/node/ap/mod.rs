@@ -241,6 +241,9 @@ struct Peer {
     ft: Option<Box<ft::FtSession>>,
     /// FT-802.1X: the XXKey from the MSK of the EAP run (12.7.1.6.3), for PMK-R0.
     ft_xxkey: Option<Zeroizing<Vec<u8>>>,
+    /// The last fast BSS transition completed: its nonces and the Reassociation Response's
+    /// elements, sent again to a repeated request.
+    ft_done: Option<Box<ft::FtDone>>,
 }
 
 impl PeerState {
@@ -283,6 +286,7 @@ impl Peer {
             dot1x: None,
             ft: None,
             ft_xxkey: None,
+            ft_done: None,
         }
     }
 
@@ -360,6 +364,9 @@ pub struct AccessPoint {
     rrb: Option<crate::rsn::rrb::KeyHolder>,
     /// FT exchanges waiting for a PMK-R1 pulled from the R0KH.
     ft_pending: BTreeMap<MacAddr, ft_rrb::PendingFt>,
+    /// The Sequence Control of the last management frame from each transmitter (duplicate
+    /// detection, 10.3.2.14.3).
+    mgmt_rx_seq: BTreeMap<MacAddr, u16>,
 }
 
 /// The RSN element an AP with `akms`, `pairwise` and `group` advertises (9.4.2.24).
@@ -522,6 +529,7 @@ impl AccessPoint {
             ft_domain: None,
             rrb: Self::new_key_holder(&cfg)?,
             ft_pending: BTreeMap::new(),
+            mgmt_rx_seq: BTreeMap::new(),
             rng,
             cfg,
         })
