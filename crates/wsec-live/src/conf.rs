@@ -442,6 +442,8 @@ fn akms(line: usize, v: &str) -> Result<Vec<Akm>, ConfError> {
             "SAE" => Akm::Sae,
             "FT-PSK" => Akm::FtPsk,
             "FT-SAE" => Akm::FtSae,
+            "FT-EAP" => Akm::FtIeee8021x,
+            "FT-EAP-SHA384" => Akm::FtIeee8021xSha384,
             "OWE" => Akm::Owe,
             "WPA-EAP" => Akm::Ieee8021x,
             "WPA-EAP-SHA256" => Akm::Ieee8021xSha256,
@@ -450,7 +452,7 @@ fn akms(line: usize, v: &str) -> Result<Vec<Akm>, ConfError> {
             _ => {
                 return err(
                     line,
-                    format!("unsupported key management {w} (WPA-PSK, WPA-PSK-SHA256, SAE, FT-PSK, FT-SAE, OWE, WPA-EAP, WPA-EAP-SHA256, WPA-EAP-SUITE-B, WPA-EAP-SUITE-B-192)"),
+                    format!("unsupported key management {w} (WPA-PSK, WPA-PSK-SHA256, SAE, FT-PSK, FT-SAE, FT-EAP, FT-EAP-SHA384, OWE, WPA-EAP, WPA-EAP-SHA256, WPA-EAP-SUITE-B, WPA-EAP-SUITE-B-192)"),
                 )
             }
         });
