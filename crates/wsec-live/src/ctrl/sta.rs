@@ -313,7 +313,7 @@ impl CtrlNode for Station {
     /// is stronger than the AP by the margin (FT when the network has it).
     fn act(&mut self, ctrl: &mut Ctrl, now: u64, out: &mut Output) {
         let Some(b) = ctrl.scan.bgscan else { return };
-        if now < ctrl.scan.next_look || !self.is_established() {
+        if now < ctrl.scan.next_look || !self.is_established() || self.roaming() {
             return;
         }
         let Some(cur) = self.bssid() else { return };

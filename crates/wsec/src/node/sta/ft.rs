@@ -46,6 +46,9 @@ struct Roam {
     snonce: [u8; 32],
     /// The keys once the target answered the FT Authentication (or FT Request).
     keys: Option<RoamKeys>,
+    /// Reassociation Requests sent under keys since replaced by a newer answer: their
+    /// refusals (55, the ANonce the target no longer has) are expected and passed over.
+    stale_reassocs: u32,
     deadline: u64,
     tries: u32,
 }
@@ -77,6 +80,11 @@ impl StaFt {
 }
 
 impl Station {
+    /// Whether a fast BSS transition is under way.
+    pub fn roaming(&self) -> bool {
+        self.ft.roam.is_some()
+    }
+
     /// The BSSs of our SSID heard in Beacons and Probe Responses, with when (the core's
     /// clock, ns): the roaming targets, for the control interface's scan results.
     pub fn bss_heard(&self) -> Vec<(BssInfo, u64)> {
@@ -143,6 +151,9 @@ impl Station {
         if current == target {
             return Err("already associated with the target");
         }
+        if self.ft.roam.is_some() {
+            return Err("a transition is under way");
+        }
         let info = self.ft.seen.get(&target).map(|(b, _)| b.clone()).ok_or("target BSS not heard")?;
         let Some(md) = self.ft.md.as_ref() else {
             if over_ds {
@@ -167,7 +178,7 @@ impl Station {
             .filter(|n| n.akm == md.akm)
             .ok_or("target security not acceptable")?;
         let snonce = crate::rng::array::<32>(&mut *self.rng);
-        self.ft.roam = Some(Roam { target: info, neg, over_ds, snonce, keys: None, deadline: now, tries: 0 });
+        self.ft.roam = Some(Roam { target: info, neg, over_ds, snonce, keys: None, stale_reassocs: 0, deadline: now, tries: 0 });
         self.ft_send_request(now, out);
         Ok(())
     }
@@ -208,7 +219,25 @@ impl Station {
     /// The target's FT Authentication Response (transaction 2), or the FT Response through
     /// the current AP: the PTK, then the Reassociation Request.
     pub(super) fn ft_response(&mut self, now: u64, status: StatusCode, ies: &[u8], out: &mut Output) {
-        let Some(r) = self.ft.roam.as_ref().filter(|r| r.keys.is_none()) else { return };
+        let Some(r) = self.ft.roam.as_ref() else { return };
+        if let Some(k) = r.keys.as_ref() {
+            // An answer to a repeated request after the first answer was taken: hostapd
+            // drew a new ANonce for it and now expects that one in the Reassociation
+            // Request. Take the newest answer and send the Reassociation Request again.
+            if status != StatusCode::SUCCESS {
+                return;
+            }
+            let Ok(newer) = self.ft_keys(r, ies) else { return };
+            if newer.anonce == k.anonce {
+                return self.counters.drop("ft response repeated");
+            }
+            if let Some(r) = self.ft.roam.as_mut() {
+                r.keys = Some(newer);
+                r.stale_reassocs = r.tries;
+                r.tries = 0;
+            }
+            return self.ft_send_reassoc(now, out);
+        }
         if status != StatusCode::SUCCESS {
             return self.ft_give_up(status.0, "target refused the FT authentication", out);
         }
@@ -301,10 +330,15 @@ impl Station {
     /// `wpa_ft_validate_reassoc_resp`, then the station is with the target under the new
     /// PTK, GTK and IGTK.
     pub(super) fn ft_reassoc_response(&mut self, now: u64, status: StatusCode, aid: u16, ies: &[u8], out: &mut Output) {
-        let Some(r) = self.ft.roam.as_ref().filter(|r| r.keys.is_some()) else { return };
+        let Some(r) = self.ft.roam.as_mut().filter(|r| r.keys.is_some()) else { return };
         if status != StatusCode::SUCCESS {
+            if r.stale_reassocs > 0 {
+                r.stale_reassocs -= 1;
+                return self.counters.drop("ft reassociation refused under replaced keys");
+            }
             return self.ft_give_up(status.0, "target refused the reassociation", out);
         }
+        let Some(r) = self.ft.roam.as_ref() else { return };
         let keys = match self.ft_check_reassoc_resp(r, ies) {
             Ok(k) => k,
             Err(why) => {
