@@ -13,7 +13,8 @@
 //! - `sa_query`: protected management frames and the SA Query procedure;
 //! - `data`: the data path, the relay between stations, the wired side;
 //! - `control`: what the control interface reads and sets;
-//! - `sae`, `owe`: SAE authentication and OWE association.
+//! - `sae`, `owe`: SAE authentication and OWE association;
+//! - `wnm`: the neighbor table, Neighbor Report Responses, BSS transition management.
 use super::card::Offload;
 use super::datapath::{self, Datapath, RxFrame};
 use super::engine::{self, Engine};
@@ -31,6 +32,7 @@ pub use dot1x::{Dot1xInfo, Dot1xSettings};
 pub use ft::{FtDomain, FtSettings};
 pub use okc::OkcGroup;
 use std::collections::{BTreeMap, BTreeSet};
+pub use wnm::{BtmRequestParams, Neighbor};
 use zeroize::Zeroizing;
 
 /// What the AP is configured with (the hostapd.conf keys of [`super::conf`]).
@@ -90,6 +92,12 @@ pub struct ApConfig {
     /// Fast BSS transition (hostapd `mobility_domain`, `nas_identifier`, ...): needed by
     /// the FT AKMs.
     pub ft: Option<FtSettings>,
+    /// hostapd `bss_transition`: BSS transition management (11.22.7): Extended Capabilities
+    /// b19 in Beacons, BTM Queries answered and Responses reported.
+    pub bss_transition: bool,
+    /// hostapd `rrm_neighbor_report`: neighbor reports (11.10.10.2): RM Enabled
+    /// Capabilities in Beacons, the neighbor table, Neighbor Report Requests answered.
+    pub rrm_neighbor_report: bool,
 }
 
 impl ApConfig {
@@ -121,6 +129,8 @@ impl ApConfig {
             extended_key_id: 0,
             dot1x: None,
             ft: None,
+            bss_transition: false,
+            rrm_neighbor_report: false,
         }
     }
 }
@@ -353,6 +363,8 @@ pub struct AccessPoint {
     ft_r0: BTreeMap<[u8; 16], ft::R0Entry>,
     /// The BSSs of this process sharing their PMK-R0s.
     ft_domain: Option<std::sync::Arc<FtDomain>>,
+    /// The neighbor table and the disassociations BSS transition requests announced.
+    wnm: wnm::ApWnm,
 }
 
 /// The RSN element an AP with `akms`, `pairwise` and `group` advertises (9.4.2.24).
@@ -416,6 +428,7 @@ mod okc;
 mod owe;
 mod sa_query;
 mod sae;
+mod wnm;
 
 impl AccessPoint {
     /// A new AP; `now` is the monotonic time (ns) it starts at.
@@ -512,6 +525,7 @@ impl AccessPoint {
             okc: None,
             ft_r0: BTreeMap::new(),
             ft_domain: None,
+            wnm: wnm::ApWnm::new(&cfg),
             rng,
             cfg,
         })
@@ -570,6 +584,9 @@ impl AccessPoint {
         if let Some(d) = self.dot1x_poll() {
             t = t.min(d);
         }
+        if let Some(d) = self.wnm_poll() {
+            t = t.min(d);
+        }
         t
     }
 
@@ -580,6 +597,7 @@ impl AccessPoint {
         self.sa_query_timeouts(now, out);
         self.sae_timeouts(now, out);
         self.dot1x_timeouts(now, out);
+        self.wnm_timeouts(now, out);
         if now >= self.next_beacon {
             self.beacon(now, out);
         }
