@@ -403,6 +403,7 @@ mod tests {
             wpa_ie: None,
             rsnxe: None,
             owe_transition: None,
+            mde: None,
         };
         assert_eq!(bss_flags(&b), "[WPA2-PSK-CCMP][ESS]");
         let b2 = BssInfo { rsne: None, ..b.clone() };
@@ -428,6 +429,7 @@ mod tests {
             wpa_ie: None,
             rsnxe: None,
             owe_transition: None,
+            mde: None,
         };
         let rt = |rate: u8, dbm: i8| {
             let mut v = vec![0, 0, 15, 0];
