@@ -526,6 +526,30 @@ mod tests {
         assert_eq!(RrmActionRepr::parse_details(&[]), Err(Error::Truncated));
     }
 
+    /// hostapd 2.10's answer to wsec sta's bare request (`05 04 01`), recorded in the
+    /// interop lab (`bss-tm.wsecsta-hostapd`, radio 0 on channel 6, `rrm_neighbor_report=1`):
+    /// its own report (`hostapd_neighbor_set_own_report`).
+    #[test]
+    fn neighbor_report_response_recorded_from_hostapd() {
+        let resp = [
+            0x05, 0x05, 0x01, 0x34, 0x12, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x8f, 0x00, 0x00, 0x00, 0x51, 0x06, 0x06, 0x06, 0x03, 0x00,
+            0x00, 0x00,
+        ];
+        let r = NeighborReportResponseRepr::parse(&resp).unwrap();
+        let n = r.neighbors();
+        assert_eq!(n.len(), 1);
+        assert_eq!(
+            (n[0].bssid, n[0].bssid_info, n[0].op_class, n[0].channel, n[0].phy_type),
+            (MacAddr([2, 0, 0, 0, 0, 0]), 0x8f, 81, 6, 6)
+        );
+        assert_eq!(n[0].subelement(subelement::WIDE_BANDWIDTH_CHANNEL), Some(&[0u8, 0, 0][..]));
+        let req = NeighborReportRequestRepr::parse(&[0x05, 0x04, 0x01]).unwrap();
+        assert_eq!((req.dialog_token, req.ssid()), (1, None));
+        // wpa_supplicant 2.10's RM Enabled Capabilities in its Association Request (beacon
+        // passive, active, table): no Neighbor Report bit of its own.
+        assert!(!RmEnabledCapabilities::parse(&[0x70, 0, 0, 0, 0]).unwrap().neighbor_report());
+    }
+
     #[test]
     fn rm_enabled_capabilities_and_op_class() {
         // hostapd rrm_neighbor_report=1: 46 05 02 00 00 00 00.

@@ -516,6 +516,33 @@ mod tests {
         assert_eq!(WnmActionRepr::parse_details(&[26, 1]).unwrap(), WnmActionRepr::Other { action: 26 });
     }
 
+    /// Frames recorded in the interop lab's `bss-tm` rows (hostapd 2.10 and wpa_supplicant
+    /// 2.10 on mac80211_hwsim, no MFP: the Action bodies in the clear on the air).
+    #[test]
+    fn frames_recorded_from_hostapd_and_wpa_supplicant() {
+        // hostapd_cli BSS_TM_REQ 02:00:00:00:01:00 pref=1 neighbor=02:00:00:00:03:00,0x8f,81,6,6,0301ff
+        let req = hex("0a07010100000134100200000003008f0000005106060301ff");
+        let r = BtmRequestRepr::parse(&req).unwrap();
+        assert_eq!((r.dialog_token, r.mode, r.disassoc_timer, r.validity_interval), (1, request_mode::PREFERRED_CANDIDATE_LIST, 0, 1));
+        let c: Vec<NeighborReport> = r.candidates().map(|c| c.unwrap()).collect();
+        assert_eq!((c[0].bssid, c[0].bssid_info, c[0].channel, c[0].preference()), (MacAddr([2, 0, 0, 0, 3, 0]), 0x8f, 6, Some(255)));
+        assert_eq!(r.to_vec().unwrap(), req);
+        // wpa_supplicant's accept, with the candidate list of its scan results
+        // (wnm_add_cand_list: preferences 255, 254).
+        let resp = hex("0a080100000200000003003410020000000000820000005106060301ff3410020000000300820000005106060301fe");
+        let r = BtmResponseRepr::parse(&resp).unwrap();
+        assert_eq!((r.status, r.target), (BtmStatus::ACCEPT, Some(MacAddr([2, 0, 0, 0, 3, 0]))));
+        let list: Vec<NeighborReport> = rrm::neighbor_reports(r.candidates).map(|c| c.unwrap()).collect();
+        assert_eq!(list.iter().map(|c| (c.bssid.0[4], c.preference())).collect::<Vec<_>>(), [(0, Some(255)), (3, Some(254))]);
+        assert_eq!(r.to_vec().unwrap(), resp);
+        // wpa_supplicant's Association Request: Extended Capabilities with BSS Transition.
+        assert!(ext_capab_has(&hex("04004a0201404040000120"), EXT_CAPAB_BSS_TRANSITION));
+    }
+
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    }
+
     #[test]
     fn extended_capabilities() {
         // hostapd bss_transition=1 alone: 7f 03 00 00 08.

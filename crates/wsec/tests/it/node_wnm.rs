@@ -467,3 +467,46 @@ fn malformed_rrm_and_wnm_frames_are_dropped_and_counted() {
     n.aps[cur].handle_air(n.now, &frames::action(&ap, &stranger, &ap, 0, &[5, 4, 1]), &mut out);
     assert_eq!(n.aps[cur].counters.dropped("action frame from an unassociated station"), 1);
 }
+
+/// The AP's Neighbor Report Response and BSS Transition Management Request are octet for
+/// octet hostapd 2.10's, recorded in the interop lab (`bss-tm.wsecsta-hostapd`: radio 0's
+/// BSSID 02:00:00:00:00:00 on channel 6, station 02:00:00:00:01:00).
+#[test]
+fn the_ap_sends_what_hostapd_sends() {
+    let (bssid, sta) = (MacAddr([2, 0, 0, 0, 0, 0]), MacAddr([2, 0, 0, 0, 1, 0]));
+    let mut c = ApConfig::new(bssid, SSID, Security::Open);
+    c.rrm_neighbor_report = true;
+    let mut ap = AccessPoint::new(c, 0, wsec::rng::seeded(5)).unwrap();
+    let mut out = Output::default();
+    for f in [
+        frames::auth(
+            &bssid,
+            &sta,
+            &bssid,
+            0,
+            wsec::wire::mgmt::AuthRepr::new(wsec::wire::mgmt::AuthAlgorithm::OPEN_SYSTEM, 1, Default::default()),
+        ),
+        frames::assoc_req(&sta, &bssid, 1, Capability(Capability::ESS), SSID, None),
+        frames::action(&bssid, &sta, &bssid, 2, &[5, 4, 1]),
+    ] {
+        ap.handle_air(0, &f, &mut out);
+    }
+    let bodies: Vec<Vec<u8>> = out.air.iter().filter(|f| f[0] == 0xd0).map(|f| f[24..].to_vec()).collect();
+    let hostapd_resp = [
+        0x05, 0x05, 0x01, 0x34, 0x12, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x8f, 0x00, 0x00, 0x00, 0x51, 0x06, 0x06, 0x06, 0x03, 0x00, 0x00,
+        0x00,
+    ];
+    assert_eq!(bodies, [hostapd_resp.to_vec()]);
+    // hostapd_cli BSS_TM_REQ 02:00:00:00:01:00 pref=1 neighbor=02:00:00:00:03:00,0x8f,81,6,6,0301ff
+    out.air.clear();
+    let mut cand = NeighborReport::new(MacAddr([2, 0, 0, 0, 3, 0]), 0x8f, 81, 6, 6);
+    cand.subelements = vec![3, 1, 0xff];
+    // hostapd's defaults: dialog token 1, Validity Interval 1.
+    let p = BtmRequestParams { mode: request_mode::PREFERRED_CANDIDATE_LIST, candidates: vec![cand], ..Default::default() };
+    ap.bss_tm_req(1, &sta, &p, &mut out).unwrap();
+    let hostapd_req = [
+        0x0a, 0x07, 0x01, 0x01, 0x00, 0x00, 0x01, 0x34, 0x10, 0x02, 0x00, 0x00, 0x00, 0x03, 0x00, 0x8f, 0x00, 0x00, 0x00, 0x51, 0x06, 0x06,
+        0x03, 0x01, 0xff,
+    ];
+    assert_eq!(&out.air[0][24..], &hostapd_req[..]);
+}
