@@ -955,6 +955,7 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     let (mut auth_servers, mut acct_servers): (Vec<RadiusServerLine>, Vec<RadiusServerLine>) = (Vec::new(), Vec::new());
     let mut dot1x = wsec::node::ap::Dot1xSettings::default();
     let mut okc = false;
+    let (mut bss_transition, mut rrm_neighbor_report) = (false, false);
     let mut radsec = Vec::new();
     let mut ft = FtLines::default();
     for (i, l) in text.lines().enumerate() {
@@ -1131,6 +1132,10 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
             "eapol_version" => dot1x.eapol_version = num(n, k, v, 1, 3)?,
             // hostapd: INT_RANGE(okc, 0, 1); it acts across the BSSs of one process.
             "okc" => okc = num::<u8>(n, k, v, 0, 1)? == 1,
+            // hostapd: BSS transition management (Extended Capabilities b19, BTM Queries
+            // and Responses) and neighbor reports (RM Enabled Capabilities, SET_NEIGHBOR).
+            "bss_transition" => bss_transition = num::<u8>(n, k, v, 0, 1)? == 1,
+            "rrm_neighbor_report" => rrm_neighbor_report = num::<u8>(n, k, v, 0, 1)? == 1,
             _ => return err(n, format!("unknown key{}", shown_key(k))),
         }
     }
@@ -1177,6 +1182,8 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     ap.ignore_broadcast_ssid = hidden;
     ap.transition_disable = transition_disable;
     ap.extended_key_id = extended_key_id;
+    ap.bss_transition = bss_transition;
+    ap.rrm_neighbor_report = rrm_neighbor_report;
     let eap_akm = matches!(&ap.security, Security::Rsn { akms, .. } if akms.iter().any(|a| a.is_8021x()));
     if eap_akm && !ieee8021x {
         return err(0, "wpa_key_mgmt=WPA-EAP needs ieee8021x=1");

@@ -6,6 +6,7 @@ mod bench_cli;
 mod cli;
 mod cli_contract;
 mod ctrl_cli;
+mod ctrl_wnm;
 mod decrypt_cli;
 mod decrypt_output;
 mod dot1x_cores;

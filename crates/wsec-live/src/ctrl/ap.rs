@@ -121,6 +121,10 @@ impl CtrlNode for AccessPoint {
             "GET" => get(ap, arg),
             // Beacons are built from the running configuration at each interval.
             "UPDATE_BEACON" => "OK\n".into(),
+            "SET_NEIGHBOR" => super::wnm::set_neighbor(ap, arg),
+            "REMOVE_NEIGHBOR" => super::wnm::remove_neighbor(ap, arg),
+            "SHOW_NEIGHBOR" => super::wnm::show_neighbor(ap),
+            "BSS_TM_REQ" => super::wnm::bss_tm_req(ap, now, arg, out),
             _ => return None,
         };
         Some((r, None))
@@ -152,6 +156,7 @@ impl CtrlNode for AccessPoint {
                 Phase::EapStarted => ctrl.sock.event(&format!("CTRL-EVENT-EAP-STARTED {peer}")),
                 Phase::EapSuccess { .. } => ctrl.sock.event(&format!("CTRL-EVENT-EAP-SUCCESS {peer}")),
                 Phase::EapFailure(_) => ctrl.sock.event(&format!("CTRL-EVENT-EAP-FAILURE {peer}")),
+                Phase::BtmResponse { .. } => ctrl.sock.event(&super::wnm::ap_event(peer, phase).unwrap_or_default()),
                 _ => {}
             }
         }

@@ -7,7 +7,8 @@
 //!   [`CtrlNode`] interface through which it reaches each core's own;
 //! - [`ap`]: the access point's commands and events (hostapd `ctrl_iface.c`,
 //!   `src/ap/ctrl_iface_ap.c`);
-//! - [`sta`]: the station's (wpa_supplicant `ctrl_iface.c`).
+//! - [`sta`]: the station's (wpa_supplicant `ctrl_iface.c`);
+//! - [`wnm`]: neighbor reports and BSS transition management at both.
 //!
 //! The run loop ([`crate::runtime`]) polls the socket beside the medium and the TAP, hands
 //! each request to [`Ctrl::request`] with the core, and each [`wsec::node::NodeEvent`] to
@@ -16,6 +17,7 @@
 pub mod ap;
 pub mod socket;
 pub mod sta;
+pub mod wnm;
 
 pub use socket::{CtrlSocket, CtrlSpec};
 use std::collections::BTreeSet;

@@ -220,6 +220,8 @@ impl CtrlNode for Station {
                 },
                 Err(_) => "FAIL\n".into(),
             },
+            "NEIGHBOR_REP_REQUEST" => super::wnm::neighbor_rep_request(sta, now, arg, out),
+            "WNM_BSS_QUERY" => super::wnm::wnm_bss_query(sta, now, arg, out),
             "SIGNAL_POLL" => match (sta.is_established(), sta.channel(), sta.bssid()) {
                 // What the medium reports in the radiotap header of the AP's last frame:
                 // the dBm signal (a radio; the air hub writes none) and the rate; no noise.
@@ -298,6 +300,12 @@ impl CtrlNode for Station {
                     ctrl.sock.event("CTRL-EVENT-EAP-SUCCESS EAP authentication completed successfully");
                 }
                 Phase::EapFailure(_) => ctrl.sock.event("CTRL-EVENT-EAP-FAILURE EAP authentication failed"),
+                Phase::NeighborReport { .. } | Phase::NeighborReportFailed | Phase::BtmRequest { .. } => {
+                    let bi = self.bss_heard().into_iter().find(|(b, _)| b.bssid == *peer).map_or(100, |(b, _)| b.beacon_interval_tu);
+                    for l in super::wnm::sta_event_lines(phase, self.mfp_active(), bi) {
+                        ctrl.sock.event(&l);
+                    }
+                }
                 _ => {}
             }
         }

@@ -213,6 +213,34 @@ pub enum Phase {
         status: u16,
         why: &'static str,
     },
+    /// Neighbor Report Response (9.6.6.7) to the station's request: the neighbors the AP
+    /// named, in its order (wpa_supplicant: one RRM-NEIGHBOR-REP-RECEIVED each).
+    NeighborReport {
+        dialog_token: u8,
+        neighbors: Vec<crate::wire::rrm::NeighborReport>,
+    },
+    /// The station's Neighbor Report Request got no answer in time, or one naming no
+    /// neighbor (wpa_supplicant's RRM-NEIGHBOR-REP-REQUEST-FAILED).
+    NeighborReportFailed,
+    /// A BSS Transition Management Request (9.6.13.9) from the AP: its Request Mode
+    /// ([`crate::wire::wnm::request_mode`]), Disassociation Timer and Validity Interval
+    /// (TBTTs), how many candidates it listed, its Session Information URL.
+    BtmRequest {
+        dialog_token: u8,
+        mode: u8,
+        disassoc_timer: u16,
+        validity: u8,
+        candidates: usize,
+        url: Option<String>,
+    },
+    /// A BSS Transition Management Response (9.6.13.10): sent by the station, received by
+    /// the AP (hostapd's BSS-TM-RESP); `target` with status 0.
+    BtmResponse {
+        dialog_token: u8,
+        status: u8,
+        termination_delay: u8,
+        target: Option<MacAddr>,
+    },
     /// The AP sent the station's Accounting-Request Stop with these counters (RFC 2866
     /// 5.3-5.8): octets and frames from the station (input) and to it (output).
     AccountingStop {
@@ -271,6 +299,34 @@ impl core::fmt::Display for Phase {
                 write!(f, "ft reassociated from {from} ({}), data open", if *over_ds { "over the ds" } else { "over the air" })
             }
             Phase::FtFailed { status, why } => write!(f, "ft failed status {status}: {why}"),
+            Phase::NeighborReport { dialog_token, neighbors } => {
+                write!(f, "neighbor report (token {dialog_token}):")?;
+                for n in neighbors {
+                    write!(f, " {} (channel {}{})", n.bssid, n.channel, n.preference().map(|p| format!(" pref {p}")).unwrap_or_default())?;
+                }
+                Ok(())
+            }
+            Phase::NeighborReportFailed => write!(f, "neighbor report request failed"),
+            Phase::BtmRequest { dialog_token, mode, disassoc_timer, validity, candidates, url } => {
+                write!(
+                    f,
+                    "bss transition management request (token {dialog_token}) mode 0x{mode:02x} disassociation timer {disassoc_timer} validity {validity} candidates {candidates}"
+                )?;
+                match url {
+                    Some(u) => write!(f, " url {u}"),
+                    None => Ok(()),
+                }
+            }
+            Phase::BtmResponse { dialog_token, status, termination_delay, target } => {
+                write!(
+                    f,
+                    "bss transition management response (token {dialog_token}) status {status} termination delay {termination_delay}"
+                )?;
+                match target {
+                    Some(t) => write!(f, " target {t}"),
+                    None => Ok(()),
+                }
+            }
             Phase::AccountingStop { in_octets, in_frames, out_octets, out_frames } => {
                 write!(f, "accounting stop: in {in_octets} octets {in_frames} frames, out {out_octets} octets {out_frames} frames")
             }

@@ -12,14 +12,19 @@
 //! - [`mme`]: the Management MIC element (9.4.2.53).
 //! - [`llc`]: LLC/SNAP encapsulation of MSDUs (IEEE 802.2, RFC 1042).
 //! - [`s1g`]: the S1G Beacon header (802.11ah), which BIP protects with a BIGTK.
+//! - [`rrm`]: the Neighbor Report element and the Neighbor Report Request/Response frames
+//!   (9.4.2.36, 9.6.6.6-9.6.6.7), the RM Enabled Capabilities element.
+//! - [`wnm`]: the BSS Transition Management Query/Request/Response frames (9.6.13.8-10).
 pub mod element;
 pub mod ethernet;
 pub mod llc;
 pub mod mac;
 pub mod mgmt;
 pub mod mme;
+pub mod rrm;
 pub mod s1g;
 pub mod sechdr;
+pub mod wnm;
 
 pub use ethernet::EtherType;
 pub use mac::{FrameControl, FrameType, Header, HeaderRepr, MacAddr, Mpdu, QosControl, SeqControl};

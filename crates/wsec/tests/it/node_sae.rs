@@ -160,7 +160,12 @@ fn configuration_errors() {
         ("wpa_key_mgmt=SAE\nieee80211w=2\nsae_password=x|vlanid=3\n", "not supported"),
         ("wpa_key_mgmt=SAE\nieee80211w=2\nsae_password=x|mac=zz\n", "mac="),
         ("wpa_key_mgmt=OWE\nowe_groups=19 22\n", "unsupported OWE group 22"),
-        ("wpa_key_mgmt=FT-PSK\n", "unsupported key management FT-PSK"),
+        ("wpa_key_mgmt=FT-PSK\nwpa_passphrase=secret sauce\n", "needs mobility_domain"),
+        ("wpa_key_mgmt=FT-PSK\nwpa_passphrase=secret sauce\nmobility_domain=a1b2\n", "requires nas_identifier"),
+        ("wpa_key_mgmt=FT-PSK\nwpa_passphrase=secret sauce\nmobility_domain=a1\nnas_identifier=x\n", "mobility_domain must be 2 octets"),
+        ("wpa_key_mgmt=FT-PSK\nwpa_passphrase=secret sauce\nmobility_domain=a1b2\nnas_identifier=x\nr0kh=zz x 00\n", "r0kh must be"),
+        ("wpa_key_mgmt=WPA-PSK\nwpa_passphrase=secret sauce\nmobility_domain=a1b2\n", "needs an FT AKM"),
+        ("wpa_key_mgmt=FT-FOO\n", "unsupported key management FT-FOO"),
         ("wpa_key_mgmt=SAE\nieee80211w=2\nsae_password=x\ntransition_disable=0x100\n", "transition_disable"),
         ("wpa_key_mgmt=SAE\nieee80211w=2\nsae_password=x\ntransition_disable=yes\n", "transition_disable"),
     ] {

@@ -14,7 +14,9 @@ const MGMT_SEQ_CACHE: usize = 4096;
 impl AccessPoint {
     /// The Capability Information field (9.4.1.4) of our Beacons and responses.
     pub(super) fn capability(&self) -> Capability {
-        Capability(Capability::ESS | Capability::SHORT_PREAMBLE).with(Capability::PRIVACY, !self.cfg.security.is_open())
+        Capability(Capability::ESS | Capability::SHORT_PREAMBLE)
+            .with(Capability::PRIVACY, !self.cfg.security.is_open())
+            .with(crate::wire::rrm::CAPABILITY_RADIO_MEASUREMENT, self.cfg.rrm_neighbor_report)
     }
 
     /// What Beacons (`probe: false`) and Probe Responses say; a hidden BSS
@@ -49,7 +51,7 @@ impl AccessPoint {
     pub(super) fn beacon(&mut self, now: u64, out: &mut Output) {
         let tsf = (now - self.start) / 1000;
         let seq = self.seq.take();
-        let b = frames::beacon(&self.bss_info(false), tsf, seq, None);
+        let b = self.with_wnm_elements(frames::beacon(&self.bss_info(false), tsf, seq, None));
         self.tx_mgmt(b, out);
         let iv = self.cfg.beacon_interval_tu as u64 * TU;
         self.next_beacon = (self.next_beacon + iv).max(now + iv / 2);
@@ -125,7 +127,7 @@ impl AccessPoint {
             Mgmt::ProbeReq { ssid } if (ssid.is_empty() && self.cfg.ignore_broadcast_ssid == 0) || ssid == &self.cfg.ssid[..] => {
                 let tsf = (now - self.start) / 1000;
                 let seq = self.seq.take();
-                let f = frames::beacon(&self.bss_info(true), tsf, seq, Some(&sa));
+                let f = self.with_wnm_elements(frames::beacon(&self.bss_info(true), tsf, seq, Some(&sa)));
                 self.tx_mgmt(f, out);
             }
             Mgmt::Auth { alg: AuthAlgorithm::FAST_BSS_TRANSITION, seq: 1, ies, .. } => self.ft_auth_request(now, &sa, ies, out),
@@ -149,6 +151,9 @@ impl AccessPoint {
             Mgmt::Action { category: ActionCategory::FAST_BSS_TRANSITION, details } => self.ft_action_rx(&sa, details, out),
             Mgmt::Deauth { reason } => self.peer_left(&sa, Phase::Deauthenticated { reason, by_peer: true }, out),
             Mgmt::Disassoc { reason } => self.peer_left(&sa, Phase::Disassociated { reason, by_peer: true }, out),
+            Mgmt::Action { category: c @ (ActionCategory::RADIO_MEASUREMENT | ActionCategory::WNM), details } => {
+                self.wnm_action(now, &sa, c, details, out)
+            }
             _ => {}
         }
     }

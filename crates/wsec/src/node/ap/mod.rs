@@ -13,7 +13,8 @@
 //! - `sa_query`: protected management frames and the SA Query procedure;
 //! - `data`: the data path, the relay between stations, the wired side;
 //! - `control`: what the control interface reads and sets;
-//! - `sae`, `owe`: SAE authentication and OWE association.
+//! - `sae`, `owe`: SAE authentication and OWE association;
+//! - `wnm`: the neighbor table, Neighbor Report Responses, BSS transition management.
 use super::card::Offload;
 use super::datapath::{self, Datapath, RxFrame};
 use super::engine::{self, Engine};
@@ -31,6 +32,7 @@ pub use dot1x::{Dot1xInfo, Dot1xSettings};
 pub use ft::{FtDomain, FtSettings};
 pub use okc::OkcGroup;
 use std::collections::{BTreeMap, BTreeSet};
+pub use wnm::{BtmRequestParams, Neighbor};
 use zeroize::Zeroizing;
 
 /// What the AP is configured with (the hostapd.conf keys of [`super::conf`]).
@@ -90,6 +92,12 @@ pub struct ApConfig {
     /// Fast BSS transition (hostapd `mobility_domain`, `nas_identifier`, ...): needed by
     /// the FT AKMs.
     pub ft: Option<FtSettings>,
+    /// hostapd `bss_transition`: BSS transition management (11.22.7): Extended Capabilities
+    /// b19 in Beacons, BTM Queries answered and Responses reported.
+    pub bss_transition: bool,
+    /// hostapd `rrm_neighbor_report`: neighbor reports (11.10.10.2): RM Enabled
+    /// Capabilities in Beacons, the neighbor table, Neighbor Report Requests answered.
+    pub rrm_neighbor_report: bool,
 }
 
 impl ApConfig {
@@ -121,6 +129,8 @@ impl ApConfig {
             extended_key_id: 0,
             dot1x: None,
             ft: None,
+            bss_transition: false,
+            rrm_neighbor_report: false,
         }
     }
 }
@@ -367,6 +377,8 @@ pub struct AccessPoint {
     /// The Sequence Control of the last management frame from each transmitter (duplicate
     /// detection, 10.3.2.14.3).
     mgmt_rx_seq: BTreeMap<MacAddr, u16>,
+    /// The neighbor table and the disassociations BSS transition requests announced.
+    wnm: wnm::ApWnm,
 }
 
 /// The RSN element an AP with `akms`, `pairwise` and `group` advertises (9.4.2.24).
@@ -431,6 +443,7 @@ mod okc;
 mod owe;
 mod sa_query;
 mod sae;
+mod wnm;
 
 impl AccessPoint {
     /// A new AP; `now` is the monotonic time (ns) it starts at.
@@ -530,6 +543,7 @@ impl AccessPoint {
             rrb: Self::new_key_holder(&cfg)?,
             ft_pending: BTreeMap::new(),
             mgmt_rx_seq: BTreeMap::new(),
+            wnm: wnm::ApWnm::new(&cfg),
             rng,
             cfg,
         })
@@ -588,6 +602,9 @@ impl AccessPoint {
         if let Some(d) = self.dot1x_poll() {
             t = t.min(d);
         }
+        if let Some(d) = self.wnm_poll() {
+            t = t.min(d);
+        }
         t
     }
 
@@ -601,6 +618,7 @@ impl AccessPoint {
         if now >= self.next_housekeeping {
             self.rrb_timeouts(now, out);
         }
+        self.wnm_timeouts(now, out);
         if now >= self.next_beacon {
             self.beacon(now, out);
         }

@@ -5,6 +5,7 @@ use crate::node::frames::{self, Mgmt};
 use crate::node::mfp::SaQuery;
 use crate::node::{rx_error_reason, Output, Phase};
 use crate::wire::mac::{MacAddr, Mpdu};
+use crate::wire::mgmt::ActionCategory;
 
 use super::AccessPoint;
 
@@ -82,6 +83,9 @@ impl AccessPoint {
                         *s = None;
                     }
                 }
+            }
+            Ok(Mgmt::Action { category: c @ (ActionCategory::RADIO_MEASUREMENT | ActionCategory::WNM), details }) => {
+                self.wnm_action(now, sta, c, details, out)
             }
             Ok(_) => {}
             Err(_) => self.counters.drop("malformed"),

@@ -153,6 +153,9 @@ impl Station {
                 self.assoc_response(now, &h, super::assoc::AssocResp { status, aid, rsne, owe_dh, ies }, out)
             }
             Mgmt::Action { category: ActionCategory::FAST_BSS_TRANSITION, details } if from_ap => self.ft_action(now, details, out),
+            Mgmt::Action { category: c @ (ActionCategory::RADIO_MEASUREMENT | ActionCategory::WNM), details } if from_ap => {
+                self.wnm_action(now, c, details, !h.addr1().is_group(), out)
+            }
             Mgmt::Deauth { reason } | Mgmt::Disassoc { reason } if from_ap => {
                 if matches!(self.state, State::Scanning) {
                     return;

@@ -12,7 +12,8 @@
 //! - `sa_query`: protected management frames and the SA Query procedure;
 //! - `data`: the data path;
 //! - `control`: what the control interface reads;
-//! - `sae`, `owe`: SAE authentication and OWE association.
+//! - `sae`, `owe`: SAE authentication and OWE association;
+//! - `wnm`: neighbor report requests and BSS transition management.
 use super::card::Offload;
 use super::datapath::{self, Datapath, RxFrame};
 use super::engine::Engine;
@@ -236,6 +237,8 @@ pub struct Station {
     /// Fast BSS transition: the mobility domain's keys, a transition under way, the BSSs
     /// heard.
     ft: ft::StaFt,
+    /// The Neighbor Report Request waiting for its Response.
+    wnm: wnm::StaWnm,
 }
 
 mod assoc;
@@ -248,6 +251,7 @@ mod mgmt;
 mod owe;
 mod sa_query;
 mod sae;
+mod wnm;
 pub use eap::EapStatus;
 pub use owe::OWE_OPEN_FALLBACK_SKIPS;
 
@@ -290,6 +294,7 @@ impl Station {
             owe: owe::StaOwe::default(),
             eap: None,
             ft: ft::StaFt::default(),
+            wnm: wnm::StaWnm::default(),
         })
     }
 
@@ -309,6 +314,9 @@ impl Station {
         if let Some(d) = self.ft.deadline() {
             t = t.min(d);
         }
+        if let Some(d) = self.wnm_poll() {
+            t = t.min(d);
+        }
         t
     }
 
@@ -318,6 +326,7 @@ impl Station {
             return;
         }
         self.ft_timeout(now, out);
+        self.wnm_timeout(now, out);
         match &self.state {
             State::Scanning if now >= self.deadline => {
                 let seq = self.seq.take();
