@@ -443,3 +443,25 @@ fn a_repeated_reassociation_request_gets_the_same_answer() {
     assert_eq!(n.count(1, |p| matches!(p, Phase::Associated { .. })), assoc_before, "not associated anew");
     n.traffic(1, b"after the repeated request");
 }
+
+/// The FT Authentication Request arrives again while the target's PULL is out (the
+/// station's MLME resends after 200 ms; the R0KH may take longer): the target keeps waiting
+/// for the RESP instead of refusing with 53, and the roam completes.
+#[test]
+fn a_request_repeated_while_the_pull_is_out_waits_for_it() {
+    let mut n = Net::new(rrb_aps(false), sta_cfg(Akm::FtSae, Some(AP1)), false);
+    assert!(n.run_until(5_000, |n| n.established()), "{:?}", n.events);
+    n.run_until(300, |_| false);
+    let mut out = Output::default();
+    n.sta.roam(n.now, AP2, false, &mut out).unwrap();
+    let req = out.air.iter().find(|f| f[0] == 0xb0).cloned().expect("the FT Authentication Request");
+    n.collect(STA_ID, &mut out);
+    n.step(); // AP 2 takes it and PULLs from AP 1 (the PULL not yet delivered)
+    let mut again = Output::default();
+    n.aps[1].handle_air(n.now, &req, &mut again);
+    assert!(!again.air.iter().any(|f| f[0] == 0xb0), "no answer to the repeat while the PULL is out");
+    n.collect(1, &mut again);
+    assert!(n.run_until(2_000, |n| n.count(STA_ID, |p| matches!(p, Phase::FtReassociated { .. })) == 1), "{:?}", n.events);
+    assert_eq!(n.count(1, |p| matches!(p, Phase::FtFailed { .. })), 0, "{:?}", n.events);
+    n.traffic(1, b"after the pull");
+}

@@ -106,7 +106,7 @@ impl AccessPoint {
         };
         if let Some(p) = self.ft_pending.remove(&spa) {
             let now = self.clock;
-            self.ft_answer(now, &spa, &p.ies, p.via, out);
+            self.ft_answer_as(now, &spa, &p.ies, p.via, false, out);
         }
     }
 
@@ -185,6 +185,11 @@ impl AccessPoint {
     /// Answers an FT Authentication Request (`via` None) or an FT Request over the DS
     /// (through the current AP `via`), unless its PMK-R1 must first be pulled.
     pub(super) fn ft_answer(&mut self, now: u64, sta: &MacAddr, ies: &[u8], via: Option<MacAddr>, out: &mut Output) {
+        self.ft_answer_as(now, sta, ies, via, true, out)
+    }
+
+    /// [`Self::ft_answer`]; `may_pull` false once the R0KH answered (a NAK is final).
+    fn ft_answer_as(&mut self, now: u64, sta: &MacAddr, ies: &[u8], via: Option<MacAddr>, may_pull: bool, out: &mut Output) {
         // The same request again (its answer was lost or late): the same answer, so that
         // the Reassociation matches whichever copy the station took.
         let e = crate::rsn::ft::FtElements::find(ies);
@@ -208,7 +213,11 @@ impl AccessPoint {
         }
         let res = self.ft_session(now, sta, ies, via.is_some());
         if let Err(StatusCode::INVALID_PMKID) = res {
-            if !self.ft_pending.contains_key(sta) && self.ft_pull_needed(now, sta, ies, via, out) {
+            if self.ft_pending.contains_key(sta) {
+                // The request again while its PULL is out: the answer comes with the RESP.
+                return self.counters.drop("ft request repeated: pull pending");
+            }
+            if may_pull && self.ft_pull_needed(now, sta, ies, via, out) {
                 return;
             }
         }
