@@ -3,6 +3,7 @@
 //! compiled once.
 
 mod common;
+mod multi_ap;
 mod nodesim;
 mod peers;
 

@@ -4,47 +4,19 @@
 //! with data both ways after each step; FT-PSK with keys generated locally at each AP and
 //! FT-SAE with the PMK-R0 shared by the APs of one domain; the refusals with their status
 //! codes (a wrong MDID, an unknown PMKR0Name, a bad FTE MIC) leave the station where it was.
+use crate::multi_ap::{Net, STA_ID};
 use wsec::cipher::CipherSuite;
 use wsec::node::ap::{AccessPoint, ApConfig, FtDomain, FtSettings};
-use wsec::node::frames;
 use wsec::node::mfp::Mfp;
 use wsec::node::sta::{StaConfig, Station};
-use wsec::node::{NodeEvent, Output, Phase, Security};
+use wsec::node::{Output, Phase, Security};
 use wsec::rsn::akm::Akm;
 use wsec::wire::mac::MacAddr;
-use wsec::wire::EtherType;
 
-const MS: u64 = 1_000_000;
 const AP1: MacAddr = MacAddr([0x02, 0, 0, 0, 0xa0, 0x01]);
 const AP2: MacAddr = MacAddr([0x02, 0, 0, 0, 0xa0, 0x02]);
 const STA: MacAddr = MacAddr([0x02, 0, 0, 0, 0xb0, 0x01]);
-const WIRED: MacAddr = MacAddr([0x02, 0, 0, 0, 0xee, 0x01]);
 const PSK: [u8; 32] = [0x42; 32];
-
-/// Rewrites a frame of the station's in flight; false drops it.
-type Tamper = Box<dyn FnMut(&mut Vec<u8>) -> bool>;
-
-struct Net {
-    now: u64,
-    aps: Vec<AccessPoint>,
-    sta: Station,
-    /// Frames on the air not yet delivered, with their sender (0.. APs, usize::MAX the STA).
-    air: Vec<(usize, Vec<u8>)>,
-    ap_host: Vec<Vec<Vec<u8>>>,
-    sta_host: Vec<Vec<u8>>,
-    /// (who, event): who = AP index, or usize::MAX for the station.
-    events: Vec<(usize, NodeEvent)>,
-    /// A hook that may rewrite or drop the station's frames before they go on the air.
-    tamper: Option<Tamper>,
-    /// The same for the APs' frames.
-    tamper_ap: Option<Tamper>,
-    /// RRB frames on the distribution system, with the AP that sent them.
-    ds: Vec<(usize, Vec<u8>)>,
-    /// RRB frames delivered, by ethertype.
-    ds_seen: Vec<u16>,
-}
-
-const STA_ID: usize = usize::MAX;
 
 fn security(akm: Akm) -> Security {
     Security::Rsn { akms: vec![akm], pairwise: vec![CipherSuite::Ccmp128], groups: vec![CipherSuite::Ccmp128], pmk: PSK.to_vec().into() }
@@ -77,147 +49,33 @@ fn sta_cfg(akm: Akm, bssid: Option<MacAddr>) -> StaConfig {
     c
 }
 
-impl Net {
-    fn new(aps: Vec<ApConfig>, sta: StaConfig, domain: bool) -> Net {
-        let d = FtDomain::new();
-        let aps: Vec<AccessPoint> = aps
-            .into_iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let mut a = AccessPoint::new(c, 0, wsec::rng::seeded(10 + i as u64)).unwrap();
-                if domain {
-                    a.join_ft_domain(d.clone());
-                }
-                a
-            })
-            .collect();
-        let n = aps.len();
-        Net {
-            now: 0,
-            aps,
-            sta: Station::new(sta, 0, wsec::rng::seeded(99)).unwrap(),
-            air: Vec::new(),
-            ap_host: vec![Vec::new(); n],
-            sta_host: Vec::new(),
-            events: Vec::new(),
-            tamper: None,
-            tamper_ap: None,
-            ds: Vec::new(),
-            ds_seen: Vec::new(),
-        }
-    }
+/// The APs (joined in one FT domain with `domain`) and the station, seeded.
+fn net(aps: Vec<ApConfig>, sta: StaConfig, domain: bool) -> Net {
+    let d = FtDomain::new();
+    let aps = aps
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut a = AccessPoint::new(c, 0, wsec::rng::seeded(10 + i as u64)).unwrap();
+            if domain {
+                a.join_ft_domain(d.clone());
+            }
+            a
+        })
+        .collect();
+    Net::with_cores(aps, Station::new(sta, 0, wsec::rng::seeded(99)).unwrap())
+}
 
-    fn collect(&mut self, who: usize, out: &mut Output) {
-        for f in out.air.drain(..) {
-            self.air.push((who, f));
-        }
-        if who != STA_ID {
-            // The distribution system: the APs' RRB frames reach the other APs' wired side.
-            let (rrb, rest): (Vec<Vec<u8>>, Vec<Vec<u8>>) = std::mem::take(&mut out.host)
-                .into_iter()
-                .partition(|f| f.len() > 14 && matches!(u16::from_be_bytes([f[12], f[13]]), 0x88b7 | 0x890d));
-            out.host = rest;
-            for f in rrb {
-                self.ds.push((who, f));
-            }
-        }
-        for e in out.events.drain(..) {
-            self.events.push((who, e));
-        }
-        let host = std::mem::take(&mut out.host);
-        if who == STA_ID {
-            self.sta_host.extend(host);
-        } else {
-            self.ap_host[who].extend(host);
-        }
-    }
+/// What the FT tests ask of the network.
+trait FtNet {
+    fn established(&self) -> bool;
+    fn roam(&mut self, target: MacAddr) -> bool;
+    fn roam_how(&mut self, target: MacAddr, over_ds: bool) -> bool;
+}
 
-    fn step(&mut self) {
-        self.now += MS;
-        let now = self.now;
-        let mut out = Output::default();
-        for i in 0..self.aps.len() {
-            if self.aps[i].poll_timeout() <= now {
-                self.aps[i].handle_timeout(now, &mut out);
-                self.collect(i, &mut out);
-            }
-        }
-        if self.sta.poll_timeout() <= now {
-            self.sta.handle_timeout(now, &mut out);
-            self.collect(STA_ID, &mut out);
-        }
-        for (from, f) in std::mem::take(&mut self.ds) {
-            self.ds_seen.push(u16::from_be_bytes([f[12], f[13]]));
-            for i in 0..self.aps.len() {
-                if i != from {
-                    self.aps[i].handle_host(now, &f, &mut out);
-                    self.collect(i, &mut out);
-                }
-            }
-        }
-        let frames = std::mem::take(&mut self.air);
-        for (from, mut f) in frames {
-            let hook = if from == STA_ID { self.tamper.as_mut() } else { self.tamper_ap.as_mut() };
-            if let Some(t) = hook {
-                if !t(&mut f) {
-                    continue;
-                }
-            }
-            for i in 0..self.aps.len() {
-                if from != i {
-                    self.aps[i].handle_air(now, &f, &mut out);
-                    self.collect(i, &mut out);
-                }
-            }
-            if from != STA_ID {
-                self.sta.handle_air(now, &f, &mut out);
-                self.collect(STA_ID, &mut out);
-            }
-        }
-    }
-
-    fn run_until(&mut self, max_ms: u64, mut cond: impl FnMut(&Net) -> bool) -> bool {
-        for _ in 0..max_ms {
-            if cond(self) {
-                return true;
-            }
-            self.step();
-        }
-        cond(self)
-    }
-
-    fn sta_phases(&self) -> Vec<Phase> {
-        self.events.iter().filter(|(w, _)| *w == STA_ID).map(|(_, NodeEvent::Phase { phase, .. })| phase.clone()).collect()
-    }
-
-    fn count(&self, who: usize, f: impl Fn(&Phase) -> bool) -> usize {
-        self.events.iter().filter(|(w, NodeEvent::Phase { phase, .. })| *w == who && f(phase)).count()
-    }
-
+impl FtNet for Net {
     fn established(&self) -> bool {
-        self.sta_phases().iter().any(|p| matches!(p, Phase::Established { .. }))
-    }
-
-    /// Data both ways through AP `i`: the station's frame reaches AP `i`'s host, AP `i`'s
-    /// reaches the station.
-    fn traffic(&mut self, i: usize, tag: &[u8]) {
-        let up = [b"up ".as_slice(), tag].concat();
-        let down = [b"down ".as_slice(), tag].concat();
-        let mut out = Output::default();
-        let eth = frames::ethernet(&WIRED, &STA, EtherType(0x88b5), &up);
-        self.sta.handle_host(self.now, &eth, &mut out);
-        self.collect(STA_ID, &mut out);
-        let eth = frames::ethernet(&STA, &WIRED, EtherType(0x88b5), &down);
-        self.aps[i].handle_host(self.now, &eth, &mut out);
-        self.collect(i, &mut out);
-        for _ in 0..5 {
-            self.step();
-        }
-        assert!(self.ap_host[i].iter().any(|f| f.ends_with(&up)), "uplink through AP {i} ({tag:?}): {:?}", self.sta_phases());
-        assert!(self.sta_host.iter().any(|f| f.ends_with(&down)), "downlink through AP {i} ({tag:?})");
-        for h in self.ap_host.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, h)| h) {
-            assert!(!h.iter().any(|f| f.ends_with(&up)), "uplink reached the AP the station left");
-        }
+        self.phases(STA_ID).iter().any(|p| matches!(p, Phase::Established { .. }))
     }
 
     fn roam(&mut self, target: MacAddr) -> bool {
@@ -236,7 +94,7 @@ impl Net {
 
 fn initial(akm: Akm, local: bool, domain: bool) -> Net {
     let aps = vec![ap_cfg(AP1, "ap1.example", akm, [0xa1, 0xb2], local), ap_cfg(AP2, "ap2.example", akm, [0xa1, 0xb2], local)];
-    let mut n = Net::new(aps, sta_cfg(akm, Some(AP1)), domain);
+    let mut n = net(aps, sta_cfg(akm, Some(AP1)), domain);
     assert!(n.run_until(5_000, |n| n.established()), "initial association: {:?}", n.events);
     // Both APs heard (their Beacons), the station on AP 1.
     assert!(n.run_until(300, |n| n.sta.bssid() == Some(AP1)));
@@ -247,17 +105,17 @@ fn initial(akm: Akm, local: bool, domain: bool) -> Net {
 #[test]
 fn ft_psk_initial_association_then_roams_over_the_air_both_ways() {
     let mut n = initial(Akm::FtPsk, true, false);
-    let assoc = n.sta_phases().into_iter().find_map(|p| match p {
+    let assoc = n.phases(STA_ID).into_iter().find_map(|p| match p {
         Phase::Associated { akm, .. } => akm,
         _ => None,
     });
     assert_eq!(assoc, Some(Akm::FtPsk));
     n.traffic(0, b"initial");
-    assert!(n.roam(AP2), "roam to AP 2: {:?}", n.sta_phases());
+    assert!(n.roam(AP2), "roam to AP 2: {:?}", n.phases(STA_ID));
     // No 4-way handshake for the transition: one EAPOL-based establishment in all at AP 2.
     assert_eq!(n.count(1, |p| matches!(p, Phase::FtReassociated { from, over_ds: false } if *from == AP1)), 1);
     n.traffic(1, b"after roam 1");
-    assert!(n.roam(AP1), "roam back to AP 1: {:?}", n.sta_phases());
+    assert!(n.roam(AP1), "roam back to AP 1: {:?}", n.phases(STA_ID));
     n.traffic(0, b"after roam 2");
     assert_eq!(n.count(STA_ID, |p| matches!(p, Phase::FtReassociated { .. })), 2);
     assert_eq!(n.count(STA_ID, |p| matches!(p, Phase::FtFailed { .. })), 0);
@@ -267,9 +125,9 @@ fn ft_psk_initial_association_then_roams_over_the_air_both_ways() {
 fn ft_sae_roams_with_the_pmk_r0_of_the_domain() {
     let mut n = initial(Akm::FtSae, false, true);
     n.traffic(0, b"initial");
-    assert!(n.roam(AP2), "{:?}", n.sta_phases());
+    assert!(n.roam(AP2), "{:?}", n.phases(STA_ID));
     n.traffic(1, b"ft-sae roam");
-    assert!(n.roam(AP1), "{:?}", n.sta_phases());
+    assert!(n.roam(AP1), "{:?}", n.phases(STA_ID));
     n.traffic(0, b"ft-sae back");
 }
 
@@ -280,7 +138,7 @@ fn ft_sae_without_a_shared_pmk_r0_is_refused_with_status_53() {
     // stays with AP 1, its data still flowing.
     let mut n = initial(Akm::FtSae, false, false);
     assert!(!n.roam(AP2));
-    assert!(n.sta_phases().iter().any(|p| matches!(p, Phase::FtFailed { status: 53, .. })), "{:?}", n.sta_phases());
+    assert!(n.phases(STA_ID).iter().any(|p| matches!(p, Phase::FtFailed { status: 53, .. })), "{:?}", n.phases(STA_ID));
     assert_eq!(n.sta.bssid(), Some(AP1));
     n.traffic(0, b"still on AP 1");
 }
@@ -288,7 +146,7 @@ fn ft_sae_without_a_shared_pmk_r0_is_refused_with_status_53() {
 #[test]
 fn a_target_of_another_mobility_domain_is_not_roamed_to() {
     let aps = vec![ap_cfg(AP1, "ap1.example", Akm::FtPsk, [0xa1, 0xb2], true), ap_cfg(AP2, "ap2.example", Akm::FtPsk, [0x11, 0x22], true)];
-    let mut n = Net::new(aps, sta_cfg(Akm::FtPsk, Some(AP1)), false);
+    let mut n = net(aps, sta_cfg(Akm::FtPsk, Some(AP1)), false);
     assert!(n.run_until(5_000, |n| n.established()));
     n.run_until(300, |_| false);
     let mut out = Output::default();
@@ -311,7 +169,7 @@ fn a_wrong_mde_in_the_ft_authentication_is_refused_with_status_54() {
         true
     }));
     assert!(!n.roam(AP2));
-    assert!(n.sta_phases().iter().any(|p| matches!(p, Phase::FtFailed { status: 54, .. })), "{:?}", n.sta_phases());
+    assert!(n.phases(STA_ID).iter().any(|p| matches!(p, Phase::FtFailed { status: 54, .. })), "{:?}", n.phases(STA_ID));
     assert!(n.count(1, |p| matches!(p, Phase::FtFailed { status: 54, .. })) >= 1);
     n.tamper = None;
     n.traffic(0, b"still on AP 1");
@@ -364,7 +222,7 @@ fn rrb_aps(push: bool) -> Vec<ApConfig> {
 
 #[test]
 fn ft_sae_with_the_pmk_r1_pulled_over_rrb() {
-    let mut n = Net::new(rrb_aps(false), sta_cfg(Akm::FtSae, Some(AP1)), false);
+    let mut n = net(rrb_aps(false), sta_cfg(Akm::FtSae, Some(AP1)), false);
     assert!(n.run_until(5_000, |n| n.established()), "{:?}", n.events);
     n.run_until(300, |_| false);
     assert!(n.roam(AP2), "{:?}", n.events);
@@ -372,13 +230,13 @@ fn ft_sae_with_the_pmk_r1_pulled_over_rrb() {
     assert!(n.ds_seen.iter().filter(|t| **t == 0x88b7).count() >= 2, "{:?}", n.ds_seen);
     assert!(n.count(1, |p| matches!(p, Phase::Rrb(e) if e.contains("stored (RESP)"))) == 1, "{:?}", n.events);
     n.traffic(1, b"pulled");
-    assert!(n.roam(AP1), "{:?}", n.sta_phases());
+    assert!(n.roam(AP1), "{:?}", n.phases(STA_ID));
     n.traffic(0, b"back at the r0kh");
 }
 
 #[test]
 fn ft_sae_with_the_pmk_r1_pushed_then_over_the_ds() {
-    let mut n = Net::new(rrb_aps(true), sta_cfg(Akm::FtSae, Some(AP1)), false);
+    let mut n = net(rrb_aps(true), sta_cfg(Akm::FtSae, Some(AP1)), false);
     assert!(n.run_until(5_000, |n| n.established()), "{:?}", n.events);
     n.run_until(300, |_| false);
     assert!(n.count(1, |p| matches!(p, Phase::Rrb(e) if e.contains("stored (PUSH)"))) == 1, "{:?}", n.events);
@@ -449,7 +307,7 @@ fn a_repeated_reassociation_request_gets_the_same_answer() {
 /// for the RESP instead of refusing with 53, and the roam completes.
 #[test]
 fn a_request_repeated_while_the_pull_is_out_waits_for_it() {
-    let mut n = Net::new(rrb_aps(false), sta_cfg(Akm::FtSae, Some(AP1)), false);
+    let mut n = net(rrb_aps(false), sta_cfg(Akm::FtSae, Some(AP1)), false);
     assert!(n.run_until(5_000, |n| n.established()), "{:?}", n.events);
     n.run_until(300, |_| false);
     let mut out = Output::default();

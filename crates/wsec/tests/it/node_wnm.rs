@@ -7,6 +7,7 @@
 //! and the target; no acceptable candidate is status 7, no list status 1; the
 //! Disassociation Timer disassociates; malformed Radio Measurement and WNM frames are
 //! dropped and counted at both ends.
+use crate::multi_ap::{Net, MS, STA_ID};
 use wsec::cipher::CipherSuite;
 use wsec::node::ap::{AccessPoint, ApConfig, BtmRequestParams, FtSettings};
 use wsec::node::frames;
@@ -19,31 +20,13 @@ use wsec::wire::mac::MacAddr;
 use wsec::wire::mgmt::{BeaconRepr, Capability};
 use wsec::wire::rrm::{self, NeighborReport};
 use wsec::wire::wnm::{self, request_mode};
-use wsec::wire::EtherType;
 
-const MS: u64 = 1_000_000;
 const AP1: MacAddr = MacAddr([0x02, 0, 0, 0, 0xa1, 0x01]);
 const AP2: MacAddr = MacAddr([0x02, 0, 0, 0, 0xa1, 0x02]);
 /// A BSS no one hears.
 const GHOST: MacAddr = MacAddr([0x02, 0, 0, 0, 0xa1, 0x0f]);
 const STA: MacAddr = MacAddr([0x02, 0, 0, 0, 0xb1, 0x01]);
-const WIRED: MacAddr = MacAddr([0x02, 0, 0, 0, 0xee, 0x02]);
 const SSID: &[u8] = b"wnm-net";
-const STA_ID: usize = usize::MAX;
-
-/// Drops a frame of the station's in flight when false.
-type Filter = Box<dyn FnMut(&[u8]) -> bool>;
-
-struct Net {
-    now: u64,
-    aps: Vec<AccessPoint>,
-    sta: Station,
-    air: Vec<(usize, Vec<u8>)>,
-    ap_host: Vec<Vec<Vec<u8>>>,
-    sta_host: Vec<Vec<u8>>,
-    events: Vec<(usize, NodeEvent)>,
-    filter: Option<Filter>,
-}
 
 fn psk(akm: Akm) -> Security {
     Security::Rsn { akms: vec![akm], pairwise: vec![CipherSuite::Ccmp128], groups: vec![CipherSuite::Ccmp128], pmk: vec![0x5a; 32].into() }
@@ -69,92 +52,32 @@ fn sta_cfg(akm: Akm, mfp: Mfp) -> StaConfig {
     c
 }
 
-impl Net {
-    fn new(aps: Vec<ApConfig>, sta: StaConfig) -> Net {
-        let aps: Vec<AccessPoint> =
-            aps.into_iter().enumerate().map(|(i, c)| AccessPoint::new(c, 0, wsec::rng::seeded(40 + i as u64)).unwrap()).collect();
-        let n = aps.len();
-        Net {
-            now: 0,
-            aps,
-            sta: Station::new(sta, 0, wsec::rng::seeded(77)).unwrap(),
-            air: Vec::new(),
-            ap_host: vec![Vec::new(); n],
-            sta_host: Vec::new(),
-            events: Vec::new(),
-            filter: None,
-        }
-    }
+fn net(aps: Vec<ApConfig>, sta: StaConfig) -> Net {
+    let aps = aps.into_iter().enumerate().map(|(i, c)| AccessPoint::new(c, 0, wsec::rng::seeded(40 + i as u64)).unwrap()).collect();
+    Net::with_cores(aps, Station::new(sta, 0, wsec::rng::seeded(77)).unwrap())
+}
 
-    /// Two PSK APs (channels 1 and 6) and a station connected to one of them, both heard.
-    fn connected(akm: Akm, mfp: Mfp) -> Net {
-        let mut n = Net::new(vec![ap_cfg(AP1, 1, akm, mfp), ap_cfg(AP2, 6, akm, mfp)], sta_cfg(akm, mfp));
-        assert!(n.run_until(5_000, |n| n.sta.is_established()), "{:?}", n.events);
-        n.run_until(300, |_| false);
-        assert_eq!(n.sta.bss_heard().len(), 2);
-        n
-    }
+/// Two PSK APs (channels 1 and 6) and a station connected to one of them, both heard.
+fn connected(akm: Akm, mfp: Mfp) -> Net {
+    let mut n = net(vec![ap_cfg(AP1, 1, akm, mfp), ap_cfg(AP2, 6, akm, mfp)], sta_cfg(akm, mfp));
+    assert!(n.run_until(5_000, |n| n.sta.is_established()), "{:?}", n.events);
+    n.run_until(300, |_| false);
+    assert_eq!(n.sta.bss_heard().len(), 2);
+    n
+}
 
-    fn collect(&mut self, who: usize, out: &mut Output) {
-        for f in out.air.drain(..) {
-            self.air.push((who, f));
-        }
-        for e in out.events.drain(..) {
-            self.events.push((who, e));
-        }
-        let host = std::mem::take(&mut out.host);
-        if who == STA_ID {
-            self.sta_host.extend(host);
-        } else {
-            self.ap_host[who].extend(host);
-        }
-    }
+fn bssid_of(i: usize) -> MacAddr {
+    [AP1, AP2][i]
+}
 
-    fn step(&mut self) {
-        self.now += MS;
-        let now = self.now;
-        let mut out = Output::default();
-        for i in 0..self.aps.len() {
-            if self.aps[i].poll_timeout() <= now {
-                self.aps[i].handle_timeout(now, &mut out);
-                self.collect(i, &mut out);
-            }
-        }
-        if self.sta.poll_timeout() <= now {
-            self.sta.handle_timeout(now, &mut out);
-            self.collect(STA_ID, &mut out);
-        }
-        for (from, f) in std::mem::take(&mut self.air) {
-            if from == STA_ID && self.filter.as_mut().is_some_and(|k| !k(&f)) {
-                continue;
-            }
-            for i in 0..self.aps.len() {
-                if from != i {
-                    self.aps[i].handle_air(now, &f, &mut out);
-                    self.collect(i, &mut out);
-                }
-            }
-            if from != STA_ID {
-                self.sta.handle_air(now, &f, &mut out);
-                self.collect(STA_ID, &mut out);
-            }
-        }
-    }
+/// What the steering tests ask of the network.
+trait WnmNet {
+    fn ends(&self) -> (usize, usize);
+    fn btm(&mut self, i: usize, p: &BtmRequestParams) -> (u8, Option<MacAddr>);
+    fn neighbor_report(&mut self, ssid: Option<&[u8]>) -> Phase;
+}
 
-    fn run_until(&mut self, max_ms: u64, mut cond: impl FnMut(&Net) -> bool) -> bool {
-        for _ in 0..max_ms {
-            if cond(self) {
-                return true;
-            }
-            self.step();
-        }
-        cond(self)
-    }
-
-    fn phases(&self, who: usize) -> Vec<Phase> {
-        self.events.iter().filter(|(w, _)| *w == who).map(|(_, NodeEvent::Phase { phase, .. })| phase.clone()).collect()
-    }
-
+impl WnmNet for Net {
     /// The AP the station is with, and the other one.
     fn ends(&self) -> (usize, usize) {
         if self.sta.bssid() == Some(AP1) {
@@ -162,10 +85,6 @@ impl Net {
         } else {
             (1, 0)
         }
-    }
-
-    fn bssid_of(i: usize) -> MacAddr {
-        [AP1, AP2][i]
     }
 
     /// AP `i` sends the station a BTM Request; the station's answer at AP `i`.
@@ -182,24 +101,6 @@ impl Net {
         };
         assert!(self.run_until(100, |n| seen(n).is_some()), "no BTM Response at AP {i}: {:?}", self.events);
         seen(self).unwrap()
-    }
-
-    /// Data both ways through AP `i`.
-    fn traffic(&mut self, i: usize, tag: &[u8]) {
-        let up = [b"up ".as_slice(), tag].concat();
-        let down = [b"down ".as_slice(), tag].concat();
-        let mut out = Output::default();
-        let eth = frames::ethernet(&WIRED, &STA, EtherType(0x88b5), &up);
-        self.sta.handle_host(self.now, &eth, &mut out);
-        self.collect(STA_ID, &mut out);
-        let eth = frames::ethernet(&STA, &WIRED, EtherType(0x88b5), &down);
-        self.aps[i].handle_host(self.now, &eth, &mut out);
-        self.collect(i, &mut out);
-        for _ in 0..5 {
-            self.step();
-        }
-        assert!(self.ap_host[i].iter().any(|f| f.ends_with(&up)), "uplink through AP {i} ({tag:?})");
-        assert!(self.sta_host.iter().any(|f| f.ends_with(&down)), "downlink through AP {i} ({tag:?})");
     }
 
     fn neighbor_report(&mut self, ssid: Option<&[u8]>) -> Phase {
@@ -257,21 +158,21 @@ fn beacons_advertise_neighbor_reports_and_bss_transition() {
 
 #[test]
 fn neighbor_report_request_is_answered_with_the_table_under_mfp() {
-    let mut n = Net::connected(Akm::Psk, Mfp::Required);
+    let mut n = connected(Akm::Psk, Mfp::Required);
     let (cur, other) = n.ends();
-    let other_bssid = Net::bssid_of(other);
+    let other_bssid = bssid_of(other);
     // The own entry is there from the start; SET_NEIGHBOR puts new entries first.
     assert_eq!(n.aps[cur].neighbors().len(), 1);
     n.aps[cur].set_neighbor(other_bssid, SSID, &nr(other_bssid, 6)).unwrap();
     n.aps[cur].set_neighbor(GHOST, b"elsewhere", &nr(GHOST, 11)).unwrap();
-    assert_eq!(n.aps[cur].neighbors().iter().map(|e| e.bssid).collect::<Vec<_>>(), [GHOST, other_bssid, Net::bssid_of(cur)]);
+    assert_eq!(n.aps[cur].neighbors().iter().map(|e| e.bssid).collect::<Vec<_>>(), [GHOST, other_bssid, bssid_of(cur)]);
     assert!(n.aps[cur].set_neighbor(GHOST, b"elsewhere", &[1, 2, 3]).is_err(), "a report under 13 octets");
     assert!(n.aps[cur].set_neighbor(GHOST, b"", &nr(GHOST, 11)).is_err(), "an empty SSID");
     let drops_before = n.sta.counters.total_drops();
 
     // No SSID named: the entries of the AP's own SSID, in the table's order.
     let Phase::NeighborReport { neighbors, .. } = n.neighbor_report(None) else { panic!("{:?}", n.phases(STA_ID)) };
-    assert_eq!(neighbors.iter().map(|r| r.bssid).collect::<Vec<_>>(), [other_bssid, Net::bssid_of(cur)]);
+    assert_eq!(neighbors.iter().map(|r| r.bssid).collect::<Vec<_>>(), [other_bssid, bssid_of(cur)]);
     assert_eq!((neighbors[0].channel, neighbors[0].op_class), (6, 81));
     // The AP's own report as hostapd makes it: 0x8f, its channel, ERP, a 20 MHz Wide
     // Bandwidth Channel subelement.
@@ -295,9 +196,9 @@ fn neighbor_report_request_is_answered_with_the_table_under_mfp() {
 
 #[test]
 fn a_neighbor_report_request_without_an_answer_fails_after_a_second() {
-    let mut n = Net::connected(Akm::Psk, Mfp::Disabled);
+    let mut n = connected(Akm::Psk, Mfp::Disabled);
     // The request never reaches the AP.
-    n.filter = Some(Box::new(|f: &[u8]| !(f[0] == 0xd0 && f.get(24) == Some(&5))));
+    n.tamper = Some(Box::new(|f: &mut Vec<u8>| !(f[0] == 0xd0 && f.get(24) == Some(&5))));
     let mut out = Output::default();
     let t0 = n.now;
     n.sta.neighbor_rep_request(n.now, None, true, true, &mut out).unwrap();
@@ -306,15 +207,15 @@ fn a_neighbor_report_request_without_an_answer_fails_after_a_second() {
     assert_eq!(n.sta.neighbor_rep_request(n.now, None, false, false, &mut out), Err("a neighbor report request is already waiting"));
     assert!(n.run_until(2_000, |n| n.phases(STA_ID).contains(&Phase::NeighborReportFailed)));
     assert!(n.now >= t0 + 1_000 * MS);
-    n.filter = None;
+    n.tamper = None;
     assert!(matches!(n.neighbor_report(None), Phase::NeighborReport { .. }));
 }
 
 #[test]
 fn a_btm_request_moves_the_station_to_the_preferred_candidate() {
-    let mut n = Net::connected(Akm::Psk, Mfp::Required);
+    let mut n = connected(Akm::Psk, Mfp::Required);
     let (cur, other) = n.ends();
-    let (cur_bssid, target) = (Net::bssid_of(cur), Net::bssid_of(other));
+    let (cur_bssid, target) = (bssid_of(cur), bssid_of(other));
     n.traffic(cur, b"before");
     // The most preferred is a BSS the station never heard, the current one is excluded
     // (preference 0): the other AP is the one to go to.
@@ -339,9 +240,9 @@ fn a_btm_request_moves_the_station_to_the_preferred_candidate() {
 
 #[test]
 fn a_btm_request_inside_an_ft_mobility_domain_uses_a_fast_transition() {
-    let mut n = Net::connected(Akm::FtPsk, Mfp::Disabled);
+    let mut n = connected(Akm::FtPsk, Mfp::Disabled);
     let (cur, other) = n.ends();
-    let target = Net::bssid_of(other);
+    let target = bssid_of(other);
     assert_eq!(n.btm(cur, &pref_list(vec![cand(target, Some(200))])), (0, Some(target)));
     let ft = |n: &Net| n.phases(STA_ID).iter().any(|p| matches!(p, Phase::FtReassociated { .. }));
     assert!(n.run_until(2_000, ft), "{:?}", n.phases(STA_ID));
@@ -354,9 +255,9 @@ fn a_btm_request_inside_an_ft_mobility_domain_uses_a_fast_transition() {
 
 #[test]
 fn no_acceptable_candidate_is_status_7_and_no_list_is_status_1() {
-    let mut n = Net::connected(Akm::Psk, Mfp::Disabled);
+    let mut n = connected(Akm::Psk, Mfp::Disabled);
     let (cur, _) = n.ends();
-    let cur_bssid = Net::bssid_of(cur);
+    let cur_bssid = bssid_of(cur);
     // Only a BSS never heard and the current one excluded.
     let p = pref_list(vec![cand(GHOST, Some(255)), cand(cur_bssid, Some(0))]);
     assert_eq!(n.btm(cur, &p), (7, None));
@@ -378,7 +279,7 @@ fn no_acceptable_candidate_is_status_7_and_no_list_is_status_1() {
 
 #[test]
 fn a_btm_query_is_answered_and_the_disassociation_timer_disassociates() {
-    let mut n = Net::connected(Akm::Psk, Mfp::Disabled);
+    let mut n = connected(Akm::Psk, Mfp::Disabled);
     let (cur, _) = n.ends();
     // hostapd answers a Query with a request without candidates: the station says 1.
     let mut out = Output::default();
@@ -399,9 +300,9 @@ fn a_btm_query_is_answered_and_the_disassociation_timer_disassociates() {
 
 #[test]
 fn malformed_rrm_and_wnm_frames_are_dropped_and_counted() {
-    let mut n = Net::connected(Akm::Psk, Mfp::Disabled);
+    let mut n = connected(Akm::Psk, Mfp::Disabled);
     let (cur, _) = n.ends();
-    let ap = Net::bssid_of(cur);
+    let ap = bssid_of(cur);
     let to_ap = |body: &[u8]| frames::action(&ap, &STA, &ap, 0, body);
     let to_sta = |body: &[u8]| frames::action(&STA, &ap, &ap, 0, body);
     let mut out = Output::default();
