@@ -75,6 +75,12 @@ pub struct ApFile {
     /// The RadSec servers (`auth_server_type=TLS`, `acct_server_type=TLS`) and their TLS
     /// files, which the runtime reads at start.
     pub radsec: Vec<RadsecServer>,
+    /// The further BSSs on the same radio (`bss=` sections), each with its own wired-side
+    /// interface, control socket, SSID and security; empty for one BSS.
+    pub bss: Vec<ApFile>,
+    /// A `bss=` section's own interface on the radio (driver=nl80211): the name of the
+    /// active monitor that acknowledges frames to its BSSID.
+    pub vif: Option<String>,
 }
 
 /// One RADIUS server over TLS (hostapd's `*_server_type=TLS` with `*_server_ca_cert`,
@@ -932,8 +938,119 @@ fn sta_line(line: &str) -> Option<&str> {
     (!t.is_empty()).then_some(t)
 }
 
-/// Parses a hostapd.conf-style AP configuration.
+/// The keys of the radio rather than of one BSS (hostapd's `struct hostapd_config`, not
+/// `hostapd_bss_config`): wherever they stand, they apply to every BSS of the file.
+const RADIO_KEYS: [&str; 5] = ["driver", "medium", "channel", "hw_mode", "beacon_int"];
+
+/// Most BSSs one `wsec ap` serves (hostapd has no fixed limit; its BSSID mask covers up to
+/// 2^40; a radio's beacons for 64 BSSs already fill a 100 TU interval at 1 Mb/s).
+pub const MAX_BSS: usize = 64;
+
+/// Parses a hostapd.conf-style AP configuration: the first BSS, then one more for each
+/// `bss=IFNAME` line (hostapd `hostapd_config_bss`), in [`ApFile::bss`]. A `bss=` section
+/// inherits nothing from the sections before it but the radio's keys ([`RADIO_KEYS`]), as
+/// in hostapd, where each BSS starts from the defaults; its wired-side interface is the
+/// `bss=` name (`interface=` in the section renames it, as in hostapd).
 pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
+    let mut sections: Vec<Vec<(usize, &str)>> = vec![Vec::new()];
+    let mut radio: Vec<(usize, &str)> = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        let n = i + 1;
+        if let Some(Some((k, v))) = ap_line(l) {
+            if k == "bss" {
+                parse_ifname(n, v)?;
+                if sections.len() == MAX_BSS {
+                    return err(n, format!("more than {MAX_BSS} BSSs"));
+                }
+                sections.push(vec![(n, l)]);
+                continue;
+            }
+            if RADIO_KEYS.contains(&k) {
+                radio.push((n, l));
+                continue;
+            }
+        }
+        sections.last_mut().unwrap_or_else(|| unreachable!()).push((n, l));
+    }
+    let mut files = Vec::with_capacity(sections.len());
+    for (i, s) in sections.iter().enumerate() {
+        // The radio's lines first, then the section's: a section's own line wins.
+        let mut lines: Vec<(usize, &str)> = radio.clone();
+        lines.extend(s.iter().map(|&(n, l)| if i > 0 && n == s[0].0 { (n, "") } else { (n, l) }));
+        let mut f = parse_bss(&lines, (i > 0).then(|| s[0]))?;
+        if i > 0 {
+            // The BSSs share the first one's radio and medium; with driver=nl80211 the
+            // section's name is its interface on that radio.
+            f.vif = f.medium.as_deref().and_then(|m| m.strip_prefix("radio:")).map(String::from);
+            f.medium = files.first().and_then(|f0: &ApFile| f0.medium.clone());
+        }
+        files.push(f);
+    }
+    let mut files = files.into_iter();
+    let mut first = files.next().unwrap_or_else(|| unreachable!());
+    first.bss = files.collect();
+    check_bsses(&first)?;
+    Ok(first)
+}
+
+/// hostapd's checks across the BSSs of one radio: distinct interfaces, distinct
+/// configured BSSIDs, and no configured BSSID equal to the first BSS's ("BSS '%s' may not
+/// have BSSID set to the MAC address of the radio").
+fn check_bsses(f: &ApFile) -> Result<(), ConfError> {
+    let all: Vec<&ApFile> = std::iter::once(f).chain(f.bss.iter()).collect();
+    for (i, a) in all.iter().enumerate() {
+        for b in &all[..i] {
+            if a.interface == b.interface {
+                return err(0, format!("two BSSs use interface {}", a.interface));
+            }
+            if !a.address_from_radio && !b.address_from_radio && a.ap.bssid == b.ap.bssid {
+                return err(0, format!("two BSSs have bssid {}", a.ap.bssid));
+            }
+        }
+    }
+    Ok(())
+}
+
+impl ApFile {
+    /// The `bss=` sections' BSSIDs filled in when the first one is the radio's address
+    /// (hostapd `hostapd_setup_interface_complete` / `hostapd_setup_bss`: a BSS without
+    /// `bssid=` takes the previous such BSS's address plus one, skipping the configured
+    /// ones).
+    pub fn assign_bssids(&mut self) {
+        let configured: Vec<MacAddr> = self.bss.iter().filter(|b| !b.address_from_radio).map(|b| b.ap.bssid).collect();
+        let mut prev = self.ap.bssid;
+        for b in self.bss.iter_mut().filter(|b| b.address_from_radio) {
+            let mut a = prev;
+            loop {
+                // inc_byte_array: the six octets as one big-endian number, plus one.
+                for o in a.0.iter_mut().rev() {
+                    *o = o.wrapping_add(1);
+                    if *o != 0 {
+                        break;
+                    }
+                }
+                if a != self.ap.bssid && !configured.contains(&a) {
+                    break;
+                }
+            }
+            let placeholder = b.ap.bssid;
+            b.ap.bssid = a;
+            if let Some(ft) = b.ap.ft.as_mut().filter(|ft| ft.r1kh_id == placeholder) {
+                ft.r1kh_id = a;
+            }
+            prev = a;
+        }
+    }
+
+    /// Every BSS of the file, the first one first.
+    pub fn bsses(&self) -> impl Iterator<Item = &ApFile> {
+        std::iter::once(self).chain(self.bss.iter())
+    }
+}
+
+/// One BSS's lines (with the radio's), numbered as in the file; `bss` is a `bss=` section's
+/// own line, which names its interface.
+fn parse_bss(lines: &[(usize, &str)], bss: Option<(usize, &str)>) -> Result<ApFile, ConfError> {
     let mut c = Common { eccmp_lanes: 1, ..Default::default() };
     let mut interface = None;
     let mut medium: Option<(usize, String)> = None;
@@ -958,8 +1075,12 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     let (mut bss_transition, mut rrm_neighbor_report) = (false, false);
     let mut radsec = Vec::new();
     let mut ft = FtLines::default();
-    for (i, l) in text.lines().enumerate() {
-        let n = i + 1;
+    if let Some((n, l)) = bss {
+        if let Some(Some((_, v))) = ap_line(l) {
+            interface = Some(parse_ifname(n, v)?);
+        }
+    }
+    for &(n, l) in lines {
         let Some(kv) = ap_line(l) else { continue };
         // hostapd: "invalid line"; the line itself is not repeated (it may be a secret).
         let Some((k, v)) = kv else { return err(n, "expected key=value (a line without '=')") };
@@ -1251,7 +1372,19 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
     // crypto of a batch spread over the cores).
     ap.engine_threads = c.engine_threads.unwrap_or(0);
     let (interface, medium) = resolve_driver(driver, interface, wired, medium)?;
-    Ok(ApFile { interface, bridge, medium, address_from_radio, ctrl_interface: ctrl, ctrl_interface_group: ctrl_group, ap, fpga, radsec })
+    Ok(ApFile {
+        interface,
+        bridge,
+        medium,
+        address_from_radio,
+        ctrl_interface: ctrl,
+        ctrl_interface_group: ctrl_group,
+        ap,
+        fpga,
+        radsec,
+        bss: Vec::new(),
+        vif: None,
+    })
 }
 
 /// hostapd's fast BSS transition keys (hostapd.conf, "IEEE 802.11r configuration").

@@ -6,7 +6,7 @@
 //! batch, so the frames it protects run through the host engine's multi-buffer pass
 //! together; what the core outputs goes to the medium, the TAP and the event log.
 use crate::conf::{self, ApFile, StaFile};
-use crate::ctrl::{Action, Ctrl, CtrlNode, CtrlSpec, Ctx};
+use crate::ctrl::{Action, Ctrl, CtrlNode, CtrlSpec, Ctx, RadioBss};
 use crate::error::{Error, Result};
 use crate::fpga::FpgaSim;
 use crate::medium::{self, tap::Tap, Medium};
@@ -14,7 +14,7 @@ use crate::pool::Pool;
 use rand_core::OsRng;
 use std::io::Write;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 use wsec::node::ap::AccessPoint;
@@ -27,16 +27,16 @@ use wsec::wire::mgmt::ReasonCode;
 /// Set by SIGINT/SIGTERM: the loops leave cleanly (deauthenticate, flush the capture).
 pub static STOP: AtomicBool = AtomicBool::new(false);
 
-/// Set by SIGHUP: `wsec ap` / `wsec sta` re-read their configuration file (hostapd's and
-/// wpa_supplicant's SIGHUP).
-pub static HUP: AtomicBool = AtomicBool::new(false);
+/// Counts SIGHUPs: `wsec ap` / `wsec sta` re-read their configuration file (hostapd's and
+/// wpa_supplicant's SIGHUP); a count, so that each BSS of a radio sees the signal.
+pub static HUP: AtomicU64 = AtomicU64::new(0);
 
 extern "C" fn on_signal(_: libc::c_int) {
     STOP.store(true, Ordering::SeqCst);
 }
 
 extern "C" fn on_hup(_: libc::c_int) {
-    HUP.store(true, Ordering::SeqCst);
+    HUP.fetch_add(1, Ordering::SeqCst);
 }
 
 /// Routes SIGINT and SIGTERM to [`STOP`].
@@ -116,7 +116,9 @@ pub fn crypto_threads(n: usize) -> Result<Option<Box<dyn wsec::node::engine::Par
     Ok(Some(Box::new(p)))
 }
 
-/// Runs an access point until [`STOP`].
+/// Runs an access point until [`STOP`]: one BSS, or several on one radio (`bss=`
+/// sections), each on its own thread with its own wired side, control socket and core,
+/// the medium shared through [`medium::shared`].
 pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
     let spec = o.medium.clone().or(f.medium.clone()).unwrap_or_else(|| DEFAULT_MEDIUM.into());
     if f.address_from_radio {
@@ -127,9 +129,65 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
             ft.r1kh_id = f.ap.bssid;
         }
     }
+    f.assign_bssids();
+    if let Some(b) = f.bss.iter().find(|b| b.ap.bssid == f.ap.bssid) {
+        return Err(Error::Setup(format!("BSS '{}' may not have BSSID set to the MAC address of the radio ({})", b.interface, f.ap.bssid)));
+    }
+    let more: Vec<(String, MacAddr)> = f.bss.iter().map(|b| (b.vif.clone().unwrap_or_else(|| b.interface.clone()), b.ap.bssid)).collect();
+    let medium = medium::open_bsses(&spec, f.ap.channel, f.ap.bssid, &more).map_err(|e| Error::io(format!("medium {spec}"), e))?;
+    if f.bss.is_empty() {
+        return serve_ap(f, o, medium, &spec, (0, 1), Arc::new(Vec::new()));
+    }
+    let bsses = std::mem::take(&mut f.bss);
+    let radio: Arc<Vec<RadioBss>> = Arc::new(
+        std::iter::once(&f)
+            .chain(&bsses)
+            .map(|b| RadioBss { ifname: b.interface.clone(), bssid: b.ap.bssid, ssid: b.ap.ssid.clone(), num_sta: Default::default() })
+            .collect(),
+    );
+    let n = 1 + bsses.len();
+    let (relay, ports) = medium::shared::split(medium, n).map_err(|e| Error::io("medium: the BSSs' ports", e))?;
+    println!(
+        "ap: {n} BSSs on {spec}: {}",
+        std::iter::once(&f).chain(&bsses).map(|b| format!("{} {}", b.interface, b.ap.bssid)).collect::<Vec<_>>().join(", ")
+    );
+    install_signal_handlers();
+    let mut threads = Vec::with_capacity(n);
+    for (i, (b, port)) in std::iter::once(f).chain(bsses).zip(ports).enumerate() {
+        let (o, spec, radio) = (o.clone(), spec.clone(), radio.clone());
+        let t = std::thread::Builder::new().name(format!("bss{i}")).spawn(move || {
+            let r = serve_ap(b, &o, Box::new(port), &spec, (i, n), radio);
+            // As in hostapd, a BSS that cannot start takes the radio down with it.
+            if r.is_err() {
+                STOP.store(true, Ordering::SeqCst);
+            }
+            r
+        });
+        threads.push(t.map_err(|e| Error::io("BSS thread", e))?);
+    }
+    let relayed = relay.run();
+    let mut first_err = None;
+    for t in threads {
+        let r = t.join().unwrap_or_else(|_| Err(Error::Setup("a BSS thread panicked".into())));
+        if let Err(e) = r {
+            first_err.get_or_insert(e);
+        }
+    }
+    match relayed {
+        Ok(m) if !m.is_empty() => println!("ap medium: {m}"),
+        Ok(_) => {}
+        Err(e) => {
+            first_err.get_or_insert(Error::io("medium", e));
+        }
+    }
+    first_err.map_or(Ok(()), Err)
+}
+
+/// One BSS on `medium` (the radio itself, or its port when the radio has several); `bss`
+/// is which one of how many, `radio` what the control interface says of them all.
+fn serve_ap(f: ApFile, o: &NodeOptions, medium: Box<dyn Medium>, spec: &str, bss: (usize, usize), radio: Arc<Vec<RadioBss>>) -> Result<()> {
     let channel = f.ap.channel;
     let bssid = f.ap.bssid;
-    let medium = medium::open(&spec, channel, bssid).map_err(|e| Error::io(format!("medium {spec}"), e))?;
     let bridge = o.bridge.clone().or(f.bridge.clone());
     let ctrl = open_ctrl(f.ctrl_interface.as_deref(), f.ctrl_interface_group.as_deref(), &f.interface)?;
     // The RADIUS socket, like the medium's, in the namespace the AP starts in (the TAP may
@@ -147,7 +205,8 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
     // connections are made from this namespace too, when there is a packet for them.
     let mut radsec = crate::radsec::Radsec::new();
     if !f.radsec.is_empty() && o.netns.is_some() {
-        radsec.set_home_netns(std::fs::File::open("/proc/self/ns/net").map_err(|e| Error::io("RadSec: this network namespace", e))?);
+        // This thread's (the BSSs of one radio each enter their namespace on their own).
+        radsec.set_home_netns(std::fs::File::open("/proc/thread-self/ns/net").map_err(|e| Error::io("RadSec: this network namespace", e))?);
     }
     for r in &f.radsec {
         let t = r.load().map_err(|e| Error::Setup(format!("RadSec server {}: {e}", r.addr)))?;
@@ -168,7 +227,8 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
     let tap = host_side(&f.interface, o.netns.as_deref(), &tap_mac, bridge.as_deref())?;
     let start = Instant::now();
     let threads = crypto_threads(f.ap.engine_threads)?;
-    let fixed = Fixed::of_ap(&f);
+    let mut fixed = Fixed::of_ap(&f);
+    fixed.bss = bss;
     let mut core = AccessPoint::new(f.ap, 1, Box::new(OsRng)).map_err(|source| Error::Core { what: "ap", source })?;
     core.set_crypto_threads(threads);
     let device = match &f.fpga {
@@ -196,6 +256,7 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
     let mut rt = Runtime::new(core, Sides { medium, tap, ctrl, start, device }, o, fixed, vec![channel]);
     rt.radius = radius;
     rt.radsec = radsec;
+    rt.radio = radio;
     rt.run()
 }
 
@@ -253,6 +314,8 @@ struct Fixed {
     /// The station's `scan_freq` channels (the run loop hops over them).
     scan: Vec<u8>,
     ctrl: (Option<String>, Option<String>),
+    /// Which BSS of the file this node serves, of how many (`bss=` sections).
+    bss: (usize, usize),
 }
 
 impl Fixed {
@@ -265,6 +328,7 @@ impl Fixed {
             channel: f.ap.channel,
             scan: vec![],
             ctrl: (f.ctrl_interface.clone(), f.ctrl_interface_group.clone()),
+            bss: (0, 1 + f.bss.len()),
         }
     }
     fn of_sta(f: &StaFile) -> Fixed {
@@ -276,6 +340,7 @@ impl Fixed {
             channel: 0,
             scan: f.scan_channels.clone(),
             ctrl: (f.ctrl_interface.clone(), f.ctrl_interface_group.clone()),
+            bss: (0, 1),
         }
     }
     /// The keys of `new` that differ from these and cannot change at run time.
@@ -301,6 +366,9 @@ impl Fixed {
         }
         if new.ctrl != self.ctrl {
             v.push("ctrl_interface");
+        }
+        if new.bss.1 != self.bss.1 {
+            v.push("bss (the number of BSSs)");
         }
         v
     }
@@ -338,16 +406,31 @@ trait Served: CtrlNode + Sized {
     fn radius_servers(&self) -> [Option<std::net::SocketAddr>; 2] {
         [None, None]
     }
+    /// The associated stations (an access point's `STATUS` of a radio with several BSSs).
+    fn num_sta(&self) -> usize {
+        0
+    }
 }
 
 impl Served for AccessPoint {
     const WHO: &'static str = "ap";
     fn from_file(p: &Path, fixed: &Fixed, now: u64) -> Result<(Self, Fixed)> {
-        let mut f = load_ap(p)?;
+        let all = load_ap(p)?;
+        let count = 1 + all.bss.len();
+        let (i, _) = fixed.bss;
+        let mut f = if i == 0 {
+            all
+        } else {
+            all.bss
+                .into_iter()
+                .nth(i - 1)
+                .ok_or_else(|| Error::Setup(format!("the file has {count} BSS(s) now; this was BSS {}", i + 1)))?
+        };
         if f.address_from_radio {
             f.ap.bssid = fixed.addr; // the radio's, read at start
         }
-        let of_file = Fixed::of_ap(&f);
+        let mut of_file = Fixed::of_ap(&f);
+        of_file.bss = (i, count);
         f.ap.bssid = fixed.addr;
         f.ap.channel = fixed.channel;
         let threads = crypto_threads(f.ap.engine_threads)?;
@@ -372,6 +455,9 @@ impl Served for AccessPoint {
     }
     fn radius_servers(&self) -> [Option<std::net::SocketAddr>; 2] {
         [self.radius_server_of(Kind::Auth), self.radius_server_of(Kind::Acct)]
+    }
+    fn num_sta(&self) -> usize {
+        crate::ctrl::ap::num_sta(self)
     }
     /// Per station: frames and octets each way, drops.
     fn counters_detail(&self) -> String {
@@ -470,6 +556,8 @@ struct Sides {
 /// One node's run loop: a core ([`Served`]) and everything around it.
 struct Runtime<N> {
     core: N,
+    /// The program's name at the start of its lines (`ap@IFNAME` for one BSS of several).
+    who: String,
     medium: Box<dyn Medium>,
     tap: Tap,
     ctrl: Option<Ctrl>,
@@ -494,13 +582,17 @@ struct Runtime<N> {
     radsec: crate::radsec::Radsec,
     /// The servers last seen active, to log a move.
     radius_active: [Option<std::net::SocketAddr>; 2],
+    /// The BSSs of the radio when it has several (this one's station count kept current).
+    radio: Arc<Vec<RadioBss>>,
 }
 
 impl<N: Served> Runtime<N> {
     fn new(core: N, sides: Sides, o: &NodeOptions, fixed: Fixed, channels: Vec<u8>) -> Runtime<N> {
         let Sides { medium, tap, ctrl, start, device } = sides;
+        let who = if fixed.bss.1 > 1 { format!("{}@{}", N::WHO, fixed.interface) } else { N::WHO.to_string() };
         Runtime {
             core,
+            who,
             medium,
             tap,
             ctrl,
@@ -516,6 +608,7 @@ impl<N: Served> Runtime<N> {
             radius: None,
             radsec: crate::radsec::Radsec::new(),
             radius_active: [None, None],
+            radio: Arc::new(Vec::new()),
         }
     }
 
@@ -523,7 +616,8 @@ impl<N: Served> Runtime<N> {
     fn run(mut self) -> Result<()> {
         install_signal_handlers();
         install_hup_handler();
-        let who = N::WHO;
+        let who = self.who.clone();
+        let who = who.as_str();
         let start = self.start;
         let now = move || start.elapsed().as_nanos() as u64 + 1;
         let mut buf = Vec::with_capacity(16 * 1024);
@@ -532,6 +626,7 @@ impl<N: Served> Runtime<N> {
         let mut last_counters = now();
         let (mut ch_idx, mut on_channel_since) = (0usize, now());
         let mut rbuf = [0u8; wsec::radius::packet::MAX_LEN];
+        let mut seen_hups = HUP.load(Ordering::SeqCst);
         loop {
             if STOP.load(Ordering::SeqCst) {
                 let t = now();
@@ -552,7 +647,9 @@ impl<N: Served> Runtime<N> {
                 println!("{who} counters: {}; bad FCS {}", self.counters_line(), self.bad_fcs);
                 return Err(Error::Setup(format!("crypto_offload=fpga-sim: {msg}")));
             }
-            if HUP.swap(false, Ordering::SeqCst) {
+            let hups = HUP.load(Ordering::SeqCst);
+            if hups != seen_hups {
+                seen_hups = hups;
                 let t = now();
                 self.do_reload(t);
                 self.flush(t)?;
@@ -665,6 +762,7 @@ impl<N: Served> Runtime<N> {
             }
             if t - last_tick > 1_000_000_000 {
                 last_tick = t;
+                self.publish_num_sta();
                 self.medium.tick().map_err(|e| Error::io("medium", e))?;
             }
             if self.counters && t - last_counters > 10_000_000_000 {
@@ -698,19 +796,19 @@ impl<N: Served> Runtime<N> {
         for r in self.out.radius.drain(..) {
             if r.tls {
                 if let Err(e) = self.radsec.send(r.kind, r.to, r.data) {
-                    println!("{} radius: {e} (TLS settings change at restart)", N::WHO);
+                    println!("{} radius: {e} (TLS settings change at restart)", self.who);
                 }
                 continue;
             }
             if let Some(s) = self.radius.as_ref() {
                 if let Err(e) = s.send_to(&r.data, r.to) {
-                    println!("{} radius: sending to {}: {e}", N::WHO, r.to);
+                    println!("{} radius: sending to {}: {e}", self.who, r.to);
                 }
             }
         }
         let mut lock = std::io::stdout().lock();
         for e in self.out.events.drain(..) {
-            let _ = writeln!(lock, "{} {:>12.6} {e}", N::WHO, t as f64 / 1e9);
+            let _ = writeln!(lock, "{} {:>12.6} {e}", self.who, t as f64 / 1e9);
         }
         Ok(())
     }
@@ -752,7 +850,7 @@ impl<N: Served> Runtime<N> {
     /// A reload, its outcome printed: the settings that kept their old values, or why the
     /// file was refused (the node goes on with the old configuration). False if refused.
     fn do_reload(&mut self, t: u64) -> bool {
-        let who = N::WHO;
+        let who = self.who.clone();
         match self.reload(t) {
             Ok(kept) => {
                 println!("{who}: configuration reloaded");
@@ -768,6 +866,13 @@ impl<N: Served> Runtime<N> {
         }
     }
 
+    /// This BSS's station count where the other BSSs of the radio read it.
+    fn publish_num_sta(&self) {
+        if let Some(b) = self.radio.get(self.fixed.bss.0) {
+            b.num_sta.store(self.core.num_sta(), Ordering::Relaxed);
+        }
+    }
+
     /// The requests waiting on the control socket, answered one by one.
     fn control(&mut self, t: u64) {
         let Some(c) = self.ctrl.as_mut() else { return };
@@ -780,7 +885,7 @@ impl<N: Served> Runtime<N> {
                 Ok(Some(r)) => r,
                 Ok(None) => return,
                 Err(e) => {
-                    println!("{}: ctrl_interface: {e}", N::WHO);
+                    println!("{}: ctrl_interface: {e}", self.who);
                     return;
                 }
             };
@@ -791,6 +896,7 @@ impl<N: Served> Runtime<N> {
                 started: self.start,
                 bad_fcs: self.bad_fcs,
                 config: self.config.as_deref(),
+                radio: &self.radio,
             };
             let (mut reply, act) = c.request(&mut self.core, &req, &from, &ctx, &mut self.out);
             match act {

@@ -349,3 +349,106 @@ fn owe_enhanced_open_live_with_loss() {
     eprintln!("tshark: {req} association requests and {resp} responses with an OWE DH element (group 19)");
     assert!(req >= 2 && resp >= 2, "two stations: {out}");
 }
+
+/// Two BSSs on one radio (`bss=` sections, one `wsec ap` process): the first WPA2-PSK
+/// under SSID `wsec-live`, the second WPA3-SAE under another SSID and BSSID, each with its
+/// own wired-side TAP on the bridge and its own control socket. Station 1 joins the first,
+/// station 2 the second; TCP with a checksum goes from one BSS to the other through the
+/// bridge, each station reaches the wired host; the beacons of both BSSs are on the air
+/// (tshark); SIGHUP reloads each BSS from its own section; at the end each BSS
+/// deauthenticates its own station.
+#[test]
+fn two_bsses_on_one_radio() {
+    let mut lab = lab("lb");
+    let pcap = lab.dir.join("air.pcap");
+    lab.start_air(0.0, Some(&pcap)).unwrap();
+    let ctrl = lab.dir.join("ctrl");
+    let psk = Mode::named("wpa2-host", SSID, PASS).unwrap();
+    let sae = Mode::named("sae", "wsec-live-2", PASS).unwrap();
+    let ap = format!(
+        "interface=wap0\nssid={SSID}\nbssid=02:00:00:00:00:01\nchannel=6\nhw_mode=g\nctrl_interface={c}\n{}\
+         bss=wap1\nssid=wsec-live-2\nbssid=02:00:00:00:00:02\nctrl_interface={c}\n{}",
+        psk.ap,
+        sae.ap,
+        c = ctrl.display()
+    );
+    wsec_cli::lab::write_private(&lab.dir.join("ap.conf"), &ap).unwrap();
+    for (i, (m, ssid)) in [(&psk, SSID), (&sae, "wsec-live-2")].iter().enumerate() {
+        let s = format!("interface=wsta0\naddr=02:00:00:00:00:1{}\n{}network={{\n    ssid=\"{ssid}\"\n{}}}\n", i + 1, m.sta_global, m.sta);
+        wsec_cli::lab::write_private(&lab.dir.join(format!("sta{}.conf", i + 1)), &s).unwrap();
+    }
+    lab.start_ap().unwrap();
+    lab.start_sta(1).unwrap();
+    lab.start_sta(2).unwrap();
+    for s in ["sta1", "sta2"] {
+        lab.wait_log(s, "data open", Duration::from_secs(20)).unwrap_or_else(|e| panic!("{e}\n{}", logs_tail(&lab)));
+    }
+    lab.wait_ping("s1", STA_IP[1], Duration::from_secs(30)).unwrap_or_else(|e| panic!("{e}\n{}", logs_tail(&lab)));
+    lab.wait_ping("s2", WIRED_IP, Duration::from_secs(30)).unwrap();
+    lab.wait_ping("s1", WIRED_IP, Duration::from_secs(30)).unwrap();
+    let n = bytes().min(20_000_000);
+    let mbps = lab.tcp("s1", "s2", STA_IP[1], n, 5600).unwrap_or_else(|e| panic!("{e}\n{}", logs_tail(&lab)));
+    eprintln!("bss wap0 (psk) -> bss wap1 (sae): {n} bytes, {mbps:.1} Mb/s, checksum equal");
+    let ap_log = lab.log("ap");
+    assert!(ap_log.contains("ap: 2 BSSs on air:"), "{ap_log}");
+    // Each station joined the BSS of its SSID, with that BSS's security.
+    assert!(lab.log("sta1").contains("02:00:00:00:00:01") && !lab.log("sta1").contains("02:00:00:00:00:02"), "{}", lab.log("sta1"));
+    assert!(lab.log("sta2").contains("02:00:00:00:00:02") && lab.log("sta2").contains("akm sae"), "{}", lab.log("sta2"));
+    assert!(lab.log("sta1").contains("akm psk"), "{}", lab.log("sta1"));
+    // Each BSS's own lines name it; each BSS's control socket answers for it alone.
+    assert!(ap_log.lines().any(|l| l.starts_with("ap@wap0 ") && l.contains("02:00:00:00:00:11")), "{ap_log}");
+    assert!(ap_log.lines().any(|l| l.starts_with("ap@wap1 ") && l.contains("02:00:00:00:00:12")), "{ap_log}");
+    assert!(!ap_log.lines().any(|l| l.starts_with("ap@wap0 ") && l.contains("02:00:00:00:00:12")), "{ap_log}");
+    // hostapd's STATUS lists every BSS of the radio, whichever is asked.
+    std::thread::sleep(Duration::from_millis(1100));
+    for (iface, sta) in [("wap0", "02:00:00:00:00:11"), ("wap1", "02:00:00:00:00:12")] {
+        let out = Command::new("hostapd_cli").arg("-p").arg(&ctrl).args(["-i", iface, "status"]).output().expect("hostapd_cli");
+        let st = String::from_utf8_lossy(&out.stdout);
+        for want in [
+            format!("bss[0]=wap0\nbssid[0]=02:00:00:00:00:01\nssid[0]={SSID}\nnum_sta[0]=1\n"),
+            "bss[1]=wap1\nbssid[1]=02:00:00:00:00:02\nssid[1]=wsec-live-2\nnum_sta[1]=1\n".to_string(),
+        ] {
+            assert!(st.contains(&want), "{iface}: no {want:?} in {st}");
+        }
+        let out = Command::new("hostapd_cli").arg("-p").arg(&ctrl).args(["-i", iface, "all_sta"]).output().expect("hostapd_cli");
+        let all = String::from_utf8_lossy(&out.stdout);
+        assert!(all.starts_with(sta) && all.matches("\n02:").count() == 0, "{iface}: {all}");
+    }
+    // SIGHUP: each BSS re-reads its own section (both say so), and both stations rejoin.
+    let pid = lab.pid("ap").unwrap();
+    assert!(Command::new("kill").args(["-HUP", &pid.to_string()]).status().unwrap().success());
+    for w in ["ap@wap0: configuration reloaded", "ap@wap1: configuration reloaded"] {
+        lab.wait_log("ap", w, Duration::from_secs(10)).unwrap();
+    }
+    lab.wait_ping("s1", STA_IP[1], Duration::from_secs(30)).unwrap_or_else(|e| panic!("after reload: {e}\n{}", logs_tail(&lab)));
+    lab.stop_all();
+    let ap_log = lab.log("ap");
+    assert!(
+        ap_log.lines().any(|l| l.starts_with("ap@wap0 ") && l.contains("02:00:00:00:00:11") && l.contains("deauthenticated reason 3")),
+        "{ap_log}"
+    );
+    assert!(
+        ap_log.lines().any(|l| l.starts_with("ap@wap1 ") && l.contains("02:00:00:00:00:12") && l.contains("deauthenticated reason 3")),
+        "{ap_log}"
+    );
+    // Both BSSs beacon on the one medium under their own SSID and BSSID.
+    let t = Command::new("tshark")
+        .args(["-n", "-r"])
+        .arg(&pcap)
+        .args(["-Y", "wlan.fc.type_subtype == 8", "-T", "fields", "-e", "wlan.bssid", "-e", "wlan.ssid"])
+        .output()
+        .expect("tshark (scripts/setup installs it)");
+    let out = String::from_utf8_lossy(&t.stdout);
+    for (b, s) in [("02:00:00:00:00:01", SSID), ("02:00:00:00:00:02", "wsec-live-2")] {
+        assert!(
+            out.lines().any(|l| l.starts_with(b) && l.ends_with(&format!("\t{}", hex(s))) || l == format!("{b}\t{s}")),
+            "no beacon of {b} {s}: {}",
+            &out[..out.len().min(400)]
+        );
+    }
+}
+
+/// tshark prints an SSID as text or as hex depending on its version.
+fn hex(s: &str) -> String {
+    s.bytes().map(|b| format!("{b:02x}")).collect()
+}

@@ -307,21 +307,34 @@ pub fn engine_status(dp: &wsec::node::datapath::Datapath, ctx: &Ctx<'_>) -> Stri
 }
 
 /// hostapd `STATUS` (`hostapd_ctrl_iface_status`): the interface state, channel,
-/// the BSS; then the engine's counters.
+/// every BSS of the radio (`bss[j]`, `bssid[j]`, `ssid[j]`, `num_sta[j]`, whichever BSS is
+/// asked); then the engine's counters.
 fn status(ap: &AccessPoint, ctx: &Ctx<'_>) -> String {
     let c = ap.config();
     let mut s = format!(
         "state={}\nphy={}\nfreq={}\nchannel={}\nbeacon_int={}\nieee80211n=0\nieee80211ac=0\nieee80211ax=0\n",
         if ctx.enabled { "ENABLED" } else { "DISABLED" },
-        ctx.ifname,
+        ctx.radio.first().map_or(ctx.ifname, |b| b.ifname.as_str()),
         channel_freq(c.channel),
         c.channel,
         c.beacon_interval_tu
     );
-    let stations = ap.peer_addrs().iter().filter(|a| ap.station_info(a).is_some_and(|i| i.associated)).count();
-    let _ = write!(s, "bss[0]={}\nbssid[0]={}\nssid[0]={}\nnum_sta[0]={}\n", ctx.ifname, c.bssid, ssid_txt(&c.ssid), stations);
+    let stations = num_sta(ap);
+    if ctx.radio.is_empty() {
+        let _ = write!(s, "bss[0]={}\nbssid[0]={}\nssid[0]={}\nnum_sta[0]={}\n", ctx.ifname, c.bssid, ssid_txt(&c.ssid), stations);
+    }
+    for (j, b) in ctx.radio.iter().enumerate() {
+        // This BSS's own count is taken now; the others' as their loops last left them.
+        let n = if b.bssid == c.bssid { stations } else { b.num_sta.load(std::sync::atomic::Ordering::Relaxed) };
+        let _ = write!(s, "bss[{j}]={}\nbssid[{j}]={}\nssid[{j}]={}\nnum_sta[{j}]={n}\n", b.ifname, b.bssid, ssid_txt(&b.ssid));
+    }
     s += &engine_status(ap.datapath(), ctx);
     s
+}
+
+/// The associated stations.
+pub fn num_sta(ap: &AccessPoint) -> usize {
+    ap.peer_addrs().iter().filter(|a| ap.station_info(a).is_some_and(|i| i.associated)).count()
 }
 
 /// hostapd `ap_sta_flags_txt`, the flags wsec keeps.
@@ -477,7 +490,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("wsec-ctrl-ap-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut c = Ctrl::open(&super::super::CtrlSpec::parse(dir.to_str().unwrap(), None).unwrap(), "wap9").unwrap();
-        let ctx = Ctx { now: 2, ifname: "wap9", enabled: true, started: std::time::Instant::now(), bad_fcs: 0, config: None };
+        let ctx = Ctx { now: 2, ifname: "wap9", enabled: true, started: std::time::Instant::now(), bad_fcs: 0, config: None, radio: &[] };
         let mut out = Output::default();
         let from = Path::new("/nonexistent/client");
         let mut ask = |c: &mut Ctrl, ap: &mut AccessPoint, r: &str| c.request(ap, r, from, &ctx, &mut out);

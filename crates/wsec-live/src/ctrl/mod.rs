@@ -54,6 +54,20 @@ pub struct Ctx<'a> {
     pub bad_fcs: u64,
     /// The configuration file, for GET_CONFIG-like answers that need it.
     pub config: Option<&'a Path>,
+    /// The BSSs of the radio when it has several (`bss=` sections), this one among them;
+    /// empty for one BSS.
+    pub radio: &'a [RadioBss],
+}
+
+/// One BSS of a radio with several, as hostapd's `STATUS` lists them on each of them.
+#[derive(Debug)]
+pub struct RadioBss {
+    pub ifname: String,
+    pub bssid: MacAddr,
+    pub ssid: Vec<u8>,
+    /// Its associated stations, as its run loop last counted them (at most a second old
+    /// for the other BSSs).
+    pub num_sta: std::sync::atomic::AtomicUsize,
 }
 
 /// The control interface of one node.
@@ -220,7 +234,7 @@ mod tests {
         let mut sta =
             Station::new(StaConfig::new("02:00:00:00:00:11".parse().unwrap(), b"t", Security::Open), 1, Box::new(rand_core::OsRng))
                 .unwrap();
-        let ctx = Ctx { now: 2, ifname: "x", enabled: true, started: Instant::now(), bad_fcs: 0, config: None };
+        let ctx = Ctx { now: 2, ifname: "x", enabled: true, started: Instant::now(), bad_fcs: 0, config: None, radio: &[] };
         let from = Path::new("/nonexistent/client");
         let mut out = Output::default();
         let mut a = |r: &str| ca.request(&mut ap, r, from, &ctx, &mut out);

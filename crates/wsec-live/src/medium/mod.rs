@@ -23,6 +23,7 @@ pub mod netns;
 pub mod nl80211;
 pub mod packet;
 pub mod radio;
+pub mod shared;
 pub mod tap;
 
 use std::io;
@@ -92,6 +93,28 @@ pub trait Medium {
     fn describe(&self) -> String {
         String::new()
     }
+}
+
+/// Opens a medium for the BSSs of one radio: the first's address as in [`open`], and each
+/// further (interface, BSSID) acknowledged too where the medium acknowledges (a radio gets
+/// an active monitor per BSS, the hwsim medium answers for every BSSID).
+pub fn open_bsses(
+    spec: &str,
+    channel: u8,
+    own: wsec::wire::mac::MacAddr,
+    more: &[(String, wsec::wire::mac::MacAddr)],
+) -> io::Result<Box<dyn Medium>> {
+    if let Some(ifname) = spec.strip_prefix("radio:") {
+        let mut r = radio::Radio::open(ifname, channel, own)?;
+        for (name, addr) in more {
+            r.add_bss(name, *addr)?;
+        }
+        return Ok(Box::new(r));
+    }
+    if let Some(radios) = spec.strip_prefix("hwsim:") {
+        return Ok(Box::new(hwsim::Hwsim::open(radios, channel, std::iter::once(own.0).chain(more.iter().map(|(_, a)| a.0)))?));
+    }
+    open(spec, channel, own)
 }
 
 /// Opens a medium from its spec: `air:HOST:PORT` (the hub), `packet:IFNAME`,

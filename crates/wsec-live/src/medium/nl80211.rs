@@ -144,6 +144,29 @@ impl Nl80211 {
         self.request(Nl80211Command::SetInterface, attrs).map(drop)
     }
 
+    /// NL80211_CMD_NEW_INTERFACE: a monitor interface `name` on `wiphy`, active (it
+    /// acknowledges frames to its address) when `active`; its interface index.
+    pub fn new_monitor(&mut self, wiphy: u32, name: &str, active: bool) -> io::Result<u32> {
+        let mut attrs =
+            vec![Nl80211Attr::Wiphy(wiphy), Nl80211Attr::IfName(name.into()), Nl80211Attr::IfType(Nl80211InterfaceType::Monitor)];
+        if active {
+            let mut flags = Vec::new();
+            flags.extend_from_slice(&4u16.to_ne_bytes());
+            flags.extend_from_slice(&NL80211_MNTR_FLAG_ACTIVE.to_ne_bytes());
+            attrs.push(Nl80211Attr::Other(DefaultNla::new(NL80211_ATTR_MNTR_FLAGS, flags)));
+        }
+        let r = self.request(Nl80211Command::NewInterface, attrs)?;
+        r.iter()
+            .flat_map(|m| m.attributes.iter())
+            .find_map(|a| if let Nl80211Attr::IfIndex(i) = a { Some(*i) } else { None })
+            .ok_or_else(|| invalid(format!("NL80211_CMD_NEW_INTERFACE {name}: no interface index in the reply")))
+    }
+
+    /// NL80211_CMD_DEL_INTERFACE.
+    pub fn del_interface(&mut self, ifindex: u32) -> io::Result<()> {
+        self.request(Nl80211Command::DelInterface, vec![Nl80211Attr::IfIndex(ifindex)]).map(drop)
+    }
+
     /// NL80211_CMD_SET_INTERFACE to another type (to give the interface back).
     pub fn set_type(&mut self, ifindex: u32, t: Nl80211InterfaceType) -> io::Result<()> {
         self.request(Nl80211Command::SetInterface, vec![Nl80211Attr::IfIndex(ifindex), Nl80211Attr::IfType(t)]).map(drop)

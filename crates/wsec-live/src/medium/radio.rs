@@ -59,6 +59,8 @@ pub struct Radio {
     pub stats: RadioStats,
     /// Whether the driver acknowledges frames to our address (active monitor).
     pub active: bool,
+    /// The further BSSs' interfaces on this radio (name, index), removed at the end.
+    extra: Vec<(String, u32)>,
 }
 
 fn ifreq(name: &str) -> io::Result<libc::ifreq> {
@@ -214,7 +216,23 @@ impl Radio {
                 return Err(e);
             }
         };
-        Ok(Radio { sock, nl, ifname: ifname.into(), freq, restore: radio_restore, stats: RadioStats::default(), active })
+        Ok(Radio { sock, nl, ifname: ifname.into(), freq, restore: radio_restore, stats: RadioStats::default(), active, extra: Vec::new() })
+    }
+
+    /// One more BSS on this radio (a `bss=` section): an active monitor interface `name` on
+    /// the same wiphy with the BSS's address, only so that the radio acknowledges frames to
+    /// it (hostapd creates an AP interface per BSS for the same reason); frames still come
+    /// and go through the first interface. Removed when the radio is given back.
+    pub fn add_bss(&mut self, name: &str, addr: MacAddr) -> io::Result<()> {
+        let ifindex = self.restore.as_ref().map(|r| r.ifindex).unwrap_or(0);
+        let wiphy = self.nl.interface(ifindex)?.wiphy;
+        let idx = self
+            .nl
+            .new_monitor(wiphy, name, self.active)
+            .map_err(|e| io::Error::new(e.kind(), format!("{name}: a monitor on the radio of {}: {e}", self.ifname)))?;
+        self.extra.push((name.to_string(), idx));
+        set_mac(name, ARPHRD_IEEE80211_RADIOTAP, addr.0)?;
+        set_up(name, true)
     }
 
     /// radiotap (Flags, Rate) + MPDU, no FCS.
@@ -260,6 +278,9 @@ fn give_back(ifname: &str, r: &Restore) {
 
 impl Drop for Radio {
     fn drop(&mut self) {
+        for (_, idx) in self.extra.drain(..) {
+            let _ = self.nl.del_interface(idx);
+        }
         if let Some(r) = self.restore.take() {
             give_back(&self.ifname, &r);
         }

@@ -488,3 +488,92 @@ fn radius_client_first_wait_reaches_the_client() {
     let e = parse_ap(&format!("{base}radius_client_first_wait_ms=50\n")).unwrap_err();
     assert!(e.to_string().contains("radius_client_first_wait_ms must be 100 to 120000"), "{e}");
 }
+
+/// `bss=` sections (hostapd `hostapd_config_bss`): each starts from the defaults, takes
+/// only the radio's keys from elsewhere in the file, and is named by its `bss=` line.
+#[test]
+fn bss_sections_are_separate_bsses_on_one_radio() {
+    let text = format!(
+        "{AP}bss=wap1\nssid=second\nbssid=02:00:00:00:00:02\nbeacon_int=200\n\nbss=wap2\nssid=third\nbssid=02:00:00:00:00:03\nwpa=2\nwpa_key_mgmt=SAE\nsae_password=another one\nieee80211w=2\n"
+    );
+    let f = parse_ap(&text).unwrap();
+    assert_eq!(f.bss.len(), 2);
+    let names: Vec<&str> = f.bsses().map(|b| b.interface.as_str()).collect();
+    assert_eq!(names, ["wap0", "wap1", "wap2"]);
+    // The radio's keys, wherever they stand, apply to all: channel from the first section,
+    // beacon_int from the second.
+    for b in f.bsses() {
+        assert_eq!(b.ap.channel, 11, "{}", b.interface);
+        assert_eq!(b.ap.beacon_interval_tu, 200, "{}", b.interface);
+    }
+    // Nothing else is inherited: the second BSS is open, the third WPA3 with its own password.
+    assert!(matches!(f.ap.security, Security::Rsn { .. }));
+    assert!(matches!(f.bss[0].ap.security, Security::Open), "{:?}", f.bss[0].ap.security);
+    assert_eq!(f.bss[0].ap.ssid, b"second");
+    assert_eq!(f.bss[0].ap.group_rekey_s, 86_400, "wpa_group_rekey=600 stays with the first BSS");
+    assert_eq!(f.ap.group_rekey_s, 600);
+    assert!(matches!(&f.bss[1].ap.security, Security::Rsn { akms, .. } if akms == &[wsec::rsn::akm::Akm::Sae]));
+    assert!(f.bss[1].ap.mfp.required());
+    assert_eq!(f.bss[1].ap.bssid, MacAddr([2, 0, 0, 0, 0, 3]));
+    // `interface=` inside a section renames its BSS, as in hostapd.
+    let f = parse_ap(&format!("{AP}bss=wap1\ninterface=other\nssid=x\nbssid=02:00:00:00:00:02\n")).unwrap();
+    assert_eq!(f.bss[0].interface, "other");
+}
+
+#[test]
+fn bss_section_errors_name_their_line() {
+    for (extra, line, what) in [
+        ("bss=wap1\nssid=x\n", 0, "bssid is required"),
+        ("bss=wap1\nssid=x\nbssid=02:00:00:00:00:02\nfoo=1\n", 18, "unknown key"),
+        ("bss=wap1\nssid=x\nbssid=02:00:00:00:00:02\nwpa=2\n", 0, "WPA needs wpa_passphrase"),
+        ("bss=wap0\nssid=x\nbssid=02:00:00:00:00:02\n", 0, "two BSSs use interface wap0"),
+        ("bss=wap1\nssid=x\nbssid=02:00:00:00:00:01\n", 0, "two BSSs have bssid 02:00:00:00:00:01"),
+        ("bss=a/b\n", 15, "interface must be"),
+        ("bss=\n", 15, "interface must be"),
+        ("bss=wap1\nssid=x\nbssid=02:00:00:00:00:02\nchannel=99\n", 18, "channel"),
+    ] {
+        let e = parse_ap(&format!("{AP}{extra}")).expect_err(extra);
+        assert_eq!(e.line, line, "{extra}: {e}");
+        assert!(e.msg.contains(what), "{extra}: {e}");
+    }
+    let many: String = (0..64).map(|i| format!("bss=w{i}\nssid=x\nbssid=02:00:00:00:01:{i:02x}\n")).collect();
+    let e = parse_ap(&format!("{AP}{many}")).unwrap_err();
+    assert!(e.msg.contains("more than 64 BSSs"), "{e}");
+}
+
+/// On a radio (driver=nl80211) a section without `bssid=` takes the previous such BSS's
+/// address plus one, skipping configured ones (hostapd `hostapd_setup_bss`,
+/// `inc_byte_array`, `mac_in_conf`); its interface is the `bss=` name on that radio and
+/// its wired side `wsec-<name>`.
+#[test]
+fn bss_addresses_on_a_radio_follow_hostapd() {
+    let text =
+        "interface=wlan0\ndriver=nl80211\nssid=a\nbss=wlan0_1\nssid=b\nbss=wlan0_2\nssid=c\nbssid=02:00:00:00:00:02\nbss=wlan0_3\nssid=d\n";
+    let mut f = parse_ap(text).unwrap();
+    assert!(f.address_from_radio && f.bss[0].address_from_radio && !f.bss[1].address_from_radio);
+    assert_eq!(f.medium.as_deref(), Some("radio:wlan0"));
+    for b in &f.bss {
+        assert_eq!(b.medium.as_deref(), Some("radio:wlan0"), "{}", b.interface);
+    }
+    assert_eq!(f.bss[0].vif.as_deref(), Some("wlan0_1"));
+    assert_eq!(f.bss[0].interface, "wsec-wlan0_1");
+    // The runtime puts the radio's address in the first BSS, then assigns the rest.
+    f.ap.bssid = MacAddr([0x02, 0, 0, 0, 0, 0xff]);
+    f.assign_bssids();
+    let got: Vec<MacAddr> = f.bsses().map(|b| b.ap.bssid).collect();
+    assert_eq!(
+        got,
+        [
+            MacAddr([0x02, 0, 0, 0, 0, 0xff]),
+            MacAddr([0x02, 0, 0, 0, 1, 0x00]), // the carry runs into the next octet
+            MacAddr([0x02, 0, 0, 0, 0, 0x02]), // configured
+            MacAddr([0x02, 0, 0, 0, 1, 0x01]),
+        ]
+    );
+    // A configured address is skipped by the automatic ones.
+    let mut f =
+        parse_ap("interface=wlan0\ndriver=nl80211\nssid=a\nbss=wlan0_1\nssid=b\nbss=wlan0_2\nssid=c\nbssid=02:00:00:00:00:01\n").unwrap();
+    f.ap.bssid = MacAddr([0x02, 0, 0, 0, 0, 0]);
+    f.assign_bssids();
+    assert_eq!(f.bss[0].ap.bssid, MacAddr([0x02, 0, 0, 0, 0, 2]));
+}
