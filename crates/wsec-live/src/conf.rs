@@ -79,7 +79,7 @@ pub struct ApFile {
     /// interface, control socket, SSID and security; empty for one BSS.
     pub bss: Vec<ApFile>,
     /// A `bss=` section's own interface on the radio (driver=nl80211): the name of the
-    /// active monitor that acknowledges frames to its BSSID.
+    /// active monitor that acknowledges frames to its BSSID (`mon.<interface>` otherwise).
     pub vif: Option<String>,
 }
 
@@ -981,8 +981,11 @@ pub fn parse_ap(text: &str) -> Result<ApFile, ConfError> {
         if i > 0 {
             // The BSSs share the first one's radio and medium; with driver=nl80211 the
             // section's name is its interface on that radio.
-            f.vif = f.medium.as_deref().and_then(|m| m.strip_prefix("radio:")).map(String::from);
-            f.medium = files.first().and_then(|f0: &ApFile| f0.medium.clone());
+            let shared = files.first().and_then(|f0: &ApFile| f0.medium.clone());
+            if f.medium != shared {
+                f.vif = f.medium.as_deref().and_then(|m| m.strip_prefix("radio:")).map(String::from);
+            }
+            f.medium = shared;
         }
         files.push(f);
     }

@@ -133,7 +133,10 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
     if let Some(b) = f.bss.iter().find(|b| b.ap.bssid == f.ap.bssid) {
         return Err(Error::Setup(format!("BSS '{}' may not have BSSID set to the MAC address of the radio ({})", b.interface, f.ap.bssid)));
     }
-    let more: Vec<(String, MacAddr)> = f.bss.iter().map(|b| (b.vif.clone().unwrap_or_else(|| b.interface.clone()), b.ap.bssid)).collect();
+    // Each further BSS's interface on the radio: its `bss=` name with driver=nl80211, else
+    // hostapd's old monitor naming beside its wired-side TAP.
+    let vif = |b: &ApFile| b.vif.clone().unwrap_or_else(|| format!("mon.{}", b.interface).chars().take(15).collect());
+    let more: Vec<(String, MacAddr)> = f.bss.iter().map(|b| (vif(b), b.ap.bssid)).collect();
     let medium = medium::open_bsses(&spec, f.ap.channel, f.ap.bssid, &more).map_err(|e| Error::io(format!("medium {spec}"), e))?;
     if f.bss.is_empty() {
         return serve_ap(f, o, medium, &spec, (0, 1), Arc::new(Vec::new()));

@@ -570,6 +570,9 @@ fn bss_addresses_on_a_radio_follow_hostapd() {
             MacAddr([0x02, 0, 0, 0, 1, 0x01]),
         ]
     );
+    // With the medium named (driver=wsec) a section has no radio interface of its own.
+    let f = parse_ap(&format!("{AP}medium=radio:wlan0\nbss=wap1\nssid=x\nbssid=02:00:00:00:00:02\n")).unwrap();
+    assert_eq!((f.bss[0].vif.as_deref(), f.bss[0].medium.as_deref()), (None, Some("radio:wlan0")));
     // A configured address is skipped by the automatic ones.
     let mut f =
         parse_ap("interface=wlan0\ndriver=nl80211\nssid=a\nbss=wlan0_1\nssid=b\nbss=wlan0_2\nssid=c\nbssid=02:00:00:00:00:01\n").unwrap();
