@@ -56,6 +56,17 @@ fn install_hup_handler() {
     }
 }
 
+/// What the BSSs of one radio share beside the medium: the PMKSAs of their 802.1X AKMs
+/// for opportunistic key caching (hostapd `okc=1` looks in every BSS of its process,
+/// `pmksa_cache_get_okc`) and their PMK-R0s for fast BSS transition between them (hostapd
+/// hands RRB messages between the BSSs of its process directly).
+#[derive(Clone, Default)]
+struct RadioShare {
+    bsses: Arc<Vec<RadioBss>>,
+    okc: Option<Arc<wsec::node::ap::OkcGroup>>,
+    ft: Option<Arc<wsec::node::ap::FtDomain>>,
+}
+
 /// The medium when neither the command line nor the configuration names one.
 pub const DEFAULT_MEDIUM: &str = "air:127.0.0.1:7411";
 
@@ -139,15 +150,19 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
     let more: Vec<(String, MacAddr)> = f.bss.iter().map(|b| (vif(b), b.ap.bssid)).collect();
     let medium = medium::open_bsses(&spec, f.ap.channel, f.ap.bssid, &more).map_err(|e| Error::io(format!("medium {spec}"), e))?;
     if f.bss.is_empty() {
-        return serve_ap(f, o, medium, &spec, (0, 1), Arc::new(Vec::new()));
+        return serve_ap(f, o, medium, &spec, (0, 1), RadioShare::default());
     }
     let bsses = std::mem::take(&mut f.bss);
-    let radio: Arc<Vec<RadioBss>> = Arc::new(
-        std::iter::once(&f)
-            .chain(&bsses)
-            .map(|b| RadioBss { ifname: b.interface.clone(), bssid: b.ap.bssid, ssid: b.ap.ssid.clone(), num_sta: Default::default() })
-            .collect(),
-    );
+    let radio = RadioShare {
+        bsses: Arc::new(
+            std::iter::once(&f)
+                .chain(&bsses)
+                .map(|b| RadioBss { ifname: b.interface.clone(), bssid: b.ap.bssid, ssid: b.ap.ssid.clone(), num_sta: Default::default() })
+                .collect(),
+        ),
+        okc: Some(wsec::node::ap::OkcGroup::new()),
+        ft: Some(wsec::node::ap::FtDomain::new()),
+    };
     let n = 1 + bsses.len();
     let (relay, ports) = medium::shared::split(medium, n).map_err(|e| Error::io("medium: the BSSs' ports", e))?;
     println!(
@@ -188,7 +203,7 @@ pub fn run_ap(mut f: ApFile, o: &NodeOptions) -> Result<()> {
 
 /// One BSS on `medium` (the radio itself, or its port when the radio has several); `bss`
 /// is which one of how many, `radio` what the control interface says of them all.
-fn serve_ap(f: ApFile, o: &NodeOptions, medium: Box<dyn Medium>, spec: &str, bss: (usize, usize), radio: Arc<Vec<RadioBss>>) -> Result<()> {
+fn serve_ap(f: ApFile, o: &NodeOptions, medium: Box<dyn Medium>, spec: &str, bss: (usize, usize), radio: RadioShare) -> Result<()> {
     let channel = f.ap.channel;
     let bssid = f.ap.bssid;
     let bridge = o.bridge.clone().or(f.bridge.clone());
@@ -234,6 +249,7 @@ fn serve_ap(f: ApFile, o: &NodeOptions, medium: Box<dyn Medium>, spec: &str, bss
     fixed.bss = bss;
     let mut core = AccessPoint::new(f.ap, 1, Box::new(OsRng)).map_err(|source| Error::Core { what: "ap", source })?;
     core.set_crypto_threads(threads);
+    core.join_radio(&radio);
     let device = match &f.fpga {
         Some(o) => {
             let d = FpgaSim::start(o)?;
@@ -395,6 +411,8 @@ trait Served: CtrlNode + Sized {
     }
     /// Gives the new core of a reload the running hardware engine (access point only).
     fn attach_device(&mut self, _d: Arc<FpgaSim>) {}
+    /// Joins what the BSSs of the radio share (access point only).
+    fn join_radio(&mut self, _r: &RadioShare) {}
     /// A datagram on the RADIUS socket.
     fn radius_in(&mut self, _now: u64, _from: std::net::SocketAddr, _data: &[u8], _out: &mut Output) -> wsec::Result<()> {
         Err(wsec::Error::Unsupported("RADIUS"))
@@ -446,6 +464,14 @@ impl Served for AccessPoint {
     }
     fn attach_device(&mut self, d: Arc<FpgaSim>) {
         self.set_crypto_device(Some(d));
+    }
+    fn join_radio(&mut self, r: &RadioShare) {
+        if let Some(g) = r.okc.as_ref().filter(|_| self.config().okc) {
+            self.join_okc_group(g.clone());
+        }
+        if let Some(d) = r.ft.as_ref().filter(|_| self.config().ft.is_some()) {
+            self.join_ft_domain(d.clone());
+        }
     }
     fn radius_in(&mut self, now: u64, from: std::net::SocketAddr, data: &[u8], out: &mut Output) -> wsec::Result<()> {
         self.handle_radius(now, from, data, out)
@@ -585,8 +611,9 @@ struct Runtime<N> {
     radsec: crate::radsec::Radsec,
     /// The servers last seen active, to log a move.
     radius_active: [Option<std::net::SocketAddr>; 2],
-    /// The BSSs of the radio when it has several (this one's station count kept current).
-    radio: Arc<Vec<RadioBss>>,
+    /// The BSSs of the radio when it has several (this one's station count kept current)
+    /// and what they share.
+    radio: RadioShare,
 }
 
 impl<N: Served> Runtime<N> {
@@ -611,7 +638,7 @@ impl<N: Served> Runtime<N> {
             radius: None,
             radsec: crate::radsec::Radsec::new(),
             radius_active: [None, None],
-            radio: Arc::new(Vec::new()),
+            radio: RadioShare::default(),
         }
     }
 
@@ -847,6 +874,7 @@ impl<N: Served> Runtime<N> {
         if let Some(d) = &self.device {
             self.core.attach_device(d.clone());
         }
+        self.core.join_radio(&self.radio);
         Ok(changed)
     }
 
@@ -871,7 +899,7 @@ impl<N: Served> Runtime<N> {
 
     /// This BSS's station count where the other BSSs of the radio read it.
     fn publish_num_sta(&self) {
-        if let Some(b) = self.radio.get(self.fixed.bss.0) {
+        if let Some(b) = self.radio.bsses.get(self.fixed.bss.0) {
             b.num_sta.store(self.core.num_sta(), Ordering::Relaxed);
         }
     }
@@ -899,7 +927,7 @@ impl<N: Served> Runtime<N> {
                 started: self.start,
                 bad_fcs: self.bad_fcs,
                 config: self.config.as_deref(),
-                radio: &self.radio,
+                radio: &self.radio.bsses,
             };
             let (mut reply, act) = c.request(&mut self.core, &req, &from, &ctx, &mut self.out);
             match act {

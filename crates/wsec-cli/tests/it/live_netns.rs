@@ -452,3 +452,67 @@ fn two_bsses_on_one_radio() {
 fn hex(s: &str) -> String {
     s.bytes().map(|b| format!("{b:02x}")).collect()
 }
+
+/// Fast BSS transition between two BSSs of one `wsec ap` (FT-SAE, one mobility domain, no
+/// r0kh/r1kh lines): the BSSs share their PMK-R0s in the process (hostapd hands its RRB
+/// messages between the BSSs of its process directly), so `wpa_cli roam` moves the station
+/// to the other BSS and back by FT, with no new SAE exchange, and traffic flows after each
+/// move.
+#[test]
+fn ft_sae_between_the_bsses_of_one_ap() {
+    let mut lab = lab("lf");
+    lab.start_air(0.0, None).unwrap();
+    let ctrl = lab.dir.join("ctrl");
+    let sec = format!(
+        "wpa=2\nwpa_key_mgmt=FT-SAE\nrsn_pairwise=CCMP\nsae_password={PASS}\nieee80211w=2\nmobility_domain=a1b2\nctrl_interface={}\n",
+        ctrl.display()
+    );
+    let ap = format!(
+        "interface=wap0\nssid={SSID}\nbssid=02:00:00:00:00:01\nchannel=6\nhw_mode=g\nnas_identifier=bss0.example\n{sec}\
+         bss=wap1\nssid={SSID}\nbssid=02:00:00:00:00:02\nnas_identifier=bss1.example\n{sec}"
+    );
+    wsec_cli::lab::write_private(&lab.dir.join("ap.conf"), &ap).unwrap();
+    let sta = format!(
+        "interface=wsta0\naddr=02:00:00:00:00:11\nctrl_interface={}\nnetwork={{\n    ssid=\"{SSID}\"\n    key_mgmt=FT-SAE\n    sae_password=\"{PASS}\"\n    ieee80211w=2\n}}\n",
+        ctrl.display()
+    );
+    wsec_cli::lab::write_private(&lab.dir.join("sta1.conf"), &sta).unwrap();
+    lab.start_ap().unwrap();
+    lab.start_sta(1).unwrap();
+    lab.wait_log("sta1", "data open", Duration::from_secs(20)).unwrap_or_else(|e| panic!("{e}\n{}", logs_tail(&lab)));
+    lab.wait_ping("s1", WIRED_IP, Duration::from_secs(30)).unwrap();
+    let first = if lab.log("ap").lines().any(|l| l.starts_with("ap@wap0 ") && l.contains("data open")) { 0 } else { 1 };
+    let bssid = |i: usize| format!("02:00:00:00:00:0{}", i + 1);
+    let sae_before = lab.log("sta1").matches("authenticated (sae").count();
+    assert_eq!(sae_before, 1, "{}", lab.log("sta1"));
+    // The station roams to a BSS it has heard (its scan table, as wpa_supplicant's).
+    let cli = |args: &[&str]| {
+        let out = Command::new("wpa_cli").arg("-p").arg(&ctrl).args(["-i", "wsta0"]).args(args).output().expect("wpa_cli");
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let t0 = std::time::Instant::now();
+    while !(cli(&["scan_results"]).contains(&bssid(0)) && cli(&["scan_results"]).contains(&bssid(1))) {
+        assert!(t0.elapsed() < Duration::from_secs(5), "the station did not hear both BSSs: {}", cli(&["scan_results"]));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for (n, to) in [(1, 1 - first), (2, first)] {
+        let out = Command::new("wpa_cli").arg("-p").arg(&ctrl).args(["-i", "wsta0", "roam", &bssid(to)]).output().expect("wpa_cli");
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "OK", "roam {n} to {}\n{}", bssid(to), logs_tail(&lab));
+        let from = bssid(1 - to);
+        lab.wait_log("sta1", &format!("ft reassociated from {from} (over the air), data open"), Duration::from_secs(10))
+            .unwrap_or_else(|e| panic!("roam {n}: {e}\n{}", logs_tail(&lab)));
+        // Wait for this roam's line, not the previous one's.
+        while lab.log("sta1").matches("ft reassociated from").count() < n {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        lab.wait_ping("s1", WIRED_IP, Duration::from_secs(10)).unwrap_or_else(|e| panic!("after roam {n}: {e}\n{}", logs_tail(&lab)));
+        let ap_log = lab.log("ap");
+        assert!(
+            ap_log.lines().any(|l| l.starts_with(&format!("ap@wap{to} ")) && l.contains("ft reassociated")),
+            "roam {n}: BSS wap{to} did not take the station by FT: {ap_log}"
+        );
+    }
+    // FT, not a new SAE exchange: still one.
+    assert_eq!(lab.log("sta1").matches("authenticated (sae").count(), 1, "{}", lab.log("sta1"));
+    lab.stop_all();
+}
