@@ -448,7 +448,12 @@ impl Served for AccessPoint {
                 .ok_or_else(|| Error::Setup(format!("the file has {count} BSS(s) now; this was BSS {}", i + 1)))?
         };
         if f.address_from_radio {
-            f.ap.bssid = fixed.addr; // the radio's, read at start
+            let placeholder = f.ap.bssid;
+            f.ap.bssid = fixed.addr; // the radio's (or assigned after it), read at start
+            // hostapd's r1_key_holder defaults to the BSSID, as at start.
+            if let Some(ft) = f.ap.ft.as_mut().filter(|ft| ft.r1kh_id == placeholder) {
+                ft.r1kh_id = fixed.addr;
+            }
         }
         let mut of_file = Fixed::of_ap(&f);
         of_file.bss = (i, count);
