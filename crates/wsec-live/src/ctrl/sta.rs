@@ -140,8 +140,8 @@ impl CtrlNode for Station {
     }
 
     fn pmksa(&self, now: u64) -> String {
-        // wpa_supplicant's pmksa_cache_list(): the PMKSA of the last SAE exchange.
-        pmksa_txt("AA", 1, self.pmksa_list(now))
+        // wpa_supplicant's pmksa_cache_list(): every live entry, soonest-expiring first.
+        pmksa_txt("AA", 1, self.pmksa_list(now).into_iter().map(|e| (e.aa, e.pmkid, e.expires_in_s)))
     }
 
     fn pmksa_flush(&mut self) {
