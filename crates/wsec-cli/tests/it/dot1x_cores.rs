@@ -351,12 +351,14 @@ fn okc_pair(fr: &FreeRadius, okc_b: bool) -> [AccessPoint; 2] {
 }
 
 /// The two APs and the station, the station hearing only the APs `hear` says; each AP's
-/// RADIUS over its own socket. Events tagged 'a', 'b' (the APs) and 's'.
+/// RADIUS over its own socket; `pending`: the station's frames not yet on the air. Events
+/// tagged 'a', 'b' (the APs) and 's'.
 fn run_pair(
     base: u64,
     aps: &mut [AccessPoint; 2],
     st: &mut Station,
     hear: [bool; 2],
+    pending: Vec<Vec<u8>>,
     limit: Duration,
     done: &mut Done<'_>,
 ) -> Vec<(char, Phase)> {
@@ -367,7 +369,7 @@ fn run_pair(
     let t0 = Instant::now();
     let now = || base + t0.elapsed().as_nanos() as u64;
     let mut outs = [Output::default(), Output::default()];
-    let mut so = Output::default();
+    let mut so = Output { air: pending, ..Default::default() };
     let mut events = Vec::new();
     let mut buf = [0u8; 4096];
     while t0.elapsed() < limit {
@@ -436,15 +438,16 @@ fn opportunistic_key_caching_between_two_bsss() {
         let mut s = Station::new(c, 0, wsec::rng::seeded(2)).unwrap();
         let t0 = Instant::now();
         let up = |w: char| move |e: &[(char, Phase)]| e.iter().any(|(x, p)| *x == w && matches!(p, Phase::Established { .. }));
-        let ev = run_pair(0, &mut aps, &mut s, [true, false], Duration::from_secs(20), &mut up('a'));
+        let ev = run_pair(0, &mut aps, &mut s, [true, false], Vec::new(), Duration::from_secs(20), &mut up('a'));
         assert!(up('a')(&ev), "{ev:?}\nserver log:\n{}", fr.log());
+        let id_a = s.pmksa_pmkid(&BSSID).expect("the station cached A's PMKSA");
         let mut o = Output::default();
         aps[0].deauth(&STA, wsec::wire::mgmt::ReasonCode::DEAUTH_LEAVING, &mut o);
         let t = t0.elapsed().as_nanos() as u64;
         for f in o.air {
             s.handle_air(t, &f, &mut Output::default());
         }
-        let ev = run_pair(t, &mut aps, &mut s, [false, true], Duration::from_secs(20), &mut up('b'));
+        let ev = run_pair(t, &mut aps, &mut s, [false, true], Vec::new(), Duration::from_secs(20), &mut up('b'));
         assert!(up('b')(&ev), "okc at B {okc_b}: {ev:?}\nserver log:\n{}", fr.log());
         let accepts = fr.log().matches("Sent Access-Accept").count();
         if okc_b {
@@ -457,7 +460,67 @@ fn opportunistic_key_caching_between_two_bsss() {
             assert!(!ev.iter().any(|(_, p)| matches!(p, Phase::OkcMatch { .. })), "{ev:?}");
             assert_eq!(accepts, 2, "B ran EAP");
         }
+        // The station's cache: B's entry (A's PMK under B's PMKID, accepted by B, or B's
+        // own after EAP) beside A's, which stays.
+        let list = s.pmksa_list(t0.elapsed().as_nanos() as u64);
+        assert_eq!(list.len(), 2, "{list:?}");
+        assert_eq!(s.pmksa_pmkid(&BSSID), Some(id_a));
+        assert_eq!(s.pmksa_pmkid(&BSSID_B), aps[1].pmksa_pmkid(&STA));
+        assert!(list.iter().all(|e| !e.opportunistic), "B took it: {list:?}");
     }
+}
+
+/// PMKSA caching across roams with 802.1X (IEEE 802.11-2020 12.6.10.3), no OKC: the
+/// station runs EAP with A, roams (wpa_cli ROAM, not FT: a new authentication and
+/// association) to B and runs EAP there, then back to A and to B again, each time on that
+/// AP's cached PMKSA: the AP takes the PMKID (PmksaCached), no EAP, no RADIUS (two
+/// Access-Accepts in all), the 4-way handshake under the cached PMK and data through the
+/// AP.
+#[test]
+fn eap_roams_back_to_each_ap_with_its_cached_pmksa() {
+    let fr = FreeRadius::start(Opts::default());
+    let mut cb = ap_config(&fr, Akm::Ieee8021x);
+    cb.bssid = BSSID_B;
+    let mut aps = [ap(&fr, Akm::Ieee8021x), AccessPoint::new(cb, 0, wsec::rng::seeded(3)).unwrap()];
+    let mut s = sta("client", Akm::Ieee8021x);
+    let t0 = Instant::now();
+    let elapsed = || t0.elapsed().as_nanos() as u64;
+    let up = |w: char| {
+        move |e: &[(char, Phase)]| [w, 's'].iter().all(|x| e.iter().any(|(y, p)| y == x && matches!(p, Phase::Established { .. })))
+    };
+    let accepts = |fr: &FreeRadius| fr.log().matches("Sent Access-Accept").count();
+    let ev = run_pair(0, &mut aps, &mut s, [true, false], Vec::new(), Duration::from_secs(20), &mut up('a'));
+    assert!(up('a')(&ev), "{ev:?}\nserver log:\n{}", fr.log());
+    // B's Beacons heard: a roaming target.
+    run_pair(elapsed(), &mut aps, &mut s, [true, true], Vec::new(), Duration::from_millis(500), &mut |_| false);
+    assert!(s.bss_heard().iter().any(|(b, _)| b.bssid == BSSID_B));
+    for (step, (to, w, i)) in [(BSSID_B, 'b', 1), (BSSID, 'a', 0), (BSSID_B, 'b', 1)].into_iter().enumerate() {
+        let mut o = Output::default();
+        s.roam(elapsed(), to, false, &mut o).unwrap();
+        let ev = run_pair(elapsed(), &mut aps, &mut s, [true, true], o.air, Duration::from_secs(20), &mut up(w));
+        assert!(up(w)(&ev), "step {step}: {ev:?}\nserver log:\n{}", fr.log());
+        assert_eq!(s.bssid(), Some(to));
+        if step == 0 {
+            assert!(ev.contains(&('s', Phase::EapStarted)), "{ev:?}");
+            assert!(ev.iter().any(|(x, p)| *x == 'b' && matches!(p, Phase::EapSuccess { .. })), "{ev:?}");
+        } else {
+            assert!(ev.contains(&(w, Phase::PmksaCached)), "step {step}: {ev:?}");
+            assert!(!ev.iter().any(|(_, p)| *p == Phase::EapStarted), "step {step}: EAP ran again: {ev:?}");
+        }
+        assert_eq!(accepts(&fr), 2, "step {step}: one EAP run with each AP");
+        assert_eq!(s.pmksa_pmkid(&to), aps[i].pmksa_pmkid(&STA), "step {step}");
+        // Data from the wired side through the AP reaches the station.
+        let (mut ao, mut so) = (Output::default(), Output::default());
+        let t = elapsed();
+        aps[i].handle_host(t, &frames::ethernet(&STA, &WIRED, EtherType::IPV4, b"through the AP"), &mut ao);
+        for f in ao.air.drain(..) {
+            s.handle_air(t, &f, &mut so);
+        }
+        assert!(so.host.iter().any(|h| h.ends_with(b"through the AP")), "step {step}: downlink");
+    }
+    let list = s.pmksa_list(elapsed());
+    assert_eq!(list.len(), 2, "{list:?}");
+    assert!(list.iter().all(|e| !e.opportunistic && (e.aa == BSSID || e.aa == BSSID_B)), "{list:?}");
 }
 
 #[test]

@@ -171,7 +171,7 @@ fn eap_tls_through_the_ap_core_over_radsec_with_accounting() {
     assert_eq!(msks[0].len(), 64);
     let want = wsec::rsn::kdf::pmkid(Akm::Ieee8021x, &msks[0][..32], &BSSID.0, &STA.0);
     assert_eq!(a.pmksa_pmkid(&STA), Some(want), "AP's PMK is the server's MSK's");
-    assert_eq!(s.pmksa_pmkid(), Some((BSSID, want)), "station's PMK is the server's MSK's");
+    assert_eq!(s.pmksa_pmkid(&BSSID), Some(want), "station's PMK is the server's MSK's");
     // The Accounting-Request Start went over the accounting connection and was answered.
     let t0 = Instant::now();
     while !acct_types(&fr).iter().any(|t| t == "Start") && t0.elapsed() < Duration::from_secs(10) {

@@ -58,8 +58,9 @@ impl CtrlNode for AccessPoint {
     }
 
     fn pmksa(&self, now: u64) -> String {
-        // hostapd's pmksa_cache_auth_list(): the SAE PMKSAs.
-        pmksa_txt("SPA", 0, self.pmksa_list(now))
+        // hostapd's pmksa_cache_auth_list(): the SAE PMKSAs (the core does not say which
+        // came by OKC: opportunistic 0).
+        pmksa_txt("SPA", 0, self.pmksa_list(now).into_iter().map(|(a, id, left)| (a, id, left, false)))
     }
 
     fn pmksa_flush(&mut self) {

@@ -169,13 +169,14 @@ pub trait CtrlNode: Node {
 
 /// A `PMKSA` reply as hostapd's `pmksa_cache_auth_list` and wpa_supplicant's
 /// `pmksa_cache_list` write it: a header naming the peer column (`SPA` at an AP, `AA` at a
-/// station), then one line per entry counted from `first` (hostapd 0, wpa_supplicant 1);
-/// wsec does no opportunistic key caching, so the last column is 0.
-pub fn pmksa_txt(peer: &str, first: usize, entries: impl IntoIterator<Item = (MacAddr, [u8; 16], u64)>) -> String {
+/// station), then one line per entry counted from `first` (hostapd 0, wpa_supplicant 1):
+/// peer, PMKID in hex, seconds left, 1 for an opportunistic key caching entry its AP has
+/// not yet accepted, else 0.
+pub fn pmksa_txt(peer: &str, first: usize, entries: impl IntoIterator<Item = (MacAddr, [u8; 16], u64, bool)>) -> String {
     let mut r = format!("Index / {peer} / PMKID / expiration (in seconds) / opportunistic\n");
-    for (i, (addr, pmkid, left)) in entries.into_iter().enumerate() {
+    for (i, (addr, pmkid, left, okc)) in entries.into_iter().enumerate() {
         let hex: String = pmkid.iter().map(|b| format!("{b:02x}")).collect();
-        r += &format!("{} {addr} {hex} {left} 0\n", first + i);
+        r += &format!("{} {addr} {hex} {left} {}\n", first + i, u8::from(okc));
     }
     r
 }
@@ -264,5 +265,24 @@ mod tests {
         }
         drop((ca, cs));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// wpa_supplicant's `pmksa_cache_list` line: index, AA, PMKID in hex, seconds left,
+    /// opportunistic 0 or 1 (hostapd's the same, counted from 0).
+    #[test]
+    fn pmksa_lines_as_the_daemons_write_them() {
+        let a: MacAddr = "02:00:00:00:a0:01".parse().unwrap();
+        let b: MacAddr = "02:00:00:00:a0:02".parse().unwrap();
+        let mut id = [0u8; 16];
+        id[0] = 0xab;
+        id[15] = 0x01;
+        let r = pmksa_txt("AA", 1, [(a, id, 43_199, false), (b, [0x10; 16], 7, true)]);
+        assert_eq!(
+            r,
+            "Index / AA / PMKID / expiration (in seconds) / opportunistic\n\
+             1 02:00:00:00:a0:01 ab000000000000000000000000000001 43199 0\n\
+             2 02:00:00:00:a0:02 10101010101010101010101010101010 7 1\n"
+        );
+        assert!(pmksa_txt("SPA", 0, [(a, id, 5, false)]).ends_with("\n0 02:00:00:00:a0:01 ab000000000000000000000000000001 5 0\n"));
     }
 }

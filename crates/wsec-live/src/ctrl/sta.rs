@@ -140,8 +140,8 @@ impl CtrlNode for Station {
     }
 
     fn pmksa(&self, now: u64) -> String {
-        // wpa_supplicant's pmksa_cache_list(): the PMKSA of the last SAE exchange.
-        pmksa_txt("AA", 1, self.pmksa_list(now))
+        // wpa_supplicant's pmksa_cache_list(): every live entry, soonest-expiring first.
+        pmksa_txt("AA", 1, self.pmksa_list(now).into_iter().map(|e| (e.aa, e.pmkid, e.expires_in_s, e.opportunistic)))
     }
 
     fn pmksa_flush(&mut self) {
@@ -535,5 +535,92 @@ mod tests {
         let h = &t.bss[&bss.bssid];
         assert_eq!((h.rate, h.signal), (Some(12), Some(-60)));
         assert_eq!(key_mgmt_txt(Akm::Psk, true), "WPA-PSK");
+    }
+
+    /// `PMKSA` lists every live entry of the station's cache as wpa_supplicant's
+    /// `pmksa_cache_list` does: after SAE with one AP, a roam to another and SAE there,
+    /// two lines counted from 1, soonest-expiring first, each with that AP's PMKID as the
+    /// AP holds it; `PMKSA_FLUSH` empties it.
+    #[test]
+    fn pmksa_lists_every_cached_entry() {
+        use wsec::node::ap::{AccessPoint, ApConfig};
+        use wsec::node::mfp::Mfp;
+        use wsec::node::sae::{SaePassword, SaeSettings};
+        use wsec::node::sta::StaConfig;
+        let rsn = || Security::Rsn {
+            akms: vec![Akm::Sae],
+            pairwise: vec![CipherSuite::Ccmp128],
+            groups: vec![CipherSuite::Ccmp128],
+            pmk: Vec::new().into(),
+        };
+        let sae = || SaeSettings::new(vec![SaePassword { password: b"pw".to_vec().into(), identifier: None, mac: None }]);
+        let bssids: [MacAddr; 2] = ["02:00:00:00:00:01".parse().unwrap(), "02:00:00:00:00:02".parse().unwrap()];
+        let mut aps: Vec<AccessPoint> = bssids
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let mut c = ApConfig::new(*b, b"t", rsn());
+                c.mfp = Mfp::Required;
+                c.sae = Some(sae());
+                AccessPoint::new(c, 0, wsec::rng::seeded(i as u64)).unwrap()
+            })
+            .collect();
+        let addr: MacAddr = "02:00:00:00:00:11".parse().unwrap();
+        let mut c = StaConfig::new(addr, b"t", rsn());
+        c.mfp = Mfp::Required;
+        c.sae = Some(sae());
+        let mut sta = Station::new(c, 0, wsec::rng::seeded(7)).unwrap();
+        let mut now = 0;
+        // One medium in memory, 1 ms a turn, until `done` or `ms` run out.
+        let run = |aps: &mut Vec<AccessPoint>, sta: &mut Station, now: &mut u64, ms: u64, done: &dyn Fn(&Station) -> bool| {
+            for _ in 0..ms {
+                if done(sta) {
+                    return true;
+                }
+                *now += 1_000_000;
+                let now = *now;
+                let (mut ao, mut so) = (Output::default(), Output::default());
+                for a in aps.iter_mut().filter(|a| a.poll_timeout() <= now) {
+                    a.handle_timeout(now, &mut ao);
+                }
+                if sta.poll_timeout() <= now {
+                    sta.handle_timeout(now, &mut so);
+                }
+                while !ao.air.is_empty() || !so.air.is_empty() {
+                    for f in std::mem::take(&mut ao.air) {
+                        sta.handle_air(now, &f, &mut so);
+                    }
+                    for f in std::mem::take(&mut so.air) {
+                        for a in aps.iter_mut() {
+                            a.handle_air(now, &f, &mut ao);
+                        }
+                    }
+                }
+            }
+            done(sta)
+        };
+        assert!(run(&mut aps, &mut sta, &mut now, 3_000, &|s| s.is_established()));
+        let first = sta.bssid().unwrap();
+        let second = *bssids.iter().find(|b| **b != first).unwrap();
+        // The other AP's Beacon heard, then a roam to it.
+        assert!(run(&mut aps, &mut sta, &mut now, 1_000, &|s| s.bss_heard().iter().any(|(b, _)| b.bssid == second)));
+        let mut out = Output::default();
+        sta.roam(now, second, false, &mut out).unwrap();
+        assert!(run(&mut aps, &mut sta, &mut now, 3_000, &|s| s.is_established() && s.bssid() == Some(second)));
+        let hex = |id: [u8; 16]| id.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        let ap_id = |b: MacAddr| hex(aps[bssids.iter().position(|x| *x == b).unwrap()].pmksa_pmkid(&addr).unwrap());
+        let reply = CtrlNode::pmksa(&sta, now);
+        let lines: Vec<&str> = reply.lines().collect();
+        assert_eq!(lines.len(), 3, "{reply}");
+        assert_eq!(lines[0], "Index / AA / PMKID / expiration (in seconds) / opportunistic");
+        for (line, (i, b)) in lines[1..].iter().zip([(1, first), (2, second)]) {
+            let f: Vec<&str> = line.split(' ').collect();
+            assert_eq!(f.len(), 5, "{line}");
+            assert_eq!((f[0], f[1], f[2], f[4]), (&*i.to_string(), &*b.to_string(), &*ap_id(b), "0"), "{line}");
+            let left: u64 = f[3].parse().unwrap();
+            assert!((43_190..=43_200).contains(&left), "{line}");
+        }
+        CtrlNode::pmksa_flush(&mut sta);
+        assert_eq!(CtrlNode::pmksa(&sta, now), "Index / AA / PMKID / expiration (in seconds) / opportunistic\n");
     }
 }

@@ -31,6 +31,7 @@ mod node_ext_key_id;
 mod node_ft;
 mod node_mfp;
 mod node_owe;
+mod node_pmksa;
 mod node_sae;
 mod node_wnm;
 mod node_wpa1;

@@ -275,12 +275,15 @@ fn pmksa_caching_at_the_station() {
         let mut s = sim(&ap, &[sta], 0.0, 11 + pwe);
         assert!(s.run_until(3_000, |s| s.all_established()), "{:?}", s.events);
         let addr = s.sta(0).addr();
-        let (bssid, pmkid) = s.sta(0).pmksa_pmkid().expect("the station cached the PMKSA of its SAE exchange");
-        assert_eq!(bssid, s.sta(0).bssid().unwrap());
+        let bssid = s.sta(0).bssid().unwrap();
+        let pmkid = s.sta(0).pmksa_pmkid(&bssid).expect("the station cached the PMKSA of its SAE exchange");
         // Both ends derived the same PMKID from the exchange (12.4.5.4).
         assert_eq!(s.ap().pmksa_pmkid(&addr), Some(pmkid));
-        let (aa, id, left) = s.sta(0).pmksa_list(s.now).expect("listed");
-        assert!((aa, id) == (bssid, pmkid) && (43_100..43_200).contains(&left), "{left}");
+        let list = s.sta(0).pmksa_list(s.now);
+        assert_eq!(list.len(), 1, "{list:?}");
+        let e = &list[0];
+        assert!((e.aa, e.pmkid, e.akm, e.opportunistic) == (bssid, pmkid, Akm::Sae, false), "{e:?}");
+        assert!((43_100..43_200).contains(&e.expires_in_s), "{e:?}");
         let rejoin = |s: &mut Sim| -> Vec<Phase> {
             let n = s.phases(0).len();
             s.with_ap(|a, now, out| a.disassociate(now, &addr, ReasonCode::DEAUTH_LEAVING, out));
@@ -291,13 +294,14 @@ fn pmksa_caching_at_the_station() {
         let again = rejoin(&mut s);
         assert!(again.iter().any(|p| matches!(p, Phase::Authenticated { shared_key: false })), "pwe {pwe}: {again:?}");
         assert!(!again.iter().any(|p| matches!(p, Phase::SaeAuthenticated { .. })), "pwe {pwe}: SAE ran again: {again:?}");
-        assert_eq!(s.sta(0).pmksa_pmkid(), Some((bssid, pmkid)));
+        assert_eq!(s.sta(0).pmksa_pmkid(&bssid), Some(pmkid));
         traffic(&mut s, 0);
         // The AP forgets: the cached PMKID is refused, the station drops it and runs SAE.
         s.with_ap(|a, _, _| a.pmksa_flush());
         let fresh = rejoin(&mut s);
         assert!(fresh.iter().any(|p| matches!(p, Phase::SaeAuthenticated { .. })), "pwe {pwe}: {fresh:?}");
-        let (_, new_id) = s.sta(0).pmksa_pmkid().expect("a new PMKSA");
+        let new_id = s.sta(0).pmksa_pmkid(&bssid).expect("a new PMKSA");
+        assert_eq!(s.sta(0).pmksa_list(s.now).len(), 1);
         assert_ne!(new_id, pmkid);
         assert_eq!(s.ap().pmksa_pmkid(&addr), Some(new_id));
         traffic(&mut s, 0);

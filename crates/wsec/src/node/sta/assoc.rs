@@ -278,9 +278,9 @@ impl Station {
         if st != StatusCode::SUCCESS {
             self.counters.drop("association refused");
             if self.state.link().is_some_and(|l| l.pmksa_in_use) {
-                // The AP does not know our PMKID (status 53, or 43 from wsec): run
-                // SAE next time, without a backoff.
-                self.pmksa = None;
+                // The AP does not know our PMKID (status 53, or 43 from wsec): forget
+                // its entry and run SAE next time, without a backoff.
+                self.pmksa.remove(&bssid);
                 return self.reset(now, self.cfg.retry_ms);
             }
             return self.reset(now, self.cfg.retry_ms * 5);

@@ -62,6 +62,10 @@ impl Station {
                     }
                 }
                 handshake::Event::Established { pairwise, .. } => {
+                    if self.state.link().is_some_and(|l| l.pmksa_in_use) {
+                        // The AP took the cached PMKSA: an OKC entry is now a proper one.
+                        self.pmksa.confirm(&bssid);
+                    }
                     self.advance(|s| match s {
                         State::Handshake(link, r) => State::Established(link, Some(r)),
                         s => s,

@@ -13,6 +13,7 @@
 //! - `data`: the data path;
 //! - `control`: what the control interface reads;
 //! - `sae`, `owe`: SAE authentication and OWE association;
+//! - `pmksa`: the PMKSA cache;
 //! - `wnm`: neighbor report requests and BSS transition management.
 use super::card::Offload;
 use super::datapath::{self, Datapath, RxFrame};
@@ -148,6 +149,8 @@ struct Link {
     sae_pmk: Option<Zeroizing<Vec<u8>>>,
     /// This association rides on the cached PMKSA (12.6.10.3).
     pmksa_in_use: bool,
+    /// That PMKSA came from SAE with hash-to-element.
+    pmksa_h2e: bool,
     /// FT-802.1X: the (Re)Association Response's elements, for the key hierarchy once EAP
     /// gave the MSK (13.4).
     ft_resp_ies: Option<Vec<u8>>,
@@ -163,7 +166,7 @@ struct Rsna {
 
 impl Link {
     fn new(bss: BssInfo, neg: Option<Negotiated>) -> Link {
-        Link { bss, neg, sae: None, sae_pmk: None, pmksa_in_use: false, ft_resp_ies: None }
+        Link { bss, neg, sae: None, sae_pmk: None, pmksa_in_use: false, pmksa_h2e: false, ft_resp_ies: None }
     }
 }
 
@@ -227,9 +230,9 @@ pub struct Station {
     pub counters: Counters,
     /// Nonces, group keys, challenges and SA Query identifiers come from here.
     rng: crate::rng::BoxRng,
-    /// The PMKSA of the last accepted SAE exchange (12.6.10.3), kept across
-    /// disconnections.
-    pmksa: Option<sae::StaPmksa>,
+    /// The PMKSAs of SAE and EAP, one per AP (12.6.10.3), kept across disconnections
+    /// and roams.
+    pmksa: pmksa::PmksaCache,
     /// OWE: the group tried, our key pair, the OWE PMKSA, a transition target.
     owe: owe::StaOwe,
     /// The EAP peer of an 802.1X association.
@@ -249,11 +252,13 @@ mod ft;
 mod keys;
 mod mgmt;
 mod owe;
+mod pmksa;
 mod sa_query;
 mod sae;
 mod wnm;
 pub use eap::EapStatus;
 pub use owe::OWE_OPEN_FALLBACK_SKIPS;
+pub use pmksa::{PmksaInfo, PMKSA_CACHE_SIZE};
 
 /// How long an OWE Association Request waits for its answer before it is sent again (ms).
 const OWE_ASSOC_WAIT_MS: u64 = 1000;
@@ -290,7 +295,7 @@ impl Station {
             last_tx: now,
             counters: Counters::default(),
             rng,
-            pmksa: None,
+            pmksa: pmksa::PmksaCache::default(),
             owe: owe::StaOwe::default(),
             eap: None,
             ft: ft::StaFt::default(),
@@ -354,9 +359,9 @@ impl Station {
                     peer: self.bssid().unwrap_or_default(),
                     phase: Phase::HandshakeFailed("no 4-way handshake completed in time"),
                 });
-                if self.state.link().is_some_and(|l| l.pmksa_in_use) {
-                    // The cached PMK did not work with this AP: forget it.
-                    self.pmksa = None;
+                if let Some(l) = self.state.link().filter(|l| l.pmksa_in_use) {
+                    // The cached PMK did not work with this AP: forget its entry.
+                    self.pmksa.remove(&l.bss.bssid);
                 }
                 self.leave(now, ReasonCode::FOURWAY_TIMEOUT, out);
             }

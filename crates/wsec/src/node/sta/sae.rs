@@ -2,25 +2,17 @@
 //! `sme_send_authentication` / `sme_sae_auth`): the exchange replaces open system
 //! authentication when the negotiated AKM is SAE, and its PMK feeds the 4-way handshake.
 
+use super::pmksa::{Pmksa, PmksaInfo};
 use super::{State, Station};
 use crate::node::sae::{auth_frame, ms, rsnxe_has_h2e, SaeSettings};
 use crate::node::{NodeEvent, Output, Phase};
+use crate::rsn::akm::Akm;
 use crate::rsn::sae::{self, Instance, PweMethod, Role};
 use crate::wire::MacAddr;
 use zeroize::Zeroizing;
 
 /// dot11RSNAConfigPMKLifetime (s), wpa_supplicant's and hostapd's default.
 const PMK_LIFETIME_S: u64 = 43_200;
-
-/// A PMKSA from SAE (12.6.10.3): its AP, PMK, PMKID, whether SAE used hash-to-element (the
-/// Association Request then carries the RSNXE again), and its expiry (ns).
-pub(super) struct StaPmksa {
-    bssid: MacAddr,
-    pmk: Zeroizing<Vec<u8>>,
-    pmkid: [u8; 16],
-    h2e: bool,
-    expires: u64,
-}
 
 impl Station {
     /// Start SAE with the chosen BSS (Nothing -> Committed). Hash-to-element when
@@ -67,69 +59,65 @@ impl Station {
         }
     }
 
-    /// Rides on the cached PMKSA with the chosen AP if there is one and it has not expired:
-    /// its PMK for the 4-way handshake and its PMKID in our RSNE (in the Association
-    /// Request and message 2 alike). Returns whether it did.
+    /// Rides on the cached PMKSA with the chosen AP if there is one for the negotiated AKM
+    /// and it has not expired (12.6.10.3): its PMK for the 4-way handshake and its PMKID
+    /// in our RSNE (in the Association Request and message 2 alike). Returns whether it
+    /// did.
     pub(super) fn use_cached_pmksa(&mut self, now: u64) -> bool {
-        let okc = self.cfg.okc;
         let spa = self.cfg.addr;
         let Some(link) = self.state.link_mut() else { return false };
         let Some(n) = link.neg.as_mut() else { return false };
         let bssid = link.bss.bssid;
         // Opportunistic key caching: an 802.1X PMKSA of another AP of this network, under
-        // the PMKID for this one (wpa_supplicant pmksa_cache_get_opportunistic); if the AP
-        // does not know it, it runs EAP and the entry goes as any unused one.
-        if let Some(c) = self.pmksa.as_mut().filter(|c| okc && c.bssid != bssid && c.expires > now && n.akm.is_8021x() && !c.h2e) {
-            c.pmkid = crate::rsn::kdf::pmkid(n.akm, &c.pmk, &bssid.0, &spa.0);
-            c.bssid = bssid;
+        // the PMKID for this one, added beside its source; if the AP does not know it, it
+        // runs EAP and that AP's entry is replaced.
+        if self.cfg.okc && n.akm.is_8021x() {
+            self.pmksa.opportunistic(now, &bssid, &spa, n.akm);
         }
-        let Some(c) = self.pmksa.as_ref().filter(|c| c.bssid == bssid && c.expires > now) else { return false };
+        let Some(c) = self.pmksa.get(now, &bssid, n.akm) else { return false };
         let Ok(mut e) = crate::rsn::ie::RsnElementRepr::parse(&n.sta_rsne) else { return false };
         e.pmkids = vec![c.pmkid];
         let Ok(rsne) = e.to_bytes() else { return false };
         n.sta_rsne = rsne;
         link.sae_pmk = Some(c.pmk.clone());
         link.pmksa_in_use = true;
+        link.pmksa_h2e = c.h2e;
         true
     }
 
     /// Caches the PMKSA of an EAP exchange with `bssid` (12.6.10.3; the PMKID of 12.7.1.3)
-    /// for `lifetime_s`, so the next association offers its PMKID and skips EAP.
-    pub(super) fn cache_eap_pmksa(&mut self, now: u64, bssid: MacAddr, akm: crate::rsn::akm::Akm, pmk: &[u8], lifetime_s: u64) {
+    /// for `lifetime_s`, so the next association with it offers its PMKID and skips EAP.
+    pub(super) fn cache_eap_pmksa(&mut self, now: u64, bssid: MacAddr, akm: Akm, pmk: &[u8], lifetime_s: u64) {
         let pmkid = crate::rsn::kdf::pmkid(akm, pmk, &bssid.0, &self.cfg.addr.0);
-        self.pmksa = Some(StaPmksa {
-            bssid,
-            pmk: Zeroizing::new(pmk.to_vec()),
-            pmkid,
-            h2e: false,
-            expires: now.saturating_add(lifetime_s.saturating_mul(1_000_000_000)),
-        });
+        let expires = now.saturating_add(lifetime_s.saturating_mul(1_000_000_000));
+        let e = Pmksa { aa: bssid, pmk: Zeroizing::new(pmk.to_vec()), pmkid, akm, h2e: false, expires, opportunistic: false };
+        self.pmksa.insert(now, e);
     }
 
-    /// The AP and PMKID of the cached PMKSA, if any.
-    pub fn pmksa_pmkid(&self) -> Option<(MacAddr, [u8; 16])> {
-        self.pmksa.as_ref().map(|c| (c.bssid, c.pmkid))
+    /// The PMKID of the cached PMKSA with the AP `aa`, expired or not.
+    pub fn pmksa_pmkid(&self, aa: &MacAddr) -> Option<[u8; 16]> {
+        self.pmksa.entry(aa).map(|c| c.pmkid)
     }
 
-    /// The cached PMKSA while it has not expired: (AP, PMKID, seconds left), for the
-    /// control interface's `PMKSA`.
-    pub fn pmksa_list(&self, now: u64) -> Option<(MacAddr, [u8; 16], u64)> {
-        self.pmksa.as_ref().filter(|c| c.expires > now).map(|c| (c.bssid, c.pmkid, (c.expires - now) / 1_000_000_000))
+    /// The cached PMKSAs that have not expired, soonest-expiring first, for the control
+    /// interface's `PMKSA`.
+    pub fn pmksa_list(&self, now: u64) -> Vec<PmksaInfo> {
+        self.pmksa.list(now)
     }
 
-    /// Forgets the cached PMKSA (`PMKSA_FLUSH`): the next association runs SAE.
+    /// Forgets every cached PMKSA (`PMKSA_FLUSH`): the next association runs SAE or EAP.
     pub fn pmksa_flush(&mut self) {
-        self.pmksa = None;
+        self.pmksa.flush();
     }
 
     /// Our RSNE, followed by an RSNXE with the hash-to-element bit when SAE used it: the
     /// Association Request and message 2 carry both (hostapd checks that they match and
     /// that an H2E station says so, 12.4.4.2.3).
-    pub(super) fn with_rsnxe(&self, akm: crate::rsn::akm::Akm, mut rsne: Vec<u8>) -> Vec<u8> {
+    pub(super) fn with_rsnxe(&self, akm: Akm, mut rsne: Vec<u8>) -> Vec<u8> {
         let link = self.state.link();
         let h2e = link.and_then(|l| l.sae.as_ref()).and_then(|i| i.exchange()).is_some_and(|e| e.h2e())
-            || (link.is_some_and(|l| l.pmksa_in_use) && self.pmksa.as_ref().is_some_and(|c| c.h2e));
-        if akm == crate::rsn::akm::Akm::Sae && h2e {
+            || link.is_some_and(|l| l.pmksa_in_use && l.pmksa_h2e);
+        if akm == Akm::Sae && h2e {
             rsne.extend_from_slice(&crate::node::sae::rsnxe_h2e());
         }
         rsne
@@ -171,16 +159,13 @@ impl Station {
                         Some(i) => (i.group().id(), i.exchange().is_some_and(|e| e.h2e())),
                         None => (0, false),
                     };
+                    let akm = self.neg().map_or(Akm::Sae, |n| n.akm);
                     if let Some(l) = self.state.link_mut() {
                         l.sae_pmk = Some(Zeroizing::new(keys.pmk().to_vec()));
                     }
-                    self.pmksa = Some(StaPmksa {
-                        bssid,
-                        pmk: Zeroizing::new(keys.pmk().to_vec()),
-                        pmkid: *keys.pmkid(),
-                        h2e,
-                        expires: now.saturating_add(PMK_LIFETIME_S * 1_000_000_000),
-                    });
+                    let expires = now.saturating_add(PMK_LIFETIME_S * 1_000_000_000);
+                    let pmk = Zeroizing::new(keys.pmk().to_vec());
+                    self.pmksa.insert(now, Pmksa { aa: bssid, pmk, pmkid: *keys.pmkid(), akm, h2e, expires, opportunistic: false });
                     out.events.push(NodeEvent::Phase { peer: bssid, phase: Phase::SaeAuthenticated { group, h2e } });
                     self.enter_associating();
                     self.tries = 0;
