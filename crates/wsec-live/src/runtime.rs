@@ -450,7 +450,7 @@ impl Served for AccessPoint {
         if f.address_from_radio {
             let placeholder = f.ap.bssid;
             f.ap.bssid = fixed.addr; // the radio's (or assigned after it), read at start
-            // hostapd's r1_key_holder defaults to the BSSID, as at start.
+                                     // hostapd's r1_key_holder defaults to the BSSID, as at start.
             if let Some(ft) = f.ap.ft.as_mut().filter(|ft| ft.r1kh_id == placeholder) {
                 ft.r1kh_id = fixed.addr;
             }

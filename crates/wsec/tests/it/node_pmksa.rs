@@ -91,6 +91,19 @@ fn assoc_pmkids(log: &AirLog, ap: MacAddr) -> Vec<Vec<[u8; 16]>> {
         .collect()
 }
 
+/// The Current AP Address of each (Re)Association Request the station sent to `ap` (None:
+/// an Association Request).
+fn current_aps(log: &AirLog, ap: MacAddr) -> Vec<Option<MacAddr>> {
+    log.borrow()
+        .iter()
+        .filter(|f| f.get(4..10) == Some(&ap.0[..]))
+        .filter_map(|f| match frames::parse_mgmt(f) {
+            Ok(Mgmt::AssocReq { current_ap, .. }) => Some(current_ap),
+            _ => None,
+        })
+        .collect()
+}
+
 fn established(n: &Net) -> usize {
     n.count(STA_ID, |p| matches!(p, Phase::Established { .. }))
 }
@@ -147,6 +160,10 @@ fn sae_roams_back_to_each_ap_with_its_cached_pmksa() {
     assert_eq!(sae_commits(&log, AP2), 1, "SAE ran again with AP 2: {:?}", n.phases(STA_ID));
     assert_eq!(assoc_pmkids(&log, AP2), vec![vec![], vec![id2]]);
     n.traffic(1, b"back on AP 2");
+    // Joining is an Association; each roam within the ESS a Reassociation naming the AP
+    // left (11.3.5.4, as wpa_supplicant sends it).
+    assert_eq!(current_aps(&log, AP1), vec![None, Some(AP2)]);
+    assert_eq!(current_aps(&log, AP2), vec![Some(AP1), Some(AP1)]);
     assert_eq!(n.count(STA_ID, |p| matches!(p, Phase::SaeAuthenticated { .. })), 2);
     assert_eq!(n.count(STA_ID, |p| matches!(p, Phase::HandshakeFailed(_))), 0);
     assert_eq!(n.sta.pmksa_list(n.now).len(), 2);

@@ -201,7 +201,12 @@ impl Station {
         let mde = self.ft_assoc_mde().unwrap_or_default();
         let rsne = self.neg().map(|n| [self.with_rsnxe(n.akm, n.sta_rsne.clone()), dh, mde].concat());
         // The BSS's SSID: the configured one, or the hidden OWE BSS's in transition mode.
-        let f = frames::assoc_req(&self.cfg.addr, &bssid, seq, capability, &ssid, rsne.as_deref());
+        let f = match self.reassoc_from.filter(|(target, _)| *target == bssid) {
+            Some((_, current)) => {
+                frames::reassoc_req(&self.cfg.addr, &bssid, seq, capability, &ssid, &current, rsne.as_deref().unwrap_or_default())
+            }
+            None => frames::assoc_req(&self.cfg.addr, &bssid, seq, capability, &ssid, rsne.as_deref()),
+        };
         self.tx(now, f, out);
         self.tries += 1;
         // An OWE AP runs an ECDH before it answers (hostapd under emulation: over 200 ms
@@ -261,6 +266,7 @@ impl Station {
     /// again, success starts the 4-way handshake of an RSNA or opens data.
     pub(super) fn assoc_response(&mut self, now: u64, mpdu: &Mpdu<'_>, resp: AssocResp<'_>, out: &mut Output) {
         let AssocResp { status: st, aid, rsne, owe_dh, ies } = resp;
+        self.reassoc_from = None;
         let bssid = self.bssid().unwrap_or_default();
         let owe = match self.owe_assoc_resp(now, st, rsne, owe_dh, out) {
             owe::OweResp::Done => return,

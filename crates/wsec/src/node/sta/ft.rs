@@ -159,8 +159,10 @@ impl Station {
             if over_ds {
                 return Err("no FT initial mobility domain association");
             }
-            // Not FT: leave the current AP and join the target from the start.
+            // Not FT: leave the current AP and join the target from the start, with a
+            // Reassociation Request that names the AP we leave (11.3.5.4).
             self.leave(now, crate::wire::mgmt::ReasonCode::DEAUTH_LEAVING, out);
+            self.reassoc_from = Some((target, current));
             self.consider(now, info, out);
             return Ok(());
         };

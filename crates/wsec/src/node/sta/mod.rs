@@ -233,6 +233,9 @@ pub struct Station {
     /// The PMKSAs of SAE and EAP, one per AP (12.6.10.3), kept across disconnections
     /// and roams.
     pmksa: pmksa::PmksaCache,
+    /// A roam without FT under way: (target, the AP we left), so the target gets a
+    /// Reassociation Request naming our current AP (11.3.5.4), as wpa_supplicant sends.
+    reassoc_from: Option<(MacAddr, MacAddr)>,
     /// OWE: the group tried, our key pair, the OWE PMKSA, a transition target.
     owe: owe::StaOwe,
     /// The EAP peer of an 802.1X association.
@@ -296,6 +299,7 @@ impl Station {
             counters: Counters::default(),
             rng,
             pmksa: pmksa::PmksaCache::default(),
+            reassoc_from: None,
             owe: owe::StaOwe::default(),
             eap: None,
             ft: ft::StaFt::default(),
