@@ -452,6 +452,21 @@ pub fn msdu_of<'a>(hdr: &Mpdu<'_>, plain: &'a [u8]) -> Result<Msdu<'a>> {
 }
 
 /// An Ethernet II frame (what a TAP device reads and writes).
+/// The Layer 2 Update frame an AP puts on its distribution system for a station that
+/// joined it (IEEE Std 802.11F-2003 / IAPP; IEEE Std 802.2 5.4.1.2.1: an unsolicited LLC
+/// XID response from the station's address to the broadcast address), so that the
+/// bridges there learn where the station now is before it sends anything. The bytes
+/// Linux mac80211 sends (`ieee80211_send_layer2_update`): an 802.3 length of 6, DSAP 0,
+/// SSAP 1 (null LSAP, response), control 0xAF (XID, F=0), XID format 0x81, Type 1 LLC,
+/// receive window 0.
+pub fn layer2_update(sta: &MacAddr) -> Vec<u8> {
+    let mut f = Vec::with_capacity(20);
+    f.extend_from_slice(&[0xff; 6]);
+    f.extend_from_slice(&sta.0);
+    f.extend_from_slice(&[0x00, 0x06, 0x00, 0x01, 0xaf, 0x81, 0x01, 0x00]);
+    f
+}
+
 pub fn ethernet(da: &MacAddr, sa: &MacAddr, ethertype: EtherType, payload: &[u8]) -> Vec<u8> {
     EthernetRepr { dst: *da, src: *sa, ethertype }.to_vec(payload)
 }

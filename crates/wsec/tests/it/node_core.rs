@@ -70,6 +70,11 @@ fn net(ap_sec: Security, sta_sec: Security, loss: f64, seed: u64) -> Sim {
 /// wired to station and broadcast, in both directions.
 fn exercise(sim: &mut Sim, protected: bool) {
     assert!(sim.run_until(3_000, |s| s.all_established()), "network did not come up; events {:?}", sim.events);
+    // One Layer 2 Update per station as its port opened, broadcast from its address.
+    let mut from: Vec<[u8; 6]> = sim.ap_l2_updates.iter().map(|f| f[6..12].try_into().unwrap()).collect();
+    from.sort();
+    assert_eq!(from, vec![STA1.0, STA2.0], "{:?}", sim.ap_l2_updates);
+    assert!(sim.ap_l2_updates.iter().all(|f| f[..6] == [0xff; 6] && f.len() == 20));
     let air_before = sim.air.len();
     sim.sta_send(0, STA2, b"one to two");
     sim.sta_send(1, STA1, b"two to one");

@@ -118,6 +118,15 @@ fn ft_psk_initial_association_then_roams_over_the_air_both_ways() {
     assert!(n.roam(AP1), "roam back to AP 1: {:?}", n.phases(STA_ID));
     n.traffic(0, b"after roam 2");
     assert_eq!(n.count(STA_ID, |p| matches!(p, Phase::FtReassociated { .. })), 2);
+    // Each AP told its distribution system the station arrived (a Layer 2 Update frame:
+    // 802.2 XID response from the station to all), once per arrival: AP 1 at the initial
+    // association and the return, AP 2 at the roam.
+    let sta = n.sta.addr().0;
+    let mut l2u = vec![0xffu8; 6];
+    l2u.extend_from_slice(&sta);
+    l2u.extend_from_slice(&[0x00, 0x06, 0x00, 0x01, 0xaf, 0x81, 0x01, 0x00]);
+    let updates = |i: usize| n.ap_host[i].iter().filter(|f| **f == l2u).count();
+    assert_eq!((updates(0), updates(1)), (2, 1));
     assert_eq!(n.count(STA_ID, |p| matches!(p, Phase::FtFailed { .. })), 0);
 }
 

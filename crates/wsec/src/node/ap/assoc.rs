@@ -332,6 +332,7 @@ impl AccessPoint {
             p.associated_at = now;
             out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Associated { aid, akm: None, pairwise: None, group: None } });
             out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Established { pairwise: None } });
+            out.host.push(crate::node::frames::layer2_update(sta));
             return;
         };
         let wpa1 = rsne.as_deref().is_some_and(crate::rsn::ie::is_wpa_element);

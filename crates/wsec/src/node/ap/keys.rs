@@ -230,6 +230,9 @@ impl AccessPoint {
                     }
                     out.events.push(NodeEvent::Phase { peer: *sta, phase: Phase::Established { pairwise: Some(pairwise) } });
                     if first {
+                        // The port is open: the bridges learn the station is here (as
+                        // mac80211 does when hostapd authorizes a station).
+                        out.host.push(crate::node::frames::layer2_update(sta));
                         self.acct_start(now, sta, out);
                     }
                     late_group = first && self.pending_group.as_ref().is_some_and(|(_, w)| w.contains(sta));

@@ -98,6 +98,8 @@ pub struct Sim {
     /// Every frame put on the air, in order (for replays and the capture checks).
     pub air: Vec<Vec<u8>>,
     pub ap_host: Vec<Vec<u8>>,
+    /// The Layer 2 Update frames the AP gave its host (kept apart from the data).
+    pub ap_l2_updates: Vec<Vec<u8>>,
     pub sta_host: Vec<Vec<Vec<u8>>>,
     pub events: Vec<(usize, NodeEvent)>,
     /// Frames injected by the test, delivered on the next step.
@@ -120,6 +122,7 @@ impl Sim {
             loss,
             air: Vec::new(),
             ap_host: Vec::new(),
+            ap_l2_updates: Vec::new(),
             sta_host: vec![Vec::new(); n],
             events: Vec::new(),
             inject: Vec::new(),
@@ -134,7 +137,13 @@ impl Sim {
             self.events.push((who, e));
         }
         if who == 0 {
-            self.ap_host.append(&mut out.host);
+            for f in out.host.drain(..) {
+                if f.get(12..) == Some(&[0x00, 0x06, 0x00, 0x01, 0xaf, 0x81, 0x01, 0x00][..]) {
+                    self.ap_l2_updates.push(f);
+                } else {
+                    self.ap_host.push(f);
+                }
+            }
         } else {
             self.sta_host[who - 1].append(&mut out.host);
         }
