@@ -446,8 +446,9 @@ fn segment(hdr: &VnetHdr, pkt: &[u8], mtu: usize, out: &mut Frames) -> Result<us
             put16(f, ip.l3 + 10, c);
         }
         if tcp {
-            put16(f, ip.l4 + 4, (seq.wrapping_add((i * seg) as u32) >> 16) as u16);
-            put16(f, ip.l4 + 6, seq.wrapping_add((i * seg) as u32) as u16);
+            if let Some(s) = f.get_mut(ip.l4 + 4..ip.l4 + 8) {
+                s.copy_from_slice(&seq.wrapping_add((i * seg) as u32).to_be_bytes());
+            }
             let flags = &mut f[ip.l4 + 13];
             if i + 1 < n {
                 *flags &= !(TCP_FIN | TCP_PSH);
@@ -561,7 +562,8 @@ impl Coalescer {
         Coalescer::default()
     }
 
-    /// Groups the frames of `frames`; then [`Coalescer::packets`] say what to write.
+    /// Groups the frames of `frames`; then [`Coalescer::packets`] say what to write, given
+    /// the same `frames`.
     pub fn plan<L: FrameList + ?Sized>(&mut self, frames: &L) {
         self.groups.clear();
         self.open.clear();
