@@ -16,7 +16,8 @@
 //!
 //! The medium never sees a key: it carries bytes the host engine already protected.
 //! [`tap`] and [`netns`] are the host side: the TAP device a node bridges to and the
-//! network namespace it lives in.
+//! network namespace it lives in; [`vnet`] is the TAP's offload layer (virtio-net header,
+//! TCP segmentation and coalescing).
 pub mod air;
 pub mod hwsim;
 pub mod netns;
@@ -25,6 +26,7 @@ pub mod packet;
 pub mod radio;
 pub mod shared;
 pub mod tap;
+pub mod vnet;
 
 use std::io;
 use wsec::capture::radio::{mpdu, LINKTYPE_RADIOTAP};

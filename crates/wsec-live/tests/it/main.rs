@@ -5,3 +5,4 @@ mod engine_batch;
 mod fpga_sim;
 mod load_air;
 mod node_conf;
+mod tap_offload;
