@@ -37,6 +37,10 @@ pub struct DemoArgs {
     /// network; with more than one, each cell is `median [min, max]` over the runs
     #[arg(long, default_value_t = 1)]
     runs: usize,
+    /// The nodes' TAPs with segmentation and checksum offloads (`tap_offload`, 1) or one
+    /// plain frame per system call (0)
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
+    tap_offload: u8,
 }
 
 /// The median, smallest and largest of `v` (the mean of the two middle values for an
@@ -85,7 +89,9 @@ fn measure(mode: &Mode, a: &DemoArgs, pcap: Option<PathBuf>, n: usize) -> wsec_l
     let tag = format!("wd{}{n}", std::process::id() % 100_000);
     let mut lab = Lab::new(&bin, &tag, &a.ssid)?;
     lab.start_air(0.0, pcap.as_deref())?;
-    lab.write_confs(mode, &format!("engine_threads={}\n", a.engine_threads))?;
+    let mut mode = mode.clone();
+    mode.sta_global += &format!("tap_offload={}\n", a.tap_offload);
+    lab.write_confs(&mode, &format!("engine_threads={}\ntap_offload={}\n", a.engine_threads, a.tap_offload))?;
     lab.start_ap()?;
     std::thread::sleep(Duration::from_millis(100));
     lab.start_sta(1)?;

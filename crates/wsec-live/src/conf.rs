@@ -78,6 +78,9 @@ pub struct ApFile {
     /// The further BSSs on the same radio (`bss=` sections), each with its own wired-side
     /// interface, control socket, SSID and security; empty for one BSS.
     pub bss: Vec<ApFile>,
+    /// `tap_offload` (wsec's own, default 1): the wired side's TAP with IFF_VNET_HDR and
+    /// checksum/segmentation offloads (`medium::vnet`); 0: one plain frame per call.
+    pub tap_offload: bool,
     /// A `bss=` section's own interface on the radio (driver=nl80211): the name of the
     /// active monitor that acknowledges frames to its BSSID (`mon.<interface>` otherwise).
     pub vif: Option<String>,
@@ -133,6 +136,8 @@ pub struct StaFile {
     /// wpa_supplicant `bgscan="simple:<short s>:<signal threshold dBm>:<long s>"`: the
     /// station looks for a better BSS of its network and roams to it by itself.
     pub bgscan: Option<Bgscan>,
+    /// As [`ApFile::tap_offload`].
+    pub tap_offload: bool,
 }
 
 /// wpa_supplicant's `bgscan` module `simple`: how often to look (short below the
@@ -510,6 +515,8 @@ struct Common {
     card_ns_per_byte: Option<u64>,
     eccmp_lanes: u8,
     engine_threads: Option<usize>,
+    /// `tap_offload`.
+    tap_offload: Option<bool>,
     /// `ieee80211w` and its line.
     mfp: Option<(usize, Mfp)>,
     /// `sae_password` lines (hostapd: several, `|mac=` / `|id=`), `sae_password_id` (STA).
@@ -690,6 +697,7 @@ impl Common {
                 }
                 self.eccmp_lanes = l;
             }
+            "tap_offload" => self.tap_offload = Some(num::<u8>(line, k, v, 0, 1)? == 1),
             "engine_threads" => {
                 let t: usize = num(line, k, v, 0, 256).map_err(|e| ConfError { msg: format!("{} (0: one per core)", e.msg), ..e })?;
                 self.engine_threads = Some(t);
@@ -1387,6 +1395,7 @@ fn parse_bss(lines: &[(usize, &str)], bss: Option<(usize, &str)>) -> Result<ApFi
         radsec,
         bss: Vec::new(),
         vif: None,
+        tap_offload: c.tap_offload.unwrap_or(true),
     })
 }
 
@@ -1705,7 +1714,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                     }
                     addr = Some(a)
                 }
-                "crypto_offload" | "card_ns_per_frame" | "card_ns_per_byte" | "eccmp_lanes" | "engine_threads" => {
+                "crypto_offload" | "card_ns_per_frame" | "card_ns_per_byte" | "eccmp_lanes" | "engine_threads" | "tap_offload" => {
                     c.set(n, k, v)?;
                 }
                 "pmf" => pmf = (n, parse_mfp(n, k, v)?),
@@ -1803,5 +1812,6 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
         sta,
         eap,
         bgscan,
+        tap_offload: c.tap_offload.unwrap_or(true),
     })
 }

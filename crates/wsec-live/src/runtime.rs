@@ -242,7 +242,7 @@ fn serve_ap(f: ApFile, o: &NodeOptions, medium: Box<dyn Medium>, spec: &str, bss
         Some(_) => MacAddr([bssid.0[0] ^ 0x04, bssid.0[1], bssid.0[2], bssid.0[3], bssid.0[4], bssid.0[5]]),
         None => bssid,
     };
-    let tap = host_side(&f.interface, o.netns.as_deref(), &tap_mac, bridge.as_deref())?;
+    let tap = host_side(&f.interface, o.netns.as_deref(), &tap_mac, bridge.as_deref(), f.tap_offload)?;
     let start = Instant::now();
     let threads = crypto_threads(f.ap.engine_threads)?;
     let mut fixed = Fixed::of_ap(&f);
@@ -302,7 +302,7 @@ pub fn run_sta(mut f: StaFile, o: &NodeOptions) -> Result<()> {
         // The BSS table with the signal levels lives with the control interface.
         println!("sta: bgscan needs ctrl_interface (the BSS table it reads): not used");
     }
-    let tap = host_side(&f.interface, o.netns.as_deref(), &addr, None)?;
+    let tap = host_side(&f.interface, o.netns.as_deref(), &addr, None, f.tap_offload)?;
     let start = Instant::now();
     let threads = crypto_threads(f.sta.engine_threads)?;
     let fixed = Fixed::of_sta(&f);
@@ -557,11 +557,12 @@ pub fn run_air(a: &AirOptions) -> Result<()> {
 }
 
 /// Enters the namespace (after the medium socket is open), creates and configures the TAP.
-fn host_side(ifname: &str, netns: Option<&str>, mac: &MacAddr, bridge: Option<&str>) -> Result<Tap> {
+fn host_side(ifname: &str, netns: Option<&str>, mac: &MacAddr, bridge: Option<&str>, offload: bool) -> Result<Tap> {
     if let Some(ns) = netns {
         medium::netns::enter(ns).map_err(|e| Error::io(format!("netns {ns}"), e))?;
     }
-    let tap = Tap::create(ifname).map_err(|e| Error::io(format!("TAP {ifname} (needs root and /dev/net/tun)"), e))?;
+    let tap = Tap::create_with(ifname, crate::medium::tap::TapOptions { offload })
+        .map_err(|e| Error::io(format!("TAP {ifname} (needs root and /dev/net/tun)"), e))?;
     tap.configure(mac, 1500).map_err(|e| Error::io(format!("TAP {ifname}"), e))?;
     if let Some(br) = bridge {
         let ok = std::process::Command::new("ip").args(["link", "set", "dev", ifname, "master", br]).status().map(|s| s.success());
@@ -657,6 +658,7 @@ impl<N: Served> Runtime<N> {
         let now = move || start.elapsed().as_nanos() as u64 + 1;
         let mut buf = Vec::with_capacity(16 * 1024);
         let mut batch: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
+        let mut host = crate::medium::vnet::Frames::new();
         let mut last_tick = now();
         let mut last_counters = now();
         let (mut ch_idx, mut on_channel_since) = (0usize, now());
@@ -769,15 +771,21 @@ impl<N: Served> Runtime<N> {
                 self.core.handle_air_batch(t, batch.iter().map(|f| f.as_slice()), &mut self.out);
                 self.flush(t)?;
             }
-            batch.clear();
-            while batch.len() < BATCH {
-                if !self.tap.recv(&mut buf).map_err(|e| Error::io("TAP", e))? {
-                    break;
+            // From the host: whole packets (a TCP super-packet of the offloading TAP is cut
+            // into MTU-sized frames there) until the batch is full.
+            host.clear();
+            for _ in 0..BATCH {
+                match self.tap.recv_batch(&mut host) {
+                    Ok(0) => break,
+                    Ok(_) if host.len() >= BATCH => break,
+                    Ok(_) => {}
+                    // A packet the offload code refused: counted in the TAP's stats, dropped.
+                    Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {}
+                    Err(e) => return Err(Error::io("TAP", e)),
                 }
-                batch.push(buf.clone());
             }
-            if !batch.is_empty() && self.enabled {
-                self.core.handle_host_batch(t, batch.iter().map(|f| f.as_slice()), &mut self.out);
+            if !host.is_empty() && self.enabled {
+                self.core.handle_host_batch(t, host.iter(), &mut self.out);
                 self.flush(t)?;
             }
             if self.enabled && self.core.poll_timeout() <= t {
@@ -813,6 +821,20 @@ impl<N: Served> Runtime<N> {
         if !m.is_empty() {
             println!("{who} medium: {m}");
         }
+        let s = self.tap.stats();
+        println!(
+            "{who} tap: {} ({}), frames in {} out {}, reads {} writes {}, super-packets in {} ({} octets), coalesced writes {}, refused {}",
+            self.tap.name(),
+            if self.tap.offloads().is_some() { "offloads" } else { "no offloads" },
+            s.frames_in,
+            s.frames_out,
+            s.reads,
+            s.writes,
+            s.gso_reads,
+            s.gso_octets,
+            s.coalesced,
+            s.refused
+        );
         Ok(())
     }
 
@@ -825,8 +847,10 @@ impl<N: Served> Runtime<N> {
         for f in self.out.air.drain(..) {
             self.medium.send(&f).map_err(|e| Error::io("medium", e))?;
         }
-        for f in self.out.host.drain(..) {
-            self.tap.send(&f).map_err(|e| Error::io("TAP", e))?;
+        if !self.out.host.is_empty() {
+            // One write per TCP run on an offloading TAP (coalesced), else per frame.
+            self.tap.send_batch(&self.out.host).map_err(|e| Error::io("TAP", e))?;
+            self.out.host.clear();
         }
         for r in self.out.radius.drain(..) {
             if r.tls {
