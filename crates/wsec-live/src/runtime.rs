@@ -67,6 +67,33 @@ struct RadioShare {
     ft: Option<Arc<wsec::node::ap::FtDomain>>,
 }
 
+/// The monotonic clock (ns since the first call) the engines measure their AEAD passes
+/// with and the run loop its own parts ([`Profile`]).
+pub fn mono_ns() -> u64 {
+    static T0: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    T0.get_or_init(Instant::now).elapsed().as_nanos() as u64
+}
+
+/// Where a node's run loop spent its time: waiting in ppoll, the medium's and the TAP's
+/// system calls, the core (its crypto counted by the engine), the rest (control socket,
+/// RADIUS, bookkeeping). Printed at exit with `--counters`: what `wsec bench live` reads.
+#[derive(Debug, Default, Clone, Copy)]
+struct Profile {
+    wait_ns: u64,
+    medium_ns: u64,
+    tap_ns: u64,
+    core_ns: u64,
+}
+
+impl Profile {
+    /// Adds the time since `*t` to `slot` and moves `*t` to now.
+    fn lap(slot: &mut u64, t: &mut u64) {
+        let n = mono_ns();
+        *slot += n.saturating_sub(*t);
+        *t = n;
+    }
+}
+
 /// The medium when neither the command line nor the configuration names one.
 pub const DEFAULT_MEDIUM: &str = "air:127.0.0.1:7411";
 
@@ -249,6 +276,7 @@ fn serve_ap(f: ApFile, o: &NodeOptions, medium: Box<dyn Medium>, spec: &str, bss
     fixed.bss = bss;
     let mut core = AccessPoint::new(f.ap, 1, Box::new(OsRng)).map_err(|source| Error::Core { what: "ap", source })?;
     core.set_crypto_threads(threads);
+    core.set_crypto_meter(Some(mono_ns));
     core.join_radio(&radio);
     let device = match &f.fpga {
         Some(o) => {
@@ -308,6 +336,7 @@ pub fn run_sta(mut f: StaFile, o: &NodeOptions) -> Result<()> {
     let fixed = Fixed::of_sta(&f);
     let mut core = Station::new(f.sta, 1, Box::new(OsRng)).map_err(|source| Error::Core { what: "sta", source })?;
     core.set_crypto_threads(threads);
+    core.set_crypto_meter(Some(mono_ns));
     println!("sta: {addr} on {spec}, interface {}", f.interface);
     Runtime::new(core, Sides { medium, tap, ctrl, start, device: None }, o, fixed, scan).run()
 }
@@ -462,6 +491,7 @@ impl Served for AccessPoint {
         let threads = crypto_threads(f.ap.engine_threads)?;
         let mut new = AccessPoint::new(f.ap, now, Box::new(OsRng)).map_err(|source| Error::Core { what: Self::WHO, source })?;
         new.set_crypto_threads(threads);
+        new.set_crypto_meter(Some(mono_ns));
         Ok((new, of_file))
     }
     fn leave_for_reload(&mut self, _now: u64, out: &mut Output) {
@@ -518,6 +548,7 @@ impl Served for Station {
         let threads = crypto_threads(f.sta.engine_threads)?;
         let mut new = Station::new(f.sta, now, Box::new(OsRng)).map_err(|source| Error::Core { what: Self::WHO, source })?;
         new.set_crypto_threads(threads);
+        new.set_crypto_meter(Some(mono_ns));
         Ok((new, of_file))
     }
     fn leave_for_reload(&mut self, now: u64, out: &mut Output) {
@@ -620,6 +651,11 @@ struct Runtime<N> {
     /// The BSSs of the radio when it has several (this one's station count kept current)
     /// and what they share.
     radio: RadioShare,
+    prof: Profile,
+    /// Engine time of the cores a reload replaced.
+    crypto_ns_before: u64,
+    /// [`mono_ns`] when the loop was made.
+    start_mono: u64,
 }
 
 impl<N: Served> Runtime<N> {
@@ -645,6 +681,9 @@ impl<N: Served> Runtime<N> {
             radsec: crate::radsec::Radsec::new(),
             radius_active: [None, None],
             radio: RadioShare::default(),
+            prof: Profile::default(),
+            crypto_ns_before: 0,
+            start_mono: mono_ns(),
         }
     }
 
@@ -704,9 +743,11 @@ impl<N: Served> Runtime<N> {
                 libc::pollfd { fd: self.radius.as_ref().map_or(-1, std::os::fd::AsRawFd::as_raw_fd), events: libc::POLLIN, revents: 0 },
             ];
             fds.extend(self.radsec.pollfds());
+            let mut lap = mono_ns();
             // SAFETY: fds is a valid array of pollfd of its length (a negative fd is
             // ignored); ts a valid timespec; no signal mask.
             unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, &ts, core::ptr::null()) };
+            Profile::lap(&mut self.prof.wait_ns, &mut lap);
             let t = now();
             // The RadSec connections: packets to the core, a failed or closed connection
             // logged with why and reported (the client fails over or sends again).
@@ -753,6 +794,7 @@ impl<N: Served> Runtime<N> {
             }
             self.flush(t)?;
             batch.clear();
+            lap = mono_ns();
             while batch.len() < BATCH {
                 if !self.medium.recv(&mut buf).map_err(|e| Error::io("medium", e))? {
                     break;
@@ -767,10 +809,13 @@ impl<N: Served> Runtime<N> {
                     Err(_) => self.bad_fcs += 1,
                 }
             }
+            Profile::lap(&mut self.prof.medium_ns, &mut lap);
             if !batch.is_empty() && self.enabled {
                 self.core.handle_air_batch(t, batch.iter().map(|f| f.as_slice()), &mut self.out);
+                Profile::lap(&mut self.prof.core_ns, &mut lap);
                 self.flush(t)?;
             }
+            lap = mono_ns();
             // From the host: whole packets (a TCP super-packet of the offloading TAP is cut
             // into MTU-sized frames there) until the batch is full.
             host.clear();
@@ -784,12 +829,16 @@ impl<N: Served> Runtime<N> {
                     Err(e) => return Err(Error::io("TAP", e)),
                 }
             }
+            Profile::lap(&mut self.prof.tap_ns, &mut lap);
             if !host.is_empty() && self.enabled {
                 self.core.handle_host_batch(t, host.iter(), &mut self.out);
+                Profile::lap(&mut self.prof.core_ns, &mut lap);
                 self.flush(t)?;
             }
             if self.enabled && self.core.poll_timeout() <= t {
+                lap = mono_ns();
                 self.core.handle_timeout(t, &mut self.out);
+                Profile::lap(&mut self.prof.core_ns, &mut lap);
                 self.flush(t)?;
             }
             self.control(t);
@@ -821,6 +870,7 @@ impl<N: Served> Runtime<N> {
         if !m.is_empty() {
             println!("{who} medium: {m}");
         }
+        self.print_profile();
         let s = self.tap.stats();
         println!(
             "{who} tap: {} ({}), frames in {} out {}, reads {} writes {}, super-packets in {} ({} octets), coalesced writes {}, refused {}",
@@ -844,13 +894,16 @@ impl<N: Served> Runtime<N> {
         if let Some(c) = self.ctrl.as_mut() {
             self.core.events(c, &self.out.events);
         }
+        let mut lap = mono_ns();
         for f in self.out.air.drain(..) {
             self.medium.send(&f).map_err(|e| Error::io("medium", e))?;
         }
+        Profile::lap(&mut self.prof.medium_ns, &mut lap);
         if !self.out.host.is_empty() {
             // One write per TCP run on an offloading TAP (coalesced), else per frame.
             self.tap.send_batch(&self.out.host).map_err(|e| Error::io("TAP", e))?;
             self.out.host.clear();
+            Profile::lap(&mut self.prof.tap_ns, &mut lap);
         }
         for r in self.out.radius.drain(..) {
             if r.tls {
@@ -870,6 +923,29 @@ impl<N: Served> Runtime<N> {
             let _ = writeln!(lock, "{} {:>12.6} {e}", self.who, t as f64 / 1e9);
         }
         Ok(())
+    }
+
+    /// The profile line (see [`Profile`]): the loop's wall time, waiting, and the shares of
+    /// the busy time.
+    fn print_profile(&self) {
+        let p = self.prof;
+        let total = mono_ns().saturating_sub(self.start_mono);
+        let busy = total.saturating_sub(p.wait_ns).max(1);
+        let crypto = self.crypto_ns_before + self.core.datapath().crypto_ns();
+        let pc = |x: u64| 100.0 * x as f64 / busy as f64;
+        let other = busy.saturating_sub(p.medium_ns + p.tap_ns + p.core_ns);
+        println!(
+            "{} profile: wall {:.1} ms, waiting {:.1} ms, busy {:.1} ms: medium I/O {:.1} %, TAP I/O {:.1} %, core {:.1} % (crypto {:.1} %), other {:.1} %",
+            self.who,
+            total as f64 / 1e6,
+            p.wait_ns as f64 / 1e6,
+            busy as f64 / 1e6,
+            pc(p.medium_ns),
+            pc(p.tap_ns),
+            pc(p.core_ns),
+            pc(crypto),
+            pc(other)
+        );
     }
 
     /// The core's counters, then the host engine's and the card's.
@@ -899,6 +975,7 @@ impl<N: Served> Runtime<N> {
         let changed = self.fixed.fixed_changes(&of_file);
         self.core.leave_for_reload(now, &mut self.out);
         *new.counters_mut() = self.core.counters().clone();
+        self.crypto_ns_before += self.core.datapath().crypto_ns();
         self.core = new;
         if let Some(d) = &self.device {
             self.core.attach_device(d.clone());

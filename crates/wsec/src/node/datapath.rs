@@ -124,6 +124,16 @@ impl Datapath {
         }
     }
 
+    /// Measures the engine's AEAD passes with the runtime's clock ([`Engine::set_meter`]).
+    pub fn set_meter(&mut self, m: Option<super::engine::Meter>) {
+        self.engine.set_meter(m);
+    }
+
+    /// Nanoseconds in the engine's AEAD passes ([`Engine::crypto_ns`]).
+    pub fn crypto_ns(&self) -> u64 {
+        self.engine.crypto_ns()
+    }
+
     /// Runs the engine's batch crypto on these threads (None: the calling thread only).
     pub fn set_parallel(&mut self, p: Option<Box<dyn Parallel>>) {
         self.engine.set_parallel(p);

@@ -66,7 +66,14 @@ pub struct Engine {
     pool: Option<Box<dyn Parallel>>,
     /// The hardware engine that holds the keys of its suite (`crypto_offload=fpga-sim`).
     device: Option<Arc<dyn CcmDevice>>,
+    /// The runtime's clock ([`Engine::set_meter`]) and the time spent in the AEAD passes.
+    meter: Option<Meter>,
+    crypto_ns: std::sync::atomic::AtomicU64,
 }
+
+/// A monotonic clock in nanoseconds, given by the runtime so that the engine can say how
+/// long its AEAD passes took (the core itself never reads a clock).
+pub type Meter = fn() -> u64;
 
 /// A received CCMP frame opened ahead of its turn ([`Engine::open_ahead`]): it belongs to
 /// the frame at its position in the batch, and goes with that frame to
@@ -112,7 +119,21 @@ impl Engine {
             bufs: Vec::new(),
             pool: None,
             device: None,
+            meter: None,
+            crypto_ns: Default::default(),
         }
+    }
+
+    /// Measures the time of each AEAD pass with `m` ([`Engine::crypto_ns`]); None: not
+    /// measured (the default).
+    pub fn set_meter(&mut self, m: Option<Meter>) {
+        self.meter = m;
+    }
+
+    /// Nanoseconds spent in the AEAD passes (protecting and opening, batches and single
+    /// frames, on every thread of a batch's wall time), by the [`Meter`]; 0 without one.
+    pub fn crypto_ns(&self) -> u64 {
+        self.crypto_ns.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Gives the keys of the suite `dev` runs to that engine (seed 000's AP: the link
@@ -148,6 +169,14 @@ impl Engine {
     /// calling thread and the pool (whichever claims a chunk first), when the batch is big
     /// enough; else all here.
     fn spread<T: Send>(&self, items: &mut [T], f: impl Fn(&mut [T]) + Sync) {
+        let t0 = self.meter.map(|m| m());
+        self.spread_unmetered(items, f);
+        if let (Some(m), Some(t0)) = (self.meter, t0) {
+            self.crypto_ns.fetch_add(m().saturating_sub(t0), std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    fn spread_unmetered<T: Send>(&self, items: &mut [T], f: impl Fn(&mut [T]) + Sync) {
         match &self.pool {
             Some(p) if items.len() >= 2 * MIN_PER_THREAD => {
                 let t = p.threads().min(items.len() / MIN_PER_THREAD);
@@ -303,7 +332,12 @@ impl Engine {
             Some(p) if use_peer => self.peers.get_mut(p).expect("checked"),
             _ => &mut self.group,
         };
-        sa.protect_parsed(&m, out)?;
+        let t0 = self.meter.map(|m| m());
+        let r = sa.protect_parsed(&m, out);
+        if let (Some(m), Some(t0)) = (self.meter, t0) {
+            self.crypto_ns.fetch_add(m().saturating_sub(t0), std::sync::atomic::Ordering::Relaxed);
+        }
+        r?;
         self.stats.protected += 1;
         self.stats.octets += mpdu.len() as u64;
         Ok(())
@@ -425,7 +459,12 @@ impl Engine {
             Some(Err(e)) => return Err(e),
             None => {
                 let mut out = self.bufs.pop().unwrap_or_default();
-                match sa.unprotect_into(now, m, &mut out) {
+                let t0 = self.meter.map(|m| m());
+                let r = sa.unprotect_into(now, m, &mut out);
+                if let (Some(m), Some(t0)) = (self.meter, t0) {
+                    self.crypto_ns.fetch_add(m().saturating_sub(t0), std::sync::atomic::Ordering::Relaxed);
+                }
+                match r {
                     Ok(Some(_)) => Some(out),
                     Ok(None) => {
                         self.recycle(out);

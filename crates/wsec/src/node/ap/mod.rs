@@ -558,6 +558,11 @@ impl AccessPoint {
         self.dp.set_parallel(p);
     }
 
+    /// Measures the time of the engine's AEAD passes with the runtime's clock.
+    pub fn set_crypto_meter(&mut self, m: Option<engine::Meter>) {
+        self.dp.set_meter(m);
+    }
+
     /// Runs the link crypto of the suite `dev` runs in that engine (seed 000's access
     /// point; `crypto_offload=fpga-sim`): every key installed from now on (each station's
     /// PTK at its 4-way handshake or rekey, the GTK) goes into its key table and leaves

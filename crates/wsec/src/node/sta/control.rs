@@ -66,6 +66,11 @@ impl Station {
         self.dp.set_parallel(p);
     }
 
+    /// Measures the time of the engine's AEAD passes with the runtime's clock.
+    pub fn set_crypto_meter(&mut self, m: Option<engine::Meter>) {
+        self.dp.set_meter(m);
+    }
+
     /// The data path: the host engine's counters and threads, the card model.
     pub fn datapath(&self) -> &Datapath {
         &self.dp
