@@ -1,15 +1,20 @@
 //! The A-MSDU codec (`wire::amsdu`, IEEE 802.11-2020 9.3.2.2) on A-MSDUs laid out octet by
-//! octet from 9.3.2.2.2, cross-checked with tshark's dissection. No capture in testdata/ or
+//! octet from 9.3.2.2.2, cross-checked with tshark's dissection, and the receive rules of
+//! `node::amsdu` (the FragAttacks A-MSDU cases). No capture in testdata/ or
 //! /work/shared/captures holds an A-MSDU (`tshark -Y wlan.qos.amsdupresent==1` finds none),
 //! so tshark reads the hand-built ones instead.
 use crate::common::h;
 use crate::peers;
 use rand::{Rng, SeedableRng};
+use wsec::cipher::CipherSuite;
+use wsec::node::amsdu::{self, reason, AmsduRx, Link};
 use wsec::wire::amsdu::{self as wa, Amsdu, MsduRef, SubframeRepr};
-use wsec::wire::mac::MacAddr;
+use wsec::wire::mac::{MacAddr, Mpdu};
+use wsec::wire::EtherType;
 use wsec::Error;
 
 const STA: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x11]);
+const BSSID: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x01]);
 const FAR: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x99]);
 const OTHER: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x12]);
 
@@ -274,4 +279,169 @@ fn tshark_dissects_the_same_subframes() {
             }
         }
     }
+}
+
+// --- The receive rules (node::amsdu) --------------------------------------------------
+
+const CCMP: Link = Link { pairwise: Some(CipherSuite::Ccmp128), spp: false, allowed: true };
+
+/// A received QoS Data MPDU, Protected: To DS from STA to FAR (or From DS from BSSID to
+/// STA), sequence 1 fragment `frag`, QoS Control `qc`, `more` fragments; the body is the
+/// plaintext (the rules read only the header of the received MPDU).
+fn rx(to_ds: bool, frag: u8, more: bool, qc: u8, body: &[u8]) -> Vec<u8> {
+    let fc1 = if to_ds { 0x41 } else { 0x42 } | if more { 0x04 } else { 0 };
+    let (a1, a2, a3) = if to_ds { (BSSID, STA, FAR) } else { (STA, BSSID, FAR) };
+    let mut f = vec![0x88, fc1, 0, 0];
+    f.extend(a1.0);
+    f.extend(a2.0);
+    f.extend(a3.0);
+    f.extend((0x0010u16 | frag as u16).to_le_bytes());
+    f.extend([qc, 0]);
+    f.extend_from_slice(body);
+    f
+}
+
+/// The MSDUs (DA, SA, EtherType, payload) or per-MSDU reasons, or the whole A-MSDU's.
+type Outcome = Result<Vec<Result<(MacAddr, MacAddr, EtherType, Vec<u8>), &'static str>>, &'static str>;
+
+fn rules(f: &[u8], policy: AmsduRx, link: Link) -> Outcome {
+    let m = Mpdu::new_checked(f).unwrap();
+    assert!(amsdu::present(&m, f));
+    let msdus = amsdu::deaggregate(&m, f, policy, link)?;
+    Ok(msdus.map(|r| r.map(|m| (m.da, m.sa, m.ethertype, m.payload.to_vec()))).collect())
+}
+
+#[test]
+fn protected_amsdu_gives_its_msdus() {
+    let f = rx(true, 0, false, 0x80, &h(THREE));
+    let t = EtherType(0x88b5);
+    let want = vec![
+        Ok((FAR, STA, t, b"hello".to_vec())),
+        Ok((OTHER, STA, t, b"arp".to_vec())),
+        Ok((MacAddr::BROADCAST, STA, t, b"abcd".to_vec())),
+    ];
+    assert_eq!(rules(&f, AmsduRx::Mitigated, CCMP), Ok(want.clone()));
+    // GCMP, and SPP A-MSDUs under the SPP-only policy.
+    let gcmp = Link { pairwise: Some(CipherSuite::Gcmp256), ..CCMP };
+    assert_eq!(rules(&f, AmsduRx::Mitigated, gcmp), Ok(want.clone()));
+    assert_eq!(rules(&f, AmsduRx::SppOnly, Link { spp: true, ..CCMP }), Ok(want));
+}
+
+/// CVE-2020-24588: A-MSDU Present set on a normal MSDU makes its LLC/SNAP header the first
+/// subframe's DA (the `amsdu-inject` and `--amsdu-fake` frames of the FragAttacks tool).
+#[test]
+fn fragattacks_llc_snap_first_da_is_dropped() {
+    // An MSDU (LLC/SNAP, IPv4, the injected subframe inside its payload) with the bit set.
+    let mut inject = h("aaaa030000000800 4500002800220000 40060000 01020304 c0a80102");
+    inject.extend(h(TWO));
+    let f = rx(true, 0, false, 0x80, &inject);
+    assert_eq!(rules(&f, AmsduRx::Mitigated, CCMP), Err(reason::LLC_DA));
+    // As Linux, with SPP A-MSDUs too.
+    assert_eq!(rules(&f, AmsduRx::SppOnly, Link { spp: true, ..CCMP }), Err(reason::LLC_DA));
+    // The 802.1H header (AARP, IPX), which wsec takes MSDUs with too.
+    let mut tunnel = inject.clone();
+    tunnel[5] = 0xf8;
+    assert_eq!(rules(&rx(true, 0, false, 0x80, &tunnel), AmsduRx::Mitigated, CCMP), Err(reason::LLC_DA));
+    // A short body that starts so is dropped for the same reason, before the walk.
+    assert_eq!(rules(&rx(true, 0, false, 0x80, &inject[..6]), AmsduRx::Mitigated, CCMP), Err(reason::LLC_DA));
+    // Only the first subframe's DA is looked at (Linux 6.16): one further on is an MSDU.
+    let mut later = h(TWO);
+    later[28..34].copy_from_slice(&[0xaa, 0xaa, 0x03, 0, 0, 0]);
+    let r = rules(&rx(true, 0, false, 0x80, &later), AmsduRx::Mitigated, CCMP).unwrap();
+    assert_eq!(r[1].as_ref().unwrap().0, MacAddr([0xaa, 0xaa, 0x03, 0, 0, 0]));
+}
+
+#[test]
+fn what_drops_a_whole_amsdu() {
+    let body = h(TWO);
+    let ok = rx(true, 0, false, 0x80, &body);
+    assert!(rules(&ok, AmsduRx::Mitigated, CCMP).is_ok());
+    // Unprotected (CVE-2020-26144's plaintext A-MSDU): the Protected bit clear.
+    let mut plain = ok.clone();
+    plain[1] &= !0x40;
+    assert_eq!(rules(&plain, AmsduRx::Mitigated, CCMP), Err(reason::UNPROTECTED));
+    // Group-addressed Address 1.
+    let mut group = ok.clone();
+    group[4..10].copy_from_slice(&[0xff; 6]);
+    assert_eq!(rules(&group, AmsduRx::Mitigated, CCMP), Err(reason::GROUP));
+    // Four addresses (To DS and From DS): Address 4 then QoS Control at 30.
+    let mut four = ok[..24].to_vec();
+    four[1] |= 0x03;
+    four.extend(OTHER.0);
+    four.extend([0x80, 0]);
+    four.extend(&body);
+    assert_eq!(rules(&four, AmsduRx::Mitigated, CCMP), Err(reason::FOUR_ADDRESS));
+    // Fragments: More Fragments, or a fragment number above 0 (the last fragment of a
+    // reassembly, its plaintext headed by fragment 0's header).
+    assert_eq!(rules(&rx(true, 0, true, 0x80, &body), AmsduRx::Mitigated, CCMP), Err(reason::FRAGMENTED));
+    assert_eq!(rules(&rx(true, 1, false, 0x80, &body), AmsduRx::Mitigated, CCMP), Err(reason::FRAGMENTED));
+    // Ciphers: WEP and TKIP (A-MSDUs are HT's), none negotiated.
+    for c in [Some(CipherSuite::Tkip), Some(CipherSuite::Wep104), None] {
+        assert_eq!(rules(&ok, AmsduRx::Mitigated, Link { pairwise: c, ..CCMP }), Err(reason::CIPHER));
+    }
+    // Policy: refuse all; SPP only on a non-SPP link; a link where SPP is required and not
+    // had (9.4.2.24.4).
+    assert_eq!(rules(&ok, AmsduRx::Refuse, CCMP), Err(reason::REFUSED));
+    assert_eq!(rules(&ok, AmsduRx::Refuse, Link { spp: true, ..CCMP }), Err(reason::REFUSED));
+    assert_eq!(rules(&ok, AmsduRx::SppOnly, CCMP), Err(reason::REFUSED));
+    assert_eq!(rules(&ok, AmsduRx::Mitigated, Link { allowed: false, ..CCMP }), Err(reason::REFUSED));
+    // A malformed walk: a Length beyond the body.
+    let mut bad = body.clone();
+    bad[12..14].copy_from_slice(&60u16.to_be_bytes());
+    assert_eq!(rules(&rx(true, 0, false, 0x80, &bad), AmsduRx::Mitigated, CCMP), Err(reason::MALFORMED));
+    assert_eq!(rules(&rx(true, 0, false, 0x80, &[]), AmsduRx::Mitigated, CCMP), Err(reason::MALFORMED));
+}
+
+#[test]
+fn bit_of_a_reassembled_first_fragment_counts() {
+    // The received (last) fragment without the bit; the plaintext headed by fragment 0's
+    // header with it: an A-MSDU all the same, and a fragmented one.
+    let received = rx(true, 1, false, 0x00, &[]);
+    let mut plain = rx(true, 0, false, 0x80, &h(TWO));
+    plain[1] &= !0x40;
+    let m = Mpdu::new_checked(&received).unwrap();
+    assert!(amsdu::present(&m, &plain));
+    assert_eq!(amsdu::deaggregate(&m, &plain, AmsduRx::Mitigated, CCMP).err(), Some(reason::FRAGMENTED));
+    // Neither says so: not an A-MSDU.
+    let mut normal = plain.clone();
+    normal[24] = 0;
+    assert!(!amsdu::present(&m, &normal));
+}
+
+#[test]
+fn what_drops_one_msdu() {
+    // To the AP: a subframe whose SA is not the transmitter, one without LLC/SNAP, one
+    // carrying EAPOL; the others go through.
+    let t = EtherType(0x88b5);
+    let mut body = Vec::new();
+    let msdus: [(MacAddr, MacAddr, Vec<u8>); 5] = [
+        (FAR, STA, llc(b"one")),
+        (FAR, OTHER, llc(b"spoofed")),
+        (FAR, STA, b"\x42\x42\x03stp".to_vec()),
+        (BSSID, STA, h("aaaa03000000888e 0103005f")),
+        (FAR, STA, llc(b"two")),
+    ];
+    let refs: Vec<MsduRef> = msdus.iter().map(|(da, sa, m)| MsduRef { da: *da, sa: *sa, msdu: m }).collect();
+    assert_eq!(wa::push(&refs, 3839, &mut body), Ok(5));
+    let r = rules(&rx(true, 0, false, 0x80, &body), AmsduRx::Mitigated, CCMP).unwrap();
+    assert_eq!(
+        r,
+        vec![
+            Ok((FAR, STA, t, b"one".to_vec())),
+            Err(reason::SA),
+            Err(reason::MSDU),
+            Err(reason::EAPOL),
+            Ok((FAR, STA, t, b"two".to_vec()))
+        ]
+    );
+    // From the AP: a unicast DA other than the receiver is dropped, a group DA is not.
+    let refs = [
+        MsduRef { da: STA, sa: FAR, msdu: &msdus[0].2 },
+        MsduRef { da: OTHER, sa: FAR, msdu: &msdus[0].2 },
+        MsduRef { da: MacAddr::BROADCAST, sa: FAR, msdu: &msdus[4].2 },
+    ];
+    let mut body = Vec::new();
+    assert_eq!(wa::push(&refs, 3839, &mut body), Ok(3));
+    let r = rules(&rx(false, 0, false, 0x80, &body), AmsduRx::Mitigated, CCMP).unwrap();
+    assert_eq!(r, vec![Ok((STA, FAR, t, b"one".to_vec())), Err(reason::DA), Ok((MacAddr::BROADCAST, FAR, t, b"two".to_vec()))]);
 }
