@@ -329,7 +329,15 @@ impl Pair {
             self.ctrl[which] = Some(Ctrl::open(&spec, if which == 0 { "ap" } else { "sta" }).expect("harness control socket"));
         }
         let from = self.ctrl_dir.join("client");
-        let ctx = Ctx { now: self.now, ifname: "wsec-fuzz", enabled: self.enabled[which], started: self.started, bad_fcs: 0, config: None };
+        let ctx = Ctx {
+            now: self.now,
+            ifname: "wsec-fuzz",
+            enabled: self.enabled[which],
+            started: self.started,
+            bad_fcs: 0,
+            config: None,
+            radio: &[],
+        };
         let ctrl = self.ctrl[which].as_mut().unwrap();
         let (reply, action) = if which == 0 {
             let out = &mut self.ap_out;

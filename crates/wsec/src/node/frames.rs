@@ -446,6 +446,7 @@ pub fn msdu_of<'a>(hdr: &Mpdu<'_>, plain: &'a [u8]) -> Result<Msdu<'a>> {
         return Err(Error::Malformed("not an LLC/SNAP MSDU"));
     }
     if h.qos_control().is_some_and(|q| q.amsdu_present()) {
+        // Not one MSDU: the cores take A-MSDUs apart with super::amsdu::deaggregate.
         return Err(Error::Unsupported("A-MSDU"));
     }
     Ok(Msdu { da, sa, ethertype: snap.ethertype(), payload: snap.into_payload() })

@@ -17,6 +17,7 @@
 //! else: the medium only ever sees protected frames (seed 000's modified phase 4).
 //!
 //! - [`frames`]: the management and data frames the cores exchange.
+//! - [`amsdu`]: the MSDUs of a received A-MSDU, with the FragAttacks rules.
 //! - [`engine`]: the host crypto engine (security associations, batch crypto).
 //! - [`datapath`]: the data path both cores share: batches through the engine, the
 //!   queue of frames waiting for the card, their release, the parsed receive header.
@@ -26,6 +27,7 @@
 //!
 //! The configuration files that fill [`ap::ApConfig`] and [`sta::StaConfig`] (hostapd.conf,
 //! wpa_supplicant.conf) are read by `wsec-live`'s `conf` module.
+pub mod amsdu;
 pub mod ap;
 pub mod card;
 pub mod datapath;

@@ -11,10 +11,12 @@
 //!   (12.5.2.2) and the WEP IV/Key ID (12.5.1.2).
 //! - [`mme`]: the Management MIC element (9.4.2.53).
 //! - [`llc`]: LLC/SNAP encapsulation of MSDUs (IEEE 802.2, RFC 1042).
+//! - [`amsdu`]: the A-MSDU and its subframes (9.3.2.2), several MSDUs in one QoS Data MPDU.
 //! - [`s1g`]: the S1G Beacon header (802.11ah), which BIP protects with a BIGTK.
 //! - [`rrm`]: the Neighbor Report element and the Neighbor Report Request/Response frames
 //!   (9.4.2.36, 9.6.6.6-9.6.6.7), the RM Enabled Capabilities element.
 //! - [`wnm`]: the BSS Transition Management Query/Request/Response frames (9.6.13.8-10).
+pub mod amsdu;
 pub mod element;
 pub mod ethernet;
 pub mod llc;

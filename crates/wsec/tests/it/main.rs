@@ -51,5 +51,6 @@ mod sa;
 mod tkip_wep;
 mod vectors_ccmp;
 mod vectors_gcmp_bip;
+mod wire_amsdu;
 mod wire_mgmt;
 mod zeroize;

@@ -857,3 +857,140 @@ fn a_station_leaving_during_a_gtk_rekey_lets_it_finish() {
     sim.run(20);
     assert_eq!(group_keys(&sim), before + 2, "{:?}", sim.phases(0));
 }
+
+// --- A-MSDUs (9.3.2.2): the cores take protected ones apart (node::amsdu) ---------------
+
+mod amsdu {
+    use crate::nodesim::attacker::{amsdu_subframe, rsn, tk_on_air, Hdr, Keys, BSSID, SSID, STA1, STA2};
+    use crate::nodesim::{Feed, Sim, WIRED};
+    use wsec::node::amsdu::AmsduRx;
+    use wsec::node::ap::ApConfig;
+    use wsec::node::sta::StaConfig;
+    use wsec::wire::mac::MacAddr;
+
+    /// AP, STA1 and STA2 up under CCMP with the AP's and the stations' A-MSDU policy, and
+    /// STA1's TK (the test sends as STA1, or as the AP to STA1).
+    fn net(policy: AmsduRx, feed: Feed) -> (Sim, Keys) {
+        let mut ap = ApConfig::new(BSSID, SSID, rsn());
+        ap.amsdu_rx = policy;
+        let stas = [STA1, STA2]
+            .into_iter()
+            .map(|a| {
+                let mut c = StaConfig::new(a, SSID, rsn());
+                c.amsdu_rx = policy;
+                c
+            })
+            .collect();
+        let mut sim = Sim::new(ap, stas, 0.0, 37, feed);
+        assert!(sim.run_until(3_000, |s| s.all_established()), "network did not come up: {:?}", sim.events);
+        let keys = Keys::new(&tk_on_air(&sim, STA1));
+        (sim, keys)
+    }
+
+    /// The MSDU of an IPv4 packet (LLC/SNAP 08-00), here any payload.
+    fn ipv4(payload: &[u8]) -> Vec<u8> {
+        let mut v = vec![0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00];
+        v.extend_from_slice(payload);
+        v
+    }
+
+    /// An Ethernet II frame: DA, SA, EtherType 08-00, payload.
+    fn eth(da: MacAddr, sa: MacAddr, payload: &[u8]) -> Vec<u8> {
+        let mut v = da.0.to_vec();
+        v.extend(sa.0);
+        v.extend([0x08, 0x00]);
+        v.extend_from_slice(payload);
+        v
+    }
+
+    /// A CCMP-protected QoS Data MPDU (TID 2) with A-MSDU Present: STA1 to the AP when
+    /// `to_ap`, else the AP to STA1; Address 3 the wired host.
+    fn amsdu_mpdu(keys: &mut Keys, to_ap: bool, seq: u16, body: &[u8]) -> Vec<u8> {
+        let (a1, a2) = if to_ap { (BSSID, STA1) } else { (STA1, BSSID) };
+        let h = Hdr { to_ds: to_ap, a1, a2, a3: WIRED, seq, frag: 0, more: false, tid: Some(2), amsdu: true };
+        keys.enc(&h.bytes(body))
+    }
+
+    fn send(sim: &mut Sim, f: Vec<u8>) {
+        sim.inject.push(f);
+        sim.step();
+        sim.run(2);
+    }
+
+    /// Three MSDUs from STA1 in one MPDU: to the wired side (bridged), to STA2 (relayed
+    /// under STA2's key) and to broadcast (both); then the FragAttacks frame.
+    fn ap_takes_a_protected_amsdu_apart(feed: Feed) {
+        let (mut sim, mut keys) = net(AmsduRx::default(), feed);
+        let (host0, sta2_0) = (sim.ap_host.len(), sim.sta_host[1].len());
+        let mut body = amsdu_subframe(WIRED, STA1, &ipv4(b"to the wired side"), false);
+        body.extend(amsdu_subframe(STA2, STA1, &ipv4(b"to sta2"), false));
+        body.extend(amsdu_subframe(MacAddr::BROADCAST, STA1, &ipv4(b"to everyone"), true));
+        let f = amsdu_mpdu(&mut keys, true, 200, &body);
+        send(&mut sim, f);
+        let ap = sim.ap();
+        assert_eq!(ap.counters.total_drops(), 0, "{}", ap.counters);
+        assert_eq!(ap.counters.relayed, 1, "{}", ap.counters);
+        assert_eq!(
+            sim.ap_host[host0..],
+            [eth(WIRED, STA1, b"to the wired side"), eth(MacAddr::BROADCAST, STA1, b"to everyone")],
+            "{}",
+            ap.counters
+        );
+        assert_eq!(sim.sta_host[1][sta2_0..], [eth(STA2, STA1, b"to sta2"), eth(MacAddr::BROADCAST, STA1, b"to everyone")]);
+
+        // CVE-2020-24588: a genuine MSDU with A-MSDU Present set by the attacker (its
+        // LLC/SNAP header the first DA; an IPv4 packet whose payload holds a subframe).
+        let mut inject = ipv4(&[0x45, 0, 0, 0x28, 0, 0x22, 0, 0, 0x40, 0x06, 0, 0, 1, 2, 3, 4, 192, 168, 1, 2]);
+        inject.extend(amsdu_subframe(WIRED, STA1, &ipv4(b"injected"), true));
+        let f = amsdu_mpdu(&mut keys, true, 201, &inject);
+        send(&mut sim, f);
+        let ap = sim.ap();
+        assert_eq!(ap.counters.dropped("a-msdu starts with an llc/snap header"), 1, "{}", ap.counters);
+        assert_eq!(ap.counters.total_drops(), 1, "{}", ap.counters);
+        assert_eq!(sim.ap_host.len(), host0 + 2);
+        assert_eq!(sim.sta_host[1].len(), sta2_0 + 2);
+    }
+
+    #[test]
+    fn ap_takes_a_protected_amsdu_apart_per_frame() {
+        ap_takes_a_protected_amsdu_apart(Feed::PerFrame)
+    }
+
+    #[test]
+    fn ap_takes_a_protected_amsdu_apart_batched() {
+        ap_takes_a_protected_amsdu_apart(Feed::Batched)
+    }
+
+    /// From the AP to STA1: its own MSDU and a broadcast one delivered, one for another
+    /// station dropped (mac80211's `check_da`).
+    #[test]
+    fn sta_takes_the_amsdu_of_its_ap() {
+        let (mut sim, mut keys) = net(AmsduRx::default(), Feed::PerFrame);
+        let host0 = sim.sta_host[0].len();
+        let mut body = amsdu_subframe(STA1, WIRED, &ipv4(b"to sta1"), false);
+        body.extend(amsdu_subframe(STA2, WIRED, &ipv4(b"to sta2"), false));
+        body.extend(amsdu_subframe(MacAddr::BROADCAST, WIRED, &ipv4(b"to everyone"), true));
+        let f = amsdu_mpdu(&mut keys, false, 300, &body);
+        send(&mut sim, f);
+        let s = sim.sta(0);
+        assert_eq!(sim.sta_host[0][host0..], [eth(STA1, WIRED, b"to sta1"), eth(MacAddr::BROADCAST, WIRED, b"to everyone")]);
+        assert_eq!(s.counters.dropped("a-msdu subframe for another station"), 1, "{}", s.counters);
+        assert_eq!(s.counters.total_drops(), 1, "{}", s.counters);
+    }
+
+    /// `AmsduRx::Refuse` (wsec before A-MSDUs) and `SppOnly` on links that negotiate no SPP
+    /// A-MSDU: the same A-MSDU is dropped whole, counted.
+    #[test]
+    fn policy_refuses() {
+        for policy in [AmsduRx::Refuse, AmsduRx::SppOnly] {
+            let (mut sim, mut keys) = net(policy, Feed::PerFrame);
+            let host0 = sim.ap_host.len();
+            let body = amsdu_subframe(WIRED, STA1, &ipv4(b"refused"), true);
+            let f = amsdu_mpdu(&mut keys, true, 400, &body);
+            send(&mut sim, f);
+            let ap = sim.ap();
+            assert_eq!(ap.counters.dropped("a-msdu refused"), 1, "{policy:?}: {}", ap.counters);
+            assert_eq!(sim.ap_host.len(), host0, "{policy:?}");
+        }
+    }
+}

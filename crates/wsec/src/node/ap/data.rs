@@ -2,11 +2,12 @@
 //! them (decrypted with the sender's key, encrypted with the receiver's) or bridged to
 //! the wired side, and frames from the wired side to the stations.
 use crate::cipher::CipherSuite;
+use crate::node::amsdu;
 use crate::node::datapath::{self, RxFrame};
-use crate::node::frames::{self, Dir};
+use crate::node::frames::{self, Dir, Msdu};
 use crate::node::{rx_error_reason, Output};
 use crate::wire::ethernet::EtherType;
-use crate::wire::mac::MacAddr;
+use crate::wire::mac::{FrameControl, MacAddr};
 use crate::wire::mgmt::ReasonCode;
 
 use super::AccessPoint;
@@ -82,7 +83,38 @@ impl AccessPoint {
         } else {
             std::borrow::Cow::Borrowed(mpdu)
         };
-        let Ok(m) = frames::msdu_of(&hdr, &plain) else { return self.counters.drop("malformed msdu") };
+        if amsdu::present(&hdr, &plain) {
+            // wsec advertises no SPP A-MSDU capability, so no link negotiates it or
+            // requires it (9.4.2.24.4).
+            let pairwise = self.peers.get(&sa).and_then(|p| p.negotiated).map(|n| n.pairwise);
+            let link = amsdu::Link { pairwise, spp: false, allowed: true };
+            match amsdu::deaggregate(&hdr, &plain, self.cfg.amsdu_rx, link) {
+                Ok(msdus) => {
+                    for m in msdus {
+                        match m {
+                            Ok(m) => {
+                                let len = m.payload.len() + 8;
+                                self.rx_msdu(now, sa, fc, m, len, out)
+                            }
+                            Err(why) => self.counters.drop(why),
+                        }
+                    }
+                }
+                Err(why) => self.counters.drop(why),
+            }
+        } else {
+            let Ok(m) = frames::msdu_of(&hdr, &plain) else { return self.counters.drop("malformed msdu") };
+            self.rx_msdu(now, sa, fc, m, plain.len(), out);
+        }
+        if let std::borrow::Cow::Owned(v) = plain {
+            self.dp.recycle(v);
+        }
+    }
+
+    /// One MSDU from station `sa` in a data frame with Frame Control `fc`, alone (`len`:
+    /// the MPDU's octets) or from an A-MSDU (`len`: the MSDU's): EAPOL to the
+    /// authenticator, data relayed or bridged.
+    fn rx_msdu(&mut self, now: u64, sa: MacAddr, fc: FrameControl, m: Msdu<'_>, len: usize, out: &mut Output) {
         if m.sa != sa {
             return self.counters.drop("source address is not the transmitter");
         }
@@ -118,9 +150,9 @@ impl AccessPoint {
             return self.counters.drop("data before the keys are installed");
         }
         p.counters.rx_data += 1;
-        p.counters.rx_bytes += plain.len() as u64;
+        p.counters.rx_bytes += len as u64;
         self.counters.rx_data += 1;
-        self.counters.rx_data_bytes += plain.len() as u64;
+        self.counters.rx_data_bytes += len as u64;
         let (da, ethertype, payload) = (m.da, m.ethertype, m.payload);
         let bssid = self.cfg.bssid;
         if da.is_group() {
@@ -138,9 +170,6 @@ impl AccessPoint {
             self.send_data(now, Some(da), f, out);
         } else {
             self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, payload), out);
-        }
-        if let std::borrow::Cow::Owned(v) = plain {
-            self.dp.recycle(v);
         }
     }
 

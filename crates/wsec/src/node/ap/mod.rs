@@ -98,6 +98,9 @@ pub struct ApConfig {
     /// hostapd `rrm_neighbor_report`: neighbor reports (11.10.10.2): RM Enabled
     /// Capabilities in Beacons, the neighbor table, Neighbor Report Requests answered.
     pub rrm_neighbor_report: bool,
+    /// The A-MSDUs taken from stations ([`super::amsdu`]): SPP and non-SPP ones behind
+    /// the FragAttacks checks by default, as mac80211.
+    pub amsdu_rx: super::amsdu::AmsduRx,
 }
 
 impl ApConfig {
@@ -131,6 +134,7 @@ impl ApConfig {
             ft: None,
             bss_transition: false,
             rrm_neighbor_report: false,
+            amsdu_rx: super::amsdu::AmsduRx::default(),
         }
     }
 }

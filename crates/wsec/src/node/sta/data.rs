@@ -1,10 +1,11 @@
 //! The station's data path (12.5): protected data from the AP to the host, the EAPOL
 //! frames among them to the supplicant, and frames from the host to the AP.
+use crate::node::amsdu;
 use crate::node::datapath::{self, RxFrame};
-use crate::node::frames::{self, Dir};
+use crate::node::frames::{self, Dir, Msdu};
 use crate::node::{rx_error_reason, Output, Security};
 use crate::wire::ethernet::EtherType;
-use crate::wire::mac::MacAddr;
+use crate::wire::mac::{FrameControl, MacAddr};
 
 use super::{State, Station};
 
@@ -39,7 +40,37 @@ impl Station {
         } else {
             std::borrow::Cow::Borrowed(mpdu)
         };
-        let Ok(m) = frames::msdu_of(&hdr, &plain) else { return self.counters.drop("malformed msdu") };
+        if amsdu::present(&hdr, &plain) {
+            // wsec advertises no SPP A-MSDU capability, so no link negotiates it or
+            // requires it (9.4.2.24.4).
+            let link = amsdu::Link { pairwise: self.neg().map(|n| n.pairwise), spp: false, allowed: true };
+            match amsdu::deaggregate(&hdr, &plain, self.cfg.amsdu_rx, link) {
+                Ok(msdus) => {
+                    for m in msdus {
+                        match m {
+                            Ok(m) => {
+                                let len = m.payload.len() + 8;
+                                self.rx_msdu(now, bssid, fc, m, len, out)
+                            }
+                            Err(why) => self.counters.drop(why),
+                        }
+                    }
+                }
+                Err(why) => self.counters.drop(why),
+            }
+        } else {
+            let Ok(m) = frames::msdu_of(&hdr, &plain) else { return self.counters.drop("malformed msdu") };
+            self.rx_msdu(now, bssid, fc, m, plain.len(), out);
+        }
+        if let std::borrow::Cow::Owned(v) = plain {
+            self.dp.recycle(v);
+        }
+    }
+
+    /// One MSDU from the AP `bssid` in a data frame with Frame Control `fc`, alone (`len`:
+    /// the MPDU's octets) or from an A-MSDU (`len`: the MSDU's): EAPOL to the supplicant,
+    /// data to the host.
+    fn rx_msdu(&mut self, now: u64, bssid: MacAddr, fc: FrameControl, m: Msdu<'_>, len: usize, out: &mut Output) {
         if m.ethertype == EtherType::EAPOL {
             // EAPOL goes to the local supplicant only (IEEE 802.1X-2020 6.4): addressed to
             // this station or the PAE group address, and from the AP itself (the
@@ -73,12 +104,9 @@ impl Station {
             return; // our own group frame, sent back by the AP
         }
         self.counters.rx_data += 1;
-        self.counters.rx_data_bytes += plain.len() as u64;
+        self.counters.rx_data_bytes += len as u64;
         let eth = frames::ethernet(&m.da, &m.sa, m.ethertype, m.payload);
         self.dp.deliver_host(now, eth, &mut self.counters, out);
-        if let std::borrow::Cow::Owned(v) = plain {
-            self.dp.recycle(v);
-        }
     }
 
     pub(super) fn send_protected(&mut self, now: u64, f: Vec<u8>, out: &mut Output) {

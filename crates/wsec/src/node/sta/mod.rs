@@ -79,6 +79,9 @@ pub struct StaConfig {
     /// Testing only: send every FT Reassociation Request with a wrong FTE MIC (the target
     /// must refuse it with status 55, 13.8.4).
     pub test_ft_bad_mic: bool,
+    /// The A-MSDUs taken from the AP ([`super::amsdu`]): SPP and non-SPP ones behind the
+    /// FragAttacks checks by default, as mac80211.
+    pub amsdu_rx: super::amsdu::AmsduRx,
 }
 
 impl StaConfig {
@@ -106,6 +109,7 @@ impl StaConfig {
             eapol_version: 1,
             okc: false,
             test_ft_bad_mic: false,
+            amsdu_rx: super::amsdu::AmsduRx::default(),
         }
     }
 }

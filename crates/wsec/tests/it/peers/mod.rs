@@ -166,6 +166,28 @@ fn run(cmd: &mut Command, what: &str) -> Result<std::process::Output, String> {
     Ok(out)
 }
 
+/// tshark's full dissection (`-V`) of `frames`, written as a classic pcap of link type
+/// `linktype` (105: raw 802.11) in a temporary directory. Panics if tshark cannot be run.
+pub fn tshark_dissect(frames: &[Vec<u8>], linktype: u32) -> String {
+    let dir = TempDir::new("tshark-dissect").expect("temporary directory");
+    let mut pcap = Vec::new();
+    for v in [0xa1b2_c3d4u32, 0x0004_0002, 0, 0, 65_535, linktype] {
+        pcap.extend(v.to_le_bytes());
+    }
+    for (i, f) in frames.iter().enumerate() {
+        for v in [i as u32 + 1, 0, f.len() as u32, f.len() as u32] {
+            pcap.extend(v.to_le_bytes());
+        }
+        pcap.extend_from_slice(f);
+    }
+    let path = dir.0.join("frames.pcap");
+    std::fs::write(&path, &pcap).expect("write the pcap");
+    let mut cmd = Command::new("tshark");
+    cmd.env("WIRESHARK_CONFIG_DIR", &dir.0).arg("-n").arg("-r").arg(&path).arg("-V");
+    let out = run(&mut cmd, "tshark").unwrap_or_else(|e| panic!("tshark -V: {e}"));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// One field per frame as tshark dissects it with `keys` (`-T fields -e FIELD`), by frame
 /// number; empty fields are left out. Panics if tshark cannot be run.
 pub fn tshark_field(capture: &Path, keys: &[PeerKey], field: &str) -> BTreeMap<u32, String> {
