@@ -36,6 +36,10 @@ enum BenchWhat {
     /// its configuration: stations in flight at once, each through association, EAP and
     /// the 4-way handshake (scripts/auth-bench runs it beside hostapd and eapol_test).
     Auth(AuthArgs),
+    /// The live data plane (the demo topology): Gb/s station to wired host beside a veth
+    /// pair's, ping RTT under load, CPU per Gb, and each node's time in medium I/O, TAP
+    /// I/O, core and crypto, per mode
+    Live(crate::bench_live::LiveArgs),
 }
 
 #[derive(Args)]
@@ -235,6 +239,7 @@ pub fn run(a: BenchArgs) -> Result<String, (u8, String)> {
         )
         .map_err(|e| (1, e.to_string())),
         BenchWhat::Auth(a) => auth(a),
+        BenchWhat::Live(a) => crate::bench_live::run(a),
     }
 }
 

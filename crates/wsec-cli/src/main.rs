@@ -9,6 +9,7 @@ use wsec::cipher::{self, AadOptions, Algorithm, CipherSuite, OrderRule};
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod bench_cmd;
+mod bench_live;
 mod decrypt_cmd;
 mod decrypt_live;
 mod demo_cmd;

@@ -99,3 +99,45 @@ fn bench_relay_judges_the_default_on_every_backend() {
         assert_eq!(r["records"].as_array().unwrap().len(), 4, "{r}");
     }
 }
+
+/// `wsec bench live` (root, iperf3 from scripts/setup): the ceiling and one row per mode
+/// with figures from the run, every node's profile read (its shares add up to the busy
+/// time), the TAP lines; no speed is asserted.
+#[test]
+fn bench_live_measures_the_data_plane_and_the_ceiling() {
+    let out = Command::new(env!("CARGO_BIN_EXE_wsec"))
+        .args(["bench", "live", "--seconds", "2", "--modes", "open,wpa2-host", "--tool", "iperf3"])
+        .output()
+        .expect("run wsec");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}\n{text}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("tool: iperf3") && text.contains("CCM kernel backend: "), "{text}");
+    let ceiling: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("veth pair (the ceiling): "))
+        .and_then(|v| v.strip_suffix(" Gb/s"))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no veth ceiling: {text}"));
+    assert!(ceiling > 0.0);
+    for mode in ["open", "wpa2-host"] {
+        let row = text.lines().find(|l| l.starts_with(&format!("| {mode} |"))).unwrap_or_else(|| panic!("no {mode} row: {text}"));
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let gbps: f64 = cells[2].parse().unwrap();
+        assert!(gbps > 0.0, "{row}");
+        assert!(cells[3].ends_with('%') && cells[4].parse::<f64>().is_ok() && cells[6].parse::<f64>().is_ok(), "{row}");
+        // The AP's and the station's shares: medium / TAP / core (crypto) / other.
+        for c in [cells[7], cells[8]] {
+            let v: Vec<f64> = c.replace(['(', ')', '/'], " ").split_whitespace().map(|x| x.parse().unwrap()).collect();
+            assert_eq!(v.len(), 5, "{row}");
+            let sum = v[0] + v[1] + v[2] + v[4];
+            assert!((95.0..=105.0).contains(&sum), "shares add to {sum}: {row}");
+            assert!(v[3] <= v[2] + 0.5, "crypto is part of the core's time: {row}");
+        }
+        // Host crypto in wpa2-host, none in open.
+        let ap_crypto: f64 = cells[7].split('(').nth(1).unwrap().split(')').next().unwrap().parse().unwrap();
+        if mode == "open" {
+            assert_eq!(ap_crypto, 0.0, "{row}");
+        }
+        assert!(text.contains(&format!("  {mode}: ap tap: wap0 (offloads)")), "{text}");
+    }
+}
