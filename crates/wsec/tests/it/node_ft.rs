@@ -127,6 +127,13 @@ fn ft_psk_initial_association_then_roams_over_the_air_both_ways() {
     l2u.extend_from_slice(&[0x00, 0x06, 0x00, 0x01, 0xaf, 0x81, 0x01, 0x00]);
     let updates = |i: usize| n.ap_host[i].iter().filter(|f| **f == l2u).count();
     assert_eq!((updates(0), updates(1)), (2, 1));
+    // Another AP's Layer 2 Update reaching this one over the bridge is an 802.3 frame with
+    // a length field: not carried to the air, counted by name.
+    let mut out = Output::default();
+    let before = n.aps[1].counters.dropped("802.3 length frame");
+    n.aps[1].handle_host(n.now, &l2u, &mut out);
+    assert!(out.air.is_empty());
+    assert_eq!(n.aps[1].counters.dropped("802.3 length frame"), before + 1);
     assert_eq!(n.count(STA_ID, |p| matches!(p, Phase::FtFailed { .. })), 0);
 }
 

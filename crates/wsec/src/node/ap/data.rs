@@ -188,6 +188,11 @@ impl AccessPoint {
         self.clock = now;
         self.counters.rx_host += 1;
         let Ok((da, sa, ethertype, payload)) = frames::parse_ethernet(eth) else {
+            // An IEEE 802.3 frame with a length field (an LLC frame such as another AP's
+            // Layer 2 Update) is not carried: only Ethernet II types get an RFC 1042 header.
+            if eth.len() >= 14 && u16::from_be_bytes([eth[12], eth[13]]) < 0x0600 {
+                return self.counters.drop("802.3 length frame");
+            }
             return self.counters.drop("malformed ethernet frame");
         };
         if self.rrb_rx(now, da, ethertype.0, eth, out) {

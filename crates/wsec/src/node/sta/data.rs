@@ -129,6 +129,11 @@ impl Station {
             return self.counters.drop("not associated");
         }
         let Ok((da, sa, ethertype, payload)) = frames::parse_ethernet(eth) else {
+            // An IEEE 802.3 frame with a length field (an LLC frame such as another AP's
+            // Layer 2 Update) is not carried: only Ethernet II types get an RFC 1042 header.
+            if eth.len() >= 14 && u16::from_be_bytes([eth[12], eth[13]]) < 0x0600 {
+                return self.counters.drop("802.3 length frame");
+            }
             return self.counters.drop("malformed ethernet frame");
         };
         if sa != self.cfg.addr {
