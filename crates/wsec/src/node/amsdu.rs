@@ -143,6 +143,42 @@ pub fn deaggregate<'a>(hdr: &Mpdu<'_>, plain: &'a [u8], policy: AmsduRx, link: L
     Ok(Msdus { subframes, check_sa, check_da })
 }
 
+/// Hands each MSDU of a received data frame's plaintext to `on_msdu` with the octets it
+/// counts for: the frame's one MSDU (the MPDU's length), or each MSDU of its A-MSDU
+/// ([`deaggregate`]; the MSDU's length plus its LLC/SNAP header). Drops, of one MSDU or of
+/// the whole A-MSDU, go to the core's counters by reason.
+pub(crate) fn each_msdu<C: super::datapath::Core>(
+    core: &mut C,
+    hdr: &Mpdu<'_>,
+    plain: &[u8],
+    policy: AmsduRx,
+    link: Link,
+    out: &mut super::Output,
+    mut on_msdu: impl FnMut(&mut C, Msdu<'_>, usize, &mut super::Output),
+) {
+    if !present(hdr, plain) {
+        match super::frames::msdu_of(hdr, plain) {
+            Ok(m) => on_msdu(core, m, plain.len(), out),
+            Err(_) => core.datapath_mut().1.drop("malformed msdu"),
+        }
+        return;
+    }
+    match deaggregate(hdr, plain, policy, link) {
+        Ok(msdus) => {
+            for m in msdus {
+                match m {
+                    Ok(m) => {
+                        let len = m.payload.len() + 8;
+                        on_msdu(core, m, len, out)
+                    }
+                    Err(why) => core.datapath_mut().1.drop(why),
+                }
+            }
+        }
+        Err(why) => core.datapath_mut().1.drop(why),
+    }
+}
+
 /// The MSDUs of an A-MSDU [`deaggregate`] took, in order; an `Err` is one MSDU dropped.
 #[derive(Debug, Clone)]
 pub struct Msdus<'a> {

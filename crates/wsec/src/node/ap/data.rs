@@ -83,29 +83,12 @@ impl AccessPoint {
         } else {
             std::borrow::Cow::Borrowed(mpdu)
         };
-        if amsdu::present(&hdr, &plain) {
-            // wsec advertises no SPP A-MSDU capability, so no link negotiates it or
-            // requires it (9.4.2.24.4).
-            let pairwise = self.peers.get(&sa).and_then(|p| p.negotiated).map(|n| n.pairwise);
-            let link = amsdu::Link { pairwise, spp: false, allowed: true };
-            match amsdu::deaggregate(&hdr, &plain, self.cfg.amsdu_rx, link) {
-                Ok(msdus) => {
-                    for m in msdus {
-                        match m {
-                            Ok(m) => {
-                                let len = m.payload.len() + 8;
-                                self.rx_msdu(now, sa, fc, m, len, out)
-                            }
-                            Err(why) => self.counters.drop(why),
-                        }
-                    }
-                }
-                Err(why) => self.counters.drop(why),
-            }
-        } else {
-            let Ok(m) = frames::msdu_of(&hdr, &plain) else { return self.counters.drop("malformed msdu") };
-            self.rx_msdu(now, sa, fc, m, plain.len(), out);
-        }
+        // wsec advertises no SPP A-MSDU capability, so no link negotiates it or requires it
+        // (9.4.2.24.4).
+        let pairwise = self.peers.get(&sa).and_then(|p| p.negotiated).map(|n| n.pairwise);
+        let link = amsdu::Link { pairwise, spp: false, allowed: true };
+        let policy = self.cfg.amsdu_rx;
+        amsdu::each_msdu(self, &hdr, &plain, policy, link, out, |ap, m, len, out| ap.rx_msdu(now, sa, fc, m, len, out));
         if let std::borrow::Cow::Owned(v) = plain {
             self.dp.recycle(v);
         }

@@ -40,28 +40,11 @@ impl Station {
         } else {
             std::borrow::Cow::Borrowed(mpdu)
         };
-        if amsdu::present(&hdr, &plain) {
-            // wsec advertises no SPP A-MSDU capability, so no link negotiates it or
-            // requires it (9.4.2.24.4).
-            let link = amsdu::Link { pairwise: self.neg().map(|n| n.pairwise), spp: false, allowed: true };
-            match amsdu::deaggregate(&hdr, &plain, self.cfg.amsdu_rx, link) {
-                Ok(msdus) => {
-                    for m in msdus {
-                        match m {
-                            Ok(m) => {
-                                let len = m.payload.len() + 8;
-                                self.rx_msdu(now, bssid, fc, m, len, out)
-                            }
-                            Err(why) => self.counters.drop(why),
-                        }
-                    }
-                }
-                Err(why) => self.counters.drop(why),
-            }
-        } else {
-            let Ok(m) = frames::msdu_of(&hdr, &plain) else { return self.counters.drop("malformed msdu") };
-            self.rx_msdu(now, bssid, fc, m, plain.len(), out);
-        }
+        // wsec advertises no SPP A-MSDU capability, so no link negotiates it or requires it
+        // (9.4.2.24.4).
+        let link = amsdu::Link { pairwise: self.neg().map(|n| n.pairwise), spp: false, allowed: true };
+        let policy = self.cfg.amsdu_rx;
+        amsdu::each_msdu(self, &hdr, &plain, policy, link, out, |sta, m, len, out| sta.rx_msdu(now, bssid, fc, m, len, out));
         if let std::borrow::Cow::Owned(v) = plain {
             self.dp.recycle(v);
         }
