@@ -61,10 +61,13 @@ wsec_ap2_up() {
 # BSS of its SSID it hears.
 scan_for() {
     [ "$STA" = wpas ] || { sleep 1; return 0; }
-    scans=$(grep -c 'CTRL-EVENT-SCAN-RESULTS' "$O/sta.log")
+    # The end of a scan in wpa_supplicant's debug log (CTRL-EVENT-SCAN-RESULTS goes to the
+    # control interface's monitors only, never to this log). A full scan of every channel
+    # takes about 11 s in the TCG guest.
+    scans=$(grep -c 'wlan1: Scan completed in' "$O/sta.log")
     nsx wpa_cli -p /run/wpa_supplicant -i wlan1 scan >/dev/null
     for i in $(seq 1 60); do
-        [ "$(grep -c 'CTRL-EVENT-SCAN-RESULTS' "$O/sta.log")" -gt "$scans" ] &&
+        [ "$(grep -c 'wlan1: Scan completed in' "$O/sta.log")" -gt "$scans" ] &&
             nsx wpa_cli -p /run/wpa_supplicant -i wlan1 scan_results 2>/dev/null | grep -q "^$1" && return 0
         sleep 0.5
     done
