@@ -172,7 +172,7 @@ pub fn inject(a: InjectArgs) -> Result<String, (u8, String)> {
     let mut sent = 0;
     for f in &frames {
         for _ in 0..a.repeat {
-            m.send(f).map_err(|e| (1, format!("medium {}: {e}", a.medium)))?;
+            m.send(f).and_then(|_| m.flush()).map_err(|e| (1, format!("medium {}: {e}", a.medium)))?;
             sent += 1;
             std::thread::sleep(std::time::Duration::from_millis(20));
         }

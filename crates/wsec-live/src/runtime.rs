@@ -695,7 +695,11 @@ impl<N: Served> Runtime<N> {
             // ppoll: ns resolution, so the card model's service times are not rounded to ms.
             let due = if self.enabled { self.core.poll_timeout() } else { u64::MAX };
             let due = self.radsec.next_timeout().map_or(due, |r| due.min(r));
-            let wait = due.saturating_sub(t).min(500_000_000);
+            let mut wait = due.saturating_sub(t).min(500_000_000);
+            // Frames already on the medium (a batch left some): look, do not sleep.
+            if self.medium.prepare_wait().map_err(|e| Error::io("medium", e))? {
+                wait = 0;
+            }
             let ts = libc::timespec { tv_sec: (wait / 1_000_000_000) as libc::time_t, tv_nsec: (wait % 1_000_000_000) as libc::c_long };
             let mut fds = vec![
                 libc::pollfd { fd: self.medium.fd(), events: libc::POLLIN, revents: 0 },
@@ -844,8 +848,12 @@ impl<N: Served> Runtime<N> {
         if let Some(c) = self.ctrl.as_mut() {
             self.core.events(c, &self.out.events);
         }
-        for f in self.out.air.drain(..) {
-            self.medium.send(&f).map_err(|e| Error::io("medium", e))?;
+        if !self.out.air.is_empty() {
+            for f in self.out.air.drain(..) {
+                self.medium.send(&f).map_err(|e| Error::io("medium", e))?;
+            }
+            // The end of a burst: receivers that sleep are woken once for all of it.
+            self.medium.flush().map_err(|e| Error::io("medium", e))?;
         }
         if !self.out.host.is_empty() {
             // One write per TCP run on an offloading TAP (coalesced), else per frame.

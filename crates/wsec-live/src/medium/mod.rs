@@ -49,6 +49,13 @@ pub fn channel_mhz(ch: u8) -> u16 {
 /// radiotap + MPDU + FCS: the frame as it goes on the medium.
 pub fn encap(mpdu_bytes: &[u8], channel: u8) -> Vec<u8> {
     let mut v = Vec::with_capacity(RADIOTAP_LEN + mpdu_bytes.len() + 4);
+    encap_into(&mut v, mpdu_bytes, channel);
+    v
+}
+
+/// [`encap`] into `v` (cleared first), reusing its allocation.
+pub fn encap_into(v: &mut Vec<u8>, mpdu_bytes: &[u8], channel: u8) {
+    v.clear();
     v.extend_from_slice(&[0, 0, RADIOTAP_LEN as u8, 0]);
     v.extend_from_slice(&0x0000_000eu32.to_le_bytes());
     v.push(0x10); // Flags: FCS at end
@@ -58,7 +65,6 @@ pub fn encap(mpdu_bytes: &[u8], channel: u8) -> Vec<u8> {
     v.extend_from_slice(&0x00c0u16.to_le_bytes());
     v.extend_from_slice(mpdu_bytes);
     v.extend_from_slice(&crc32fast::hash(mpdu_bytes).to_le_bytes());
-    v
 }
 
 /// The MPDU of a frame from the medium (any radiotap header), its FCS checked if present.
@@ -83,6 +89,17 @@ pub trait Medium {
     fn recv(&mut self, buf: &mut Vec<u8>) -> io::Result<bool>;
     /// The descriptor to poll for readability.
     fn fd(&self) -> std::os::fd::RawFd;
+    /// Ends a burst of [`Medium::send`]s: a medium that batches its receivers' wake-ups
+    /// wakes them now. Callers call it after each burst.
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    /// Called right before polling [`Medium::fd`]: true if frames are waiting already, so
+    /// the caller must not sleep (a medium whose descriptor is readable only when a writer
+    /// has woken it). Callers that poll the descriptor call it each time.
+    fn prepare_wait(&mut self) -> io::Result<bool> {
+        Ok(false)
+    }
     /// Called about once a second (the hub's registration keep-alive).
     fn tick(&mut self) -> io::Result<()> {
         Ok(())
