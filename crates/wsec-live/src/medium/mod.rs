@@ -7,6 +7,8 @@
 //!
 //! - [`air`]: `wsec air`, a hub on loopback UDP that repeats every frame to every other
 //!   node (a broadcast medium), with an optional loss probability and pcap recording;
+//! - [`shm`]: `wsec air --shm NAME`, the same broadcast medium for the nodes of one host in
+//!   shared memory (a ring of slots, batched wake-ups), with loss and recording as the hub's;
 //! - [`packet`]: a raw packet socket on a named interface (a monitor interface set up by
 //!   hand, or a veth pair in the tests), radiotap with FCS as on the hub;
 //! - [`radio`]: a Linux 802.11 radio, taken over through [`nl80211`] as an active monitor
@@ -25,6 +27,7 @@ pub mod nl80211;
 pub mod packet;
 pub mod radio;
 pub mod shared;
+pub mod shm;
 pub mod tap;
 pub mod vnet;
 
@@ -90,12 +93,12 @@ pub trait Medium {
     /// The descriptor to poll for readability.
     fn fd(&self) -> std::os::fd::RawFd;
     /// Ends a burst of [`Medium::send`]s: a medium that batches its receivers' wake-ups
-    /// wakes them now. Callers call it after each burst.
+    /// ([`shm`]) wakes them now. Callers call it after each burst.
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
     /// Called right before polling [`Medium::fd`]: true if frames are waiting already, so
-    /// the caller must not sleep (a medium whose descriptor is readable only when a writer
+    /// the caller must not sleep (the descriptor of [`shm`] is readable only when a writer
     /// has woken it). Callers that poll the descriptor call it each time.
     fn prepare_wait(&mut self) -> io::Result<bool> {
         Ok(false)
@@ -136,14 +139,18 @@ pub fn open_bsses(
     open(spec, channel, own)
 }
 
-/// Opens a medium from its spec: `air:HOST:PORT` (the hub), `packet:IFNAME`,
-/// `radio:IFNAME` or `hwsim:RADIO[,RADIO...]`; `own` is the node's address (a radio acknowledges frames to it).
+/// Opens a medium from its spec: `air:HOST:PORT` (the hub), `shm:NAME` (the hub's shared
+/// memory), `packet:IFNAME`, `radio:IFNAME` or `hwsim:RADIO[,RADIO...]`; `own` is the
+/// node's address (a radio acknowledges frames to it).
 pub fn open(spec: &str, channel: u8, own: wsec::wire::mac::MacAddr) -> io::Result<Box<dyn Medium>> {
     if let Some(ifname) = spec.strip_prefix("radio:") {
         return Ok(Box::new(radio::Radio::open(ifname, channel, own)?));
     }
     if let Some(radios) = spec.strip_prefix("hwsim:") {
         return Ok(Box::new(hwsim::Hwsim::open(radios, channel, [own.0])?));
+    }
+    if let Some(name) = spec.strip_prefix("shm:") {
+        return Ok(Box::new(shm::ShmMedium::open(name, channel)?));
     }
     if let Some(addr) = spec.strip_prefix("air:") {
         Ok(Box::new(air::AirClient::connect(addr, channel)?))
@@ -152,7 +159,7 @@ pub fn open(spec: &str, channel: u8, own: wsec::wire::mac::MacAddr) -> io::Resul
     } else {
         Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!("medium must be air:HOST:PORT, packet:IFNAME, radio:IFNAME or hwsim:RADIO[,RADIO...], not {spec}"),
+            format!("medium must be air:HOST:PORT, shm:NAME, packet:IFNAME, radio:IFNAME or hwsim:RADIO[,RADIO...], not {spec}"),
         ))
     }
 }
