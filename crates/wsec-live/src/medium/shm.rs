@@ -664,7 +664,8 @@ pub fn path_of(name: &str) -> io::Result<PathBuf> {
     Ok(Path::new(SHM_DIR).join(format!("wsec-air-{name}")))
 }
 
-fn fifo_dir(path: &Path) -> PathBuf {
+/// The directory of the nodes' FIFOs of the segment at `path`: `path` + `.d`.
+pub fn fifo_dir(path: &Path) -> PathBuf {
     let mut p = path.as_os_str().to_owned();
     p.push(".d");
     PathBuf::from(p)
