@@ -1,5 +1,5 @@
 //! `wsec demo`: the whole network on one machine (AP, two stations and a wired host, each
-//! in its own network namespace, over the `air` hub); per mode it measures the 4-way
+//! in its own network namespace, over the `air` hub's UDP or shared memory); per mode it measures the 4-way
 //! handshake time, TCP goodput (station to station through the AP's relay, and station
 //! to the wired host) and ping RTT, prints a table and removes everything again, also on
 //! Ctrl-C or failure (docs/live.md).
@@ -41,6 +41,10 @@ pub struct DemoArgs {
     /// plain frame per system call (0)
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
     tap_offload: u8,
+    /// The medium: the `air` hub on loopback UDP (air) or its shared memory (shm, `wsec
+    /// air --shm`)
+    #[arg(long, default_value = "air", value_parser = clap::builder::PossibleValuesParser::new(["air", "shm"]))]
+    medium: String,
 }
 
 /// The median, smallest and largest of `v` (the mean of the two middle values for an
@@ -88,7 +92,11 @@ fn measure(mode: &Mode, a: &DemoArgs, pcap: Option<PathBuf>, n: usize) -> wsec_l
     let bin = std::env::current_exe().map_err(|e| wsec_live::Error::Setup(e.to_string()))?;
     let tag = format!("wd{}{n}", std::process::id() % 100_000);
     let mut lab = Lab::new(&bin, &tag, &a.ssid)?;
-    lab.start_air(0.0, pcap.as_deref())?;
+    if a.medium == "shm" {
+        lab.start_air_shm(0.0, pcap.as_deref())?;
+    } else {
+        lab.start_air(0.0, pcap.as_deref())?;
+    }
     let mut mode = mode.clone();
     mode.sta_global += &format!("tap_offload={}\n", a.tap_offload);
     lab.write_confs(&mode, &format!("engine_threads={}\ntap_offload={}\n", a.engine_threads, a.tap_offload))?;
@@ -175,7 +183,7 @@ pub fn run(a: DemoArgs) -> Result<String, (u8, String)> {
         rows.push(r);
         interrupted().map_err(|e| (1, e))?;
     }
-    let mut s = format!("CPU: {}\n", cpu_model());
+    let mut s = format!("CPU: {}\nmedium: {}\n", cpu_model(), if a.medium == "shm" { "shm (shared memory)" } else { "air (loopback UDP)" });
     if a.runs > 1 {
         s += &format!("runs per mode: {} (each cell: median [min, max] over the runs)\n", a.runs);
     }

@@ -1,5 +1,6 @@
 //! The lab `wsec demo` and the end-to-end tests build: an AP, two stations and a wired
-//! host, each in its own network namespace, over the `air` hub; ping and TCP through it;
+//! host, each in its own network namespace, over the `air` hub (UDP, or its shared-memory
+//! medium with [`Lab::start_air_shm`]); ping and TCP through it;
 //! everything removed again on drop (also when a test fails or the demo is interrupted).
 //!
 //! Addresses: stations 10.77.0.11 and .12, wired host 10.77.0.2; the AP's wired TAP sits
@@ -114,6 +115,8 @@ pub struct Lab {
     ns: Vec<String>,
     procs: Vec<(String, Child)>,
     pub hub: String,
+    /// The medium the hub serves (`air:HOST:PORT` or `shm:NAME`), for the nodes.
+    air: String,
     /// Per-node medium overrides (node name, medium spec); the rest use the `air` hub.
     media: Vec<(String, String)>,
     /// The veth pair of [`Lab::use_veth_medium`] (one end; deleting it removes both).
@@ -147,6 +150,7 @@ impl Lab {
             ns: vec![],
             procs: vec![],
             hub: String::new(),
+            air: String::new(),
             media: vec![],
             veth: None,
         };
@@ -217,7 +221,29 @@ impl Lab {
             args.extend(["--pcap", &p]);
         }
         self.spawn("air", &args)?;
+        self.air = format!("air:{}", self.hub);
         self.wait_log("air", "listening on", Duration::from_secs(5))
+    }
+
+    /// Starts the hub on the shared-memory medium `shm:wsec-lab-TAG` (with `loss` and an
+    /// optional capture); the nodes attach to it.
+    pub fn start_air_shm(&mut self, loss: f64, pcap: Option<&Path>) -> Result<()> {
+        let name = format!("wsec-lab-{}", self.tag);
+        let loss = loss.to_string();
+        let mut args = vec!["air", "--shm", &name, "--loss", &loss];
+        let p;
+        if let Some(pc) = pcap {
+            p = pc.display().to_string();
+            args.extend(["--pcap", &p]);
+        }
+        self.spawn("air", &args)?;
+        self.air = format!("shm:{name}");
+        self.wait_log("air", "serving shm:", Duration::from_secs(5))
+    }
+
+    /// The medium spec the nodes are given (after a `start_air*`).
+    pub fn air_medium(&self) -> &str {
+        &self.air
     }
 
     pub fn write_confs(&self, mode: &Mode, extra_ap: &str) -> Result<()> {
@@ -256,7 +282,7 @@ impl Lab {
     }
 
     fn medium_of(&self, node: &str) -> String {
-        self.media.iter().find(|(n, _)| n == node).map(|(_, m)| m.clone()).unwrap_or_else(|| format!("air:{}", self.hub))
+        self.media.iter().find(|(n, _)| n == node).map(|(_, m)| m.clone()).unwrap_or_else(|| self.air.clone())
     }
 
     pub fn start_ap(&mut self) -> Result<()> {
@@ -451,6 +477,11 @@ impl Drop for Lab {
         }
         for n in &self.ns {
             let _ = sh(&["ip", "netns", "del", n]);
+        }
+        // A hub that was killed leaves its segment (one stopped removes it).
+        if let Some(path) = self.air.strip_prefix("shm:").and_then(|n| wsec_live::medium::shm::path_of(n).ok()) {
+            let _ = std::fs::remove_file(&path);
+            let _ = std::fs::remove_dir_all(wsec_live::medium::shm::fifo_dir(&path));
         }
         if let Some(v) = &self.veth {
             let _ = sh(&["ip", "link", "del", v]);

@@ -10,7 +10,8 @@ pub struct ApArgs {
     /// hostapd.conf-style configuration (docs/live.md lists the keys)
     #[arg(short, long)]
     config: PathBuf,
-    /// The medium: air:HOST:PORT (the `wsec air` hub) or packet:IFNAME (overrides `medium=`)
+    /// The medium: air:HOST:PORT (the `wsec air` hub), shm:NAME (`wsec air --shm NAME`) or
+    /// packet:IFNAME (overrides `medium=`)
     #[arg(long)]
     medium: Option<String>,
     /// Create the wired-side TAP inside this network namespace (`ip netns` name); the
@@ -30,7 +31,7 @@ pub struct StaArgs {
     /// wpa_supplicant.conf-style configuration with one network={...} block
     #[arg(short, long)]
     config: PathBuf,
-    /// The medium: air:HOST:PORT or packet:IFNAME (overrides `medium=`)
+    /// The medium: air:HOST:PORT, shm:NAME or packet:IFNAME (overrides `medium=`)
     #[arg(long)]
     medium: Option<String>,
     /// Create the TAP inside this network namespace
@@ -55,6 +56,10 @@ pub struct AirArgs {
     /// Seed of the loss pattern
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Serve the shared-memory medium shm:NAME (/dev/shm/wsec-air-NAME) for nodes on
+    /// this host instead of UDP (`--listen` is not used)
+    #[arg(long, value_name = "NAME")]
+    shm: Option<String>,
 }
 
 /// Runs `wsec air`: a bad `--listen` address or `--loss` is a usage error (exit 2), a failure
@@ -67,7 +72,10 @@ pub fn air(a: AirArgs) -> Result<(), (u8, String)> {
     if !(0.0..=1.0).contains(&a.loss) {
         return Err((2, format!("--loss {}: a probability from 0 to 1", a.loss)));
     }
-    runtime::run_air(&AirOptions { listen: a.listen, pcap: a.pcap, loss: a.loss, seed: a.seed }).map_err(|e| (1, e.to_string()))
+    if let Some(name) = &a.shm {
+        wsec_live::medium::shm::path_of(name).map_err(|e| (2, format!("--shm: {e}")))?;
+    }
+    runtime::run_air(&AirOptions { listen: a.listen, pcap: a.pcap, loss: a.loss, seed: a.seed, shm: a.shm }).map_err(|e| (1, e.to_string()))
 }
 
 /// Runs `wsec ap`: a configuration file that does not exist is exit 1, one that cannot be
@@ -172,7 +180,7 @@ pub fn inject(a: InjectArgs) -> Result<String, (u8, String)> {
     let mut sent = 0;
     for f in &frames {
         for _ in 0..a.repeat {
-            m.send(f).map_err(|e| (1, format!("medium {}: {e}", a.medium)))?;
+            m.send(f).and_then(|_| m.flush()).map_err(|e| (1, format!("medium {}: {e}", a.medium)))?;
             sent += 1;
             std::thread::sleep(std::time::Duration::from_millis(20));
         }

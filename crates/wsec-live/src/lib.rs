@@ -5,7 +5,7 @@
 //! | [`load`] | `wsec load`: many emulated stations on one medium, to load an access point |
 //! | [`conf`] | hostapd.conf / wpa_supplicant.conf: the configuration files of `wsec ap` / `wsec sta` |
 //! | [`ctrl`] | hostapd's / wpa_supplicant's control interface (`hostapd_cli`, `wpa_cli`) |
-//! | [`medium`] | the wireless medium: the `air` hub on loopback UDP, raw packet sockets (monitor interfaces, veth), radiotap framing; TAP devices and network namespaces |
+//! | [`medium`] | the wireless medium: the `air` hub on loopback UDP or in shared memory, raw packet sockets (monitor interfaces, veth), radiotap framing; TAP devices and network namespaces |
 //! | [`pool`] | the host engine's crypto threads ([`wsec::node::engine::Parallel`]) |
 //! | [`runtime`] | the run loop of `wsec ap` / `wsec sta`: medium, TAP and clock around a core |
 //! | [`error`] | setup and I/O errors of the live system |

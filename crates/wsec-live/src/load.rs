@@ -441,7 +441,11 @@ pub fn run(base: &StaConfig, medium: &mut dyn Medium, o: &LoadOptions, stop: &At
         }
         // Wait for the medium or the next timer (at most 20 ms: the loop's own checks).
         let due = timers.peek().map_or(u64::MAX, |Reverse((d, _))| *d);
-        let wait = due.saturating_sub(now()).min(20_000_000);
+        medium.flush().map_err(|e| Error::io("medium", e))?;
+        let mut wait = due.saturating_sub(now()).min(20_000_000);
+        if medium.prepare_wait().map_err(|e| Error::io("medium", e))? {
+            wait = 0;
+        }
         if wait > 0 {
             let ts = libc::timespec { tv_sec: 0, tv_nsec: wait as libc::c_long };
             let mut fds = [libc::pollfd { fd: medium.fd(), events: libc::POLLIN, revents: 0 }];
@@ -504,6 +508,7 @@ pub fn run(base: &StaConfig, medium: &mut dyn Medium, o: &LoadOptions, stop: &At
             );
         }
     }
+    medium.flush().map_err(|e| Error::io("medium", e))?;
     rep.established_at_end = emus.iter().filter(|e| e.core.as_ref().is_some_and(|c| c.bssid().is_some() && e.slot == Slot::Up)).count();
     rep.stations_all_replies = emus.iter().filter(|e| e.slot == Slot::Up && e.replies >= o.frames && o.frames > 0).count();
     if rep.fill_s > 0.0 {

@@ -131,7 +131,8 @@ pub fn load_sta(p: &std::path::Path) -> Result<StaFile> {
 /// Where and how a node runs, beside its configuration file.
 #[derive(Clone, Debug, Default)]
 pub struct NodeOptions {
-    /// The medium spec (`air:HOST:PORT` or `packet:IFNAME`); overrides the file's `medium=`.
+    /// The medium spec (`air:HOST:PORT`, `shm:NAME`, `packet:IFNAME`, ...); overrides the
+    /// file's `medium=`.
     pub medium: Option<String>,
     /// Create the TAP inside this network namespace (the medium socket stays outside).
     pub netns: Option<String>,
@@ -574,16 +575,44 @@ pub struct AirOptions {
     pub loss: f64,
     /// Seed of the loss pattern.
     pub seed: u64,
+    /// Serve `shm:NAME` (shared memory, nodes on this host) instead of UDP.
+    pub shm: Option<String>,
 }
 
 /// Runs the `air` hub until [`STOP`].
 pub fn run_air(a: &AirOptions) -> Result<()> {
     install_signal_handlers();
+    if let Some(name) = &a.shm {
+        return run_air_shm(a, name);
+    }
     let mut hub = medium::air::AirHub::bind(&a.listen, a.loss, a.seed, a.pcap.as_deref()).map_err(|e| Error::io("air", e))?;
     let addr = hub.local_addr().map_err(|e| Error::io("air", e))?;
     println!("air: listening on {addr}{}", a.pcap.as_ref().map(|p| format!(", recording to {}", p.display())).unwrap_or_default());
     let st = hub.run(&STOP).map_err(|e| Error::io("air", e))?;
     println!("air: {} frames ({} octets) carried, {} copies delivered, {} lost", st.frames, st.octets, st.copies, st.lost);
+    Ok(())
+}
+
+/// `wsec air --shm NAME`: creates the segment, records it, frees dead nodes' entries;
+/// removes the segment at exit.
+fn run_air_shm(a: &AirOptions, name: &str) -> Result<()> {
+    use medium::shm;
+    let path = shm::path_of(name).map_err(|e| Error::Setup(e.to_string()))?;
+    let mut hub = shm::ShmHub::create(&path, shm::Geometry::DEFAULT, a.loss, a.seed, a.pcap.as_deref())
+        .map_err(|e| Error::io(format!("air: shm medium {}", path.display()), e))?;
+    let g = hub.geometry();
+    println!(
+        "air: serving shm:{name} at {} ({} slots of {} octets){}",
+        hub.path().display(),
+        g.slots,
+        g.slot_bytes,
+        a.pcap.as_ref().map(|p| format!(", recording to {}", p.display())).unwrap_or_default()
+    );
+    let st = hub.run(&STOP).map_err(|e| Error::io("air", e))?;
+    println!(
+        "air: shm:{name}: {} frames ({} octets) carried, {} recorded, recorder lost {}, {} dead nodes' entries freed",
+        st.frames, st.octets, st.recorded, st.record_lost, st.reaped
+    );
     Ok(())
 }
 
@@ -734,7 +763,11 @@ impl<N: Served> Runtime<N> {
             // ppoll: ns resolution, so the card model's service times are not rounded to ms.
             let due = if self.enabled { self.core.poll_timeout() } else { u64::MAX };
             let due = self.radsec.next_timeout().map_or(due, |r| due.min(r));
-            let wait = due.saturating_sub(t).min(500_000_000);
+            let mut wait = due.saturating_sub(t).min(500_000_000);
+            // Frames already on the medium (a batch left some): look, do not sleep.
+            if self.medium.prepare_wait().map_err(|e| Error::io("medium", e))? {
+                wait = 0;
+            }
             let ts = libc::timespec { tv_sec: (wait / 1_000_000_000) as libc::time_t, tv_nsec: (wait % 1_000_000_000) as libc::c_long };
             let mut fds = vec![
                 libc::pollfd { fd: self.medium.fd(), events: libc::POLLIN, revents: 0 },
@@ -895,8 +928,12 @@ impl<N: Served> Runtime<N> {
             self.core.events(c, &self.out.events);
         }
         let mut lap = mono_ns();
-        for f in self.out.air.drain(..) {
-            self.medium.send(&f).map_err(|e| Error::io("medium", e))?;
+        if !self.out.air.is_empty() {
+            for f in self.out.air.drain(..) {
+                self.medium.send(&f).map_err(|e| Error::io("medium", e))?;
+            }
+            // The end of a burst: receivers that sleep are woken once for all of it.
+            self.medium.flush().map_err(|e| Error::io("medium", e))?;
         }
         Profile::lap(&mut self.prof.medium_ns, &mut lap);
         if !self.out.host.is_empty() {

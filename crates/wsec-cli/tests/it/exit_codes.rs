@@ -113,6 +113,7 @@ fn every_subcommand_keeps_the_exit_code_contract() {
         // air
         (vec!["air", "--listen", "not an address"], 2, "--listen"),
         (vec!["air", "--loss", "2"], 2, "--loss"),
+        (vec!["air", "--shm", "../x"], 2, "--shm"),
         // inject
         (vec!["inject", &wpa], 2, "--medium"),
         (vec!["inject", &wpa, "--medium", "air:127.0.0.1:9", "--select", "bogus"], 2, "bogus"),

@@ -2,7 +2,8 @@
 //! `wsec sta` and a wired host; ping and TCP with a SHA-256 check between every pair in
 //! WPA2 (CCMP) mode and station to station in every other mode; the air capture decrypts
 //! with `wsec decrypt` and with tshark given only the passphrase; 5% loss, garbage on the
-//! medium, a station killed and restarted, the AP restarted, its memory bounded. Needs root (CI runs as
+//! medium, a station killed and restarted, the AP restarted, its memory bounded; the same
+//! lab on the shared-memory medium (`wsec air --shm`). Needs root (CI runs as
 //! root): without it every test fails with that message. `WSEC_LIVE_BYTES` sets the TCP
 //! transfer size (default 100 MB).
 use crate::air_check;
@@ -26,7 +27,16 @@ fn lab(tag: &str) -> Lab {
 }
 
 fn up(lab: &mut Lab, mode: &Mode, loss: f64, pcap: Option<&Path>) {
-    lab.start_air(loss, pcap).unwrap();
+    up_on(lab, mode, loss, pcap, false)
+}
+
+/// [`up`] on the hub's UDP (`shm` false) or its shared-memory medium.
+fn up_on(lab: &mut Lab, mode: &Mode, loss: f64, pcap: Option<&Path>, shm: bool) {
+    if shm {
+        lab.start_air_shm(loss, pcap).unwrap();
+    } else {
+        lab.start_air(loss, pcap).unwrap();
+    }
     lab.write_confs(mode, "").unwrap();
     lab.start_ap().unwrap();
     lab.start_sta(1).unwrap();
@@ -62,6 +72,91 @@ fn wpa2_every_pair_and_capture_decrypts() {
     // tshark, given only passphrase and SSID, decrypts the same traffic (standard frames).
     let lines = air_check::tshark_decrypted(&pcap, &lab.dir, SSID, PASS, "tcp.len > 1000 || icmp");
     assert!(lines as u64 > (3 * n / 1500) as u64, "tshark decrypted only {lines} TCP/ICMP frames");
+}
+
+/// The line a program printed at exit about its medium (`ap medium: shm ...`).
+fn medium_line(lab: &Lab, who: &str) -> String {
+    let prefix = format!("{} medium: ", if who == "ap" { "ap" } else { "sta" });
+    lab.log(who).lines().find(|l| l.starts_with(&prefix)).unwrap_or_else(|| panic!("no {prefix} line:\n{}", lab.log(who))).to_string()
+}
+
+/// A counter of a medium line: the number after `key ` (e.g. "loss emulated 12").
+fn counter(line: &str, key: &str) -> u64 {
+    line.split(&format!("{key} "))
+        .nth(1)
+        .and_then(|v| v.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no {key} in {line}"))
+}
+
+/// The WPA2 lab on the shared-memory medium (`wsec air --shm`): every pair with a
+/// SHA-256-checked TCP transfer, the hub's capture decrypted by `wsec decrypt`, the
+/// segment gone when the hub stops.
+#[test]
+fn shm_every_pair_and_capture_decrypts() {
+    let mut lab = lab("ls");
+    let pcap = lab.dir.join("air.pcap");
+    let mode = Mode::named("wpa2-host", SSID, PASS).unwrap();
+    up_on(&mut lab, &mode, 0.0, Some(&pcap), true);
+    let segment = wsec_live::medium::shm::path_of(lab.air_medium().strip_prefix("shm:").unwrap()).unwrap();
+    assert!(segment.exists(), "{} while the hub runs", segment.display());
+    let n = bytes();
+    let pairs = [("s1", "s2", STA_IP[1]), ("s2", "w", WIRED_IP), ("w", "s1", STA_IP[0])];
+    for (i, (from, to, ip)) in pairs.iter().enumerate() {
+        lab.ping(from, ip, 3).unwrap();
+        let mbps = lab.tcp(from, to, ip, n, 5600 + i as u16).unwrap_or_else(|e| panic!("{e}\n{}", logs_tail(&lab)));
+        eprintln!("shm wpa2 {from} -> {to}: {n} bytes, {mbps:.1} Mb/s, checksum equal");
+    }
+    lab.stop_all();
+    assert!(lab.log("ap").contains("deauthenticated reason 3"), "orderly shutdown: {}", lab.log("ap"));
+    assert!(!segment.exists(), "the hub removed {}", segment.display());
+    for who in ["ap", "sta1", "sta2"] {
+        let m = medium_line(&lab, who);
+        eprintln!("{who}: {m}");
+        assert!(m.starts_with(&format!("{} medium: shm ", if who == "ap" { "ap" } else { "sta" })), "{m}");
+        assert!(counter(&m, "out") > 0 && counter(&m, "in") > 0, "{m}");
+        assert_eq!(counter(&m, "refused (too long)"), 0, "{m}");
+    }
+    let air = lab.log("air");
+    let rec = air.lines().find(|l| l.contains(" recorded, ")).unwrap_or_else(|| panic!("no exit line: {air}"));
+    eprintln!("{rec}");
+    // wsec decrypt with the passphrase: every protected frame decrypts.
+    let j = air_check::wsec_decrypt(&pcap, &lab.dir.join("dec.pcap"), SSID, PASS);
+    assert!(air_check::count(&j, "decrypted") > (3 * n / 1500) as u64, "{j}");
+    assert_eq!(air_check::count(&j, "protected"), air_check::count(&j, "decrypted"), "{j}");
+}
+
+/// 5 % of the copies lost on the shared-memory medium: the handshakes complete and TCP
+/// delivers every byte; a station killed (its entry in the segment left behind) joins
+/// again; and the hub, killed, leaves a capture `wsec decrypt` reads.
+#[test]
+fn shm_loss_restart_and_a_killed_hubs_capture() {
+    let mut lab = lab("lt");
+    let pcap = lab.dir.join("air.pcap");
+    let mode = Mode::named("wpa2-host", SSID, PASS).unwrap();
+    up_on(&mut lab, &mode, 0.05, Some(&pcap), true);
+    let n = (bytes() / 10).max(1 << 20);
+    lab.tcp("s1", "s2", STA_IP[1], n, 5610).unwrap_or_else(|e| panic!("{e}\n{}", logs_tail(&lab)));
+    lab.kill("sta1");
+    lab.start_sta(1).unwrap();
+    lab.wait_log("sta1", "data open", Duration::from_secs(30)).unwrap();
+    lab.wait_ping("s1", WIRED_IP, Duration::from_secs(30)).unwrap();
+    lab.tcp("s1", "w", WIRED_IP, n, 5611).unwrap_or_else(|e| panic!("{e}\n{}", logs_tail(&lab)));
+    // Past the hub's last flush (every 200 ms), then killed without a goodbye.
+    std::thread::sleep(Duration::from_millis(500));
+    lab.kill("air");
+    let j = air_check::wsec_decrypt(&pcap, &lab.dir.join("dec.pcap"), SSID, PASS);
+    assert!(air_check::count(&j, "decrypted") > (n / 1500) as u64, "{j}");
+    assert_eq!(air_check::count(&j, "protected"), air_check::count(&j, "decrypted"), "{j}");
+    // The nodes go on among themselves on the segment they have mapped.
+    lab.ping("s2", WIRED_IP, 3).unwrap();
+    lab.stop_all();
+    for who in ["ap", "sta2"] {
+        let m = medium_line(&lab, who);
+        eprintln!("{who}: {m}");
+        let (got, lost) = (counter(&m, "in"), counter(&m, "loss emulated"));
+        let share = lost as f64 / (got + lost) as f64;
+        assert!((0.03..0.07).contains(&share), "{who}: {lost} of {} copies lost, not about 5 %: {m}", got + lost);
+    }
 }
 
 /// The last lines of each node's log, for a failure message (a stalled transfer says why).

@@ -7,6 +7,8 @@
 //!
 //! - [`air`]: `wsec air`, a hub on loopback UDP that repeats every frame to every other
 //!   node (a broadcast medium), with an optional loss probability and pcap recording;
+//! - [`shm`]: `wsec air --shm NAME`, the same broadcast medium for the nodes of one host in
+//!   shared memory (a ring of slots, batched wake-ups), with loss and recording as the hub's;
 //! - [`packet`]: a raw packet socket on a named interface (a monitor interface set up by
 //!   hand, or a veth pair in the tests), radiotap with FCS as on the hub;
 //! - [`radio`]: a Linux 802.11 radio, taken over through [`nl80211`] as an active monitor
@@ -25,6 +27,7 @@ pub mod nl80211;
 pub mod packet;
 pub mod radio;
 pub mod shared;
+pub mod shm;
 pub mod tap;
 pub mod vnet;
 
@@ -49,6 +52,13 @@ pub fn channel_mhz(ch: u8) -> u16 {
 /// radiotap + MPDU + FCS: the frame as it goes on the medium.
 pub fn encap(mpdu_bytes: &[u8], channel: u8) -> Vec<u8> {
     let mut v = Vec::with_capacity(RADIOTAP_LEN + mpdu_bytes.len() + 4);
+    encap_into(&mut v, mpdu_bytes, channel);
+    v
+}
+
+/// [`encap`] into `v` (cleared first), reusing its allocation.
+pub fn encap_into(v: &mut Vec<u8>, mpdu_bytes: &[u8], channel: u8) {
+    v.clear();
     v.extend_from_slice(&[0, 0, RADIOTAP_LEN as u8, 0]);
     v.extend_from_slice(&0x0000_000eu32.to_le_bytes());
     v.push(0x10); // Flags: FCS at end
@@ -58,7 +68,6 @@ pub fn encap(mpdu_bytes: &[u8], channel: u8) -> Vec<u8> {
     v.extend_from_slice(&0x00c0u16.to_le_bytes());
     v.extend_from_slice(mpdu_bytes);
     v.extend_from_slice(&crc32fast::hash(mpdu_bytes).to_le_bytes());
-    v
 }
 
 /// The MPDU of a frame from the medium (any radiotap header), its FCS checked if present.
@@ -83,6 +92,17 @@ pub trait Medium {
     fn recv(&mut self, buf: &mut Vec<u8>) -> io::Result<bool>;
     /// The descriptor to poll for readability.
     fn fd(&self) -> std::os::fd::RawFd;
+    /// Ends a burst of [`Medium::send`]s: a medium that batches its receivers' wake-ups
+    /// ([`shm`]) wakes them now. Callers call it after each burst.
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    /// Called right before polling [`Medium::fd`]: true if frames are waiting already, so
+    /// the caller must not sleep (the descriptor of [`shm`] is readable only when a writer
+    /// has woken it). Callers that poll the descriptor call it each time.
+    fn prepare_wait(&mut self) -> io::Result<bool> {
+        Ok(false)
+    }
     /// Called about once a second (the hub's registration keep-alive).
     fn tick(&mut self) -> io::Result<()> {
         Ok(())
@@ -119,14 +139,18 @@ pub fn open_bsses(
     open(spec, channel, own)
 }
 
-/// Opens a medium from its spec: `air:HOST:PORT` (the hub), `packet:IFNAME`,
-/// `radio:IFNAME` or `hwsim:RADIO[,RADIO...]`; `own` is the node's address (a radio acknowledges frames to it).
+/// Opens a medium from its spec: `air:HOST:PORT` (the hub), `shm:NAME` (the hub's shared
+/// memory), `packet:IFNAME`, `radio:IFNAME` or `hwsim:RADIO[,RADIO...]`; `own` is the
+/// node's address (a radio acknowledges frames to it).
 pub fn open(spec: &str, channel: u8, own: wsec::wire::mac::MacAddr) -> io::Result<Box<dyn Medium>> {
     if let Some(ifname) = spec.strip_prefix("radio:") {
         return Ok(Box::new(radio::Radio::open(ifname, channel, own)?));
     }
     if let Some(radios) = spec.strip_prefix("hwsim:") {
         return Ok(Box::new(hwsim::Hwsim::open(radios, channel, [own.0])?));
+    }
+    if let Some(name) = spec.strip_prefix("shm:") {
+        return Ok(Box::new(shm::ShmMedium::open(name, channel)?));
     }
     if let Some(addr) = spec.strip_prefix("air:") {
         Ok(Box::new(air::AirClient::connect(addr, channel)?))
@@ -135,7 +159,7 @@ pub fn open(spec: &str, channel: u8, own: wsec::wire::mac::MacAddr) -> io::Resul
     } else {
         Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!("medium must be air:HOST:PORT, packet:IFNAME, radio:IFNAME or hwsim:RADIO[,RADIO...], not {spec}"),
+            format!("medium must be air:HOST:PORT, shm:NAME, packet:IFNAME, radio:IFNAME or hwsim:RADIO[,RADIO...], not {spec}"),
         ))
     }
 }

@@ -126,8 +126,9 @@ impl Relay {
                 events: libc::POLLIN,
                 revents: 0,
             }));
+            let timeout = if self.medium.prepare_wait()? { 0 } else { 500 };
             // SAFETY: fds is a valid array of pollfd of its length (negative fds ignored).
-            unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 500) };
+            unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
             for _ in 0..BATCH {
                 if !self.medium.recv(&mut buf)? {
                     break;
@@ -150,6 +151,7 @@ impl Relay {
                     }
                 }
             }
+            self.medium.flush()?;
             if last_tick.elapsed() > Duration::from_secs(1) {
                 last_tick = Instant::now();
                 self.medium.tick()?;
