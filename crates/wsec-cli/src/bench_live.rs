@@ -25,6 +25,9 @@ pub struct LiveArgs {
     /// The AP engine's crypto threads (`engine_threads`; 0: one per core)
     #[arg(long, default_value_t = 1)]
     engine_threads: usize,
+    /// The medium: the `air` hub on loopback UDP (air) or its shared memory (shm)
+    #[arg(long, default_value = "shm", value_parser = clap::builder::PossibleValuesParser::new(["air", "shm"]))]
+    medium: String,
     /// The traffic tool: iperf3, builtin (the lab's transfer with its SHA-256 check), or
     /// auto (iperf3 when installed)
     #[arg(long, default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(["auto", "iperf3", "builtin"]))]
@@ -169,7 +172,11 @@ fn measure(mode: &Mode, a: &LiveArgs, builtin: bool, n: usize) -> Result<Row, St
     let bin = std::env::current_exe().map_err(|e| e.to_string())?;
     let tag = format!("wb{}{n}", std::process::id() % 100_000);
     let mut lab = Lab::new(&bin, &tag, "wsec-bench").map_err(|e| e.to_string())?;
-    lab.start_air(0.0, None).map_err(|e| e.to_string())?;
+    if a.medium == "shm" {
+        lab.start_air_shm(0.0, None).map_err(|e| e.to_string())?;
+    } else {
+        lab.start_air(0.0, None).map_err(|e| e.to_string())?;
+    }
     let mut mode = mode.clone();
     mode.sta_global += &format!("tap_offload={}\n", a.tap_offload);
     lab.write_confs(&mode, &format!("engine_threads={}\ntap_offload={}\n", a.engine_threads, a.tap_offload)).map_err(|e| e.to_string())?;
@@ -248,11 +255,12 @@ pub fn run(a: LiveArgs) -> Result<String, (u8, String)> {
         rows.push(measure(m, &a, builtin, i).map_err(|e| (1, format!("{}: {e}", m.name)))?);
     }
     let mut s = format!(
-        "CPU: {}, {} logical CPUs; CCM kernel backend: {}; tool: {}; TAP offloads: {}; AP engine_threads={}\n",
+        "CPU: {}, {} logical CPUs; CCM kernel backend: {}; tool: {}; medium: {}; TAP offloads: {}; AP engine_threads={}\n",
         wsec_bench::cpu::cpu_model(),
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         wsec::cipher::kernel::backend(),
         if builtin { "builtin (SHA-256 checked transfer)" } else { "iperf3" },
+        if a.medium == "shm" { "shm (shared memory)" } else { "air (loopback UDP)" },
         if a.tap_offload == 1 { "on" } else { "off" },
         a.engine_threads
     );
