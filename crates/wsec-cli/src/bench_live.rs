@@ -172,21 +172,7 @@ fn measure(mode: &Mode, a: &LiveArgs, builtin: bool, n: usize) -> Result<Row, St
     let bin = std::env::current_exe().map_err(|e| e.to_string())?;
     let tag = format!("wb{}{n}", std::process::id() % 100_000);
     let mut lab = Lab::new(&bin, &tag, "wsec-bench").map_err(|e| e.to_string())?;
-    if a.medium == "shm" {
-        lab.start_air_shm(0.0, None).map_err(|e| e.to_string())?;
-    } else {
-        lab.start_air(0.0, None).map_err(|e| e.to_string())?;
-    }
-    let mut mode = mode.clone();
-    mode.sta_global += &format!("tap_offload={}\n", a.tap_offload);
-    lab.write_confs(&mode, &format!("engine_threads={}\ntap_offload={}\n", a.engine_threads, a.tap_offload)).map_err(|e| e.to_string())?;
-    lab.start_ap().map_err(|e| e.to_string())?;
-    std::thread::sleep(Duration::from_millis(100));
-    lab.start_sta(1).map_err(|e| e.to_string())?;
-    lab.start_sta(2).map_err(|e| e.to_string())?;
-    for s in ["sta1", "sta2"] {
-        lab.wait_log(s, "data open", Duration::from_secs(15)).map_err(|e| e.to_string())?;
-    }
+    lab.up_demo(mode, a.medium == "shm", None, a.engine_threads, a.tap_offload).map_err(|e| e.to_string())?;
     lab.wait_ping("s1", WIRED_IP, Duration::from_secs(10)).map_err(|e| e.to_string())?;
     let pids: Vec<u32> = ["air", "ap", "sta1", "sta2"].iter().filter_map(|p| lab.pid(p)).collect();
     let cpu0: f64 = pids.iter().filter_map(|p| cpu_seconds(*p)).sum();

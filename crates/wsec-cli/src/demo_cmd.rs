@@ -92,21 +92,7 @@ fn measure(mode: &Mode, a: &DemoArgs, pcap: Option<PathBuf>, n: usize) -> wsec_l
     let bin = std::env::current_exe().map_err(|e| wsec_live::Error::Setup(e.to_string()))?;
     let tag = format!("wd{}{n}", std::process::id() % 100_000);
     let mut lab = Lab::new(&bin, &tag, &a.ssid)?;
-    if a.medium == "shm" {
-        lab.start_air_shm(0.0, pcap.as_deref())?;
-    } else {
-        lab.start_air(0.0, pcap.as_deref())?;
-    }
-    let mut mode = mode.clone();
-    mode.sta_global += &format!("tap_offload={}\n", a.tap_offload);
-    lab.write_confs(&mode, &format!("engine_threads={}\ntap_offload={}\n", a.engine_threads, a.tap_offload))?;
-    lab.start_ap()?;
-    std::thread::sleep(Duration::from_millis(100));
-    lab.start_sta(1)?;
-    lab.start_sta(2)?;
-    for s in ["sta1", "sta2"] {
-        lab.wait_log(s, "data open", Duration::from_secs(15))?;
-    }
+    lab.up_demo(mode, a.medium == "shm", pcap.as_deref(), a.engine_threads, a.tap_offload)?;
     interrupted().map_err(wsec_live::Error::Setup)?;
     let assoc = lab.log_time("sta1", " associated aid").unwrap_or(0.0);
     let keys = lab.log_time("sta1", "data open").unwrap_or(assoc);

@@ -246,6 +246,28 @@ impl Lab {
         &self.air
     }
 
+    /// The demo network of `wsec demo` and `wsec bench live`: the hub (on shared memory
+    /// when `shm`), the AP and both stations in `mode` with the AP's `engine_threads` and
+    /// every node's `tap_offload`, up until both stations have their keys.
+    pub fn up_demo(&mut self, mode: &Mode, shm: bool, pcap: Option<&Path>, engine_threads: usize, tap_offload: u8) -> Result<()> {
+        if shm {
+            self.start_air_shm(0.0, pcap)?;
+        } else {
+            self.start_air(0.0, pcap)?;
+        }
+        let mut mode = mode.clone();
+        mode.sta_global += &format!("tap_offload={tap_offload}\n");
+        self.write_confs(&mode, &format!("engine_threads={engine_threads}\ntap_offload={tap_offload}\n"))?;
+        self.start_ap()?;
+        std::thread::sleep(Duration::from_millis(100));
+        self.start_sta(1)?;
+        self.start_sta(2)?;
+        for s in ["sta1", "sta2"] {
+            self.wait_log(s, "data open", Duration::from_secs(15))?;
+        }
+        Ok(())
+    }
+
     pub fn write_confs(&self, mode: &Mode, extra_ap: &str) -> Result<()> {
         // The configurations hold the passphrase: mode 0600, created new in the private
         // directory (never through a link someone placed there).
