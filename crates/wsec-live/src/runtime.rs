@@ -724,8 +724,7 @@ impl<N: Served> Runtime<N> {
         let who = who.as_str();
         let start = self.start;
         let now = move || start.elapsed().as_nanos() as u64 + 1;
-        let mut buf = Vec::with_capacity(16 * 1024);
-        let mut batch: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
+        let mut batch: Vec<(Vec<u8>, std::ops::Range<usize>)> = Vec::with_capacity(BATCH);
         let mut host = crate::medium::vnet::Frames::new();
         let mut last_tick = now();
         let mut last_counters = now();
@@ -826,25 +825,33 @@ impl<N: Served> Runtime<N> {
                 }
             }
             self.flush(t)?;
-            batch.clear();
+            // Each frame is read into a buffer of the batch kept from turn to turn; the
+            // MPDU is where it lies in it (no copy out of the radiotap frame).
+            let mut n = 0;
             lap = mono_ns();
-            while batch.len() < BATCH {
-                if !self.medium.recv(&mut buf).map_err(|e| Error::io("medium", e))? {
+            while n < BATCH {
+                if batch.len() == n {
+                    batch.push((Vec::with_capacity(2048), 0..0));
+                }
+                let (buf, span) = &mut batch[n];
+                if !self.medium.recv(buf).map_err(|e| Error::io("medium", e))? {
                     break;
                 }
-                match medium::decap(&buf) {
+                match medium::decap(buf) {
                     Ok(m) => {
                         if let Some(c) = self.ctrl.as_mut() {
-                            self.core.heard(c, t, m, &buf);
+                            self.core.heard(c, t, m, buf);
                         }
-                        batch.push(m.to_vec())
+                        let start = m.as_ptr() as usize - buf.as_ptr() as usize;
+                        *span = start..start + m.len();
+                        n += 1;
                     }
                     Err(_) => self.bad_fcs += 1,
                 }
             }
             Profile::lap(&mut self.prof.medium_ns, &mut lap);
-            if !batch.is_empty() && self.enabled {
-                self.core.handle_air_batch(t, batch.iter().map(|f| f.as_slice()), &mut self.out);
+            if n > 0 && self.enabled {
+                self.core.handle_air_batch(t, batch[..n].iter().map(|(f, span)| &f[span.clone()]), &mut self.out);
                 Profile::lap(&mut self.prof.core_ns, &mut lap);
                 self.flush(t)?;
             }

@@ -59,15 +59,32 @@ pub fn encap(mpdu_bytes: &[u8], channel: u8) -> Vec<u8> {
 /// [`encap`] into `v` (cleared first), reusing its allocation.
 pub fn encap_into(v: &mut Vec<u8>, mpdu_bytes: &[u8], channel: u8) {
     v.clear();
-    v.extend_from_slice(&[0, 0, RADIOTAP_LEN as u8, 0]);
-    v.extend_from_slice(&0x0000_000eu32.to_le_bytes());
-    v.push(0x10); // Flags: FCS at end
-    v.push(108); // Rate: 54 Mb/s
-    v.extend_from_slice(&channel_mhz(channel).to_le_bytes());
-    // Channel flags: 2 GHz spectrum (0x0080) | OFDM (0x0040).
-    v.extend_from_slice(&0x00c0u16.to_le_bytes());
+    v.extend_from_slice(&radiotap(channel, true));
     v.extend_from_slice(mpdu_bytes);
     v.extend_from_slice(&crc32fast::hash(mpdu_bytes).to_le_bytes());
+}
+
+/// The radiotap header of [`encap`]; `fcs`: the Flags field says an FCS follows the MPDU.
+/// A medium in memory ([`shm`]) carries no FCS: nothing between two processes' memory
+/// corrupts a frame the way a radio channel does, and the ring has its own checks.
+pub fn radiotap(channel: u8, fcs: bool) -> [u8; RADIOTAP_LEN] {
+    let mhz = channel_mhz(channel).to_le_bytes();
+    [
+        0,
+        0,
+        RADIOTAP_LEN as u8,
+        0,
+        0x0e,
+        0,
+        0,
+        0,
+        if fcs { 0x10 } else { 0 }, // Flags: FCS at end
+        108,                        // Rate: 54 Mb/s
+        mhz[0],
+        mhz[1],
+        0xc0, // Channel flags: 2 GHz spectrum (0x0080) | OFDM (0x0040).
+        0,
+    ]
 }
 
 /// The MPDU of a frame from the medium (any radiotap header), its FCS checked if present.
