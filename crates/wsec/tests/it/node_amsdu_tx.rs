@@ -203,7 +203,7 @@ fn a_lone_msdu_goes_as_plain_qos_data_and_order_holds_around_group_frames() {
     assert_eq!(out.air.len(), 1);
     assert_eq!(qos_of(&out.air[0]), (true, false, 0));
     // A plain frame From DS: Address 3 is the SA.
-    assert_eq!(Mpdu::new_checked(&out.air[0]).unwrap().addr3(), Some(WIRED));
+    assert_eq!(Mpdu::new_checked(&out.air[0]).unwrap().header().addr3(), Some(WIRED));
     assert_eq!(deliver(&mut stas[0], now, &out.air), one);
     assert_eq!(ap.counters.amsdu_tx, 0);
 
@@ -252,7 +252,7 @@ fn peers_without_ht_or_wmm_get_single_msdus() {
     let eths = burst(STA1, WIRED, 2, 300);
     let mut out = Output::default();
     ap.handle_host_batch(now, eths.iter().map(|e| &e[..]), &mut out);
-    let seqs: Vec<u16> = out.air.iter().map(|f| Mpdu::new_checked(f).unwrap().header().seq_control().unwrap().seq()).collect();
+    let seqs: Vec<u16> = out.air.iter().map(|f| Mpdu::new_checked(f).unwrap().header().seq_control().unwrap().sequence()).collect();
     assert_eq!(seqs, vec![6, 7]);
 
     // A non-HT AP (the default) sends non-QoS Data to an HT station.
@@ -354,7 +354,10 @@ fn ht_and_wmm_elements_as_tshark_dissects_them() {
         "Tag: HT Information (802.11n D1.10)",
         "Primary Channel: 6",
         "Tag: Vendor Specific: Microsoft Corp.: WMM/WME: Parameter Element",
-        "Ack Policy",
+        "Ac Parameters ACI 0 (Best Effort), ACM no, AIFSN 3, ECWmin/max 4/10 (CWmin/max 15/1023), TXOP 0",
+        "Ac Parameters ACI 1 (Background), ACM no, AIFSN 7, ECWmin/max 4/10 (CWmin/max 15/1023), TXOP 0",
+        "Ac Parameters ACI 2 (Video), ACM no, AIFSN 2, ECWmin/max 3/4 (CWmin/max 7/15), TXOP 94",
+        "Ac Parameters ACI 3 (Voice), ACM no, AIFSN 2, ECWmin/max 2/3 (CWmin/max 3/7), TXOP 47",
         "Tag: Vendor Specific: Microsoft Corp.: WMM/WME: Information Element",
         "HT Capabilities Info: 0x082c",
         ".... 1... .... .... = HT Max A-MSDU length: 7935 bytes",
