@@ -321,7 +321,7 @@ fn built_amsdu_octets_and_tshark_dissection() {
     assert_eq!(f, want);
     let body = &f[26..];
     assert_eq!(Amsdu::new_checked(body).unwrap().count(), 2);
-    let text = peers::tshark_dissect(&[f.clone()], 105);
+    let text = peers::tshark_dissect(std::slice::from_ref(&f), 105);
     for needle in [
         "A-MSDU Subframe #1",
         "A-MSDU Subframe #2",
