@@ -1,7 +1,9 @@
 //! Every wire parser on arbitrary bytes: no panic, and parse -> emit -> parse is stable.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
+use wsec::wire::ht::{HtCapabilities, HtCapabilitiesRepr, HtOperation, HtOperationRepr};
 use wsec::wire::llc::Snap;
+use wsec::wire::wmm::{Wmm, WmmInfoRepr, WmmParamRepr};
 use wsec::wire::mme::MmeRepr;
 use wsec::wire::sechdr::{CcmpHeaderRepr, TkipHeaderRepr, WepHeaderRepr};
 use wsec::wire::{Header, HeaderRepr};
@@ -40,4 +42,30 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(s) = Snap::new_checked(data) {
         let _ = (s.oui(), s.ethertype(), s.payload());
     }
+    // HT Capabilities / HT Operation / WMM bodies: parse -> emit gives the same octets.
+    if let Ok(r) = HtCapabilitiesRepr::parse(&HtCapabilities::new_unchecked(data)) {
+        let mut o = [0u8; HtCapabilitiesRepr::BODY_LEN];
+        r.emit(&mut HtCapabilities::new_unchecked(&mut o[..]));
+        assert_eq!(&o[..], &data[..o.len()]);
+        assert!([3839, 7935].contains(&r.max_amsdu_len()));
+    }
+    if let Ok(r) = HtOperationRepr::parse(&HtOperation::new_unchecked(data)) {
+        let mut o = [0u8; HtOperationRepr::BODY_LEN];
+        r.emit(&mut HtOperation::new_unchecked(&mut o[..]));
+        assert_eq!(&o[..], &data[..o.len()]);
+    }
+    if let Ok(w) = Wmm::new_checked(data) {
+        let _ = (w.subtype(), w.qos_info());
+        if let Ok(r) = WmmParamRepr::parse(&w) {
+            let mut o = [0u8; WmmParamRepr::BODY_LEN];
+            r.emit(&mut Wmm::new_unchecked(&mut o[..]));
+            assert_eq!(WmmParamRepr::parse(&Wmm::new_checked(&o[..]).unwrap()).unwrap(), r);
+        }
+        if let Ok(r) = WmmInfoRepr::parse(&w) {
+            let mut o = [0u8; WmmInfoRepr::BODY_LEN];
+            r.emit(&mut Wmm::new_unchecked(&mut o[..]));
+            assert_eq!(&o[..], &data[..o.len()]);
+        }
+    }
+    let _ = wsec::wire::ht::parse_ht_capab(&String::from_utf8_lossy(data));
 });

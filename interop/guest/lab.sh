@@ -312,6 +312,7 @@ run_case() {
     EXPECT=connect
     REKEY=0
     REPLAY=0
+    AMSDU=0
     RECONNECT=1
     CONNECT_S=40
     AP_LOG_HAS=
@@ -364,6 +365,20 @@ run_case() {
         put up "$1"; put up_ms "${2:-0}"; [ "$1" = ok ] || ok=0
         set -- $(transfer down)
         put down "$1"; put down_ms "${2:-0}"; [ "$1" = ok ] || ok=0
+        if [ "$AMSDU" = 1 ]; then
+            # A-MSDU transmit: the transfers again with a 1000-octet MTU on both ends, so
+            # that two TCP segments fit one of wsec's A-MSDUs on a radio (2250 octets:
+            # the monitor's 2304-octet MTU) and a window's worth of them reaches wsec in
+            # one batch. (BusyBox ping has no preload to make bursts with.)
+            apdev=$(ip -o route get $STA_IP | sed -n 's/.* dev \([^ ]*\).*/\1/p')
+            stadev=$(nsx ip -o route get $AP_IP | sed -n 's/.* dev \([^ ]*\).*/\1/p')
+            ip link set "$apdev" mtu 1000; nsx ip link set "$stadev" mtu 1000
+            set -- $(transfer up)
+            put amsdu_up "$1"; [ "$1" = ok ] || ok=0
+            set -- $(transfer down)
+            put amsdu_down "$1"; [ "$1" = ok ] || ok=0
+            ip link set "$apdev" mtu 1500; nsx ip link set "$stadev" mtu 1500
+        fi
         if [ "$REPLAY" = 1 ]; then
             # A replayed message 3 of the last 4-way handshake, from a third radio: the
             # station must drop it (replay counter, 12.7.6.4 / KRACK) and keep its key.

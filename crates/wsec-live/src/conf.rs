@@ -1084,6 +1084,9 @@ fn parse_bss(lines: &[(usize, &str)], bss: Option<(usize, &str)>) -> Result<ApFi
     let mut dot1x = wsec::node::ap::Dot1xSettings::default();
     let mut okc = false;
     let (mut bss_transition, mut rrm_neighbor_report) = (false, false);
+    // hostapd: ieee80211n=0 by default; wmm_enabled follows it unless set.
+    let (mut ieee80211n, mut wmm, mut ht_capab) = (false, None, None);
+    let (mut amsdu_tx, mut amsdu_max_len) = (true, None);
     let mut radsec = Vec::new();
     let mut ft = FtLines::default();
     if let Some((n, l)) = bss {
@@ -1268,6 +1271,13 @@ fn parse_bss(lines: &[(usize, &str)], bss: Option<(usize, &str)>) -> Result<ApFi
             // and Responses) and neighbor reports (RM Enabled Capabilities, SET_NEIGHBOR).
             "bss_transition" => bss_transition = num::<u8>(n, k, v, 0, 1)? == 1,
             "rrm_neighbor_report" => rrm_neighbor_report = num::<u8>(n, k, v, 0, 1)? == 1,
+            "ieee80211n" => ieee80211n = num::<u8>(n, k, v, 0, 1)? == 1,
+            "wmm_enabled" => wmm = Some(num::<u8>(n, k, v, 0, 1)? == 1),
+            "ht_capab" => {
+                ht_capab = Some(wsec::wire::ht::parse_ht_capab(v).map_err(|e| ConfError { line: n, msg: format!("ht_capab: {e}") })?)
+            }
+            "amsdu_tx" => amsdu_tx = num::<u8>(n, k, v, 0, 1)? == 1,
+            "amsdu_max_len" => amsdu_max_len = Some(num::<usize>(n, k, v, 256, 11454)?),
             _ => return err(n, format!("unknown key{}", shown_key(k))),
         }
     }
@@ -1377,6 +1387,10 @@ fn parse_bss(lines: &[(usize, &str)], bss: Option<(usize, &str)>) -> Result<ApFi
     ap.max_stations = max_sta;
     ap.okc = okc;
     ap.ft = ft.settings(bssid, &ap.security)?;
+    ap.wmm = wmm.unwrap_or(ieee80211n);
+    ap.ht_capab = ieee80211n.then(|| ht_capab.unwrap_or(wsec::wire::ht::HtCapInfo(wsec::wire::ht::HtCapInfo::SM_PS_DISABLED)));
+    ap.amsdu_tx = amsdu_tx;
+    ap.amsdu_max_len = amsdu_max_len.unwrap_or(if radio { RADIO_AMSDU_MAX_LEN } else { usize::MAX });
     ap.offload = c.offload()?;
     let fpga = c.fpga()?;
     // The AP's engine uses every core unless told otherwise (issue: per-station key tables,
@@ -1398,6 +1412,13 @@ fn parse_bss(lines: &[(usize, &str)], bss: Option<(usize, &str)>) -> Result<ApFi
         tap_offload: c.tap_offload.unwrap_or(true),
     })
 }
+
+/// The longest A-MSDU sent on a Linux radio (driver=nl80211) unless `amsdu_max_len` says
+/// otherwise: the frame goes out through a monitor interface whose MTU is 2304 octets
+/// (mac80211's `max_mtu`, IEEE80211_MAX_DATA_LEN), so the whole MPDU (26-octet QoS header,
+/// 8-octet CCMP/GCMP header, 16-octet MIC at most) stays within it; mac80211_hwsim also
+/// drops frames over 2304 octets that come from user space (`hwsim_cloned_frame_received_nl`).
+pub const RADIO_AMSDU_MAX_LEN: usize = 2250;
 
 /// hostapd's fast BSS transition keys (hostapd.conf, "IEEE 802.11r configuration").
 #[derive(Default)]
@@ -1519,6 +1540,8 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     let mut test_ft_bad_mic = false;
     let mut bgscan = None;
     let (mut okc_global, mut okc_net) = (false, None);
+    let mut disable_ht = false;
+    let (mut amsdu_tx, mut amsdu_max_len) = (true, None);
     for (i, l) in text.lines().enumerate() {
         let n = i + 1;
         let Some(t) = sta_line(l) else { continue };
@@ -1591,6 +1614,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                     })?
                 }
                 "owe_only" => owe_only = num::<u8>(n, k, v, 0, 1)? == 1,
+                "disable_ht" => disable_ht = num::<u8>(n, k, v, 0, 1)? == 1,
                 "proactive_key_caching" => okc_net = Some(num::<u8>(n, k, v, 0, 1)? == 1),
                 // wpa_supplicant: INT_RANGE(ocsp, 0, 3); 3 (every certificate of the chain)
                 // needs a response per certificate, which no stapling server sends.
@@ -1728,6 +1752,8 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                 "extended_key_id" => extended_key_id = num::<u8>(n, k, v, 0, 1)? == 1,
                 "eapol_version" => eapol_version = num(n, k, v, 1, 3)?,
                 "okc" => okc_global = num::<u8>(n, k, v, 0, 1)? == 1,
+                "amsdu_tx" => amsdu_tx = num::<u8>(n, k, v, 0, 1)? == 1,
+                "amsdu_max_len" => amsdu_max_len = Some(num::<usize>(n, k, v, 256, 11454)?),
                 // A testing option (as wpa_supplicant's CONFIG_TESTING_OPTIONS ones): the FTE
                 // MIC of every FT Reassociation Request sent wrong, for the refusal rows.
                 "wsec_test_ft_bad_mic" => test_ft_bad_mic = num::<u8>(n, k, v, 0, 1)? == 1,
@@ -1770,6 +1796,11 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     sta.eapol_version = eapol_version;
     sta.okc = okc_net.unwrap_or(okc_global);
     sta.test_ft_bad_mic = test_ft_bad_mic;
+    if disable_ht {
+        sta.ht_capab = None;
+    }
+    sta.amsdu_tx = amsdu_tx;
+    sta.amsdu_max_len = amsdu_max_len.unwrap_or(if radio { RADIO_AMSDU_MAX_LEN } else { usize::MAX });
     let wants_eap = matches!(&sta.security, Security::Rsn { akms, .. } if akms.iter().any(|a| a.is_8021x()));
     match (&eap, wants_eap) {
         (Some(e), true) => {

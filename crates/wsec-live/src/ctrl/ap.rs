@@ -313,12 +313,13 @@ pub fn engine_status(dp: &wsec::node::datapath::Datapath, ctx: &Ctx<'_>) -> Stri
 fn status(ap: &AccessPoint, ctx: &Ctx<'_>) -> String {
     let c = ap.config();
     let mut s = format!(
-        "state={}\nphy={}\nfreq={}\nchannel={}\nbeacon_int={}\nieee80211n=0\nieee80211ac=0\nieee80211ax=0\n",
+        "state={}\nphy={}\nfreq={}\nchannel={}\nbeacon_int={}\nieee80211n={}\nieee80211ac=0\nieee80211ax=0\n",
         if ctx.enabled { "ENABLED" } else { "DISABLED" },
         ctx.radio.first().map_or(ctx.ifname, |b| b.ifname.as_str()),
         channel_freq(c.channel),
         c.channel,
-        c.beacon_interval_tu
+        c.beacon_interval_tu,
+        u8::from(c.ht_capab.is_some() && c.wmm)
     );
     let stations = num_sta(ap);
     if ctx.radio.is_empty() {

@@ -486,6 +486,8 @@ mod tests {
             rsnxe: None,
             owe_transition: None,
             mde: None,
+            ht: None,
+            wmm: None,
         };
         assert_eq!(bss_flags(&b), "[WPA2-PSK-CCMP][ESS]");
         let b2 = BssInfo { rsne: None, ..b.clone() };
@@ -512,6 +514,8 @@ mod tests {
             rsnxe: None,
             owe_transition: None,
             mde: None,
+            ht: None,
+            wmm: None,
         };
         let rt = |rate: u8, dbm: i8| {
             let mut v = vec![0, 0, 15, 0];

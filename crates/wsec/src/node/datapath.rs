@@ -344,6 +344,10 @@ impl Datapath {
 /// to the loops as a function (`on_air`, `on_host`).
 pub(crate) trait Core {
     fn datapath_mut(&mut self) -> (&mut Datapath, &mut Counters);
+
+    /// Before a batch is protected: what the core still holds back (an A-MSDU being
+    /// built, `super::qos`) joins it.
+    fn before_end_batch(&mut self, _now: u64, _out: &mut Output) {}
 }
 
 fn air_parsed<C: Core>(
@@ -389,6 +393,7 @@ pub(crate) fn air_batch<'a, C: Core>(
     for rx in frames {
         air_parsed(core, now, rx, out, &mut on_air);
     }
+    core.before_end_batch(now, out);
     let (dp, counters) = core.datapath_mut();
     dp.end_batch(now, counters, out);
 }
@@ -406,6 +411,7 @@ pub(crate) fn host_batch<'a, C: Core>(
     for e in eths {
         on_host(core, now, e, out);
     }
+    core.before_end_batch(now, out);
     let (dp, counters) = core.datapath_mut();
     dp.end_batch(now, counters, out);
 }

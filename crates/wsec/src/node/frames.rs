@@ -78,6 +78,11 @@ pub struct BssInfo {
     pub owe_transition: Option<Vec<u8>>,
     /// The whole Mobility Domain element of an FT AP (9.4.2.46).
     pub mde: Option<Vec<u8>>,
+    /// The whole HT Capabilities and HT Operation elements of an HT AP (9.4.2.55,
+    /// 9.4.2.56), both well formed, as advertised.
+    pub ht: Option<Vec<u8>>,
+    /// The whole WMM Parameter element of a QoS AP, well formed.
+    pub wmm: Option<Vec<u8>>,
 }
 
 /// Builds a Beacon (`probe_resp_to == None`) or a Probe Response to a STA.
@@ -101,6 +106,9 @@ pub fn beacon(info: &BssInfo, tsf_us: u64, seq: u16, probe_resp_to: Option<&MacA
     if let Some(m) = &info.mde {
         ies.extend_from_slice(m);
     }
+    if let Some(h) = &info.ht {
+        ies.extend_from_slice(h);
+    }
     // Vendor Specific elements come last (9.3.3.2, Table 9-34); hostapd puts the WPA
     // element there too.
     if let Some(w) = &info.wpa_ie {
@@ -108,6 +116,9 @@ pub fn beacon(info: &BssInfo, tsf_us: u64, seq: u16, probe_resp_to: Option<&MacA
     }
     if let Some(t) = &info.owe_transition {
         ies.extend_from_slice(t);
+    }
+    if let Some(w) = &info.wmm {
+        ies.extend_from_slice(w);
     }
     let b = BeaconRepr { timestamp: tsf_us, beacon_interval: info.beacon_interval_tu, capability: info.capability, elements: &ies };
     match probe_resp_to {
@@ -193,7 +204,20 @@ fn bss_info(bssid: MacAddr, b: &BeaconRepr<'_>) -> Result<BssInfo> {
         rsnxe: element::find(ies, super::sae::EID_RSNXE)?.map(|e| e.bytes.to_vec()),
         owe_transition: element::find_by(ies, |e| crate::rsn::owe::is_transition_element(e.bytes))?.map(|e| e.bytes.to_vec()),
         mde: element::find(ies, eid::MOBILITY_DOMAIN)?.filter(|e| e.body.len() == 3).map(|e| e.bytes.to_vec()),
+        ht: ht_elements(ies)?,
+        wmm: crate::wire::wmm::find(ies, crate::wire::wmm::SUBTYPE_PARAM)?
+            .filter(|e| crate::wire::wmm::Wmm::new_checked(e.body).is_ok())
+            .map(|e| e.bytes.to_vec()),
     })
+}
+
+/// An HT AP's HT Capabilities and HT Operation elements, whole, when both are there and
+/// well formed (mac80211 takes a BSS as HT only with both).
+fn ht_elements(ies: &[u8]) -> Result<Option<Vec<u8>>> {
+    use crate::wire::ht::{HtCapabilitiesRepr, HtOperationRepr};
+    let cap = element::find(ies, eid::HT_CAPABILITIES)?.filter(|e| HtCapabilitiesRepr::parse_body(e.body).is_ok());
+    let op = element::find(ies, eid::HT_OPERATION)?.filter(|e| HtOperationRepr::parse_body(e.body).is_ok());
+    Ok(cap.zip(op).map(|(c, o)| [c.bytes, o.bytes].concat()))
 }
 
 /// The OWE Diffie-Hellman Parameter element (Element ID Extension 32) among `ies`.

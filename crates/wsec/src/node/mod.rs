@@ -36,6 +36,7 @@ pub mod frames;
 pub mod mfp;
 pub mod node_if;
 pub mod owe;
+pub mod qos;
 pub mod sae;
 pub mod sta;
 
@@ -384,6 +385,9 @@ pub struct Counters {
     pub tx_host: u64,
     /// AP: station-to-station frames relayed (decrypted with one key, encrypted with another).
     pub relayed: u64,
+    /// A-MSDUs sent (9.3.2.2) and the MSDUs in them ([`qos::Aggregator`]).
+    pub amsdu_tx: u64,
+    pub amsdu_tx_msdus: u64,
     pub drops: BTreeMap<&'static str, u64>,
 }
 
@@ -403,7 +407,7 @@ impl core::fmt::Display for Counters {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
             f,
-            "air rx {} tx {}; data rx {} ({} B) tx {} ({} B); host rx {} tx {}; relayed {}; dropped",
+            "air rx {} tx {}; data rx {} ({} B) tx {} ({} B); host rx {} tx {}; relayed {}",
             self.rx_air,
             self.tx_air,
             self.rx_data,
@@ -414,6 +418,11 @@ impl core::fmt::Display for Counters {
             self.tx_host,
             self.relayed
         )?;
+        // Printed once A-MSDUs went out: the line stays as it was for a non-HT BSS.
+        if self.amsdu_tx > 0 {
+            write!(f, "; a-msdu tx {} ({} msdus)", self.amsdu_tx, self.amsdu_tx_msdus)?;
+        }
+        write!(f, "; dropped")?;
         if self.drops.is_empty() {
             return write!(f, " 0");
         }

@@ -19,6 +19,7 @@
 pub mod amsdu;
 pub mod element;
 pub mod ethernet;
+pub mod ht;
 pub mod llc;
 pub mod mac;
 pub mod mgmt;
@@ -26,6 +27,7 @@ pub mod mme;
 pub mod rrm;
 pub mod s1g;
 pub mod sechdr;
+pub mod wmm;
 pub mod wnm;
 
 pub use ethernet::EtherType;

@@ -23,6 +23,7 @@ mod decrypt_tdls;
 mod eccmp;
 mod handshake;
 mod kernel;
+mod node_amsdu_tx;
 mod node_core;
 mod node_device;
 mod node_eapol_port;

@@ -341,6 +341,8 @@ fn station_refuses_a_bad_dh_element_in_the_response() {
         rsnxe: None,
         owe_transition: None,
         mde: None,
+        ht: None,
+        wmm: None,
     };
     let mut one = [0u8; 32];
     one[31] = 1;

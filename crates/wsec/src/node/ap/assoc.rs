@@ -211,6 +211,10 @@ impl AccessPoint {
         let Some(aid) = self.assoc_response(sta, &offer, out) else { return };
         let AssocOffer { choice, owe, sae_pmk, .. } = offer;
         let Ok(choice) = choice else { return };
+        let qos = self.station_qos(&ies, rsne.as_deref());
+        if let Some(p) = self.peers.get_mut(sta) {
+            (p.qos, p.tid_seq) = (qos, Default::default());
+        }
         self.associate(now, sta, aid, rsne, Granted { choice, owe, sae_pmk }, out);
     }
 
@@ -308,12 +312,32 @@ impl AccessPoint {
                 f.extend_from_slice(&fte);
             }
         }
+        if st == StatusCode::SUCCESS {
+            // HT Capabilities, HT Operation, WMM Parameter: as in our Beacons (hostapd
+            // sends them whatever the station advertised).
+            f.extend_from_slice(&self.ht_ies);
+            f.extend_from_slice(&self.wmm_ie);
+        }
         self.tx_mgmt(f, out);
         if st != StatusCode::SUCCESS {
             self.counters.drop("association refused");
             return None;
         }
         Some(aid)
+    }
+
+    /// What a station's (Re)Association Request `ies` say of QoS and A-MSDUs, against what
+    /// we advertise. A station requiring SPP A-MSDUs gets none: wsec is not SPP A-MSDU
+    /// capable (9.4.2.24.4, Table 9-153).
+    fn station_qos(&self, ies: &[u8], rsne: Option<&[u8]>) -> crate::node::qos::PeerQos {
+        let mut q =
+            crate::node::qos::PeerQos::from_ies(ies, !self.ht_ies.is_empty(), !self.wmm_ie.is_empty(), crate::wire::wmm::SUBTYPE_INFO);
+        let spp_required =
+            rsne.and_then(|r| RsnElementRepr::parse(r).ok()).and_then(|e| e.capabilities).is_some_and(|c| c.spp_amsdu_required());
+        if spp_required {
+            q.max_amsdu = None;
+        }
+        q
     }
 
     /// The station is associated under `aid`: an RSNA starts its 4-way handshake

@@ -1,10 +1,11 @@
 //! The AP's data path (12.5, seed 002): protected data from stations, relayed between
 //! them (decrypted with the sender's key, encrypted with the receiver's) or bridged to
 //! the wired side, and frames from the wired side to the stations.
-use crate::cipher::CipherSuite;
+use crate::cipher::{Algorithm, CipherSuite};
 use crate::node::amsdu;
 use crate::node::datapath::{self, RxFrame};
 use crate::node::frames::{self, Dir, Msdu};
+use crate::node::qos;
 use crate::node::{rx_error_reason, Output};
 use crate::wire::ethernet::EtherType;
 use crate::wire::mac::{FrameControl, MacAddr};
@@ -14,12 +15,78 @@ use super::AccessPoint;
 
 impl AccessPoint {
     /// Protects a plaintext MPDU in the host engine and queues it for the medium.
+    /// The A-MSDU being built goes first, so frames keep their order.
     pub(super) fn send_protected(&mut self, now: u64, peer: Option<MacAddr>, f: Vec<u8>, out: &mut Output) {
+        self.flush_amsdu(now, out);
         self.dp.send_protected(now, peer, f, &mut self.counters, out);
+    }
+
+    /// Sends the A-MSDU being built, if any ([`qos::Aggregator::take`]).
+    pub(super) fn flush_amsdu(&mut self, now: u64, out: &mut Output) {
+        let Some(b) = self.agg.take() else { return };
+        if b.msdus > 1 {
+            self.counters.amsdu_tx += 1;
+            self.counters.amsdu_tx_msdus += b.msdus as u64;
+        }
+        self.dp.send_protected(now, Some(b.peer), b.mpdu, &mut self.counters, out);
+    }
+
+    /// The longest A-MSDU an MSDU to station `ra` may join, or `None` when it goes alone
+    /// (9.3.2.2, 10.12): A-MSDU transmit on, an HT QoS station, a CCMP/GCMP pairwise key
+    /// (mac80211 drops A-MSDUs under WEP and TKIP; wsec takes no unprotected A-MSDU, so an
+    /// open BSS sends none either), never EAPOL (the uncontrolled port's frames travel
+    /// alone), an MSDU within 2304 octets.
+    fn amsdu_max(&self, ra: &MacAddr, ethertype: EtherType, msdu_len: usize) -> Option<usize> {
+        if !self.cfg.amsdu_tx || ethertype == EtherType::EAPOL || msdu_len > crate::wire::amsdu::MAX_MSDU_LEN {
+            return None;
+        }
+        let p = self.peers.get(ra)?;
+        let ccm_gcm = p.negotiated.is_some_and(|n| !n.wpa1 && matches!(n.pairwise.algorithm(), Algorithm::Ccm | Algorithm::Gcm));
+        let max = p.qos.max_amsdu.filter(|_| p.qos.qos && ccm_gcm)?;
+        Some(max.min(self.cfg.amsdu_max_len))
+    }
+
+    /// One individually addressed MSDU to the established station `ra` (from `sa` to `da`):
+    /// into the A-MSDU for it ([`qos::Aggregator`]), in a QoS Data frame to a QoS station,
+    /// else in a Data frame.
+    #[allow(clippy::too_many_arguments)]
+    fn send_msdu(&mut self, now: u64, ra: MacAddr, da: MacAddr, sa: MacAddr, ethertype: EtherType, payload: &[u8], out: &mut Output) {
+        let bssid = self.cfg.bssid;
+        let msdu_len = crate::wire::llc::SnapRepr::LEN + payload.len();
+        let tid = qos::tid_of(ethertype, payload);
+        if let Some(max) = self.amsdu_max(&ra, ethertype, msdu_len) {
+            if !self.agg.fits(&ra, tid, msdu_len) {
+                self.flush_amsdu(now, out);
+                let Some(p) = self.peers.get_mut(&ra) else { return };
+                let seq = p.tid_seq.take(tid);
+                // An A-MSDU's Address 3 is the BSSID (9.3.2.1, Table 9-30).
+                self.agg.start(ra, tid, qos::qos_header(false, &ra, &bssid, &bssid, seq, tid, true), max);
+            }
+            self.agg.append(&da, &sa, ethertype, payload);
+            self.counters.tx_data += 1;
+            self.counters.tx_data_bytes += msdu_len as u64;
+            if let Some(p) = self.peers.get_mut(&ra) {
+                p.counters.tx_data += 1;
+                p.counters.tx_bytes += msdu_len as u64;
+            }
+            return;
+        }
+        let f = match self.peers.get_mut(&ra) {
+            Some(p) if p.qos.qos => {
+                let seq = p.tid_seq.take(tid);
+                qos::qos_data(false, &ra, &bssid, &sa, seq, tid, ethertype, payload)
+            }
+            _ => {
+                let seq = self.seq.take();
+                frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload)
+            }
+        };
+        self.send_data(now, Some(ra), f, out);
     }
 
     /// Sends a data MPDU, protected unless the BSS is open.
     pub(super) fn send_data(&mut self, now: u64, peer: Option<MacAddr>, f: Vec<u8>, out: &mut Output) {
+        self.flush_amsdu(now, out);
         self.counters.tx_data += 1;
         self.counters.tx_data_bytes += f.len() as u64;
         if let Some(p) = peer.and_then(|a| self.peers.get_mut(&a)) {
@@ -148,9 +215,7 @@ impl AccessPoint {
             // Wireless to wireless: decrypted with the sender's key above, encrypted with
             // the receiver's here.
             self.counters.relayed += 1;
-            let seq = self.seq.take();
-            let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);
-            self.send_data(now, Some(da), f, out);
+            self.send_msdu(now, da, da, sa, ethertype, payload, out);
         } else {
             self.deliver_host(now, frames::ethernet(&da, &sa, ethertype, payload), out);
         }
@@ -163,11 +228,17 @@ impl AccessPoint {
     /// Ethernet frames from the wired side, as [`AccessPoint::handle_host`] one by one,
     /// protected as one batch.
     pub fn handle_host_batch<'a>(&mut self, now: u64, eths: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
-        datapath::host_batch(self, now, eths, out, Self::handle_host);
+        datapath::host_batch(self, now, eths, out, Self::host_frame);
     }
 
     /// One Ethernet frame from the wired side (the AP's TAP).
     pub fn handle_host(&mut self, now: u64, eth: &[u8], out: &mut Output) {
+        self.host_frame(now, eth, out);
+        self.flush_amsdu(now, out);
+    }
+
+    /// One Ethernet frame from the wired side; an A-MSDU it joined may wait for the next.
+    fn host_frame(&mut self, now: u64, eth: &[u8], out: &mut Output) {
         self.clock = now;
         self.counters.rx_host += 1;
         let Ok((da, sa, ethertype, payload)) = frames::parse_ethernet(eth) else {
@@ -196,9 +267,7 @@ impl AccessPoint {
                 self.send_data(now, None, f, out);
             }
         } else if self.peers.get(&da).is_some_and(|p| p.state.is_established()) {
-            let seq = self.seq.take();
-            let f = frames::data(Dir::FromAp, &bssid, &da, &sa, seq, ethertype, payload);
-            self.send_data(now, Some(da), f, out);
+            self.send_msdu(now, da, da, sa, ethertype, payload, out);
         } else {
             self.counters.drop("unknown destination");
         }

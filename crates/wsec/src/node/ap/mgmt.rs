@@ -38,11 +38,14 @@ impl AccessPoint {
             rsnxe: self.cfg.sae.as_ref().filter(|s| s.offers_h2e()).map(|_| crate::node::sae::rsnxe_h2e()),
             owe_transition: self.cfg.owe_transition.as_ref().map(|t| t.element()),
             mde: self.ft_mde(),
+            ht: (!self.ht_ies.is_empty()).then(|| self.ht_ies.clone()),
+            wmm: (!self.wmm_ie.is_empty()).then(|| self.wmm_ie.clone()),
         }
     }
 
     /// Queues a management frame for the medium as it is.
     pub(super) fn tx_mgmt(&mut self, f: Vec<u8>, out: &mut Output) {
+        self.flush_amsdu(self.clock, out);
         self.counters.tx_air += 1;
         out.air.push(f);
     }

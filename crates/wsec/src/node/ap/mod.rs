@@ -101,6 +101,20 @@ pub struct ApConfig {
     /// The A-MSDUs taken from stations ([`super::amsdu`]): SPP and non-SPP ones behind
     /// the FragAttacks checks by default, as mac80211.
     pub amsdu_rx: super::amsdu::AmsduRx,
+    /// hostapd `ieee80211n=1` with `ht_capab`: the HT Capabilities Information advertised
+    /// in the HT Capabilities element, with an HT Operation element for a 20 MHz BSS
+    /// (9.4.2.55, 9.4.2.56); `None` (hostapd's default): a non-HT BSS. As hostapd, HT
+    /// needs WMM and a CCMP/GCMP pairwise cipher (or an open BSS); without them it is not
+    /// advertised.
+    pub ht_capab: Option<crate::wire::ht::HtCapInfo>,
+    /// hostapd `wmm_enabled`: the WMM Parameter element; QoS Data to the stations that
+    /// send the WMM Information element.
+    pub wmm: bool,
+    /// A-MSDU transmit to HT QoS stations ([`super::qos`]); `amsdu_tx`, on by default.
+    pub amsdu_tx: bool,
+    /// The longest A-MSDU sent (`amsdu_max_len`), below the station's Max A-MSDU Length
+    /// when the medium carries less (a monitor interface's 2304-octet MTU).
+    pub amsdu_max_len: usize,
 }
 
 impl ApConfig {
@@ -135,6 +149,10 @@ impl ApConfig {
             bss_transition: false,
             rrm_neighbor_report: false,
             amsdu_rx: super::amsdu::AmsduRx::default(),
+            ht_capab: None,
+            wmm: false,
+            amsdu_tx: true,
+            amsdu_max_len: usize::MAX,
         }
     }
 }
@@ -258,6 +276,10 @@ struct Peer {
     /// The last fast BSS transition completed: its nonces and the Reassociation Response's
     /// elements, sent again to a repeated request.
     ft_done: Option<Box<ft::FtDone>>,
+    /// What the station's (Re)Association Request advertised: QoS, its Max A-MSDU Length.
+    qos: super::qos::PeerQos,
+    /// Sequence Numbers of our QoS Data frames to it, per TID (10.3.2.14.2).
+    tid_seq: super::qos::TidSeq,
 }
 
 impl PeerState {
@@ -301,6 +323,8 @@ impl Peer {
             ft: None,
             ft_xxkey: None,
             ft_done: None,
+            qos: Default::default(),
+            tid_seq: Default::default(),
         }
     }
 
@@ -383,6 +407,12 @@ pub struct AccessPoint {
     mgmt_rx_seq: BTreeMap<MacAddr, u16>,
     /// The neighbor table and the disassociations BSS transition requests announced.
     wnm: wnm::ApWnm,
+    /// HT Capabilities and HT Operation elements of an HT BSS (empty otherwise), and the
+    /// WMM Parameter element of a QoS BSS.
+    ht_ies: Vec<u8>,
+    wmm_ie: Vec<u8>,
+    /// The A-MSDU being built ([`super::qos`]); empty when a call returns.
+    agg: super::qos::Aggregator,
 }
 
 /// The RSN element an AP with `akms`, `pairwise` and `group` advertises (9.4.2.24).
@@ -520,6 +550,14 @@ impl AccessPoint {
                 group = Some(gk);
             }
         }
+        // hostapd: HT without WMM, or with WEP or TKIP alone, is not allowed and is left out.
+        let ht_ok = match &cfg.security {
+            Security::Open => true,
+            Security::Wep { .. } => false,
+            Security::Rsn { pairwise, .. } => pairwise.iter().any(|&c| c != CipherSuite::Tkip),
+        };
+        let (ht_ies, wmm_ie) = super::qos::ap_elements(cfg.ht_capab.filter(|_| ht_ok && cfg.wmm), cfg.channel);
+        let wmm_ie = if cfg.wmm { wmm_ie } else { Vec::new() };
         let next_group_rekey =
             (group.is_some() && cfg.group_rekey_s > 0).then(|| now.saturating_add(cfg.group_rekey_s.saturating_mul(SEC)));
         Ok(AccessPoint {
@@ -548,6 +586,9 @@ impl AccessPoint {
             ft_pending: BTreeMap::new(),
             mgmt_rx_seq: BTreeMap::new(),
             wnm: wnm::ApWnm::new(&cfg),
+            ht_ies,
+            wmm_ie,
+            agg: Default::default(),
             rng,
             cfg,
         })
@@ -639,12 +680,14 @@ impl AccessPoint {
             self.next_housekeeping = now + SEC;
             self.deauth_idle(now, out);
         }
+        self.flush_amsdu(now, out);
     }
 
     /// One MPDU (no FCS) from the medium.
     pub fn handle_air(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
         self.clock = now;
         datapath::air(self, now, mpdu, out, Self::handle_rx);
+        self.flush_amsdu(now, out);
     }
 
     /// Frames from the medium, as [`AccessPoint::handle_air`] one by one, except that the
@@ -682,5 +725,9 @@ impl AccessPoint {
 impl datapath::Core for AccessPoint {
     fn datapath_mut(&mut self) -> (&mut Datapath, &mut Counters) {
         (&mut self.dp, &mut self.counters)
+    }
+
+    fn before_end_batch(&mut self, now: u64, out: &mut Output) {
+        self.flush_amsdu(now, out);
     }
 }

@@ -200,6 +200,13 @@ impl Station {
         // FT initial mobility domain association (13.4): the AP's MDE after the RSNE.
         let mde = self.ft_assoc_mde().unwrap_or_default();
         let rsne = self.neg().map(|n| [self.with_rsnxe(n.akm, n.sta_rsne.clone()), dh, mde].concat());
+        // HT Capabilities and the WMM Information element to an AP that offered HT and
+        // WMM (after the RSNE and MDE; the vendor element last, 9.3.3.6 Table 9-36).
+        let qos = self.assoc_qos_elements();
+        let rsne = match (rsne, qos.is_empty()) {
+            (r, true) => r,
+            (r, false) => Some([r.unwrap_or_default(), qos].concat()),
+        };
         // The BSS's SSID: the configured one, or the hidden OWE BSS's in transition mode.
         let f = match self.reassoc_from.filter(|(target, _)| *target == bssid) {
             Some((_, current)) => {
@@ -215,6 +222,35 @@ impl Station {
         // request). Give it a second.
         let wait_ms = if dh_sent { self.cfg.retry_ms.max(OWE_ASSOC_WAIT_MS) } else { self.cfg.retry_ms };
         self.deadline = now + wait_ms * 1_000_000;
+    }
+
+    /// What the station offers the chosen AP beyond its security: HT Capabilities when
+    /// both are HT, the WMM Information element when both do WMM (wpa_supplicant and
+    /// mac80211 send HT only to a QoS AP).
+    fn assoc_qos_elements(&self) -> Vec<u8> {
+        let Some(bss) = self.state.link().map(|l| &l.bss) else { return Vec::new() };
+        if !self.cfg.wmm || bss.wmm.is_none() {
+            return Vec::new();
+        }
+        crate::node::qos::sta_elements(self.cfg.ht_capab.filter(|_| bss.ht.is_some()))
+    }
+
+    /// What the AP's (Re)Association Response `ies` say of QoS and A-MSDUs, against what
+    /// we sent. An AP requiring SPP A-MSDUs gets none: wsec is not SPP A-MSDU capable
+    /// (9.4.2.24.4, Table 9-153).
+    fn ap_qos(&self, ies: &[u8]) -> crate::node::qos::PeerQos {
+        let sent = self.assoc_qos_elements();
+        let our_ht = crate::wire::element::find(&sent, crate::wire::element::id::HT_CAPABILITIES).ok().flatten().is_some();
+        let mut q = crate::node::qos::PeerQos::from_ies(ies, our_ht, !sent.is_empty(), crate::wire::wmm::SUBTYPE_PARAM);
+        let spp_required = self
+            .neg()
+            .and_then(|n| crate::rsn::ie::RsnElementRepr::parse(&n.ap_rsne).ok())
+            .and_then(|e| e.capabilities)
+            .is_some_and(|c| c.spp_amsdu_required());
+        if spp_required {
+            q.max_amsdu = None;
+        }
+        q
     }
 
     /// An Authentication frame from the AP while authenticating (12.3.3): success moves
@@ -292,6 +328,11 @@ impl Station {
             return self.reset(now, self.cfg.retry_ms * 5);
         }
         let n = self.neg().cloned();
+        let qos = self.ap_qos(ies);
+        self.tid_seq = Default::default();
+        if let Some(l) = self.state.link_mut() {
+            l.qos = qos;
+        }
         out.events.push(NodeEvent::Phase {
             peer: bssid,
             phase: Phase::Associated {

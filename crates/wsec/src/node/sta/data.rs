@@ -1,8 +1,10 @@
 //! The station's data path (12.5): protected data from the AP to the host, the EAPOL
 //! frames among them to the supplicant, and frames from the host to the AP.
+use crate::cipher::Algorithm;
 use crate::node::amsdu;
 use crate::node::datapath::{self, RxFrame};
 use crate::node::frames::{self, Dir, Msdu};
+use crate::node::qos;
 use crate::node::{rx_error_reason, Output, Security};
 use crate::wire::ethernet::EtherType;
 use crate::wire::mac::{FrameControl, MacAddr};
@@ -92,21 +94,54 @@ impl Station {
         self.dp.deliver_host(now, eth, &mut self.counters, out);
     }
 
+    /// The A-MSDU being built goes first, so frames keep their order.
     pub(super) fn send_protected(&mut self, now: u64, f: Vec<u8>, out: &mut Output) {
+        self.flush_amsdu(now, out);
         let bssid = self.bssid().unwrap_or_default();
         if self.dp.send_protected(now, Some(bssid), f, &mut self.counters, out) {
             self.last_tx = now;
         }
     }
 
+    /// Sends the A-MSDU being built, if any ([`qos::Aggregator::take`]).
+    pub(super) fn flush_amsdu(&mut self, now: u64, out: &mut Output) {
+        let Some(b) = self.agg.take() else { return };
+        if b.msdus > 1 {
+            self.counters.amsdu_tx += 1;
+            self.counters.amsdu_tx_msdus += b.msdus as u64;
+        }
+        if self.dp.send_protected(now, Some(b.peer), b.mpdu, &mut self.counters, out) {
+            self.last_tx = now;
+        }
+    }
+
+    /// The longest A-MSDU an MSDU to the AP may join, or `None` when it goes alone (the
+    /// AP core's rules: an HT QoS AP, a CCMP/GCMP pairwise key, no EAPOL, 2304 octets).
+    fn amsdu_max(&self, ethertype: EtherType, msdu_len: usize) -> Option<usize> {
+        if !self.cfg.amsdu_tx || ethertype == EtherType::EAPOL || msdu_len > crate::wire::amsdu::MAX_MSDU_LEN {
+            return None;
+        }
+        let l = self.state.link()?;
+        let n = l.neg.as_ref()?;
+        let ccm_gcm = !crate::rsn::ie::is_wpa_element(&n.ap_rsne) && matches!(n.pairwise.algorithm(), Algorithm::Ccm | Algorithm::Gcm);
+        let max = l.qos.max_amsdu.filter(|_| l.qos.qos && ccm_gcm)?;
+        Some(max.min(self.cfg.amsdu_max_len))
+    }
+
     /// Ethernet frames from the host's TAP device, as [`Station::handle_host`] one by one,
     /// protected as one batch (multi-buffer CCMP): the station's host engine of seed 000.
     pub fn handle_host_batch<'a>(&mut self, now: u64, eths: impl IntoIterator<Item = &'a [u8]>, out: &mut Output) {
-        datapath::host_batch(self, now, eths, out, Self::handle_host);
+        datapath::host_batch(self, now, eths, out, Self::host_frame);
     }
 
     /// One Ethernet frame from the host's TAP device.
     pub fn handle_host(&mut self, now: u64, eth: &[u8], out: &mut Output) {
+        self.host_frame(now, eth, out);
+        self.flush_amsdu(now, out);
+    }
+
+    /// One Ethernet frame from the host; an A-MSDU it joined may wait for the next.
+    fn host_frame(&mut self, now: u64, eth: &[u8], out: &mut Output) {
         self.counters.rx_host += 1;
         if !self.state.is_established() {
             return self.counters.drop("not associated");
@@ -127,8 +162,27 @@ impl Station {
             return self.counters.drop("eapol from the host");
         }
         let bssid = self.bssid().unwrap_or_default();
-        let seq = self.seq.take();
-        let f = frames::data(Dir::ToAp, &bssid, &da, &sa, seq, ethertype, payload);
+        let msdu_len = crate::wire::llc::SnapRepr::LEN + payload.len();
+        let tid = qos::tid_of(ethertype, payload);
+        if let Some(max) = self.amsdu_max(ethertype, msdu_len) {
+            if !self.agg.fits(&bssid, tid, msdu_len) {
+                self.flush_amsdu(now, out);
+                let seq = self.tid_seq.take(tid);
+                // An A-MSDU's Address 3 is the BSSID (9.3.2.1, Table 9-30).
+                self.agg.start(bssid, tid, qos::qos_header(true, &bssid, &sa, &bssid, seq, tid, true), max);
+            }
+            self.agg.append(&da, &sa, ethertype, payload);
+            self.counters.tx_data += 1;
+            self.counters.tx_data_bytes += msdu_len as u64;
+            return;
+        }
+        let f = if self.state.link().is_some_and(|l| l.qos.qos) {
+            let seq = self.tid_seq.take(tid);
+            qos::qos_data(true, &bssid, &sa, &da, seq, tid, ethertype, payload)
+        } else {
+            let seq = self.seq.take();
+            frames::data(Dir::ToAp, &bssid, &da, &sa, seq, ethertype, payload)
+        };
         self.counters.tx_data += 1;
         self.counters.tx_data_bytes += f.len() as u64;
         if self.link_open() {

@@ -21,6 +21,7 @@ impl Station {
 
     /// Queues a frame for the medium as it is.
     pub(super) fn tx(&mut self, now: u64, f: Vec<u8>, out: &mut Output) {
+        self.flush_amsdu(now, out);
         self.counters.tx_air += 1;
         self.last_tx = now;
         out.air.push(f);

@@ -82,6 +82,19 @@ pub struct StaConfig {
     /// The A-MSDUs taken from the AP ([`super::amsdu`]): SPP and non-SPP ones behind the
     /// FragAttacks checks by default, as mac80211.
     pub amsdu_rx: super::amsdu::AmsduRx,
+    /// The HT Capabilities Information sent to an HT AP (with the WMM Information
+    /// element); `None`: wpa_supplicant's `disable_ht=1`. HT by default, as
+    /// wpa_supplicant; an AP that advertises no HT (HT Capabilities and HT Operation) and
+    /// no WMM Parameter element gets neither, so a non-HT BSS sees the same frames as
+    /// before.
+    pub ht_capab: Option<crate::wire::ht::HtCapInfo>,
+    /// The WMM Information element to an AP with WMM: QoS Data both ways.
+    pub wmm: bool,
+    /// A-MSDU transmit to an HT QoS AP ([`super::qos`]); `amsdu_tx`, on by default.
+    pub amsdu_tx: bool,
+    /// The longest A-MSDU sent (`amsdu_max_len`), below the AP's Max A-MSDU Length when
+    /// the medium carries less.
+    pub amsdu_max_len: usize,
 }
 
 impl StaConfig {
@@ -110,6 +123,10 @@ impl StaConfig {
             okc: false,
             test_ft_bad_mic: false,
             amsdu_rx: super::amsdu::AmsduRx::default(),
+            ht_capab: Some(crate::wire::ht::HtCapInfo(crate::wire::ht::HtCapInfo::SM_PS_DISABLED)),
+            wmm: true,
+            amsdu_tx: true,
+            amsdu_max_len: usize::MAX,
         }
     }
 }
@@ -158,6 +175,8 @@ struct Link {
     /// FT-802.1X: the (Re)Association Response's elements, for the key hierarchy once EAP
     /// gave the MSK (13.4).
     ft_resp_ies: Option<Vec<u8>>,
+    /// What the AP's (Re)Association Response advertised: QoS, its Max A-MSDU Length.
+    qos: super::qos::PeerQos,
 }
 
 /// The [`Supplicant`] of an RSNA (12.7) and the SA Query (11.13) its keys protect.
@@ -170,7 +189,7 @@ struct Rsna {
 
 impl Link {
     fn new(bss: BssInfo, neg: Option<Negotiated>) -> Link {
-        Link { bss, neg, sae: None, sae_pmk: None, pmksa_in_use: false, pmksa_h2e: false, ft_resp_ies: None }
+        Link { bss, neg, sae: None, sae_pmk: None, pmksa_in_use: false, pmksa_h2e: false, ft_resp_ies: None, qos: Default::default() }
     }
 }
 
@@ -249,6 +268,10 @@ pub struct Station {
     ft: ft::StaFt,
     /// The Neighbor Report Request waiting for its Response.
     wnm: wnm::StaWnm,
+    /// Sequence Numbers of QoS Data frames to the AP, per TID (10.3.2.14.2).
+    tid_seq: super::qos::TidSeq,
+    /// The A-MSDU being built ([`super::qos`]); empty when a call returns.
+    agg: super::qos::Aggregator,
 }
 
 mod assoc;
@@ -308,6 +331,8 @@ impl Station {
             eap: None,
             ft: ft::StaFt::default(),
             wnm: wnm::StaWnm::default(),
+            tid_seq: Default::default(),
+            agg: Default::default(),
         })
     }
 
@@ -393,6 +418,7 @@ impl Station {
     /// One MPDU (no FCS) from the medium.
     pub fn handle_air(&mut self, now: u64, mpdu: &[u8], out: &mut Output) {
         datapath::air(self, now, mpdu, out, Self::handle_rx);
+        self.flush_amsdu(now, out);
     }
 
     /// Frames from the medium, as [`Station::handle_air`] one by one; what they make the
@@ -439,5 +465,9 @@ impl Station {
 impl datapath::Core for Station {
     fn datapath_mut(&mut self) -> (&mut Datapath, &mut Counters) {
         (&mut self.dp, &mut self.counters)
+    }
+
+    fn before_end_batch(&mut self, now: u64, out: &mut Output) {
+        self.flush_amsdu(now, out);
     }
 }
