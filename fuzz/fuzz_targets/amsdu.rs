@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = amsdu::present(&m, mpdu);
     let policy = [AmsduRx::Refuse, AmsduRx::SppOnly, AmsduRx::Mitigated, AmsduRx::Mitigated][flags as usize & 3];
     let pairwise = [None, Some(CipherSuite::Ccmp128), Some(CipherSuite::Gcmp256), Some(CipherSuite::Tkip)][(flags as usize >> 2) & 3];
-    let link = Link { pairwise, spp: flags & 0x10 != 0, allowed: flags & 0x20 == 0 };
+    let link = Link { pairwise, spp: flags & 0x10 != 0, allowed: flags & 0x20 == 0, open: flags & 0x40 != 0 };
     if let Ok(msdus) = amsdu::deaggregate(&m, mpdu, policy, link) {
         let range = mpdu.as_ptr_range();
         for msdu in msdus.flatten() {

@@ -4,9 +4,9 @@
 //! `ieee80211_amsdu_to_8023s` in net/wireless/util.c). [`deaggregate`] gives the MSDUs of
 //! a decrypted QoS Data MPDU with A-MSDU Present, or why the whole A-MSDU is dropped:
 //!
-//! - Protected only. The cores call it after decryption and the replay check, so every
-//!   MSDU inherits its MPDU's PN check. An unprotected A-MSDU is refused on every link
-//!   (mac80211 takes them on open links; wsec takes none), which also stops
+//! - Protected only, except in an open BSS. The cores call it after decryption and the
+//!   replay check, so every MSDU inherits its MPDU's PN check. An unprotected A-MSDU is
+//!   refused on every link that has security (an RSNA, WEP) or is setting it up, which also stops
 //!   CVE-2020-26144 (a plaintext A-MSDU dressed as an EAPOL MSDU).
 //! - To one receiver (Address 1 individual, as 802.11-2012 9.11 required and mac80211
 //!   checks), three addresses (mac80211 drops four-address ones outside WDS/mesh), under
@@ -61,6 +61,11 @@ pub struct Link {
     pub spp: bool,
     /// A-MSDUs allowed at all: false when one side requires SPP and the other cannot.
     pub allowed: bool,
+    /// The BSS has no security at all (no RSN, no WEP): its A-MSDUs travel unprotected, as
+    /// every frame there does, and are taken as mac80211 takes them (the rules below but
+    /// the cipher's). An injected A-MSDU gains an attacker nothing such a BSS does not
+    /// give already.
+    pub open: bool,
 }
 
 /// The drop reasons, as the cores count them.
@@ -108,7 +113,7 @@ pub fn present(hdr: &Mpdu<'_>, plain: &[u8]) -> bool {
 /// (the iterator's `Err` items).
 pub fn deaggregate<'a>(hdr: &Mpdu<'_>, plain: &'a [u8], policy: AmsduRx, link: Link) -> Result<Msdus<'a>, &'static str> {
     let fc = hdr.frame_control();
-    if !fc.protected() {
+    if !fc.protected() && !link.open {
         return Err(reason::UNPROTECTED);
     }
     if hdr.addr1().is_group() {
@@ -120,7 +125,7 @@ pub fn deaggregate<'a>(hdr: &Mpdu<'_>, plain: &'a [u8], policy: AmsduRx, link: L
     if hdr.is_fragment() {
         return Err(reason::FRAGMENTED);
     }
-    if !link.pairwise.is_some_and(|c| matches!(c.algorithm(), Algorithm::Ccm | Algorithm::Gcm | Algorithm::Eccm { .. })) {
+    if !link.open && !link.pairwise.is_some_and(|c| matches!(c.algorithm(), Algorithm::Ccm | Algorithm::Gcm | Algorithm::Eccm { .. })) {
         return Err(reason::CIPHER);
     }
     let takes = match policy {
@@ -224,7 +229,7 @@ impl<'a> Msdus<'a> {
 /// The [`Link`] of a negotiation: what `rsn::ie::negotiate` gave a station.
 impl From<&crate::rsn::ie::Negotiated> for Link {
     fn from(n: &crate::rsn::ie::Negotiated) -> Link {
-        Link { pairwise: Some(n.pairwise), spp: n.spp_amsdu, allowed: n.amsdu_allowed }
+        Link { pairwise: Some(n.pairwise), spp: n.spp_amsdu, allowed: n.amsdu_allowed, open: false }
     }
 }
 

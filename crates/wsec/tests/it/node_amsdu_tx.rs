@@ -366,3 +366,44 @@ fn ht_and_wmm_elements_as_tshark_dissects_them() {
     }
     assert!(!text.contains("Malformed"), "{text}");
 }
+
+/// Enhanced-WPA2 (ECCMP-4, the seed's parallel MIC under CCMP-128's framing) and an open
+/// BSS pack bursts as CCMP does: an ECCMP A-MSDU is opened by the station's ECCMP key; an
+/// open BSS's A-MSDUs travel unprotected and are taken there (as mac80211 takes them on
+/// open links), while the same unprotected A-MSDU is refused by a station of an RSN BSS.
+#[test]
+fn eccmp_and_open_links_pack_bursts_too() {
+    for sec in [rsn(CipherSuite::Eccmp4), Security::Open] {
+        let (mut ap, mut stas, now, _) = network(ht_ap(sec.clone()), vec![StaConfig::new(STA1, SSID, sec.clone())]);
+        let eths = burst(STA1, WIRED, 20, 500);
+        let mut out = Output::default();
+        ap.handle_host_batch(now, eths.iter().map(|e| &e[..]), &mut out);
+        assert_eq!(out.air.len(), 3, "{sec:?}");
+        for f in &out.air {
+            assert_eq!(qos_of(f), (true, true, 0));
+            let protected = Mpdu::new_checked(&f[..]).unwrap().frame_control().protected();
+            assert_eq!(protected, !sec.is_open(), "{sec:?}");
+        }
+        assert_eq!((ap.counters.amsdu_tx, ap.counters.amsdu_tx_msdus), (3, 20), "{sec:?}");
+        assert_eq!(deliver(&mut stas[0], now, &out.air), eths, "every MSDU, in order ({sec:?})");
+        assert_eq!(stas[0].counters.total_drops(), 0, "{}", stas[0].counters);
+        // Upstream too.
+        let up = burst(WIRED, STA1, 9, 1000);
+        let mut out = Output::default();
+        stas[0].handle_host_batch(now, up.iter().map(|e| &e[..]), &mut out);
+        assert_eq!(out.air.len(), 3, "{sec:?}");
+        let mut o = Output::default();
+        for f in &out.air {
+            ap.handle_air(now, f, &mut o);
+        }
+        assert_eq!(o.host, up, "{sec:?}");
+    }
+    // The open BSS's unprotected A-MSDU given to a CCMP station: refused whole.
+    let (mut ap, _, now, _) = network(ht_ap(Security::Open), vec![StaConfig::new(STA1, SSID, Security::Open)]);
+    let mut out = Output::default();
+    let eths = burst(STA1, WIRED, 4, 300);
+    ap.handle_host_batch(now, eths.iter().map(|e| &e[..]), &mut out);
+    let (_, mut rsn_stas, now2, _) = network(ht_ap(rsn(CipherSuite::Ccmp128)), vec![StaConfig::new(STA1, SSID, rsn(CipherSuite::Ccmp128))]);
+    assert!(deliver(&mut rsn_stas[0], now.max(now2), &out.air).is_empty());
+    assert!(rsn_stas[0].counters.to_string().contains("unprotected"), "{}", rsn_stas[0].counters);
+}

@@ -283,7 +283,8 @@ fn tshark_dissects_the_same_subframes() {
 
 // --- The receive rules (node::amsdu) --------------------------------------------------
 
-const CCMP: Link = Link { pairwise: Some(CipherSuite::Ccmp128), spp: false, allowed: true };
+const CCMP: Link = Link { pairwise: Some(CipherSuite::Ccmp128), spp: false, allowed: true, open: false };
+const OPEN: Link = Link { pairwise: None, spp: false, allowed: true, open: true };
 
 /// A received QoS Data MPDU, Protected: To DS from STA to FAR (or From DS from BSSID to
 /// STA), sequence 1 fragment `frag`, QoS Control `qc`, `more` fragments; the body is the
@@ -360,6 +361,13 @@ fn what_drops_a_whole_amsdu() {
     let mut plain = ok.clone();
     plain[1] &= !0x40;
     assert_eq!(rules(&plain, AmsduRx::Mitigated, CCMP), Err(reason::UNPROTECTED));
+    // In an open BSS (no security at all) it is taken, as mac80211 takes it there; the
+    // first-DA check still applies (below, `OPEN`).
+    assert!(rules(&plain, AmsduRx::Mitigated, OPEN).is_ok());
+    let mut llc = plain.clone();
+    let at = llc.len() - body.len();
+    llc[at..at + 6].copy_from_slice(&[0xaa, 0xaa, 0x03, 0, 0, 0]);
+    assert_eq!(rules(&llc, AmsduRx::Mitigated, OPEN), Err(reason::LLC_DA));
     // Group-addressed Address 1.
     let mut group = ok.clone();
     group[4..10].copy_from_slice(&[0xff; 6]);

@@ -28,20 +28,28 @@ impl AccessPoint {
             self.counters.amsdu_tx += 1;
             self.counters.amsdu_tx_msdus += b.msdus as u64;
         }
-        self.dp.send_protected(now, Some(b.peer), b.mpdu, &mut self.counters, out);
+        if self.cfg.security.is_open() {
+            self.counters.tx_air += 1;
+            out.air.push(b.mpdu);
+        } else {
+            self.dp.send_protected(now, Some(b.peer), b.mpdu, &mut self.counters, out);
+        }
     }
 
     /// The longest A-MSDU an MSDU to station `ra` may join, or `None` when it goes alone
-    /// (9.3.2.2, 10.12): A-MSDU transmit on, an HT QoS station, a CCMP/GCMP pairwise key
-    /// (mac80211 drops A-MSDUs under WEP and TKIP; wsec takes no unprotected A-MSDU, so an
-    /// open BSS sends none either), never EAPOL (the uncontrolled port's frames travel
-    /// alone), an MSDU within 2304 octets.
+    /// (9.3.2.2, 10.12): A-MSDU transmit on, an HT QoS station, a CCMP/GCMP/ECCMP pairwise
+    /// key or an open BSS (mac80211 drops A-MSDUs under WEP and TKIP; unprotected ones it
+    /// takes on open links, as wsec does), never EAPOL (the uncontrolled port's frames
+    /// travel alone), an MSDU within 2304 octets.
     fn amsdu_max(&self, ra: &MacAddr, ethertype: EtherType, msdu_len: usize) -> Option<usize> {
         if !self.cfg.amsdu_tx || ethertype == EtherType::EAPOL || msdu_len > crate::wire::amsdu::MAX_MSDU_LEN {
             return None;
         }
         let p = self.peers.get(ra)?;
-        let ccm_gcm = p.negotiated.is_some_and(|n| !n.wpa1 && matches!(n.pairwise.algorithm(), Algorithm::Ccm | Algorithm::Gcm));
+        let ccm_gcm = match p.negotiated {
+            Some(n) => !n.wpa1 && matches!(n.pairwise.algorithm(), Algorithm::Ccm | Algorithm::Gcm | Algorithm::Eccm { .. }),
+            None => self.cfg.security.is_open(),
+        };
         let max = p.qos.max_amsdu.filter(|_| p.qos.qos && ccm_gcm)?;
         Some(max.min(self.cfg.amsdu_max_len))
     }
@@ -153,7 +161,7 @@ impl AccessPoint {
         // wsec advertises no SPP A-MSDU capability, so no link negotiates it or requires it
         // (9.4.2.24.4).
         let pairwise = self.peers.get(&sa).and_then(|p| p.negotiated).map(|n| n.pairwise);
-        let link = amsdu::Link { pairwise, spp: false, allowed: true };
+        let link = amsdu::Link { pairwise, spp: false, allowed: true, open: self.cfg.security.is_open() };
         let policy = self.cfg.amsdu_rx;
         amsdu::each_msdu(self, &hdr, &plain, policy, link, out, |ap, m, len, out| ap.rx_msdu(now, sa, fc, m, len, out));
         if let std::borrow::Cow::Owned(v) = plain {

@@ -44,7 +44,7 @@ impl Station {
         };
         // wsec advertises no SPP A-MSDU capability, so no link negotiates it or requires it
         // (9.4.2.24.4).
-        let link = amsdu::Link { pairwise: self.neg().map(|n| n.pairwise), spp: false, allowed: true };
+        let link = amsdu::Link { pairwise: self.neg().map(|n| n.pairwise), spp: false, allowed: true, open: self.link_open() };
         let policy = self.cfg.amsdu_rx;
         amsdu::each_msdu(self, &hdr, &plain, policy, link, out, |sta, m, len, out| sta.rx_msdu(now, bssid, fc, m, len, out));
         if let std::borrow::Cow::Owned(v) = plain {
@@ -110,20 +110,28 @@ impl Station {
             self.counters.amsdu_tx += 1;
             self.counters.amsdu_tx_msdus += b.msdus as u64;
         }
-        if self.dp.send_protected(now, Some(b.peer), b.mpdu, &mut self.counters, out) {
+        if self.link_open() {
+            self.tx(now, b.mpdu, out);
+        } else if self.dp.send_protected(now, Some(b.peer), b.mpdu, &mut self.counters, out) {
             self.last_tx = now;
         }
     }
 
     /// The longest A-MSDU an MSDU to the AP may join, or `None` when it goes alone (the
-    /// AP core's rules: an HT QoS AP, a CCMP/GCMP pairwise key, no EAPOL, 2304 octets).
+    /// AP core's rules: an HT QoS AP, a CCMP/GCMP/ECCMP pairwise key or an open BSS, no
+    /// EAPOL, 2304 octets).
     fn amsdu_max(&self, ethertype: EtherType, msdu_len: usize) -> Option<usize> {
         if !self.cfg.amsdu_tx || ethertype == EtherType::EAPOL || msdu_len > crate::wire::amsdu::MAX_MSDU_LEN {
             return None;
         }
         let l = self.state.link()?;
-        let n = l.neg.as_ref()?;
-        let ccm_gcm = !crate::rsn::ie::is_wpa_element(&n.ap_rsne) && matches!(n.pairwise.algorithm(), Algorithm::Ccm | Algorithm::Gcm);
+        let ccm_gcm = match l.neg.as_ref() {
+            Some(n) => {
+                !crate::rsn::ie::is_wpa_element(&n.ap_rsne)
+                    && matches!(n.pairwise.algorithm(), Algorithm::Ccm | Algorithm::Gcm | Algorithm::Eccm { .. })
+            }
+            None => self.link_open(),
+        };
         let max = l.qos.max_amsdu.filter(|_| l.qos.qos && ccm_gcm)?;
         Some(max.min(self.cfg.amsdu_max_len))
     }
