@@ -32,6 +32,10 @@ pub struct LiveArgs {
     /// auto (iperf3 when installed)
     #[arg(long, default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(["auto", "iperf3", "builtin"]))]
     tool: String,
+    /// The AP an HT QoS AP (1: `ieee80211n=1`, A-MSDUs of up to 7935 octets both ways) or
+    /// not (0: one MSDU per MPDU)
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
+    ht: u8,
 }
 
 /// One mode's figures.
@@ -95,13 +99,13 @@ fn cpu_seconds(pid: u32) -> Option<f64> {
     Some((u + k) / hz)
 }
 
-fn have_iperf3() -> bool {
+pub(crate) fn have_iperf3() -> bool {
     Command::new("iperf3").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
 }
 
 /// iperf3 for `seconds` from namespace `from` to the server in `to` at `ip`: received
 /// Gb/s. A ping from `from` to `ip` runs during the transfer: its mean RTT.
-fn iperf3(from: &str, to: &str, ip: &str, seconds: u64, port: u16) -> Result<(f64, Option<f64>), String> {
+pub(crate) fn iperf3(from: &str, to: &str, ip: &str, seconds: u64, port: u16) -> Result<(f64, Option<f64>), String> {
     let mut server = Command::new("ip")
         .args(["netns", "exec", to, "iperf3", "-s", "-1", "-p", &port.to_string()])
         .stdout(Stdio::null())
@@ -143,7 +147,7 @@ fn sh(args: &[&str]) -> Result<(), String> {
 }
 
 /// A veth pair between two fresh namespaces: the same tool's TCP over it (Gb/s).
-fn veth_ceiling(tag: &str, seconds: u64, builtin: bool) -> Result<f64, String> {
+pub(crate) fn veth_ceiling(tag: &str, seconds: u64, builtin: bool) -> Result<f64, String> {
     let (a, b) = (format!("{tag}va"), format!("{tag}vb"));
     for n in [&a, &b] {
         let _ = sh(&["ip", "netns", "del", n]);
@@ -158,7 +162,10 @@ fn veth_ceiling(tag: &str, seconds: u64, builtin: bool) -> Result<f64, String> {
             sh(&["ip", "-n", n, "link", "set", "lo", "up"])?;
         }
         if builtin {
-            return Err("the veth ceiling needs iperf3".to_string());
+            // The lab's checked transfer, sized from a probe to last about `seconds`.
+            let probe = wsec_cli::lab::tcp_ns(&a, &b, "10.78.0.2", 64 << 20, 5288).map_err(|e| e.to_string())?;
+            let bytes = ((probe * 1e6 / 8.0) * seconds as f64) as usize;
+            return wsec_cli::lab::tcp_ns(&a, &b, "10.78.0.2", bytes.max(1 << 20), 5289).map(|m| m / 1e3).map_err(|e| e.to_string());
         }
         iperf3(&a, &b, "10.78.0.2", seconds, 5290).map(|(g, _)| g)
     })();
@@ -172,7 +179,7 @@ fn measure(mode: &Mode, a: &LiveArgs, builtin: bool, n: usize) -> Result<Row, St
     let bin = std::env::current_exe().map_err(|e| e.to_string())?;
     let tag = format!("wb{}{n}", std::process::id() % 100_000);
     let mut lab = Lab::new(&bin, &tag, "wsec-bench").map_err(|e| e.to_string())?;
-    lab.up_demo(mode, a.medium == "shm", None, a.engine_threads, a.tap_offload).map_err(|e| e.to_string())?;
+    lab.up_demo(mode, a.medium == "shm", None, a.engine_threads, a.tap_offload, a.ht == 1).map_err(|e| e.to_string())?;
     lab.wait_ping("s1", WIRED_IP, Duration::from_secs(10)).map_err(|e| e.to_string())?;
     let pids: Vec<u32> = ["air", "ap", "sta1", "sta2"].iter().filter_map(|p| lab.pid(p)).collect();
     let cpu0: f64 = pids.iter().filter_map(|p| cpu_seconds(*p)).sum();
@@ -241,14 +248,15 @@ pub fn run(a: LiveArgs) -> Result<String, (u8, String)> {
         rows.push(measure(m, &a, builtin, i).map_err(|e| (1, format!("{}: {e}", m.name)))?);
     }
     let mut s = format!(
-        "CPU: {}, {} logical CPUs; CCM kernel backend: {}; tool: {}; medium: {}; TAP offloads: {}; AP engine_threads={}\n",
+        "CPU: {}, {} logical CPUs; CCM kernel backend: {}; tool: {}; medium: {}; TAP offloads: {}; AP engine_threads={}; HT (A-MSDU): {}\n",
         wsec_bench::cpu::cpu_model(),
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         wsec::cipher::kernel::backend(),
         if builtin { "builtin (SHA-256 checked transfer)" } else { "iperf3" },
         if a.medium == "shm" { "shm (shared memory)" } else { "air (loopback UDP)" },
         if a.tap_offload == 1 { "on" } else { "off" },
-        a.engine_threads
+        a.engine_threads,
+        if a.ht == 1 { "on" } else { "off" }
     );
     match &ceiling {
         Ok(g) => s += &format!("veth pair (the ceiling): {g:.2} Gb/s\n"),

@@ -41,10 +41,18 @@ pub struct DemoArgs {
     /// plain frame per system call (0)
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
     tap_offload: u8,
-    /// The medium: the `air` hub on loopback UDP (air) or its shared memory (shm, `wsec
-    /// air --shm`)
-    #[arg(long, default_value = "air", value_parser = clap::builder::PossibleValuesParser::new(["air", "shm"]))]
+    /// The medium: the `air` hub on loopback UDP (air, for nodes on several hosts) or its
+    /// shared memory (shm, `wsec air --shm`: the nodes of one host)
+    #[arg(long, default_value = "shm", value_parser = clap::builder::PossibleValuesParser::new(["air", "shm"]))]
     medium: String,
+    /// The AP an HT QoS AP (1: `ieee80211n=1`, A-MSDUs of up to 7935 octets both ways) or
+    /// not (0: one MSDU per MPDU)
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
+    ht: u8,
+    /// The TCP tool: iperf3, builtin (wsec's own transfer, every byte checked by SHA-256;
+    /// its own cost limits it to a few Gb/s), or auto (iperf3 when installed)
+    #[arg(long, default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(["auto", "iperf3", "builtin"]))]
+    tool: String,
 }
 
 /// The median, smallest and largest of `v` (the mean of the two middle values for an
@@ -78,6 +86,8 @@ struct Row {
     relay_mbps: Vec<f64>,
     wired_mbps: Vec<f64>,
     rtt_ms: Vec<f64>,
+    /// Ping station 1 to the wired host during the sta->wired transfer.
+    loaded_rtt_ms: Vec<f64>,
 }
 
 fn interrupted() -> Result<(), String> {
@@ -88,11 +98,11 @@ fn interrupted() -> Result<(), String> {
     }
 }
 
-fn measure(mode: &Mode, a: &DemoArgs, pcap: Option<PathBuf>, n: usize) -> wsec_live::Result<Row> {
+fn measure(mode: &Mode, a: &DemoArgs, builtin: bool, pcap: Option<PathBuf>, n: usize) -> wsec_live::Result<Row> {
     let bin = std::env::current_exe().map_err(|e| wsec_live::Error::Setup(e.to_string()))?;
     let tag = format!("wd{}{n}", std::process::id() % 100_000);
     let mut lab = Lab::new(&bin, &tag, &a.ssid)?;
-    lab.up_demo(mode, a.medium == "shm", pcap.as_deref(), a.engine_threads, a.tap_offload)?;
+    lab.up_demo(mode, a.medium == "shm", pcap.as_deref(), a.engine_threads, a.tap_offload, a.ht == 1)?;
     interrupted().map_err(wsec_live::Error::Setup)?;
     let assoc = lab.log_time("sta1", " associated aid").unwrap_or(0.0);
     let keys = lab.log_time("sta1", "data open").unwrap_or(assoc);
@@ -101,15 +111,32 @@ fn measure(mode: &Mode, a: &DemoArgs, pcap: Option<PathBuf>, n: usize) -> wsec_l
     // Size the transfers to about `seconds` each from a short probe.
     let probe = lab.tcp("s1", "s2", STA_IP[1], 2 << 20, 5201)?;
     let bytes = ((probe * 1e6 / 8.0) * a.seconds as f64) as usize;
-    let (mut rtt, mut relay, mut wired) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut rtt, mut relay, mut wired, mut loaded) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let setup = wsec_live::Error::Setup;
     for run in 0..a.runs {
-        interrupted().map_err(wsec_live::Error::Setup)?;
+        interrupted().map_err(setup)?;
         rtt.push(lab.ping("s1", STA_IP[1], 10)?);
         // A port per run: a listener of the last run may still hold its port.
         let port = 5202 + 2 * run as u16;
-        relay.push(lab.tcp("s1", "s2", STA_IP[1], bytes.max(1 << 20), port)?);
-        interrupted().map_err(wsec_live::Error::Setup)?;
-        wired.push(lab.tcp("s1", "w", WIRED_IP, bytes.max(1 << 20), port + 1)?);
+        if builtin {
+            relay.push(lab.tcp("s1", "s2", STA_IP[1], bytes.max(1 << 20), port)?);
+            interrupted().map_err(setup)?;
+            // The RTT under load: a ping beside the transfer, for most of its time.
+            let (w, l) = std::thread::scope(|s| {
+                let p = s.spawn(|| lab.ping_during("s1", WIRED_IP, a.seconds.saturating_sub(1)));
+                let w = lab.tcp("s1", "w", WIRED_IP, bytes.max(1 << 20), port + 1);
+                (w, p.join())
+            });
+            wired.push(w?);
+            loaded.push(l.map_err(|_| setup("ping thread panicked".into()))??);
+        } else {
+            let (s1, s2, w) = (lab.ns("s1"), lab.ns("s2"), lab.ns("w"));
+            relay.push(crate::bench_live::iperf3(&s1, &s2, STA_IP[1], a.seconds, port).map_err(setup)?.0 * 1e3);
+            interrupted().map_err(setup)?;
+            let (g, l) = crate::bench_live::iperf3(&s1, &w, WIRED_IP, a.seconds, port + 1).map_err(setup)?;
+            wired.push(g * 1e3);
+            loaded.push(l.ok_or_else(|| setup("ping under load: no reply".into()))?);
+        }
     }
     let crypto = if mode.ap.contains("crypto_offload=card") {
         "card"
@@ -127,6 +154,7 @@ fn measure(mode: &Mode, a: &DemoArgs, pcap: Option<PathBuf>, n: usize) -> wsec_l
         relay_mbps: relay,
         wired_mbps: wired,
         rtt_ms: rtt,
+        loaded_rtt_ms: loaded,
     })
 }
 
@@ -142,7 +170,16 @@ pub fn run(a: DemoArgs) -> Result<String, (u8, String)> {
     if !wsec_live::medium::netns::is_root() {
         return Err((1, "demo: needs root (it creates network namespaces and TAP devices); run it as root".into()));
     }
+    let builtin = match a.tool.as_str() {
+        "builtin" => true,
+        "iperf3" if !crate::bench_live::have_iperf3() => return Err((1, "demo: --tool iperf3 but no iperf3 found (scripts/setup installs it)".into())),
+        "iperf3" => false,
+        _ => !crate::bench_live::have_iperf3(),
+    };
     install_signal_handlers();
+    // The ceiling of any userspace data path here: a veth pair, the same tool.
+    eprintln!("demo: a veth pair (the ceiling) ...");
+    let ceiling = crate::bench_live::veth_ceiling(&format!("wd{}", std::process::id() % 100_000), a.seconds, builtin);
     let names: Vec<&str> = if a.mode == "all" { vec!["open", "wep", "tkip", "ccmp", "gcmp", "enhanced"] } else { vec![a.mode.as_str()] };
     let mut rows = Vec::new();
     for (i, name) in names.iter().enumerate() {
@@ -156,7 +193,7 @@ pub fn run(a: DemoArgs) -> Result<String, (u8, String)> {
             }
         });
         eprintln!("demo: {name} ...");
-        let r = measure(&mode, &a, pcap, i).map_err(|e| (1, e.to_string()))?;
+        let r = measure(&mode, &a, builtin, pcap, i).map_err(|e| (1, e.to_string()))?;
         eprintln!(
             "demo: {:<9} crypto {:<4} handshake {:>7} ms  sta->sta {} Mb/s  sta->wired {} Mb/s  rtt {} ms",
             r.mode,
@@ -169,7 +206,15 @@ pub fn run(a: DemoArgs) -> Result<String, (u8, String)> {
         rows.push(r);
         interrupted().map_err(|e| (1, e))?;
     }
-    let mut s = format!("CPU: {}\nmedium: {}\n", cpu_model(), if a.medium == "shm" { "shm (shared memory)" } else { "air (loopback UDP)" });
+    let mut s = format!(
+        "CPU: {}\nmedium: {}; TAP offloads: {}; HT (A-MSDU): {}; CCM kernel backend: {}; TCP tool: {}\n",
+        cpu_model(),
+        if a.medium == "shm" { "shm (shared memory)" } else { "air (loopback UDP)" },
+        if a.tap_offload == 1 { "on" } else { "off" },
+        if a.ht == 1 { "on" } else { "off" },
+        wsec::cipher::kernel::backend(),
+        if builtin { "builtin (SHA-256 checked)" } else { "iperf3" }
+    );
     if a.runs > 1 {
         s += &format!("runs per mode: {} (each cell: median [min, max] over the runs)\n", a.runs);
     }
@@ -184,6 +229,20 @@ pub fn run(a: DemoArgs) -> Result<String, (u8, String)> {
             cell(&r.wired_mbps, 1),
             cell(&r.rtt_ms, 3)
         );
+    }
+    // The data plane beside its ceiling (five columns: `wsec report` reads the table above).
+    match &ceiling {
+        Ok(g) => s += &format!("\nveth pair between two namespaces (the ceiling of a userspace data path here), same tool: {g:.2} Gb/s\n"),
+        Err(e) => s += &format!("\nveth pair (the ceiling): not measured: {e}\n"),
+    }
+    s += "| mode | TCP sta->wired (Gb/s) | of veth | TCP sta->sta (Gb/s) | ping RTT sta->wired under load (ms) |\n|---|---|---|---|---|\n";
+    for r in &rows {
+        let gb = |v: &[f64]| v.iter().map(|x| x / 1e3).collect::<Vec<f64>>();
+        let of = match (&ceiling, summary(&r.wired_mbps)) {
+            (Ok(c), Some((m, _, _))) if *c > 0.0 => format!("{:.1} %", 100.0 * m / 1e3 / c),
+            _ => "-".into(),
+        };
+        s += &format!("| {} | {} | {} | {} | {} |\n", r.mode, cell(&gb(&r.wired_mbps), 2), of, cell(&gb(&r.relay_mbps), 2), cell(&r.loaded_rtt_ms, 2));
     }
     Ok(s.trim_end().to_string())
 }

@@ -248,8 +248,11 @@ impl Lab {
 
     /// The demo network of `wsec demo` and `wsec bench live`: the hub (on shared memory
     /// when `shm`), the AP and both stations in `mode` with the AP's `engine_threads` and
-    /// every node's `tap_offload`, up until both stations have their keys.
-    pub fn up_demo(&mut self, mode: &Mode, shm: bool, pcap: Option<&Path>, engine_threads: usize, tap_offload: u8) -> Result<()> {
+    /// every node's `tap_offload`, up until both stations have their keys. With `ht` the
+    /// AP is an HT QoS AP taking A-MSDUs of up to 7935 octets (`ieee80211n=1`,
+    /// `ht_capab=[MAX-AMSDU-7935]`; the stations are HT by default), so bursts go in
+    /// A-MSDUs both ways.
+    pub fn up_demo(&mut self, mode: &Mode, shm: bool, pcap: Option<&Path>, engine_threads: usize, tap_offload: u8, ht: bool) -> Result<()> {
         if shm {
             self.start_air_shm(0.0, pcap)?;
         } else {
@@ -257,7 +260,8 @@ impl Lab {
         }
         let mut mode = mode.clone();
         mode.sta_global += &format!("tap_offload={tap_offload}\n");
-        self.write_confs(&mode, &format!("engine_threads={engine_threads}\ntap_offload={tap_offload}\n"))?;
+        let ht = if ht { "ieee80211n=1\nht_capab=[MAX-AMSDU-7935]\n" } else { "" };
+        self.write_confs(&mode, &format!("engine_threads={engine_threads}\ntap_offload={tap_offload}\n{ht}"))?;
         self.start_ap()?;
         std::thread::sleep(Duration::from_millis(100));
         self.start_sta(1)?;
@@ -408,9 +412,31 @@ impl Lab {
     /// namespace `to`) and checks the receiver's SHA-256 against the sender's. Returns
     /// the goodput in Mb/s.
     pub fn tcp(&self, from: &str, to: &str, ip: &str, bytes: usize, port: u16) -> Result<f64> {
+        tcp_ns(&self.ns(from), &self.ns(to), ip, bytes, port)
+    }
+
+    /// `ping -w seconds` from a namespace (what runs beside a transfer: the RTT under
+    /// load); the average RTT in ms.
+    pub fn ping_during(&self, from: &str, ip: &str, seconds: u64) -> Result<f64> {
+        let out = Command::new("ip")
+            .args(["netns", "exec", &self.ns(from), "ping", "-q", "-i", "0.2", "-w", &seconds.max(1).to_string(), ip])
+            .output()
+            .map_err(|e| Error::io("ping (install iputils-ping)", e))?;
+        let s = String::from_utf8_lossy(&out.stdout);
+        s.lines()
+            .find(|l| l.contains("min/avg/max"))
+            .and_then(|l| l.split('=').nth(1)?.trim().split('/').nth(1)?.parse().ok())
+            .ok_or_else(|| Error::Setup(format!("ping {ip} from {from} under load: no reply: {s}")))
+    }
+}
+
+/// [`Lab::tcp`] between two named network namespaces.
+pub fn tcp_ns(from_ns: &str, to_ns: &str, ip: &str, bytes: usize, port: u16) -> Result<f64> {
+    {
+        let (from, to) = (from_ns, to_ns);
         use sha2::{Digest, Sha256};
         let (tx, rx) = std::sync::mpsc::channel();
-        let server = netns::run_in(&self.ns(to), move || -> Result<(usize, Vec<u8>)> {
+        let server = netns::run_in(to, move || -> Result<(usize, Vec<u8>)> {
             let l = std::net::TcpListener::bind(("0.0.0.0", port)).map_err(|e| Error::io("listen", e))?;
             let _ = tx.send(());
             let (mut c, _) = l.accept().map_err(|e| Error::io("accept", e))?;
@@ -429,10 +455,10 @@ impl Lab {
             let _ = c.write_all(b"k");
             Ok((n, h.finalize().to_vec()))
         })
-        .map_err(|e| Error::io(format!("TCP server thread in {}", self.ns(to)), e))?;
+        .map_err(|e| Error::io(format!("TCP server thread in {to}"), e))?;
         rx.recv_timeout(Duration::from_secs(5)).map_err(|_| Error::Setup("TCP server did not start".into()))?;
         let ip = ip.to_string();
-        let client = netns::run_in(&self.ns(from), move || -> Result<(f64, Vec<u8>)> {
+        let client = netns::run_in(from, move || -> Result<(f64, Vec<u8>)> {
             let addr: std::net::SocketAddr =
                 format!("{ip}:{port}").parse().map_err(|_| Error::Setup(format!("not an address: {ip}:{port}")))?;
             let mut c = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(10)).map_err(|e| Error::io("connect", e))?;
@@ -461,15 +487,15 @@ impl Lab {
             let secs = t0.elapsed().as_secs_f64();
             Ok((bytes as f64 * 8.0 / secs / 1e6, h.finalize().to_vec()))
         })
-        .map_err(|e| Error::io(format!("TCP client thread in {}", self.ns(from)), e))?;
+        .map_err(|e| Error::io(format!("TCP client thread in {from}"), e))?;
         let (mbps, sent_hash) = client
             .join()
             .map_err(|_| Error::Setup("client panicked".into()))?
-            .map_err(|e| Error::io(format!("entering {}", self.ns(from)), e))??;
+            .map_err(|e| Error::io(format!("entering {from}"), e))??;
         let (n, got_hash) = server
             .join()
             .map_err(|_| Error::Setup("server panicked".into()))?
-            .map_err(|e| Error::io(format!("entering {}", self.ns(to)), e))??;
+            .map_err(|e| Error::io(format!("entering {to}"), e))??;
         if n != bytes || got_hash != sent_hash {
             return Err(Error::Setup(format!(
                 "TCP {from} -> {to}: {n} of {bytes} bytes, checksum {}",
@@ -478,6 +504,9 @@ impl Lab {
         }
         Ok(mbps)
     }
+}
+
+impl Lab {
 
     /// Stops every process (SIGINT first, so that the capture is complete).
     pub fn stop_all(&mut self) {
