@@ -127,7 +127,17 @@ impl PacketSocket {
             )
         })?;
         let tx_limit = tx_limit(fd.as_raw_fd(), ifname)?;
-        Ok(PacketSocket { ring, fd, channel, ifname: ifname.into(), tx_limit, tx_too_long: 0, plain: PlainStats::default(), no_ring, scratch: Vec::new() })
+        Ok(PacketSocket {
+            ring,
+            fd,
+            channel,
+            ifname: ifname.into(),
+            tx_limit,
+            tx_too_long: 0,
+            plain: PlainStats::default(),
+            no_ring,
+            scratch: Vec::new(),
+        })
     }
 }
 

@@ -222,7 +222,9 @@ impl Rings {
         let map_len = rx_block * RX_BLOCKS + tx_block * TX_BLOCKS;
         // SAFETY: a fresh shared mapping of the socket's rings, of exactly their size (the
         // kernel refuses any other); nothing else in the process refers to that range.
-        let map = unsafe { libc::mmap(core::ptr::null_mut(), map_len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED | libc::MAP_POPULATE, fd, 0) };
+        let map = unsafe {
+            libc::mmap(core::ptr::null_mut(), map_len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED | libc::MAP_POPULATE, fd, 0)
+        };
         if map == libc::MAP_FAILED {
             return Err(ctx(io::Error::last_os_error(), "mmap of the rings"));
         }
@@ -275,13 +277,13 @@ impl Rings {
     }
 
     fn rx_block_ptr(&self, i: usize) -> *mut u8 {
-        // SAFETY (of the arithmetic): i < rx_blocks, so the block lies inside the mapping.
+        // SAFETY: i < rx_blocks, so the block lies inside the mapping.
         unsafe { self.map.add(i * self.rx_block) }
     }
 
     fn tx_slot_ptr(&self, i: usize) -> *mut u8 {
         let off = self.rx_block * self.rx_blocks + (i / self.tx_per_block) * self.tx_block + (i % self.tx_per_block) * TX_FRAME;
-        // SAFETY (of the arithmetic): i < tx_frames, so the slot lies inside the mapping.
+        // SAFETY: i < tx_frames, so the slot lies inside the mapping.
         unsafe { self.map.add(off) }
     }
 
@@ -426,7 +428,7 @@ impl Rings {
                 // Writable when the slot at the kernel's head is free again; at most 1 ms
                 // at a time, since a slot the kernel has not taken yet wakes nobody.
                 let mut p = libc::pollfd { fd: self.fd, events: libc::POLLOUT, revents: 0 };
-                                // SAFETY: one valid pollfd.
+                // SAFETY: one valid pollfd.
                 unsafe { libc::poll(&mut p, 1, 1) };
             }
         }

@@ -132,7 +132,7 @@ fn ring_moves_100k_small_and_large_frames_intact_and_in_order() {
     // 40, the receive ring's room for frames of 16 KiB being 64.
     for _ in 0..150 {
         for _ in 0..40 {
-            let len = if sent % 7 == 0 { max } else { 1500 + (sent as usize * 4099) % (max - 1500) };
+            let len = if sent.is_multiple_of(7) { max } else { 1500 + (sent as usize * 4099) % (max - 1500) };
             a.send(&mpdu(sent, len)).unwrap();
             sent += 1;
         }
@@ -274,7 +274,76 @@ fn packet_ring_throughput() {
             }
         }
         let secs = t0.elapsed().as_secs_f64();
-        eprintln!("{name}: {sent} frames in {secs:.3} s: {:.0} frames/s; received {got}\n  {}\n  {}", sent as f64 / secs, a.describe(), b.describe());
+        eprintln!(
+            "{name}: {sent} frames in {secs:.3} s: {:.0} frames/s; received {got}\n  {}\n  {}",
+            sent as f64 / secs,
+            a.describe(),
+            b.describe()
+        );
         assert_eq!(got, sent as usize, "{name}: frames lost");
+    }
+}
+
+/// Frames per second streaming: a receiver thread drains all the time, the sender keeps at
+/// most 256 frames in flight (what the per-frame receiver's socket buffer holds) in bursts
+/// of 64. Unlike [`packet_ring_throughput`] (send a burst, wait for all of it, which pays
+/// the receive block timeout once per burst on the ring), nobody waits for a block here.
+#[test]
+fn packet_ring_streaming() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::Arc;
+    let v = Veth::new("ps", 1500);
+    let which = std::env::var("WSEC_PMMAP_BENCH").unwrap_or_default();
+    let n: u64 = std::env::var("WSEC_PMMAP_FRAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(400_000);
+    for (name, ring) in [("ring", true), ("plain", false)] {
+        if !which.is_empty() && which != name {
+            continue;
+        }
+        let o = Options { ring, qdisc_bypass: ring };
+        let mut a = v.open("pa", o);
+        let mut b = v.open("pb", o);
+        let got = Arc::new(AtomicU64::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let rx = {
+            let (got, stop) = (got.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    if !b.prepare_wait().unwrap() {
+                        let mut p = libc::pollfd { fd: Medium::fd(&b), events: libc::POLLIN, revents: 0 };
+                        // SAFETY: one valid pollfd.
+                        unsafe { libc::poll(&mut p, 1, 5) };
+                    }
+                    while b.recv_raw(&mut buf).unwrap() {
+                        if buf.starts_with(&[0, 0, 14, 0]) {
+                            got.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                }
+                b.describe()
+            })
+        };
+        let frames: Vec<Vec<u8>> = (0..64).map(|i| mpdu(i, 100)).collect();
+        let t0 = Instant::now();
+        let mut sent = 0u64;
+        while sent < n {
+            while sent - got.load(Ordering::Relaxed) > 256 - 64 {
+                std::thread::yield_now();
+                assert!(t0.elapsed() < Duration::from_secs(60), "{name}: receiver stalled at {}", got.load(Ordering::Relaxed));
+            }
+            for f in &frames {
+                a.send(f).unwrap();
+            }
+            a.flush().unwrap();
+            sent += 64;
+        }
+        while got.load(Ordering::Relaxed) < sent && t0.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let secs = t0.elapsed().as_secs_f64();
+        stop.store(true, Ordering::Relaxed);
+        let bd = rx.join().unwrap();
+        eprintln!("{name} streaming: {sent} frames in {secs:.3} s: {:.0} frames/s\n  {}\n  {bd}", sent as f64 / secs, a.describe());
+        assert_eq!(got.load(Ordering::Relaxed), sent, "{name}: frames lost");
     }
 }
