@@ -18,7 +18,7 @@
 //! radiotap + MPDU + FCS, the hub's and the shared-memory ring's limit; a radio's MTU of
 //! 2304 and an A-MSDU of 7935 octets with its headers are well inside). A transmit slot
 //! holds that after its 48-octet header ([`TX_FRAME`]); a receive block ([`RX_BLOCK`])
-//! holds one such frame with its headers and some 200 frames of 100 octets. A received
+//! holds one such frame with its headers, or some 150 frames of 100 octets. A received
 //! frame the block could not hold whole (`tp_snaplen < tp_len`) or longer than `MAX_FRAME`
 //! is skipped and counted, never handed on cut.
 //!
