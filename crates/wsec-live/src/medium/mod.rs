@@ -10,7 +10,8 @@
 //! - [`shm`]: `wsec air --shm NAME`, the same broadcast medium for the nodes of one host in
 //!   shared memory (a ring of slots, batched wake-ups), with loss and recording as the hub's;
 //! - [`packet`]: a raw packet socket on a named interface (a monitor interface set up by
-//!   hand, or a veth pair in the tests), radiotap with FCS as on the hub;
+//!   hand, or a veth pair in the tests), radiotap with FCS as on the hub; frames move
+//!   through PACKET_MMAP rings ([`ring`]), one send(2) per burst;
 //! - [`radio`]: a Linux 802.11 radio, taken over through [`nl80211`] as an active monitor
 //!   on the node's address and channel (what runs next to real stations and APs);
 //! - [`hwsim`]: the medium of the mac80211_hwsim radios themselves, in user space (the
@@ -26,6 +27,7 @@ pub mod netns;
 pub mod nl80211;
 pub mod packet;
 pub mod radio;
+pub mod ring;
 pub mod shared;
 pub mod shm;
 pub mod tap;

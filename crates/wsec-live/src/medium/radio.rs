@@ -18,6 +18,8 @@
 //!   real station gives up after three authentication attempts. A driver without active
 //!   monitor support gets a plain monitor and a warning.
 //! - The interface's type, address and state are put back when the node stops.
+//! - Frames move through the packet socket's PACKET_MMAP rings ([`super::ring`]): sends
+//!   are queued and go to the kernel in one send(2) at [`super::Medium::flush`].
 use super::nl80211::Nl80211;
 use super::packet::PacketSocket;
 use std::ffi::CString;
@@ -290,7 +292,7 @@ impl Drop for Radio {
 impl super::Medium for Radio {
     fn send(&mut self, mpdu: &[u8]) -> io::Result<()> {
         let f = self.encap(mpdu);
-        match self.sock.send_raw(&f) {
+        match self.sock.queue_raw(&f) {
             // A frame the interface will not take is lost, as on a radio; counted.
             Err(e) if e.raw_os_error() == Some(libc::EMSGSIZE) => {
                 self.stats.tx_too_long += 1;
@@ -324,6 +326,14 @@ impl super::Medium for Radio {
         super::Medium::fd(&self.sock)
     }
 
+    fn flush(&mut self) -> io::Result<()> {
+        self.sock.flush()
+    }
+
+    fn prepare_wait(&mut self) -> io::Result<bool> {
+        self.sock.prepare_wait()
+    }
+
     fn set_channel(&mut self, channel: u8) -> io::Result<bool> {
         let freq = channel_freq(channel).ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("no channel {channel}")))?;
         let ifindex = self.restore.as_ref().map(|r| r.ifindex).unwrap_or(0);
@@ -334,7 +344,7 @@ impl super::Medium for Radio {
 
     fn describe(&self) -> String {
         format!(
-            "radio {} at {} MHz ({}): rx {}, bad FCS {}, own transmit reports {}, malformed {}, too long to send {}{}",
+            "radio {} at {} MHz ({}): rx {}, bad FCS {}, own transmit reports {}, malformed {}, too long to send {}{}; {}",
             self.ifname,
             self.freq,
             if self.active { "active monitor" } else { "monitor, frames to us not acknowledged" },
@@ -343,7 +353,8 @@ impl super::Medium for Radio {
             self.stats.own_tx_reports,
             self.stats.malformed,
             self.stats.tx_too_long,
-            self.stats.last_signal_dbm.map(|s| format!(", last signal {s} dBm")).unwrap_or_default()
+            self.stats.last_signal_dbm.map(|s| format!(", last signal {s} dBm")).unwrap_or_default(),
+            self.sock.describe_io()
         )
     }
 }

@@ -5,4 +5,5 @@ mod engine_batch;
 mod fpga_sim;
 mod load_air;
 mod node_conf;
+mod packet_ring;
 mod tap_offload;
