@@ -207,7 +207,11 @@ fn measure(mode: &Mode, a: &LiveArgs, builtin: bool, n: usize) -> Result<Row, St
         sta_profile: parse_profile(&lab.log("sta1")),
         tap_lines: [ap.as_str(), lab.log("sta1").as_str()]
             .iter()
-            .filter_map(|l| l.lines().rev().find(|l| l.contains(" tap: ")).map(str::to_string))
+            .flat_map(|l| {
+                let last = |what: &str| l.lines().rev().find(|x| x.contains(what)).map(str::to_string);
+                [last(" tap: "), last(" counters: ")]
+            })
+            .flatten()
             .collect(),
     })
 }
@@ -277,7 +281,7 @@ pub fn run(a: LiveArgs) -> Result<String, (u8, String)> {
             shares(r.sta_profile)
         );
     }
-    s += "\nThe nodes' TAPs (AP, station 1) per mode:\n";
+    s += "\nThe nodes' TAPs and counters (AP, station 1) per mode:\n";
     for r in &rows {
         for l in &r.tap_lines {
             s += &format!("  {}: {l}\n", r.mode);

@@ -172,7 +172,9 @@ pub fn run(a: DemoArgs) -> Result<String, (u8, String)> {
     }
     let builtin = match a.tool.as_str() {
         "builtin" => true,
-        "iperf3" if !crate::bench_live::have_iperf3() => return Err((1, "demo: --tool iperf3 but no iperf3 found (scripts/setup installs it)".into())),
+        "iperf3" if !crate::bench_live::have_iperf3() => {
+            return Err((1, "demo: --tool iperf3 but no iperf3 found (scripts/setup installs it)".into()))
+        }
         "iperf3" => false,
         _ => !crate::bench_live::have_iperf3(),
     };
@@ -242,7 +244,14 @@ pub fn run(a: DemoArgs) -> Result<String, (u8, String)> {
             (Ok(c), Some((m, _, _))) if *c > 0.0 => format!("{:.1} %", 100.0 * m / 1e3 / c),
             _ => "-".into(),
         };
-        s += &format!("| {} | {} | {} | {} | {} |\n", r.mode, cell(&gb(&r.wired_mbps), 2), of, cell(&gb(&r.relay_mbps), 2), cell(&r.loaded_rtt_ms, 2));
+        s += &format!(
+            "| {} | {} | {} | {} | {} |\n",
+            r.mode,
+            cell(&gb(&r.wired_mbps), 2),
+            of,
+            cell(&gb(&r.relay_mbps), 2),
+            cell(&r.loaded_rtt_ms, 2)
+        );
     }
     Ok(s.trim_end().to_string())
 }

@@ -488,14 +488,10 @@ pub fn tcp_ns(from_ns: &str, to_ns: &str, ip: &str, bytes: usize, port: u16) -> 
             Ok((bytes as f64 * 8.0 / secs / 1e6, h.finalize().to_vec()))
         })
         .map_err(|e| Error::io(format!("TCP client thread in {from}"), e))?;
-        let (mbps, sent_hash) = client
-            .join()
-            .map_err(|_| Error::Setup("client panicked".into()))?
-            .map_err(|e| Error::io(format!("entering {from}"), e))??;
-        let (n, got_hash) = server
-            .join()
-            .map_err(|_| Error::Setup("server panicked".into()))?
-            .map_err(|e| Error::io(format!("entering {to}"), e))??;
+        let (mbps, sent_hash) =
+            client.join().map_err(|_| Error::Setup("client panicked".into()))?.map_err(|e| Error::io(format!("entering {from}"), e))??;
+        let (n, got_hash) =
+            server.join().map_err(|_| Error::Setup("server panicked".into()))?.map_err(|e| Error::io(format!("entering {to}"), e))??;
         if n != bytes || got_hash != sent_hash {
             return Err(Error::Setup(format!(
                 "TCP {from} -> {to}: {n} of {bytes} bytes, checksum {}",
@@ -507,7 +503,6 @@ pub fn tcp_ns(from_ns: &str, to_ns: &str, ip: &str, bytes: usize, port: u16) -> 
 }
 
 impl Lab {
-
     /// Stops every process (SIGINT first, so that the capture is complete).
     pub fn stop_all(&mut self) {
         let names: Vec<String> = self.procs.iter().map(|(n, _)| n.clone()).filter(|n| n != "air").collect();

@@ -443,6 +443,8 @@ trait Served: CtrlNode + Sized {
     fn attach_device(&mut self, _d: Arc<FpgaSim>) {}
     /// Joins what the BSSs of the radio share (access point only).
     fn join_radio(&mut self, _r: &RadioShare) {}
+    /// Bounds the A-MSDUs the core sends (see `medium::amsdu_room`).
+    fn limit_amsdu(&mut self, len: usize);
     /// A datagram on the RADIUS socket.
     fn radius_in(&mut self, _now: u64, _from: std::net::SocketAddr, _data: &[u8], _out: &mut Output) -> wsec::Result<()> {
         Err(wsec::Error::Unsupported("RADIUS"))
@@ -464,6 +466,9 @@ trait Served: CtrlNode + Sized {
 }
 
 impl Served for AccessPoint {
+    fn limit_amsdu(&mut self, len: usize) {
+        Self::limit_amsdu(self, len);
+    }
     const WHO: &'static str = "ap";
     fn from_file(p: &Path, fixed: &Fixed, now: u64) -> Result<(Self, Fixed)> {
         let all = load_ap(p)?;
@@ -538,6 +543,9 @@ impl Served for AccessPoint {
 }
 
 impl Served for Station {
+    fn limit_amsdu(&mut self, len: usize) {
+        Self::limit_amsdu(self, len);
+    }
     const WHO: &'static str = "sta";
     fn from_file(p: &Path, fixed: &Fixed, now: u64) -> Result<(Self, Fixed)> {
         let mut f = load_sta(p)?;
@@ -688,8 +696,11 @@ struct Runtime<N> {
 }
 
 impl<N: Served> Runtime<N> {
-    fn new(core: N, sides: Sides, o: &NodeOptions, fixed: Fixed, channels: Vec<u8>) -> Runtime<N> {
+    fn new(mut core: N, sides: Sides, o: &NodeOptions, fixed: Fixed, channels: Vec<u8>) -> Runtime<N> {
         let Sides { medium, tap, ctrl, start, device } = sides;
+        // An A-MSDU the medium cannot carry would be lost whole (a monitor interface
+        // refuses frames over its MTU): the core packs to what fits.
+        core.limit_amsdu(medium::amsdu_room(medium.max_mpdu()));
         let who = if fixed.bss.1 > 1 { format!("{}@{}", N::WHO, fixed.interface) } else { N::WHO.to_string() };
         Runtime {
             core,
@@ -1021,6 +1032,7 @@ impl<N: Served> Runtime<N> {
         *new.counters_mut() = self.core.counters().clone();
         self.crypto_ns_before += self.core.datapath().crypto_ns();
         self.core = new;
+        self.core.limit_amsdu(medium::amsdu_room(self.medium.max_mpdu()));
         if let Some(d) = &self.device {
             self.core.attach_device(d.clone());
         }

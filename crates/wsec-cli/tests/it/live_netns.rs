@@ -307,7 +307,8 @@ fn packet_socket_medium_over_a_veth_pair() {
     let mut lab = lab("lp");
     lab.use_veth_medium().unwrap();
     let mode = Mode::named("wpa2-host", SSID, PASS).unwrap();
-    lab.write_confs(&mode, "").unwrap();
+    // An HT AP taking A-MSDUs of 7935 octets: the veth's MTU (4000) is what bounds them.
+    lab.write_confs(&mode, "ieee80211n=1\nht_capab=[MAX-AMSDU-7935]\n").unwrap();
     lab.start_ap().unwrap();
     lab.start_sta(1).unwrap();
     lab.wait_log("sta1", "data open", Duration::from_secs(20))
@@ -319,6 +320,17 @@ fn packet_socket_medium_over_a_veth_pair() {
     eprintln!("packet medium s1 -> w: {n} bytes, {mbps:.1} Mb/s, checksum equal");
     lab.stop_all();
     assert!(lab.log("ap").contains("deauthenticated reason 3"), "orderly shutdown: {}", lab.log("ap"));
+    // The frames went through the rings, the station packed its bursts into A-MSDUs, and
+    // none was too long for the interface (the node bounds them by the medium's MTU).
+    let sta = lab.log("sta1");
+    assert!(sta.contains("PACKET_MMAP ring"), "{sta}");
+    assert!(sta.contains("; a-msdu tx "), "the station sent A-MSDUs: {sta}");
+    assert!(
+        sta.contains("tx too long 0\n")
+            || sta.contains("tx too long 0;")
+            || sta.lines().any(|l| l.contains(" medium: ") && l.ends_with("tx too long 0")),
+        "{sta}"
+    );
 }
 
 /// Management frame protection (`ieee80211w=2`) live: a station killed and restarted gets

@@ -471,6 +471,12 @@ impl Hwsim {
 }
 
 impl Medium for Hwsim {
+    /// mac80211_hwsim takes frames from user space up to IEEE80211_MAX_DATA_LEN (2304
+    /// octets, the whole frame: `hwsim_cloned_frame_received_nl`).
+    fn max_mpdu(&self) -> usize {
+        2304
+    }
+
     fn send(&mut self, mpdu: &[u8]) -> io::Result<()> {
         self.stats.node_frames += 1;
         let freq = channel_mhz(self.channel) as u32;

@@ -134,6 +134,19 @@ pub trait Medium {
     fn describe(&self) -> String {
         String::new()
     }
+    /// The longest MPDU (no radiotap, no FCS) the medium carries: the nodes bound their
+    /// A-MSDUs by it ([`amsdu_room`]). Interfaces have an MTU; the hub and the ring carry
+    /// up to [`air::MAX_FRAME`].
+    fn max_mpdu(&self) -> usize {
+        air::MAX_FRAME - RADIOTAP_LEN - 4
+    }
+}
+
+/// The longest A-MSDU (the Frame Body of a QoS Data MPDU) that fits an MPDU of `mpdu`
+/// octets whatever protects it: the QoS header (26 octets), a CCMP/GCMP header (8) and the
+/// longest MIC (16).
+pub fn amsdu_room(mpdu: usize) -> usize {
+    mpdu.saturating_sub(26 + 8 + 16)
 }
 
 /// Opens a medium for the BSSs of one radio: the first's address as in [`open`], and each

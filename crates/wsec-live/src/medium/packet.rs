@@ -318,6 +318,11 @@ impl PacketSocket {
 }
 
 impl super::Medium for PacketSocket {
+    fn max_mpdu(&self) -> usize {
+        // The transmit limit counts the radiotap header the frames carry.
+        self.tx_limit.saturating_sub(super::RADIOTAP_LEN)
+    }
+
     fn send(&mut self, mpdu: &[u8]) -> io::Result<()> {
         let mut f = core::mem::take(&mut self.scratch);
         super::encap_into(&mut f, mpdu, self.channel);

@@ -290,6 +290,10 @@ impl Drop for Radio {
 }
 
 impl super::Medium for Radio {
+    fn max_mpdu(&self) -> usize {
+        super::Medium::max_mpdu(&self.sock)
+    }
+
     fn send(&mut self, mpdu: &[u8]) -> io::Result<()> {
         let f = self.encap(mpdu);
         match self.sock.queue_raw(&f) {

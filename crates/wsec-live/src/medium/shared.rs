@@ -27,6 +27,8 @@ fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
 /// A BSS's side of the shared radio.
 pub struct Port {
     fd: OwnedFd,
+    /// The radio's [`Medium::max_mpdu`].
+    max_mpdu: usize,
 }
 
 /// The radio's side: the medium and the other end of each port.
@@ -57,7 +59,7 @@ pub fn split(medium: Box<dyn Medium>, n: usize) -> io::Result<(Relay, Vec<Port>)
             }
         }
         ours.push(Some(a));
-        theirs.push(Port { fd: b });
+        theirs.push(Port { fd: b, max_mpdu: medium.max_mpdu() });
     }
     Ok((Relay { medium, overruns: vec![0; n], ports: ours }, theirs))
 }
@@ -94,6 +96,10 @@ fn take(fd: RawFd, buf: &mut Vec<u8>) -> io::Result<Option<usize>> {
 }
 
 impl Medium for Port {
+    fn max_mpdu(&self) -> usize {
+        self.max_mpdu
+    }
+
     fn send(&mut self, mpdu: &[u8]) -> io::Result<()> {
         // A full relay loses the frame as a busy radio would; the cores retransmit what
         // matters.

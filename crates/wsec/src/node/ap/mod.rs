@@ -480,6 +480,12 @@ mod sae;
 mod wnm;
 
 impl AccessPoint {
+    /// Bounds the A-MSDUs sent to `len` octets of Frame Body (below `amsdu_max_len`): what
+    /// the medium the node runs on carries (a monitor interface's MTU, for one).
+    pub fn limit_amsdu(&mut self, len: usize) {
+        self.cfg.amsdu_max_len = self.cfg.amsdu_max_len.min(len);
+    }
+
     /// A new AP; `now` is the monotonic time (ns) it starts at.
     /// Its randomness (nonces, group keys, challenges, SA Query identifiers) comes from
     /// `rng`: the OS CSPRNG in the live system, a seeded one for a reproducible run.

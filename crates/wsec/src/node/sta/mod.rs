@@ -294,6 +294,12 @@ pub use pmksa::{PmksaInfo, PMKSA_CACHE_SIZE};
 const OWE_ASSOC_WAIT_MS: u64 = 1000;
 
 impl Station {
+    /// Bounds the A-MSDUs sent to `len` octets of Frame Body (below `amsdu_max_len`): what
+    /// the medium the node runs on carries (a monitor interface's MTU, for one).
+    pub fn limit_amsdu(&mut self, len: usize) {
+        self.cfg.amsdu_max_len = self.cfg.amsdu_max_len.min(len);
+    }
+
     /// Its randomness (nonces, group keys, challenges, SA Query identifiers) comes from
     /// `rng`: the OS CSPRNG in the live system, a seeded one for a reproducible run.
     pub fn new(cfg: StaConfig, now: u64, mut rng: crate::rng::BoxRng) -> crate::Result<Station> {
