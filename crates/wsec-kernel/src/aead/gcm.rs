@@ -23,15 +23,20 @@ use crate::error::{Error, Result};
 use core::arch::x86_64::*;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-/// H^16..H^1 (byte-reflected, descending) and their Karatsuba halves.
+/// H^16..H^1 (byte-reflected, descending) and their Karatsuba halves, each followed by
+/// [`PAD`] zero blocks: a register of partial data loads its powers unmasked, and the
+/// lanes past H^1 then multiply by zero.
 #[derive(Clone, Zeroize)]
 #[repr(C, align(64))]
 struct Powers {
-    /// `h[i]` = H^(16 - i).
-    h: [[u8; 16]; 16],
+    /// `h[i]` = H^(16 - i) for `i < 16`, zero after.
+    h: [[u8; 16]; 16 + PAD],
     /// `k[i]`: the XOR of the two 64-bit halves of `h[i]`, in both halves.
-    k: [[u8; 16]; 16],
+    k: [[u8; 16]; 16 + PAD],
 }
+
+/// Zero blocks after the powers (a 512-bit register's lanes past H^1).
+const PAD: usize = 4;
 
 /// Expanded key, the powers of H and the level; zeroized on drop.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
@@ -50,7 +55,7 @@ impl NiGcm {
         // NiKey::new checks the key length and the level's features and expands the key.
         let nk = super::aesni::NiKey::new(key, level)?;
         let (rk, nr) = nk.schedule();
-        let mut g = NiGcm { pw: Powers { h: [[0; 16]; 16], k: [[0; 16]; 16] }, rk: *rk, nr: nr as u8, level };
+        let mut g = NiGcm { pw: Powers { h: [[0; 16]; 16 + PAD], k: [[0; 16]; 16 + PAD] }, rk: *rk, nr: nr as u8, level };
         // SAFETY: NiKey::new checked AES-NI and PCLMULQDQ (every level has them).
         unsafe { h_powers(&g.rk, nr, &mut g.pw) };
         Ok(g)
@@ -172,6 +177,48 @@ trait G: Copy {
     /// # Safety
     /// Features enabled.
     unsafe fn from_lo(x: __m128i) -> Self;
+    /// The `len` (`1..=16 W`) octets at `p`, zero after.
+    ///
+    /// # Safety
+    /// Features enabled; `len` readable octets at `p`.
+    #[inline(always)]
+    unsafe fn load_part(p: *const u8, len: usize) -> Self {
+        debug_assert!(len <= 16 * Self::W);
+        let mut t = [0u8; 64];
+        // SAFETY: `len <= 16 W <= 64` readable octets at `p` (caller); features (caller).
+        unsafe {
+            core::ptr::copy_nonoverlapping(p, t.as_mut_ptr(), len);
+            Self::load(t.as_ptr())
+        }
+    }
+    /// Writes the first `len` (`1..=16 W`) octets of `v` to `p`.
+    ///
+    /// # Safety
+    /// Features enabled; `len` writable octets at `p`.
+    #[inline(always)]
+    unsafe fn store_part(p: *mut u8, len: usize, v: Self) {
+        debug_assert!(len <= 16 * Self::W);
+        let mut t = [0u8; 64];
+        // SAFETY: `len <= 16 W <= 64` writable octets at `p` (caller); features (caller).
+        unsafe {
+            Self::store(t.as_mut_ptr(), v);
+            core::ptr::copy_nonoverlapping(t.as_ptr(), p, len);
+        }
+    }
+    /// `v` with the octets from `len` on zeroed.
+    ///
+    /// # Safety
+    /// Features enabled.
+    #[inline(always)]
+    unsafe fn keep(v: Self, len: usize) -> Self {
+        let mut t = [0u8; 64];
+        // SAFETY: stack buffer of 64 >= 16 W octets; features (caller).
+        unsafe {
+            Self::store(t.as_mut_ptr(), v);
+            t[len..].fill(0);
+            Self::load(t.as_ptr())
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -415,6 +462,32 @@ impl G for Z {
     unsafe fn from_lo(x: __m128i) -> Self {
         // SAFETY: AVX-512F enabled by the caller.
         unsafe { Z(_mm512_zextsi128_si512(x)) }
+    }
+    #[inline(always)]
+    unsafe fn load_part(p: *const u8, len: usize) -> Self {
+        // SAFETY: AVX-512BW masked load: only the `len` octets at `p` are read (the caller
+        // guarantees them readable; masked-off octets are not accessed and do not fault).
+        unsafe { Z(_mm512_maskz_loadu_epi8(mask64(len), p.cast())) }
+    }
+    #[inline(always)]
+    unsafe fn store_part(p: *mut u8, len: usize, v: Self) {
+        // SAFETY: AVX-512BW masked store: only the `len` octets at `p` are written.
+        unsafe { _mm512_mask_storeu_epi8(p.cast(), mask64(len), v.0) }
+    }
+    #[inline(always)]
+    unsafe fn keep(v: Self, len: usize) -> Self {
+        // SAFETY: AVX-512BW enabled by the caller.
+        unsafe { Z(_mm512_maskz_mov_epi8(mask64(len), v.0)) }
+    }
+}
+
+/// The first `len` (`0..=64`) bits set.
+#[inline(always)]
+fn mask64(len: usize) -> u64 {
+    if len >= 64 {
+        !0
+    } else {
+        (1u64 << len) - 1
     }
 }
 
@@ -677,7 +750,18 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
             s = _mm_aesenc_si128(s, kx[r].0);
         }
         let ej0 = _mm_aesenclast_si128(s, kx[NR].0);
-        let mut y = ghash_bytes(_mm_setzero_si128(), aad, hd);
+        let mut y = if !aad.is_empty() && aad.len() <= 16 * T::W {
+            // One register (a partial block is zero padded); lanes past the AAD meet the
+            // zero padding of the powers.
+            let na = aad.len().div_ceil(16);
+            let x = T::bswap(T::load_part(aad.as_ptr(), aad.len()));
+            let z = T::zero();
+            let mut a = (z, z, z);
+            mul_acck(x, T::load(hd.h[16 - na].as_ptr()), T::load(hd.k[16 - na].as_ptr()), &mut a);
+            reduce_k(T::fold(a.0), T::fold(a.1), T::fold(a.2))
+        } else {
+            ghash_bytes(_mm_setzero_si128(), aad, hd)
+        };
         // Byte-reflected counter: its low 32 bits are the counter value.
         let j0r = _mm_shuffle_epi8(j0, rev128());
         let one = _mm_set_epi32(0, 0, 0, 1);
@@ -737,15 +821,19 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
         let z = T::zero();
         let mut acc = (z, z, z);
         let mut accx = (X::zero(), X::zero(), X::zero());
-        // Whole registers of full blocks.
+        // Whole registers of full blocks, then one register for the rest (the last block may
+        // be partial), all in one wave of AES: no block waits for another's rounds.
         let q = (rest / 16) / T::W;
+        let done = q * T::W;
+        let singles = nb_data - done;
+        let qe = q + (singles > 0) as usize;
         let mut c = [T::zero(); 8];
-        for r in 0..q {
+        for r in 0..qe {
             c[r] = T::xor(T::bswap(cr), k[0]);
             cr = T::add32(cr, step);
         }
         for i in 1..NR {
-            for r in 0..q {
+            for r in 0..qe {
                 c[r] = T::enc(c[r], k[i]);
             }
         }
@@ -761,42 +849,20 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
             let j = first + r * T::W;
             mul_acck(x, T::load(hd.h[j].as_ptr()), T::load(hd.k[j].as_ptr()), &mut acc);
         }
-        // Single blocks (the last one may be partial), one 128-bit block at a time.
-        let mut ctr = _mm_cvtsi128_si32(T::lo(cr)) as u32;
-        let done = q * T::W;
-        let singles = nb_data - done;
-        for b in 0..singles {
-            let cb = _mm_shuffle_epi8(_mm_insert_epi32::<0>(j0r, ctr as i32), rev128());
-            ctr = ctr.wrapping_add(1);
-            let mut e = _mm_xor_si128(cb, kx[0].0);
-            for r in 1..NR {
-                e = _mm_aesenc_si128(e, kx[r].0);
+        if singles > 0 {
+            // `len` octets (1..=16 W) of data, zero after in the hashed register; the
+            // lanes past the data are zero and (past H^1) meet the zero padding of the powers.
+            let a = p.add(off + 16 * done);
+            let len = n - off - 16 * done;
+            let d = T::load_part(a, len);
+            let o = T::keep(T::xor(d, T::enclast(c[q], k[NR])), len);
+            T::store_part(a, len, o);
+            let mut x = T::bswap(if ENCRYPT { o } else { d });
+            if q == 0 {
+                x = T::xor(x, T::from_lo(y));
             }
-            let ks = _mm_aesenclast_si128(e, kx[NR].0);
-            let o_off = off + 16 * (done + b);
-            let a = p.add(o_off);
-            let len = (n - o_off).min(16);
-            let (d, o) = if len == 16 {
-                let d = _mm_loadu_si128(a.cast());
-                let o = _mm_xor_si128(d, ks);
-                _mm_storeu_si128(a.cast(), o);
-                (d, o)
-            } else {
-                let mut t = [0u8; 16];
-                core::ptr::copy_nonoverlapping(a, t.as_mut_ptr(), len);
-                let d = _mm_loadu_si128(t.as_ptr().cast());
-                let mut u = [0u8; 16];
-                _mm_storeu_si128(u.as_mut_ptr().cast(), _mm_xor_si128(d, ks));
-                u[len..].fill(0);
-                core::ptr::copy_nonoverlapping(u.as_ptr(), a, len);
-                (d, _mm_loadu_si128(u.as_ptr().cast()))
-            };
-            let mut x = _mm_shuffle_epi8(if ENCRYPT { o } else { d }, rev128());
-            if done + b == 0 {
-                x = _mm_xor_si128(x, y);
-            }
-            let j = first + done + b;
-            mul_acck(X(x), X(_mm_loadu_si128(hd.h[j].as_ptr().cast())), X(_mm_loadu_si128(hd.k[j].as_ptr().cast())), &mut accx);
+            let j = first + done;
+            mul_acck(x, T::load(hd.h[j].as_ptr()), T::load(hd.k[j].as_ptr()), &mut acc);
         }
         // Lengths block: len(A) || len(C) in bits, byte-reflected.
         let mut lens = _mm_set_epi64x((aad.len() as u64 * 8) as i64, (n as u64 * 8) as i64);
