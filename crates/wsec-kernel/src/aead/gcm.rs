@@ -23,20 +23,23 @@ use crate::error::{Error, Result};
 use core::arch::x86_64::*;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-/// H^16..H^1 (byte-reflected, descending) and their Karatsuba halves, each followed by
+/// H^NP..H^1 (byte-reflected, descending) and their Karatsuba halves, each followed by
 /// [`PAD`] zero blocks: a register of partial data loads its powers unmasked, and the
 /// lanes past H^1 then multiply by zero.
 #[derive(Clone, Zeroize)]
 #[repr(C, align(64))]
 struct Powers {
-    /// `h[i]` = H^(16 - i) for `i < 16`, zero after.
-    h: [[u8; 16]; 16 + PAD],
+    /// `h[i]` = H^(NP - i) for `i < NP`, zero after.
+    h: [[u8; 16]; NP + PAD],
     /// `k[i]`: the XOR of the two 64-bit halves of `h[i]`, in both halves.
-    k: [[u8; 16]; 16 + PAD],
+    k: [[u8; 16]; NP + PAD],
 }
 
 /// Zero blocks after the powers (a 512-bit register's lanes past H^1).
 const PAD: usize = 4;
+
+/// Powers of H kept: H^NP..H^1 (the 512-bit iteration hashes 32 blocks under one reduction).
+const NP: usize = 32;
 
 /// Expanded key, the powers of H and the level; zeroized on drop.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
@@ -55,7 +58,7 @@ impl NiGcm {
         // NiKey::new checks the key length and the level's features and expands the key.
         let nk = super::aesni::NiKey::new(key, level)?;
         let (rk, nr) = nk.schedule();
-        let mut g = NiGcm { pw: Powers { h: [[0; 16]; 16 + PAD], k: [[0; 16]; 16 + PAD] }, rk: *rk, nr: nr as u8, level };
+        let mut g = NiGcm { pw: Powers { h: [[0; 16]; NP + PAD], k: [[0; 16]; NP + PAD] }, rk: *rk, nr: nr as u8, level };
         // SAFETY: NiKey::new checked AES-NI and PCLMULQDQ (every level has them).
         unsafe { h_powers(&g.rk, nr, &mut g.pw) };
         Ok(g)
@@ -447,10 +450,10 @@ impl G for Z {
     #[inline(always)]
     unsafe fn fold(a: Self) -> __m128i {
         // SAFETY: AVX-512F enabled by the caller.
+        // Two halvings (two cross-lane extracts, not three).
         unsafe {
-            let lo = _mm_xor_si128(_mm512_castsi512_si128(a.0), _mm512_extracti32x4_epi32::<1>(a.0));
-            let hi = _mm_xor_si128(_mm512_extracti32x4_epi32::<2>(a.0), _mm512_extracti32x4_epi32::<3>(a.0));
-            _mm_xor_si128(lo, hi)
+            let h = _mm256_xor_si256(_mm512_castsi512_si256(a.0), _mm512_extracti64x4_epi64::<1>(a.0));
+            _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256::<1>(h))
         }
     }
     #[inline(always)]
@@ -607,7 +610,7 @@ unsafe fn h_powers(rk: &Rk, nr: usize, out: &mut Powers) {
         s = _mm_aesenclast_si128(s, _mm_loadu_si128(rk[nr].as_ptr().cast()));
         let h = _mm_shuffle_epi8(s, rev128());
         let mut p = h;
-        for i in (0..16).rev() {
+        for i in (0..NP).rev() {
             _mm_storeu_si128(out.h[i].as_mut_ptr().cast(), p);
             _mm_storeu_si128(out.k[i].as_mut_ptr().cast(), _mm_xor_si128(p, _mm_shuffle_epi32::<0x4e>(p)));
             p = gfmul(p, h);
@@ -645,7 +648,7 @@ unsafe fn ghash_x(y: __m128i, blocks: &[__m128i], hd: &Powers) -> __m128i {
         let mut acc = (z, z, z);
         for (i, b) in blocks.iter().enumerate() {
             let x = if i == 0 { _mm_xor_si128(*b, y) } else { *b };
-            let j = 16 - n + i;
+            let j = NP - n + i;
             mul_acck(X(x), X(_mm_loadu_si128(hd.h[j].as_ptr().cast())), X(_mm_loadu_si128(hd.k[j].as_ptr().cast())), &mut acc);
         }
         reduce_k(acc.0 .0, acc.1 .0, acc.2 .0)
@@ -696,6 +699,21 @@ unsafe fn hash_regs<T: G, const R: usize>(p: *const u8, hd: &Powers, first: usiz
             let x = T::bswap(T::load(p.add(16 * T::W * r)));
             let j = first + r * T::W;
             mul_acck(x, T::load(hd.h[j].as_ptr()), T::load(hd.k[j].as_ptr()), acc);
+        }
+    }
+}
+
+/// [`hash_regs`] of `R` registers already loaded (the ciphertext, byte order of the wire).
+///
+/// # Safety
+/// The features of `T` enabled; `first + R W <= 16`.
+#[inline(always)]
+unsafe fn hash_vals<T: G, const R: usize>(v: &[T; 8], hd: &Powers, first: usize, acc: &mut (T, T, T)) {
+    // SAFETY: features enabled by the caller; `hd` holds 16 + PAD contiguous blocks.
+    unsafe {
+        for r in 0..R {
+            let j = first + r * T::W;
+            mul_acck(T::bswap(v[r]), T::load(hd.h[j].as_ptr()), T::load(hd.k[j].as_ptr()), acc);
         }
     }
 }
@@ -757,7 +775,7 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
             let x = T::bswap(T::load_part(aad.as_ptr(), aad.len()));
             let z = T::zero();
             let mut a = (z, z, z);
-            mul_acck(x, T::load(hd.h[16 - na].as_ptr()), T::load(hd.k[16 - na].as_ptr()), &mut a);
+            mul_acck(x, T::load(hd.h[NP - na].as_ptr()), T::load(hd.k[NP - na].as_ptr()), &mut a);
             reduce_k(T::fold(a.0), T::fold(a.1), T::fold(a.2))
         } else {
             ghash_bytes(_mm_setzero_si128(), aad, hd)
@@ -772,20 +790,52 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
         let mut off = 0;
         // Sealing: offset of the iteration whose ciphertext is still to be hashed.
         let mut pending: Option<usize> = None;
+        // On 512-bit registers sealing hashes that ciphertext from registers: reloading a
+        // 64-octet store just made does not forward on AMD Zen 4 (it waits for the store to
+        // retire), while 32 registers hold it beside the round keys. (16 registers of 128 or
+        // 256 bits do not; their reloads forward.)
+        let keep = ENCRYPT && T::W == 4;
+        let mut prev = [T::zero(); 8];
+        // Counter blocks in the order of the wire: while the last octet of the counter does
+        // not wrap within an iteration, register r is J0 with counter `ctr` plus
+        // `r W + lane` added to octet 15 (one add, no byte reversal per register).
+        let mut ctr: u32 = 2;
+        let mut inc = [T::zero(); 8];
+        for r in 0..R {
+            let mut t = [0u32; 16];
+            for l in 0..T::W {
+                t[4 * l + 3] = ((r * T::W + l) as u32) << 24;
+            }
+            inc[r] = T::load(t.as_ptr().cast());
+        }
+        let step_it = T::splat(_mm_set_epi32(0, 0, 0, bw as i32));
         while off + 16 * bw <= n {
             let mut c = [T::zero(); 8];
-            for r in 0..R {
-                c[r] = T::xor(T::bswap(cr), k[0]);
-                cr = T::add32(cr, step);
+            if (ctr & 0xff) as usize + bw <= 256 {
+                let base = T::splat(_mm_insert_epi32::<3>(j0, ctr.swap_bytes() as i32));
+                for r in 0..R {
+                    c[r] = T::xor(T::add32(base, inc[r]), k[0]);
+                }
+                cr = T::add32(cr, step_it);
+            } else {
+                for r in 0..R {
+                    c[r] = T::xor(T::bswap(cr), k[0]);
+                    cr = T::add32(cr, step);
+                }
             }
+            ctr = ctr.wrapping_add(bw as u32);
             let z = T::zero();
             let mut acc = (z, z, z);
             if ENCRYPT {
                 if let Some(q) = pending {
-                    hash_regs::<T, R>(p.add(q), hd, 16 - bw, &mut acc);
+                    if keep {
+                        hash_vals::<T, R>(&prev, hd, NP - bw, &mut acc);
+                    } else {
+                        hash_regs::<T, R>(p.add(q), hd, NP - bw, &mut acc);
+                    }
                 }
             } else {
-                hash_regs::<T, R>(p.add(off), hd, 16 - bw, &mut acc);
+                hash_regs::<T, R>(p.add(off), hd, NP - bw, &mut acc);
             }
             for i in 1..NR {
                 for r in 0..R {
@@ -794,10 +844,12 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
             }
             for r in 0..R {
                 let q = p.add(off + 16 * T::W * r);
-                T::store(q, T::xor(T::load(q), T::enclast(c[r], k[NR])));
+                let o = T::xor(T::load(q), T::enclast(c[r], k[NR]));
+                T::store(q, o);
+                prev[r] = o;
             }
             if !ENCRYPT || pending.is_some() {
-                y = next_y(y, hd, 16 - bw, acc);
+                y = next_y(y, hd, NP - bw, acc);
             }
             if ENCRYPT {
                 pending = Some(off);
@@ -807,17 +859,21 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
         if let Some(q) = pending {
             let z = T::zero();
             let mut acc = (z, z, z);
-            hash_regs::<T, R>(p.add(q), hd, 16 - bw, &mut acc);
-            y = next_y(y, hd, 16 - bw, acc);
+            if keep {
+                hash_vals::<T, R>(&prev, hd, NP - bw, &mut acc);
+            } else {
+                hash_regs::<T, R>(p.add(q), hd, NP - bw, &mut acc);
+            }
+            y = next_y(y, hd, NP - bw, acc);
         }
         // The tail: fewer than `bw` blocks, then the lengths block, hashed together with
         // H^nb..H^1 (nb <= 16 blocks in all).
         let rest = n - off;
         // The lengths block joins the tail when the tail has fewer than 16 blocks.
         let nb_data = rest.div_ceil(16);
-        let merge = nb_data < 16;
+        let merge = nb_data < NP;
         let nb = nb_data + merge as usize;
-        let first = 16 - nb;
+        let first = NP - nb;
         let z = T::zero();
         let mut acc = (z, z, z);
         let mut accx = (X::zero(), X::zero(), X::zero());
@@ -870,7 +926,7 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
             if nb_data == 0 {
                 lens = _mm_xor_si128(lens, y);
             }
-            mul_acck(X(lens), X(_mm_loadu_si128(hd.h[15].as_ptr().cast())), X(_mm_loadu_si128(hd.k[15].as_ptr().cast())), &mut accx);
+            mul_acck(X(lens), X(_mm_loadu_si128(hd.h[NP - 1].as_ptr().cast())), X(_mm_loadu_si128(hd.k[NP - 1].as_ptr().cast())), &mut accx);
         }
         y = reduce_k(
             _mm_xor_si128(T::fold(acc.0), accx.0 .0),
@@ -930,10 +986,10 @@ entry!(seal128_y, Y, 10, 8, true, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes
 entry!(seal256_y, Y, 14, 8, true, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq");
 entry!(open128_y, Y, 10, 8, false, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq");
 entry!(open256_y, Y, 14, 8, false, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,vaes,vpclmulqdq");
-entry!(seal128_z, Z, 10, 4, true, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes,vpclmulqdq");
-entry!(seal256_z, Z, 14, 4, true, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes,vpclmulqdq");
-entry!(open128_z, Z, 10, 4, false, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes,vpclmulqdq");
-entry!(open256_z, Z, 14, 4, false, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes,vpclmulqdq");
+entry!(seal128_z, Z, 10, 8, true, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes,vpclmulqdq");
+entry!(seal256_z, Z, 14, 8, true, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes,vpclmulqdq");
+entry!(open128_z, Z, 10, 8, false, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes,vpclmulqdq");
+entry!(open256_z, Z, 14, 8, false, "aes,pclmulqdq,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes,vpclmulqdq");
 
 /// Largest GCM payload the kernel takes (the 32-bit counter never wraps below it).
 pub(crate) const MAX_GCM_PAYLOAD: usize = 1 << 30;
