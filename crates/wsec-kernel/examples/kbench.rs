@@ -16,7 +16,7 @@ fn ticks() -> u64 {
     }
 }
 
-/// Median ticks per octet of `f` over `reps` samples of about 2 ms.
+/// Median (or, with KB_MIN set, fastest) ticks per octet of `f` over `reps` samples of about 2 ms.
 fn time(octets: usize, reps: usize, mut f: impl FnMut()) -> f64 {
     let t = Instant::now();
     let mut it = 0usize;
@@ -34,7 +34,12 @@ fn time(octets: usize, reps: usize, mut f: impl FnMut()) -> f64 {
         })
         .collect();
     v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
+    // KB_MIN=1: the fastest sample (on a shared machine, the least disturbed one).
+    if std::env::var_os("KB_MIN").is_some() {
+        v[0]
+    } else {
+        v[v.len() / 2]
+    }
 }
 
 fn main() {

@@ -165,6 +165,12 @@ trait G: Copy {
     /// # Safety
     /// Features enabled.
     unsafe fn lane_index() -> Self;
+    /// Lane `j` holds `j << 24` in its high 32 bits: `j` added to octet 15 of a block in
+    /// the order of the wire.
+    ///
+    /// # Safety
+    /// Features enabled.
+    unsafe fn lane_be() -> Self;
     /// The XOR of the register's blocks.
     ///
     /// # Safety
@@ -293,6 +299,11 @@ impl G for X {
         unsafe { X(_mm_setzero_si128()) }
     }
     #[inline(always)]
+    unsafe fn lane_be() -> Self {
+        // SAFETY: SSE2.
+        unsafe { X(_mm_setzero_si128()) }
+    }
+    #[inline(always)]
     unsafe fn fold(a: Self) -> __m128i {
         a.0
     }
@@ -367,6 +378,11 @@ impl G for Y {
     unsafe fn lane_index() -> Self {
         // SAFETY: AVX enabled by the caller.
         unsafe { Y(_mm256_set_epi32(0, 0, 0, 1, 0, 0, 0, 0)) }
+    }
+    #[inline(always)]
+    unsafe fn lane_be() -> Self {
+        // SAFETY: AVX enabled by the caller.
+        unsafe { Y(_mm256_set_epi32(1 << 24, 0, 0, 0, 0, 0, 0, 0)) }
     }
     #[inline(always)]
     unsafe fn fold(a: Self) -> __m128i {
@@ -448,6 +464,11 @@ impl G for Z {
         unsafe { Z(_mm512_set_epi32(0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0)) }
     }
     #[inline(always)]
+    unsafe fn lane_be() -> Self {
+        // SAFETY: AVX-512F enabled by the caller.
+        unsafe { Z(_mm512_set_epi32(3 << 24, 0, 0, 0, 2 << 24, 0, 0, 0, 1 << 24, 0, 0, 0, 0, 0, 0, 0)) }
+    }
+    #[inline(always)]
     unsafe fn fold(a: Self) -> __m128i {
         // SAFETY: AVX-512F enabled by the caller.
         // Two halvings (two cross-lane extracts, not three).
@@ -500,43 +521,26 @@ fn rev128() -> __m128i {
     unsafe { _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) }
 }
 
-/// Shift the 256-bit product `hi:lo` left by one and reduce it modulo the GCM polynomial
-/// (Gueron-Kounavis algorithm 5, on byte-reflected operands).
+/// Reduces the 256-bit carry-less product `hi:lo` (plus the middle term `mid`, at 64 bits)
+/// of two byte-reflected field elements: Montgomery reduction by `x^128` in POLYVAL's
+/// representation (RFC 8452 appendix A: GHASH on byte-reversed blocks with the key
+/// `H * x` is POLYVAL), two carry-less products by the constant `0xc2 << 56`, no shifts
+/// by one bit. [`h_powers`] keeps the powers of `H * x` accordingly.
 ///
 /// # Safety
-/// SSE2 (baseline).
+/// PCLMULQDQ enabled.
 #[inline(always)]
 unsafe fn reduce(lo: __m128i, mid: __m128i, hi: __m128i) -> __m128i {
-    // SAFETY: SSE2 only.
+    // SAFETY: SSE2 and PCLMULQDQ (enabled by the caller).
     unsafe {
-        let mut t3 = _mm_xor_si128(lo, _mm_slli_si128::<8>(mid));
-        let mut t6 = _mm_xor_si128(hi, _mm_srli_si128::<8>(mid));
-        let mut t7 = _mm_srli_epi32::<31>(t3);
-        let mut t8 = _mm_srli_epi32::<31>(t6);
-        t3 = _mm_slli_epi32::<1>(t3);
-        t6 = _mm_slli_epi32::<1>(t6);
-        let t9 = _mm_srli_si128::<12>(t7);
-        t8 = _mm_slli_si128::<4>(t8);
-        t7 = _mm_slli_si128::<4>(t7);
-        t3 = _mm_or_si128(t3, t7);
-        t6 = _mm_or_si128(t6, t8);
-        t6 = _mm_or_si128(t6, t9);
-        let mut a = _mm_slli_epi32::<31>(t3);
-        let b = _mm_slli_epi32::<30>(t3);
-        let c = _mm_slli_epi32::<25>(t3);
-        a = _mm_xor_si128(a, b);
-        a = _mm_xor_si128(a, c);
-        let d = _mm_srli_si128::<4>(a);
-        a = _mm_slli_si128::<12>(a);
-        t3 = _mm_xor_si128(t3, a);
-        let mut e = _mm_srli_epi32::<1>(t3);
-        let f = _mm_srli_epi32::<2>(t3);
-        let g = _mm_srli_epi32::<7>(t3);
-        e = _mm_xor_si128(e, f);
-        e = _mm_xor_si128(e, g);
-        e = _mm_xor_si128(e, d);
-        t3 = _mm_xor_si128(t3, e);
-        _mm_xor_si128(t6, t3)
+        let poly = _mm_set_epi64x(0xc200_0000_0000_0000_u64 as i64, 1);
+        let lo = _mm_xor_si128(lo, _mm_slli_si128::<8>(mid));
+        let hi = _mm_xor_si128(hi, _mm_srli_si128::<8>(mid));
+        let t = _mm_clmulepi64_si128::<0x10>(lo, poly);
+        let lo = _mm_xor_si128(_mm_shuffle_epi32::<0x4e>(lo), t);
+        let t = _mm_clmulepi64_si128::<0x10>(lo, poly);
+        let lo = _mm_xor_si128(_mm_shuffle_epi32::<0x4e>(lo), t);
+        _mm_xor_si128(hi, lo)
     }
 }
 
@@ -570,13 +574,23 @@ unsafe fn mul_acck<T: G>(a: T, b: T, bk: T, acc: &mut (T, T, T)) {
     }
 }
 
+/// The main loop's product of `a` by the powers at `hd.h[j..]` ([`mul_acck`]).
+///
+/// # Safety
+/// The features of `T` enabled; `hd.h[j..j + W]` inside the table.
+#[inline(always)]
+unsafe fn mul_acc_main<T: G>(a: T, hd: &Powers, j: usize, acc: &mut (T, T, T)) {
+    // SAFETY: features of T enabled by the caller; index checked by the caller.
+    unsafe { mul_acck(a, T::load(hd.h[j].as_ptr()), T::load(hd.k[j].as_ptr()), acc) }
+}
+
 /// [`reduce`] of sums of [`mul_acck`] products.
 ///
 /// # Safety
-/// SSE2 (baseline).
+/// PCLMULQDQ enabled.
 #[inline(always)]
 unsafe fn reduce_k(lo: __m128i, mk: __m128i, hi: __m128i) -> __m128i {
-    // SAFETY: SSE2 only.
+    // SAFETY: PCLMULQDQ enabled by the caller.
     unsafe { reduce(lo, _mm_xor_si128(_mm_xor_si128(mk, lo), hi), hi) }
 }
 
@@ -608,7 +622,13 @@ unsafe fn h_powers(rk: &Rk, nr: usize, out: &mut Powers) {
             s = _mm_aesenc_si128(s, _mm_loadu_si128(rk[r].as_ptr().cast()));
         }
         s = _mm_aesenclast_si128(s, _mm_loadu_si128(rk[nr].as_ptr().cast()));
-        let h = _mm_shuffle_epi8(s, rev128());
+        // H * x in POLYVAL's representation of the byte-reversed H (see `reduce`): shifted
+        // left by one, the polynomial added back when the top bit falls out.
+        let hr = _mm_shuffle_epi8(s, rev128());
+        let carry = _mm_srli_epi64::<63>(hr);
+        let sh = _mm_or_si128(_mm_slli_epi64::<1>(hr), _mm_slli_si128::<8>(carry));
+        let top = _mm_cmpeq_epi32(_mm_shuffle_epi32::<0xaa>(carry), _mm_set1_epi32(1));
+        let h = _mm_xor_si128(sh, _mm_and_si128(top, _mm_set_epi64x(0xc200_0000_0000_0000_u64 as i64, 1)));
         let mut p = h;
         for i in (0..NP).rev() {
             _mm_storeu_si128(out.h[i].as_mut_ptr().cast(), p);
@@ -698,7 +718,7 @@ unsafe fn hash_regs<T: G, const R: usize>(p: *const u8, hd: &Powers, first: usiz
         for r in 0..R {
             let x = T::bswap(T::load(p.add(16 * T::W * r)));
             let j = first + r * T::W;
-            mul_acck(x, T::load(hd.h[j].as_ptr()), T::load(hd.k[j].as_ptr()), acc);
+            mul_acc_main(x, hd, j, acc);
         }
     }
 }
@@ -713,7 +733,7 @@ unsafe fn hash_vals<T: G, const R: usize>(v: &[T; 8], hd: &Powers, first: usize,
     unsafe {
         for r in 0..R {
             let j = first + r * T::W;
-            mul_acck(T::bswap(v[r]), T::load(hd.h[j].as_ptr()), T::load(hd.k[j].as_ptr()), acc);
+            mul_acc_main(T::bswap(v[r]), hd, j, acc);
         }
     }
 }
@@ -801,12 +821,11 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
         // `r W + lane` added to octet 15 (one add, no byte reversal per register).
         let mut ctr: u32 = 2;
         let mut inc = [T::zero(); 8];
-        for r in 0..R {
-            let mut t = [0u32; 16];
-            for l in 0..T::W {
-                t[4 * l + 3] = ((r * T::W + l) as u32) << 24;
+        if n >= 16 * bw {
+            let lanes = T::lane_be();
+            for r in 0..R {
+                inc[r] = T::add32(lanes, T::splat(_mm_set_epi32(((r * T::W) as i32) << 24, 0, 0, 0)));
             }
-            inc[r] = T::load(t.as_ptr().cast());
         }
         let step_it = T::splat(_mm_set_epi32(0, 0, 0, bw as i32));
         while off + 16 * bw <= n {
