@@ -44,10 +44,8 @@ fn time(octets: usize, reps: usize, mut f: impl FnMut()) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let backends: Vec<Backend> = args
-        .get(1)
-        .map(|s| s.split(',').filter_map(Backend::from_name).collect())
-        .unwrap_or_else(Backend::available);
+    let backends: Vec<Backend> =
+        args.get(1).map(|s| s.split(',').filter_map(Backend::from_name).collect()).unwrap_or_else(Backend::available);
     let sizes: Vec<usize> =
         args.get(2).map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect()).unwrap_or(vec![64, 256, 1500, 16384]);
     let suite = args.get(3).cloned().unwrap_or("ccmp,gcmp".into());
