@@ -766,10 +766,13 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
     unsafe {
         let k = keys::<T, NR>(&key.rk);
         let kx = keys::<X, NR>(&key.rk);
-        let mut j0b = [0u8; 16];
-        j0b[..12].copy_from_slice(iv);
-        j0b[15] = 1;
-        let j0 = _mm_loadu_si128(j0b.as_ptr().cast());
+        // J0 = IV || 0^31 || 1, built in a register: a 16-octet load of a stack block
+        // written as 12 + 1 octets would wait for the stores (no store forwarding), at the
+        // head of every frame's chains.
+        let j0 = _mm_set_epi64x(
+            ((1u64 << 56) | u32::from_le_bytes([iv[8], iv[9], iv[10], iv[11]]) as u64) as i64,
+            u64::from_le_bytes([iv[0], iv[1], iv[2], iv[3], iv[4], iv[5], iv[6], iv[7]]) as i64,
+        );
         // E(J0), the tag mask.
         let mut s = _mm_xor_si128(j0, kx[0].0);
         for r in 1..NR {
