@@ -51,6 +51,9 @@ fn main() {
     let suite = args.get(3).cloned().unwrap_or("ccmp,gcmp".into());
     let nf: usize = std::env::var("KB_NF").ok().and_then(|v| v.parse().ok()).unwrap_or(16);
     let aad = [0x5au8; 24];
+    // KB_NOCHECK=1: do not require the opened frames to verify (timing a deliberately
+    // broken kernel while experimenting).
+    let check = std::env::var_os("KB_NOCHECK").is_some();
     for b in backends {
         for &n in &sizes {
             let mut bufs: Vec<Vec<u8>> = (0..nf).map(|i| vec![i as u8; n]).collect();
@@ -83,7 +86,7 @@ fn main() {
                         .map(|((k, d), t)| CcmJob::new(k, [7; 13], &aad, d, t))
                         .collect();
                     open_batch(&mut jobs);
-                    assert!(jobs[0].status.is_ok());
+                    assert!(check || jobs[0].status.is_ok());
                 });
                 println!("ccmp-128 {:8} {:6}  batch{nf} {:.3} / {:.3}", b.name(), n, enc, dec);
             }
@@ -118,7 +121,7 @@ fn main() {
                         .map(|((k, d), t)| GcmJob::new(k, [9; 12], &aad, d, t))
                         .collect();
                     gcm_open_batch(&mut jobs);
-                    assert!(jobs[0].status.is_ok());
+                    assert!(check || jobs[0].status.is_ok());
                 });
                 println!("{s:8} {:8} {:6}  batch{nf} {:.3} / {:.3}", b.name(), n, enc, dec);
             }
