@@ -31,6 +31,7 @@
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod aead;
+pub mod bytes;
 /// The error type of the whole stack (`wsec-base`'s).
 pub use wsec_base::error;
 pub mod pbkdf2;

@@ -99,7 +99,7 @@ fn encapsulate_framed(
     out[1] |= (fc::PROTECTED >> 8) as u8;
     out.extend_from_slice(&[0u8; 8]);
     sec.emit(&mut out[hl..hl + 8])?;
-    out.extend_from_slice(body);
+    wsec_kernel::bytes::extend(out, body);
     out.resize(hl + 8 + body.len() + mic_len, 0);
     let (data, mic) = out[hl + 8..].split_at_mut(body.len());
     if let Err(e) = seal(nonce, &aad, data, mic) {
@@ -174,7 +174,7 @@ fn decapsulate_framed(
     fit(out, hl + body_len);
     out.extend_from_slice(&mpdu[..hl]);
     out[1] &= !((fc::PROTECTED >> 8) as u8);
-    out.extend_from_slice(&rest[8..8 + body_len]);
+    wsec_kernel::bytes::extend(out, &rest[8..8 + body_len]);
     let mic = &rest[8 + body_len..];
     if let Err(e) = open(nonce, &aad, sec.pn, &mut out[hl..], mic) {
         out.clear();

@@ -213,7 +213,7 @@ impl Aggregator {
         // Every MSDU here is at most 2304 octets (the cores check), so the Length fits.
         let _ = SubframeRepr { da: *da, sa: *sa, length: len as u16 }.emit(&mut p.mpdu[at..]);
         let _ = SnapRepr { oui: OUI_RFC1042, ethertype }.emit(&mut p.mpdu[at + HEADER_LEN..]);
-        p.mpdu.extend_from_slice(payload);
+        wsec_kernel::bytes::extend(&mut p.mpdu, payload);
         p.msdus += 1;
         p.last = len;
     }
