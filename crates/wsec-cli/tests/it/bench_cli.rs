@@ -141,3 +141,45 @@ fn bench_live_measures_the_data_plane_and_the_ceiling() {
         assert!(text.contains(&format!("  {mode}: ap tap: wap0 (offloads)")), "{text}");
     }
 }
+
+/// `wsec demo` (issue 37's must-show): on the shared-memory medium with an HT AP by
+/// default, its first table still the one `wsec report` reads, and a second with the veth
+/// pair's ceiling, the ratio and the ping RTT under load (figures from the run; no speed
+/// is asserted).
+#[test]
+fn demo_prints_the_ceiling_the_ratio_and_the_rtt_under_load() {
+    let out = Command::new(env!("CARGO_BIN_EXE_wsec"))
+        .args(["demo", "--mode", "wpa2-host", "--seconds", "2", "--tool", "iperf3"])
+        .output()
+        .expect("run wsec");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}\n{text}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("medium: shm (shared memory); TAP offloads: on; HT (A-MSDU): on; CCM kernel backend: "), "{text}");
+    assert!(text.contains("TCP tool: iperf3"), "{text}");
+    let (rows, runs) = wsec_report::collect::parse_demo(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!((rows.len(), runs), (1, 1), "the report reads exactly the first table: {text}");
+    let ceiling: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("veth pair between two namespaces (the ceiling of a userspace data path here), same tool: "))
+        .and_then(|v| v.strip_suffix(" Gb/s"))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no veth ceiling: {text}"));
+    let row = text
+        .lines()
+        .filter(|l| l.starts_with("| wpa2-host |"))
+        .find(|l| l.split('|').count() == 7)
+        .unwrap_or_else(|| panic!("no second table row: {text}"));
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    let (wired, of, relay, rtt): (f64, f64, f64, f64) = (
+        cells[2].parse().unwrap(),
+        cells[3].trim_end_matches(" %").parse().unwrap(),
+        cells[4].parse().unwrap(),
+        cells[5].parse().unwrap(),
+    );
+    assert!(wired > 0.0 && relay > 0.0 && rtt > 0.0 && ceiling > 0.0, "{row}");
+    assert!((of - 100.0 * wired / ceiling).abs() < 0.2, "the ratio is the row's own: {row}, ceiling {ceiling}");
+    // The first table's sta->wired figure (Mb/s) is the second's (Gb/s).
+    let first = text.lines().find(|l| l.starts_with("| wpa2-host |") && l.split('|').count() == 8).unwrap();
+    let mbps: f64 = first.split('|').nth(5).unwrap().trim().parse().unwrap();
+    assert!((mbps / 1e3 - wired).abs() < 0.006, "{first} / {row}");
+}

@@ -133,6 +133,10 @@ fn every_subcommand_keeps_the_exit_code_contract() {
         (vec!["demo", "--passphrase", "short"], 2, "8..63"),
         (vec!["demo", "--runs", "0"], 2, "1..=20"),
         (vec!["demo", "--runs", "21"], 2, "1..=20"),
+        (vec!["demo", "--ht", "2"], 2, "--ht"),
+        (vec!["demo", "--tool", "netperf"], 2, "netperf"),
+        (vec!["demo", "--medium", "radio"], 2, "radio"),
+        (vec!["bench", "live", "--ht", "7"], 2, "--ht"),
         // bench
         (vec!["bench", "bogus"], 2, "bogus"),
         (vec!["bench", "ccmp", "--sizes", "0"], 2, "wsec: "),
