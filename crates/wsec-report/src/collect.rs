@@ -659,8 +659,9 @@ impl<'a> Collector<'a> {
     fn demo(&mut self) -> Result<Vec<DemoRow>> {
         let t0 = Instant::now();
         if let Some(p) = &self.o.demo {
-            let (rows, runs) = parse_demo(&read_bounded(p)?).map_err(|e| Error::Input(format!("{}: {e}", p.display())))?;
-            self.demo_cmd = demo_cmd(runs);
+            let text = read_bounded(p)?;
+            let (rows, runs) = parse_demo(&text).map_err(|e| Error::Input(format!("{}: {e}", p.display())))?;
+            self.demo_cmd = demo_cmd(runs, &text);
             let cmd = self.demo_cmd.clone();
             match self.o.demo_wall_s {
                 Some(w) => {
@@ -674,8 +675,9 @@ impl<'a> Collector<'a> {
             return Ok(rows);
         }
         let p = self.o.repo.join("docs/results/demo-all.md");
-        let (rows, runs) = parse_demo(&read_bounded(&p)?).map_err(|e| Error::Input(format!("{}: {e}", p.display())))?;
-        self.demo_cmd = demo_cmd(runs);
+        let text = read_bounded(&p)?;
+        let (rows, runs) = parse_demo(&text).map_err(|e| Error::Input(format!("{}: {e}", p.display())))?;
+        self.demo_cmd = demo_cmd(runs, &text);
         let cmd = self.demo_cmd.clone();
         self.committed("demo", "The live system: AP, two stations, wired host (wsec demo)", t0, &p, &cmd);
         Ok(rows)
@@ -1601,12 +1603,31 @@ impl<'a> Collector<'a> {
 }
 
 /// The command of a demo table with `runs` runs per mode.
-fn demo_cmd(runs: u32) -> String {
+/// The command that makes a table like `text` today: `wsec demo`'s settings line says how
+/// it ran; a table without one is from before the line existed, when the demo ran on the
+/// UDP hub without HT, TAP offloads or iperf3 (today's `--medium air --ht 0 --tap-offload
+/// 0 --tool builtin`).
+pub fn demo_cmd(runs: u32, text: &str) -> String {
+    let mut c = String::from("sudo wsec demo --mode all --seconds 3");
     if runs > 1 {
-        format!("sudo wsec demo --mode all --seconds 3 --runs {runs}")
-    } else {
-        "sudo wsec demo --mode all --seconds 3".into()
+        c += &format!(" --runs {runs}");
     }
+    match text.lines().find(|l| l.starts_with("medium: ")) {
+        None => c += " --medium air --ht 0 --tap-offload 0 --tool builtin",
+        Some(l) => {
+            for (says, flag) in [
+                ("medium: air", " --medium air"),
+                ("HT (A-MSDU): off", " --ht 0"),
+                ("TAP offloads: off", " --tap-offload 0"),
+                ("TCP tool: builtin", " --tool builtin"),
+            ] {
+                if l.contains(says) {
+                    c += flag;
+                }
+            }
+        }
+    }
+    c
 }
 
 /// Tables in the order of [`REQUIRED`] (the papers' order); others after them.
@@ -1722,6 +1743,20 @@ pub fn parse_demo(text: &str) -> std::result::Result<(Vec<DemoRow>, u32), String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_demo_command_says_how_the_table_was_made() {
+        // A table from before the settings line: the UDP hub, no HT, no offloads, builtin.
+        assert_eq!(
+            demo_cmd(5, "CPU: x\n| open | - |"),
+            "sudo wsec demo --mode all --seconds 3 --runs 5 --medium air --ht 0 --tap-offload 0 --tool builtin"
+        );
+        let today =
+            "CPU: x\nmedium: shm (shared memory); TAP offloads: on; HT (A-MSDU): on; CCM kernel backend: avx512; TCP tool: iperf3\n";
+        assert_eq!(demo_cmd(1, today), "sudo wsec demo --mode all --seconds 3");
+        let other = "medium: air (loopback UDP); TAP offloads: off; HT (A-MSDU): off; CCM kernel backend: aesni; TCP tool: builtin (SHA-256 checked)\n";
+        assert_eq!(demo_cmd(3, other), "sudo wsec demo --mode all --seconds 3 --runs 3 --medium air --ht 0 --tap-offload 0 --tool builtin");
+    }
 
     #[test]
     fn demo_table_parses_and_rejects_garbage() {

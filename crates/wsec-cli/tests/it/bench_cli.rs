@@ -170,12 +170,8 @@ fn demo_prints_the_ceiling_the_ratio_and_the_rtt_under_load() {
         .find(|l| l.split('|').count() == 7)
         .unwrap_or_else(|| panic!("no second table row: {text}"));
     let cells: Vec<&str> = row.split('|').map(str::trim).collect();
-    let (wired, of, relay, rtt): (f64, f64, f64, f64) = (
-        cells[2].parse().unwrap(),
-        cells[3].trim_end_matches(" %").parse().unwrap(),
-        cells[4].parse().unwrap(),
-        cells[5].parse().unwrap(),
-    );
+    let (wired, of, relay, rtt): (f64, f64, f64, f64) =
+        (cells[2].parse().unwrap(), cells[3].trim_end_matches(" %").parse().unwrap(), cells[4].parse().unwrap(), cells[5].parse().unwrap());
     assert!(wired > 0.0 && relay > 0.0 && rtt > 0.0 && ceiling > 0.0, "{row}");
     assert!((of - 100.0 * wired / ceiling).abs() < 0.2, "the ratio is the row's own: {row}, ceiling {ceiling}");
     // The first table's sta->wired figure (Mb/s) is the second's (Gb/s).
