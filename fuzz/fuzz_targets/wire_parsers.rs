@@ -3,9 +3,9 @@
 use libfuzzer_sys::fuzz_target;
 use wsec::wire::ht::{HtCapabilities, HtCapabilitiesRepr, HtOperation, HtOperationRepr};
 use wsec::wire::llc::Snap;
-use wsec::wire::wmm::{Wmm, WmmInfoRepr, WmmParamRepr};
 use wsec::wire::mme::MmeRepr;
 use wsec::wire::sechdr::{CcmpHeaderRepr, TkipHeaderRepr, WepHeaderRepr};
+use wsec::wire::wmm::{Wmm, WmmInfoRepr, WmmParamRepr};
 use wsec::wire::{Header, HeaderRepr};
 
 fuzz_target!(|data: &[u8]| {
