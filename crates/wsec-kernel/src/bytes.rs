@@ -33,7 +33,7 @@ pub fn extend(out: &mut Vec<u8>, src: &[u8]) {
 unsafe fn copy_sse2(dst: *mut u8, src: *const u8, n: usize) {
     use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_storeu_si128};
     let mut i = 0;
-    // SAFETY (all the loads and stores below): offsets stay below `n` (the loop bounds),
+    // SAFETY: (all the loads and stores below) offsets stay below `n` (the loop bounds),
     // within what the caller vouches for; SSE2 is part of x86-64.
     unsafe {
         while i + 64 <= n {
