@@ -567,9 +567,23 @@ unsafe fn mul_acck<T: G>(a: T, b: T, bk: T, acc: &mut (T, T, T)) {
 /// # Safety
 /// The features of `T` enabled; `hd.h[j..j + W]` inside the table.
 #[inline(always)]
-unsafe fn mul_acc_main<T: G>(a: T, hd: &Powers, j: usize, acc: &mut (T, T, T)) {
+unsafe fn mul_acc_main<T: G, const VOL: bool>(a: T, hd: &Powers, j: usize, acc: &mut (T, T, T)) {
     // SAFETY: features of T enabled by the caller; index checked by the caller.
-    unsafe { mul_acck(a, T::load(hd.h[j].as_ptr()), T::load(hd.k[j].as_ptr()), acc) }
+    unsafe {
+        if VOL && T::W == 4 {
+            // Volatile loads (sealing, measured; opening measured slower with them): else the compiler hoisted the powers out of the loop and, out of
+            // registers, copied them to the stack each frame (64-octet reloads of stores
+            // just made, which on Zen 4 wait for the stores to retire). `hd.h[j]` and
+            // `hd.k[j]` are 64-octet aligned here (`j` a multiple of 4 in the 64-aligned
+            // table, whose `k` starts at octet 576).
+            debug_assert!(j.is_multiple_of(4));
+            let h = core::ptr::read_volatile(hd.h[j].as_ptr().cast::<T>());
+            let k = core::ptr::read_volatile(hd.k[j].as_ptr().cast::<T>());
+            mul_acck(a, h, k, acc)
+        } else {
+            mul_acck(a, T::load(hd.h[j].as_ptr()), T::load(hd.k[j].as_ptr()), acc)
+        }
+    }
 }
 
 /// [`reduce`] of sums of [`mul_acck`] products.
@@ -642,6 +656,16 @@ unsafe fn keys<T: G, const NR: usize>(rk: &Rk) -> [T; 15] {
     }
 }
 
+/// Round key `i` in every block of a `T`.
+///
+/// # Safety
+/// The features of `T` enabled; `i <= 14`.
+#[inline(always)]
+unsafe fn rkey<T: G>(rk: &Rk, i: usize) -> T {
+    // SAFETY: a 16-octet block of the schedule; features enabled by the caller.
+    unsafe { T::splat(_mm_loadu_si128(rk[i].as_ptr().cast())) }
+}
+
 /// GHASH of `n` (1..=16) byte-reflected blocks into `y`, aggregated with H^n..H^1.
 ///
 /// # Safety
@@ -706,7 +730,7 @@ unsafe fn hash_regs<T: G, const R: usize>(p: *const u8, hd: &Powers, first: usiz
         for r in 0..R {
             let x = T::bswap(T::load(p.add(16 * T::W * r)));
             let j = first + r * T::W;
-            mul_acc_main(x, hd, j, acc);
+            mul_acc_main::<T, false>(x, hd, j, acc);
         }
     }
 }
@@ -721,7 +745,7 @@ unsafe fn hash_vals<T: G, const R: usize>(v: &[T; 8], hd: &Powers, first: usize,
     unsafe {
         for r in 0..R {
             let j = first + r * T::W;
-            mul_acc_main(T::bswap(v[r]), hd, j, acc);
+            mul_acc_main::<T, true>(T::bswap(v[r]), hd, j, acc);
         }
     }
 }
@@ -764,8 +788,11 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
                        // SAFETY: (whole body) features enabled by the entry points; data accesses are inside
                        // `data` (iteration and tail bounds) or on the stack.
     unsafe {
-        let k = keys::<T, NR>(&key.rk);
-        let kx = keys::<X, NR>(&key.rk);
+        // Round keys are broadcast from the key where they are used, never gathered in an
+        // array: the compiler put such an array on the stack, and on Zen 4 a 64-octet load
+        // of a store just made waits for the store to retire, which kept a frame's AES from
+        // starting before the previous frame had retired (frames of a batch did not overlap).
+        let rk = &key.rk;
         // J0 = IV || 0^31 || 1, built in a register: a 16-octet load of a stack block
         // written as 12 + 1 octets would wait for the stores (no store forwarding), at the
         // head of every frame's chains.
@@ -774,11 +801,11 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
             u64::from_le_bytes([iv[0], iv[1], iv[2], iv[3], iv[4], iv[5], iv[6], iv[7]]) as i64,
         );
         // E(J0), the tag mask.
-        let mut s = _mm_xor_si128(j0, kx[0].0);
+        let mut s = _mm_xor_si128(j0, _mm_loadu_si128(rk[0].as_ptr().cast()));
         for r in 1..NR {
-            s = _mm_aesenc_si128(s, kx[r].0);
+            s = _mm_aesenc_si128(s, _mm_loadu_si128(rk[r].as_ptr().cast()));
         }
-        let ej0 = _mm_aesenclast_si128(s, kx[NR].0);
+        let ej0 = _mm_aesenclast_si128(s, _mm_loadu_si128(rk[NR].as_ptr().cast()));
         // AAD of up to one register: one (masked) load, a partial block zero padded. On
         // 256-bit registers, when the payload is only a tail (no iteration) and AAD, tail and
         // lengths block fit in the powers kept, the AAD is hashed with the tail under its one
@@ -832,12 +859,12 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
             if (ctr & 0xff) as usize + bw <= 256 {
                 let base = T::splat(_mm_insert_epi32::<3>(j0, ctr.swap_bytes() as i32));
                 for r in 0..R {
-                    c[r] = T::xor(T::add32(base, inc[r]), k[0]);
+                    c[r] = T::xor(T::add32(base, inc[r]), rkey::<T>(rk, 0));
                 }
                 cr = T::add32(cr, step_it);
             } else {
                 for r in 0..R {
-                    c[r] = T::xor(T::bswap(cr), k[0]);
+                    c[r] = T::xor(T::bswap(cr), rkey::<T>(rk, 0));
                     cr = T::add32(cr, step);
                 }
             }
@@ -857,12 +884,12 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
             }
             for i in 1..NR {
                 for r in 0..R {
-                    c[r] = T::enc(c[r], k[i]);
+                    c[r] = T::enc(c[r], rkey::<T>(rk, i));
                 }
             }
             for r in 0..R {
                 let q = p.add(off + 16 * T::W * r);
-                let o = T::xor(T::load(q), T::enclast(c[r], k[NR]));
+                let o = T::xor(T::load(q), T::enclast(c[r], rkey::<T>(rk, NR)));
                 T::store(q, o);
                 prev[r] = o;
             }
@@ -907,42 +934,58 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
         let done = q * T::W;
         let singles = nb_data - done;
         let qe = q + (singles > 0) as usize;
-        let mut c = [T::zero(); 8];
-        for r in 0..qe {
-            c[r] = T::xor(T::bswap(cr), k[0]);
-            cr = T::add32(cr, step);
+        // One copy of the wave per register count: with a variable count the registers
+        // of the wave were merged through the stack, and on Zen 4 a 64-octet reload of a
+        // store just made waits for the store to retire.
+        let a = p.add(off);
+        let len = rest - 16 * done;
+        macro_rules! wave {
+            ($($qe:literal)*) => {
+                match qe {
+                    $($qe => tail_wave::<T, NR, $qe, ENCRYPT>(rk, hd, a, q, len, first, y, cr, step, &mut acc),)*
+                    _ => unreachable!(),
+                }
+            };
         }
-        for i in 1..NR {
+        if T::W == 4 {
+            wave!(0 1 2 3 4 5 6 7 8);
+        } else {
+            // (On 128- and 256-bit registers the loops below measured faster: their stack
+            // round trips forward.)
+            let mut c = [T::zero(); 8];
             for r in 0..qe {
-                c[r] = T::enc(c[r], k[i]);
+                c[r] = T::xor(T::bswap(cr), rkey::<T>(rk, 0));
+                cr = T::add32(cr, step);
             }
-        }
-        for r in 0..q {
-            let a = p.add(off + 16 * T::W * r);
-            let d = T::load(a);
-            let o = T::xor(d, T::enclast(c[r], k[NR]));
-            T::store(a, o);
-            let mut x = T::bswap(if ENCRYPT { o } else { d });
-            if r == 0 {
-                x = T::xor(x, T::from_lo(y));
+            for i in 1..NR {
+                for r in 0..qe {
+                    c[r] = T::enc(c[r], rkey::<T>(rk, i));
+                }
             }
-            let j = first + r * T::W;
-            mul_acck(x, T::load(hd.h[j].as_ptr()), T::load(hd.k[j].as_ptr()), &mut acc);
-        }
-        if singles > 0 {
-            // `len` octets (1..=16 W) of data, zero after in the hashed register; the
-            // lanes past the data are zero and (past H^1) meet the zero padding of the powers.
-            let a = p.add(off + 16 * done);
-            let len = n - off - 16 * done;
-            let d = T::load_part(a, len);
-            let o = T::keep(T::xor(d, T::enclast(c[q], k[NR])), len);
-            T::store_part(a, len, o);
-            let mut x = T::bswap(if ENCRYPT { o } else { d });
-            if q == 0 {
-                x = T::xor(x, T::from_lo(y));
+            for r in 0..q {
+                let b = a.add(16 * T::W * r);
+                let d = T::load(b);
+                let o = T::xor(d, T::enclast(c[r], rkey::<T>(rk, NR)));
+                T::store(b, o);
+                let mut x = T::bswap(if ENCRYPT { o } else { d });
+                if r == 0 {
+                    x = T::xor(x, T::from_lo(y));
+                }
+                let j = first + r * T::W;
+                mul_acck(x, T::load(hd.h[j].as_ptr()), T::load(hd.k[j].as_ptr()), &mut acc);
             }
-            let j = first + done;
-            mul_acck(x, T::load(hd.h[j].as_ptr()), T::load(hd.k[j].as_ptr()), &mut acc);
+            if singles > 0 {
+                let b = a.add(16 * done);
+                let d = T::load_part(b, len);
+                let o = T::keep(T::xor(d, T::enclast(c[q], rkey::<T>(rk, NR))), len);
+                T::store_part(b, len, o);
+                let mut x = T::bswap(if ENCRYPT { o } else { d });
+                if q == 0 {
+                    x = T::xor(x, T::from_lo(y));
+                }
+                let j = first + done;
+                mul_acck(x, T::load(hd.h[j].as_ptr()), T::load(hd.k[j].as_ptr()), &mut acc);
+            }
         }
         // Lengths block: len(A) || len(C) in bits, byte-reflected.
         let mut lens = _mm_set_epi64x((aad.len() as u64 * 8) as i64, (n as u64 * 8) as i64);
@@ -966,6 +1009,62 @@ unsafe fn body<T: G, const NR: usize, const R: usize, const ENCRYPT: bool>(
             y = ghash_x(y, &[lens], hd);
         }
         _mm_storeu_si128(tag.as_mut_ptr().cast(), _mm_xor_si128(_mm_shuffle_epi8(y, rev128()), ej0));
+    }
+}
+
+/// The tail's AES in one wave of `QE` registers (no block waits for another's rounds):
+/// `q` registers of full blocks at `a`, then (if `QE > q`) one of `len` (`1..=16 W`) octets,
+/// zero after in the hashed register (the lanes past the data are zero and, past H^1, meet
+/// the zero padding of the powers); each hashed with the powers from `hd.h[first]`, `y`
+/// added to the first.
+///
+/// # Safety
+/// The features of `T` enabled; `16 W q + len` octets at `a` readable and writable (`len`
+/// only if `QE > q`); `QE <= 8`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn tail_wave<T: G, const NR: usize, const QE: usize, const ENCRYPT: bool>(
+    rk: &Rk,
+    hd: &Powers,
+    a: *mut u8,
+    q: usize,
+    len: usize,
+    first: usize,
+    y: __m128i,
+    mut cr: T,
+    step: T,
+    acc: &mut (T, T, T),
+) {
+    // SAFETY: as documented; features enabled by the caller.
+    unsafe {
+        let mut c = [T::zero(); 8];
+        for r in 0..QE {
+            c[r] = T::xor(T::bswap(cr), rkey::<T>(rk, 0));
+            cr = T::add32(cr, step);
+        }
+        for i in 1..NR {
+            for r in 0..QE {
+                c[r] = T::enc(c[r], rkey::<T>(rk, i));
+            }
+        }
+        for r in 0..QE {
+            let j = first + r * T::W;
+            let x = if r < q {
+                let b = a.add(16 * T::W * r);
+                let d = T::load(b);
+                let o = T::xor(d, T::enclast(c[r], rkey::<T>(rk, NR)));
+                T::store(b, o);
+                T::bswap(if ENCRYPT { o } else { d })
+            } else {
+                let b = a.add(16 * T::W * r);
+                let d = T::load_part(b, len);
+                let o = T::keep(T::xor(d, T::enclast(c[r], rkey::<T>(rk, NR))), len);
+                T::store_part(b, len, o);
+                T::bswap(if ENCRYPT { o } else { d })
+            };
+            let x = if r == 0 { T::xor(x, T::from_lo(y)) } else { x };
+            mul_acck(x, T::load(hd.h[j].as_ptr()), T::load(hd.k[j].as_ptr()), acc);
+        }
     }
 }
 
