@@ -1390,7 +1390,8 @@ fn parse_bss(lines: &[(usize, &str)], bss: Option<(usize, &str)>) -> Result<ApFi
     ap.wmm = wmm.unwrap_or(ieee80211n);
     ap.ht_capab = ieee80211n.then(|| ht_capab.unwrap_or(wsec::wire::ht::HtCapInfo(wsec::wire::ht::HtCapInfo::SM_PS_DISABLED)));
     ap.amsdu_tx = amsdu_tx;
-    ap.amsdu_max_len = amsdu_max_len.unwrap_or(if radio { RADIO_AMSDU_MAX_LEN } else { usize::MAX });
+    // The medium bounds it further at run time (`Medium::max_mpdu`: a radio's MTU).
+    ap.amsdu_max_len = amsdu_max_len.unwrap_or(usize::MAX);
     ap.offload = c.offload()?;
     let fpga = c.fpga()?;
     // The AP's engine uses every core unless told otherwise (issue: per-station key tables,
@@ -1412,13 +1413,6 @@ fn parse_bss(lines: &[(usize, &str)], bss: Option<(usize, &str)>) -> Result<ApFi
         tap_offload: c.tap_offload.unwrap_or(true),
     })
 }
-
-/// The longest A-MSDU sent on a Linux radio (driver=nl80211) unless `amsdu_max_len` says
-/// otherwise: the frame goes out through a monitor interface whose MTU is 2304 octets
-/// (mac80211's `max_mtu`, IEEE80211_MAX_DATA_LEN), so the whole MPDU (26-octet QoS header,
-/// 8-octet CCMP/GCMP header, 16-octet MIC at most) stays within it; mac80211_hwsim also
-/// drops frames over 2304 octets that come from user space (`hwsim_cloned_frame_received_nl`).
-pub const RADIO_AMSDU_MAX_LEN: usize = 2250;
 
 /// hostapd's fast BSS transition keys (hostapd.conf, "IEEE 802.11r configuration").
 #[derive(Default)]
@@ -1800,7 +1794,8 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
         sta.ht_capab = None;
     }
     sta.amsdu_tx = amsdu_tx;
-    sta.amsdu_max_len = amsdu_max_len.unwrap_or(if radio { RADIO_AMSDU_MAX_LEN } else { usize::MAX });
+    // The medium bounds it further at run time (`Medium::max_mpdu`: a radio's MTU).
+    sta.amsdu_max_len = amsdu_max_len.unwrap_or(usize::MAX);
     let wants_eap = matches!(&sta.security, Security::Rsn { akms, .. } if akms.iter().any(|a| a.is_8021x()));
     match (&eap, wants_eap) {
         (Some(e), true) => {
