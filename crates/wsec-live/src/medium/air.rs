@@ -5,21 +5,30 @@
 //! (a node registers by sending anything, and keeps itself registered with an empty
 //! datagram each second). Each copy is lost with probability `loss` (the hub is where
 //! loss is emulated: netem is not available everywhere). Every frame sent on the air is
-//! recorded once in the pcap (link type 127, radiotap), before loss.
+//! recorded once in the pcap (link type 127, radiotap), before loss, by a writer thread
+//! with buffered writes (the hub never waits for the disk per frame; the file is readable
+//! up to the last [`super::shm::PCAP_FLUSH`] if the hub is killed).
+//!
+//! Datagrams are lost only where the sockets' queues overflow: the hub's receive queue and
+//! each node's are sized for TAP-offload bursts (a 64 KiB TCP segment is some 43 frames
+//! from each sender at once), beyond `rmem_max` when run as root.
 use std::collections::HashMap;
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use wsec::capture::radio::LINKTYPE_RADIOTAP;
-use wsec::capture::writer::CaptureWriter;
-use wsec::capture::Packet;
 
 /// A node not heard from for this long is forgotten.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Largest datagram the hub carries (radiotap + the largest MPDU + FCS fits).
 pub const MAX_FRAME: usize = 16 * 1024;
+/// The hub's socket queues: every node's bursts land in one receive queue.
+const HUB_BUF: i32 = 32 << 20;
+/// A node's socket queues.
+const NODE_BUF: i32 = 8 << 20;
+/// Frames handed to the capture writer at once (or sooner, when the air goes quiet).
+const PCAP_BATCH: usize = 128;
 
 /// What the hub counted.
 #[derive(Debug, Default, Clone, Copy)]
@@ -36,9 +45,7 @@ pub struct AirHub {
     clients: HashMap<SocketAddr, Instant>,
     loss: f64,
     rng: u64,
-    // Unbuffered: every record is in the file when written, so a killed hub leaves a
-    // readable capture.
-    pcap: Option<CaptureWriter<std::fs::File>>,
+    pcap: Option<std::fs::File>,
     pub stats: HubStats,
 }
 
@@ -49,11 +56,9 @@ impl AirHub {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "loss must be in [0, 1)"));
         }
         let sock = UdpSocket::bind(addr)?;
-        sock.set_read_timeout(Some(Duration::from_millis(200)))?;
-        let pcap = match pcap {
-            Some(p) => Some(CaptureWriter::pcap(std::fs::File::create(p)?, LINKTYPE_RADIOTAP, true)?),
-            None => None,
-        };
+        sock.set_read_timeout(Some(Duration::from_millis(50)))?;
+        set_bufs(&sock, HUB_BUF);
+        let pcap = pcap.map(std::fs::File::create).transpose()?;
         Ok(AirHub { sock, clients: HashMap::new(), loss, rng: seed | 1, pcap, stats: HubStats::default() })
     }
 
@@ -69,14 +74,45 @@ impl AirHub {
         (self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
     }
 
-    /// Runs until `stop` is set; then flushes the capture.
+    /// Runs until `stop` is set; the capture is complete when this returns.
     pub fn run(&mut self, stop: &AtomicBool) -> io::Result<HubStats> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<super::shm::Batch>(64);
+        let writer = self.pcap.take().map(|f| std::thread::spawn(move || super::shm::write_pcap(f, rx)));
+        let mut queue = writer.is_some().then_some(tx);
+        let mut batch: super::shm::Batch = Vec::new();
+        let r = self.relay(stop, &mut queue, &mut batch);
+        if let Some(q) = queue.take() {
+            if !batch.is_empty() {
+                let _ = q.send(std::mem::take(&mut batch));
+            }
+        }
+        if let Some(w) = writer {
+            w.join().map_err(|_| io::Error::other("capture writer panicked"))??;
+        }
+        r?;
+        self.stats.clients = self.clients.len();
+        Ok(self.stats)
+    }
+
+    fn relay(
+        &mut self,
+        stop: &AtomicBool,
+        queue: &mut Option<std::sync::mpsc::SyncSender<super::shm::Batch>>,
+        batch: &mut super::shm::Batch,
+    ) -> io::Result<()> {
         let mut buf = vec![0u8; MAX_FRAME];
         let mut last_flush = Instant::now();
+        // A failed writer ends the recording (its error comes at the join).
+        let hand_over = |queue: &mut Option<std::sync::mpsc::SyncSender<super::shm::Batch>>, batch: &mut super::shm::Batch| {
+            if !batch.is_empty() && queue.as_ref().is_some_and(|q| q.send(std::mem::take(batch)).is_err()) {
+                *queue = None;
+            }
+        };
         while !stop.load(Ordering::Relaxed) {
             let (n, from) = match self.sock.recv_from(&mut buf) {
                 Ok(x) => x,
                 Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted) => {
+                    hand_over(queue, batch);
                     self.housekeeping(&mut last_flush)?;
                     continue;
                 }
@@ -89,9 +125,12 @@ impl AirHub {
             }
             self.stats.frames += 1;
             self.stats.octets += n as u64;
-            if let Some(w) = &mut self.pcap {
+            if queue.is_some() {
                 let ts_ns = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
-                w.write(&Packet { linktype: LINKTYPE_RADIOTAP, ts_ns, data: buf[..n].to_vec() })?;
+                batch.push((ts_ns, buf[..n].to_vec()));
+                if batch.len() >= PCAP_BATCH {
+                    hand_over(queue, batch);
+                }
             }
             let targets: Vec<SocketAddr> = self.clients.keys().copied().filter(|a| *a != from).collect();
             for t in targets {
@@ -103,16 +142,12 @@ impl AirHub {
                 // A full socket buffer at a receiver is a lost frame, as on the air.
                 let _ = self.sock.send_to(&buf[..n], t);
             }
-            if now.duration_since(last_flush) > Duration::from_secs(1) {
+            if now.duration_since(last_flush) > Duration::from_millis(100) {
+                hand_over(queue, batch);
                 self.housekeeping(&mut last_flush)?;
             }
         }
-        if let Some(w) = self.pcap.take() {
-            let mut b = w.finish()?;
-            io::Write::flush(&mut b)?;
-        }
-        self.stats.clients = self.clients.len();
-        Ok(self.stats)
+        Ok(())
     }
 
     fn housekeeping(&mut self, last_flush: &mut Instant) -> io::Result<()> {
@@ -135,23 +170,22 @@ impl AirClient {
         sock.connect(hub)?;
         sock.set_nonblocking(true)?;
         // Room for bursts: the hub does not wait for slow receivers.
-        set_bufs(&sock, 4 << 20);
+        set_bufs(&sock, NODE_BUF);
         sock.send(&[])?;
         Ok(AirClient { sock, channel })
     }
 }
 
+/// Both queues of `sock` at `bytes`: FORCE as root (beyond `rmem_max`/`wmem_max`), the
+/// plain option (capped there) otherwise.
 fn set_bufs(sock: &UdpSocket, bytes: i32) {
-    for opt in [libc::SO_RCVBUF, libc::SO_SNDBUF] {
+    for (opt, force) in [(libc::SO_RCVBUF, libc::SO_RCVBUFFORCE), (libc::SO_SNDBUF, libc::SO_SNDBUFFORCE)] {
+        let p = &bytes as *const i32 as *const libc::c_void;
+        let l = core::mem::size_of::<i32>() as libc::socklen_t;
         // SAFETY: setsockopt with a valid fd and a pointer to an i32 of the given size.
-        unsafe {
-            libc::setsockopt(
-                sock.as_raw_fd(),
-                libc::SOL_SOCKET,
-                opt,
-                &bytes as *const i32 as *const libc::c_void,
-                core::mem::size_of::<i32>() as libc::socklen_t,
-            );
+        if unsafe { libc::setsockopt(sock.as_raw_fd(), libc::SOL_SOCKET, force, p, l) } < 0 {
+            // SAFETY: as above.
+            unsafe { libc::setsockopt(sock.as_raw_fd(), libc::SOL_SOCKET, opt, p, l) };
         }
     }
 }

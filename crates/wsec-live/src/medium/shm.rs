@@ -1166,7 +1166,7 @@ pub struct ShmHubStats {
 }
 
 /// Frames (send time, bytes) from the recorder to the capture writer, a batch at a time.
-type Batch = Vec<(u64, Vec<u8>)>;
+pub(crate) type Batch = Vec<(u64, Vec<u8>)>;
 
 /// Capture buffer: records are staged here and written whole.
 const PCAP_BUF: usize = 1 << 20;
@@ -1267,7 +1267,7 @@ fn record(r: &mut ShmMedium, queue: &mut Option<std::sync::mpsc::SyncSender<Batc
 /// The capture writer: records go into a [`std::io::BufWriter`] and out at least every
 /// [`PCAP_FLUSH`], and always whole (a flush when a quarter of the buffer is used, so
 /// the buffer never writes out part of a record on its own).
-fn write_pcap(f: File, rx: std::sync::mpsc::Receiver<Batch>) -> io::Result<()> {
+pub(crate) fn write_pcap(f: File, rx: std::sync::mpsc::Receiver<Batch>) -> io::Result<()> {
     use wsec::capture::{radio::LINKTYPE_RADIOTAP, writer::CaptureWriter, Packet};
     let mut w = CaptureWriter::pcap(io::BufWriter::with_capacity(PCAP_BUF, f), LINKTYPE_RADIOTAP, true)?;
     w.flush()?;
