@@ -1078,6 +1078,7 @@ fn parse_bss(lines: &[(usize, &str)], bss: Option<(usize, &str)>) -> Result<ApFi
     let (mut owe_groups, mut owe_bssid, mut owe_ssid, mut hidden) = (None, None, None, 0u8);
     let mut transition_disable = 0u8;
     let mut extended_key_id = 0u8;
+    let mut spp_amsdu = 0u8;
     let mut ieee8021x = false;
     // hostapd: each *_server_addr starts a server; *_port and *_shared_secret set the last.
     let (mut auth_servers, mut acct_servers): (Vec<RadiusServerLine>, Vec<RadiusServerLine>) = (Vec::new(), Vec::new());
@@ -1138,6 +1139,8 @@ fn parse_bss(lines: &[(usize, &str)], bss: Option<(usize, &str)>) -> Result<ApFi
             }
             // hostapd: 0 off, 1 on, 2 on with the first PTK under Key ID 1 (12.6.21).
             "extended_key_id" => extended_key_id = num(n, k, v, 0, 2)?,
+            // hostapd: spp_amsdu=0/1 (SPP A-MSDU Capable); 2 also sets Required (wsec).
+            "spp_amsdu" => spp_amsdu = num(n, k, v, 0, 2)?,
             "owe_transition_bssid" => {
                 let a = v
                     .parse::<MacAddr>()
@@ -1324,6 +1327,7 @@ fn parse_bss(lines: &[(usize, &str)], bss: Option<(usize, &str)>) -> Result<ApFi
     ap.ignore_broadcast_ssid = hidden;
     ap.transition_disable = transition_disable;
     ap.extended_key_id = extended_key_id;
+    ap.spp_amsdu = spp_amsdu;
     ap.bss_transition = bss_transition;
     ap.rrm_neighbor_report = rrm_neighbor_report;
     let eap_akm = matches!(&ap.security, Security::Rsn { akms, .. } if akms.iter().any(|a| a.is_8021x()));
@@ -1526,6 +1530,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     let mut owe_group = 0u16;
     let mut owe_only = false;
     let mut extended_key_id = false;
+    let mut spp_amsdu = 0u8;
     let mut eap: Option<EapFile> = None;
     let mut eap_method = None;
     let mut eapol_version = 1u8;
@@ -1744,6 +1749,8 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
                 }
                 // wpa_supplicant: INT_RANGE(extended_key_id, 0, 1), a global setting.
                 "extended_key_id" => extended_key_id = num::<u8>(n, k, v, 0, 1)? == 1,
+                // As the AP's spp_amsdu (wpa_supplicant takes SPP A-MSDU from the driver).
+                "spp_amsdu" => spp_amsdu = num(n, k, v, 0, 2)?,
                 "eapol_version" => eapol_version = num(n, k, v, 1, 3)?,
                 "okc" => okc_global = num::<u8>(n, k, v, 0, 1)? == 1,
                 "amsdu_tx" => amsdu_tx = num::<u8>(n, k, v, 0, 1)? == 1,
@@ -1787,6 +1794,7 @@ pub fn parse_sta(text: &str) -> Result<StaFile, ConfError> {
     sta.owe_group = owe_group;
     sta.owe_only = owe_only;
     sta.extended_key_id = extended_key_id;
+    sta.spp_amsdu = spp_amsdu;
     sta.eapol_version = eapol_version;
     sta.okc = okc_net.unwrap_or(okc_global);
     sta.test_ft_bad_mic = test_ft_bad_mic;

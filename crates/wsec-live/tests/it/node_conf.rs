@@ -61,6 +61,14 @@ fn ap_keys_reach_the_core() {
     let e = parse_sta("interface=wsta0\naddr=02:00:00:00:00:11\nextended_key_id=1\nnetwork={\n ssid=\"x\"\n key_mgmt=NONE\n}\n").unwrap();
     assert!(e.sta.extended_key_id);
     assert!(parse_sta("interface=wsta0\naddr=02:00:00:00:00:11\nextended_key_id=2\nnetwork={\n ssid=\"x\"\n key_mgmt=NONE\n}\n").is_err());
+    // SPP A-MSDU: hostapd's spp_amsdu (0/1), 2 for Required; the station's as a global key.
+    assert_eq!(parse_ap(AP).unwrap().ap.spp_amsdu, 0);
+    assert_eq!(parse_ap(&format!("{AP}spp_amsdu=1\n")).unwrap().ap.spp_amsdu, 1);
+    assert_eq!(parse_ap(&format!("{AP}spp_amsdu=2\n")).unwrap().ap.spp_amsdu, 2);
+    assert!(parse_ap(&format!("{AP}spp_amsdu=3\n")).is_err());
+    let e = parse_sta("interface=wsta0\naddr=02:00:00:00:00:11\nspp_amsdu=2\nnetwork={\n ssid=\"x\"\n key_mgmt=NONE\n}\n").unwrap();
+    assert_eq!((s.sta.spp_amsdu, e.sta.spp_amsdu), (0, 2));
+    assert!(parse_sta("interface=wsta0\naddr=02:00:00:00:00:11\nspp_amsdu=x\nnetwork={\n ssid=\"x\"\n key_mgmt=NONE\n}\n").is_err());
 }
 
 #[test]

@@ -69,6 +69,9 @@ pub struct Engine {
     /// The runtime's clock ([`Engine::set_meter`]) and the time spent in the AEAD passes.
     meter: Option<Meter>,
     crypto_ns: std::sync::atomic::AtomicU64,
+    /// Peers with SPP A-MSDUs negotiated (both SPP A-MSDU Capable, 9.4.2.24.4): their
+    /// pairwise keys keep the A-MSDU Present bit in the AAD (12.5.3.3.3).
+    spp: std::collections::HashSet<MacAddr>,
 }
 
 /// A monotonic clock in nanoseconds, given by the runtime so that the engine can say how
@@ -121,7 +124,26 @@ impl Engine {
             device: None,
             meter: None,
             crypto_ns: Default::default(),
+            spp: Default::default(),
         }
+    }
+
+    /// Whether the pairwise keys installed for `peer` from now on protect SPP A-MSDUs
+    /// (the association's negotiation, 9.4.2.24.4; set before the keys).
+    pub fn set_spp_amsdu(&mut self, peer: MacAddr, on: bool) {
+        if on {
+            self.spp.insert(peer);
+        } else {
+            self.spp.remove(&peer);
+        }
+    }
+
+    /// The AAD rules of a key of type `kt` for `peer` (12.5.3.3.3): SPP A-MSDU for the
+    /// pairwise keys of a peer that negotiated it; group keys never (group-addressed
+    /// A-MSDUs are not sent).
+    fn aad_options(&self, peer: Option<&MacAddr>, kt: KeyType) -> AadOptions {
+        let spp_amsdu = kt == KeyType::Pairwise && peer.is_some_and(|p| self.spp.contains(p));
+        AadOptions { spp_amsdu, ..AadOptions::default() }
     }
 
     /// Measures the time of each AEAD pass with `m` ([`Engine::crypto_ns`]); None: not
@@ -227,19 +249,21 @@ impl Engine {
         rsc: Option<Pn>,
     ) -> Result<()> {
         let role = self.role;
+        let opts = self.aad_options(peer.as_ref(), kt);
         let sa = match peer {
             Some(p) => self.peers.entry(p).or_insert_with(|| Self::new_sa(role, &self.device)),
             None => &mut self.group,
         };
-        sa.install(kt, key_id, suite, key, AadOptions::default(), rsc)
+        sa.install(kt, key_id, suite, key, opts, rsc)
     }
 
     /// Installs `peer`'s new pairwise key for reception only (Extended Key ID, 12.6.21);
     /// [`Engine::set_pairwise_tx`] later switches transmission to it.
     pub fn install_rx(&mut self, peer: MacAddr, key_id: u8, suite: CipherSuite, key: &[u8]) -> Result<()> {
         let role = self.role;
+        let opts = self.aad_options(Some(&peer), KeyType::Pairwise);
         let sa = self.peers.entry(peer).or_insert_with(|| Self::new_sa(role, &self.device));
-        sa.install_rx(key_id, suite, key, AadOptions::default())
+        sa.install_rx(key_id, suite, key, opts)
     }
 
     /// Transmits to `peer` with its pairwise key under `key_id` from now on.
@@ -282,6 +306,7 @@ impl Engine {
     /// Forgets every key of a peer.
     pub fn remove_peer(&mut self, peer: &MacAddr) {
         self.peers.remove(peer);
+        self.spp.remove(peer);
     }
 
     /// Whether a pairwise key is installed for `peer`.

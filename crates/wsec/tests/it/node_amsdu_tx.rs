@@ -407,3 +407,127 @@ fn eccmp_and_open_links_pack_bursts_too() {
     assert!(deliver(&mut rsn_stas[0], now.max(now2), &out.air).is_empty());
     assert!(rsn_stas[0].counters.to_string().contains("unprotected"), "{}", rsn_stas[0].counters);
 }
+
+/// An HT AP and one station under CCMP with `spp_amsdu` set as given (0 off, 1 capable,
+/// 2 required).
+fn spp_network(ap_spp: u8, sta_spp: u8) -> (AccessPoint, Vec<Station>, u64, Vec<Vec<u8>>) {
+    let mut ap = ht_ap(rsn(CipherSuite::Ccmp128));
+    ap.spp_amsdu = ap_spp;
+    let mut sta = StaConfig::new(STA1, SSID, rsn(CipherSuite::Ccmp128));
+    sta.spp_amsdu = sta_spp;
+    network(ap, vec![sta])
+}
+
+/// RSN Capabilities of the RSN element in `ies`.
+fn rsn_caps(ies: &[u8]) -> u16 {
+    let e = wsec::wire::element::find(ies, 48).unwrap().expect("an RSN element");
+    wsec::rsn::ie::RsnElementRepr::parse(e.bytes).unwrap().capabilities.unwrap_or_default().0
+}
+
+/// SPP A-MSDU (IEEE 802.11-2020 9.4.2.24.4, 12.5.3.3.3): both sides set SPP A-MSDU Capable
+/// (RSN Capabilities b10), and then the A-MSDU Present bit is in the CCMP AAD. Without SPP an
+/// attacker sets that bit on a genuine single-MSDU frame and the MIC still verifies
+/// (FragAttacks CVE-2020-24588; the LLC/SNAP check then drops it); with SPP the same
+/// forgery fails the MIC. `wsec decrypt` takes SPP A-MSDUs from a capture.
+#[test]
+fn spp_amsdus_put_the_amsdu_present_bit_under_the_mic() {
+    const SPP_CAPABLE: u16 = 1 << 10;
+    const SPP_REQUIRED: u16 = 1 << 11;
+    for spp in [false, true] {
+        let n = spp as u8;
+        let (mut ap, mut stas, now, seen) = spp_network(n, n);
+        // The elements: the AP's in its Beacons, the station's in its request.
+        let beacon = seen
+            .iter()
+            .find_map(|f| match frames::parse_mgmt(f) {
+                Ok(Mgmt::Beacon(i)) => i.rsne,
+                _ => None,
+            })
+            .expect("a beacon with an RSN element");
+        let req = seen
+            .iter()
+            .find_map(|f| match frames::parse_mgmt(f) {
+                Ok(Mgmt::AssocReq { ies, .. }) => Some(ies.to_vec()),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(rsn_caps(&beacon) & (SPP_CAPABLE | SPP_REQUIRED), if spp { SPP_CAPABLE } else { 0 });
+        assert_eq!(rsn_caps(&req) & (SPP_CAPABLE | SPP_REQUIRED), if spp { SPP_CAPABLE } else { 0 });
+
+        // A burst goes in A-MSDUs and arrives whole and in order either way.
+        let eths = burst(STA1, WIRED, 20, 500);
+        let mut out = Output::default();
+        ap.handle_host_batch(now, eths.iter().map(|e| &e[..]), &mut out);
+        assert_eq!(out.air.len(), 3);
+        let amsdus = out.air.clone();
+        assert_eq!(deliver(&mut stas[0], now, &amsdus), eths, "spp {spp}");
+        assert_eq!(stas[0].counters.total_drops(), 0, "{}", stas[0].counters);
+
+        // The capture decryptor, with the PMK alone, learns the PTK from the handshake and
+        // opens the A-MSDUs: SPP ones with A-MSDU Present in the AAD.
+        let mut d = wsec::decrypt::Decryptor::new(vec![wsec::decrypt::keys::UserKey::Pmk(Zeroizing::new(vec![0x5a; 32]))]);
+        for f in &seen {
+            d.process(f);
+        }
+        for f in &amsdus {
+            match d.process(f) {
+                wsec::decrypt::Outcome::Decrypted { mpdu, .. } => assert_eq!(qos_of(&mpdu), (true, true, 0)),
+                o => panic!("spp {spp}: an A-MSDU not decrypted: {o:?}"),
+            }
+        }
+        // The key that opened an SPP A-MSDU is not the one of the masked AAD: with the bit
+        // cleared (an attacker's edit) the frame no longer verifies, and without SPP it does.
+        let mut cleared = amsdus[0].clone();
+        cleared[24] &= !0x80;
+        assert_eq!(matches!(d.process(&cleared), wsec::decrypt::Outcome::Decrypted { .. }), !spp, "spp {spp}");
+
+        // CVE-2020-24588: a lone MSDU (plain QoS Data) with A-MSDU Present set on the air.
+        let one = burst(STA1, WIRED, 1, 300);
+        let mut out = Output::default();
+        ap.handle_host_batch(now, one.iter().map(|e| &e[..]), &mut out);
+        assert_eq!(out.air.len(), 1);
+        assert_eq!(qos_of(&out.air[0]), (true, false, 0));
+        let mut forged = out.air[0].clone();
+        forged[24] |= 0x80;
+        let before = stas[0].counters.clone();
+        assert!(deliver(&mut stas[0], now, &[forged]).is_empty(), "spp {spp}: the forged A-MSDU reached the host");
+        let why = if spp { "mic failure" } else { "a-msdu starts with an llc/snap header" };
+        assert_eq!(stas[0].counters.dropped(why), before.dropped(why) + 1, "spp {spp}: {}", stas[0].counters);
+        // The genuine frame, sent again in a new MPDU, still arrives.
+        let mut out = Output::default();
+        ap.handle_host_batch(now, one.iter().map(|e| &e[..]), &mut out);
+        assert_eq!(deliver(&mut stas[0], now, &out.air), one);
+    }
+}
+
+/// SPP A-MSDU Required on one side and not capable on the other: they associate and pass
+/// data, but in no A-MSDU (9.4.2.24.4, Table 9-153); required meeting capable is SPP.
+#[test]
+fn spp_amsdu_required_against_a_peer_without_spp_means_no_amsdus() {
+    for (ap_spp, sta_spp, amsdus) in [(2, 0, false), (0, 2, false), (2, 1, true), (1, 2, true), (2, 2, true)] {
+        let (mut ap, mut stas, now, seen) = spp_network(ap_spp, sta_spp);
+        let req = seen
+            .iter()
+            .find_map(|f| match frames::parse_mgmt(f) {
+                Ok(Mgmt::AssocReq { ies, .. }) => Some(ies.to_vec()),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(rsn_caps(&req) >> 10 & 3, [0, 1, 3][sta_spp as usize], "the station's SPP bits");
+        let eths = burst(STA1, WIRED, 12, 500);
+        let mut out = Output::default();
+        ap.handle_host_batch(now, eths.iter().map(|e| &e[..]), &mut out);
+        assert_eq!(out.air.len(), if amsdus { 2 } else { 12 }, "AP {ap_spp} STA {sta_spp}");
+        assert!(out.air.iter().all(|f| qos_of(f).1 == amsdus));
+        assert_eq!(deliver(&mut stas[0], now, &out.air), eths);
+        let up = burst(WIRED, STA1, 6, 1000);
+        let mut out = Output::default();
+        stas[0].handle_host_batch(now, up.iter().map(|e| &e[..]), &mut out);
+        assert_eq!(out.air.len(), if amsdus { 2 } else { 6 }, "AP {ap_spp} STA {sta_spp}");
+        let mut o = Output::default();
+        for f in &out.air {
+            ap.handle_air(now, f, &mut o);
+        }
+        assert_eq!(o.host, up);
+    }
+}

@@ -327,17 +327,28 @@ impl AccessPoint {
     }
 
     /// What a station's (Re)Association Request `ies` say of QoS and A-MSDUs, against what
-    /// we advertise. A station requiring SPP A-MSDUs gets none: wsec is not SPP A-MSDU
-    /// capable (9.4.2.24.4, Table 9-153).
+    /// we advertise: none when SPP A-MSDU rules them out ([`AccessPoint::spp_amsdu_of`]).
     fn station_qos(&self, ies: &[u8], rsne: Option<&[u8]>) -> crate::node::qos::PeerQos {
         let mut q =
             crate::node::qos::PeerQos::from_ies(ies, !self.ht_ies.is_empty(), !self.wmm_ie.is_empty(), crate::wire::wmm::SUBTYPE_INFO);
-        let spp_required =
-            rsne.and_then(|r| RsnElementRepr::parse(r).ok()).and_then(|e| e.capabilities).is_some_and(|c| c.spp_amsdu_required());
-        if spp_required {
+        if !self.spp_amsdu_of(rsne).1 {
             q.max_amsdu = None;
         }
         q
+    }
+
+    /// SPP A-MSDUs with the station whose RSN element is `rsne`, and whether A-MSDUs are
+    /// allowed at all (9.4.2.24.4, Table 9-153): SPP when both set SPP A-MSDU Capable
+    /// (ours: `spp_amsdu`); none when either requires SPP and the other cannot. A WPA1
+    /// element has no RSN Capabilities (no SPP), nor does TKIP carry A-MSDUs.
+    pub(super) fn spp_amsdu_of(&self, rsne: Option<&[u8]>) -> (bool, bool) {
+        let caps = rsne.filter(|r| !crate::rsn::ie::is_wpa_element(r)).and_then(|r| RsnElementRepr::parse(r).ok());
+        let tkip =
+            caps.as_ref().is_some_and(|e| e.pairwise.iter().all(|s| s.cipher() == Some(CipherSuite::Tkip)) && !e.pairwise.is_empty());
+        let caps = caps.and_then(|e| e.capabilities).unwrap_or_default();
+        let ours = if tkip { 0 } else { self.cfg.spp_amsdu };
+        let spp = ours > 0 && caps.spp_amsdu_capable();
+        (spp, spp || !(ours == 2 || caps.spp_amsdu_required()))
     }
 
     /// The station is associated under `aid`: an RSNA starts its 4-way handshake
@@ -347,6 +358,9 @@ impl AccessPoint {
         // A reassociation restarts the keys from scratch.
         self.forget_keys(sta, out);
         let use_mfp = choice.is_some_and(|c| c.group_mgmt.is_some());
+        let (spp_amsdu, amsdu_allowed) = self.spp_amsdu_of(rsne.as_deref());
+        // Before the 4-way handshake installs the PTK (12.5.3.3.3).
+        self.dp.keys().set_spp_amsdu(*sta, spp_amsdu);
         let Some(p) = self.peers.get_mut(sta) else { return };
         p.aid = aid;
         p.last_rx = now;
@@ -361,7 +375,7 @@ impl AccessPoint {
         };
         let wpa1 = rsne.as_deref().is_some_and(crate::rsn::ie::is_wpa_element);
         p.state = PeerState::Associated(association);
-        p.negotiated = Some(Negotiated { akm: c.akm, pairwise: c.pairwise, wpa1 });
+        p.negotiated = Some(Negotiated { akm: c.akm, pairwise: c.pairwise, wpa1, spp_amsdu, amsdu_allowed });
         p.associated_at = now;
         out.events.push(NodeEvent::Phase {
             peer: *sta,

@@ -47,7 +47,9 @@ impl AccessPoint {
         }
         let p = self.peers.get(ra)?;
         let ccm_gcm = match p.negotiated {
-            Some(n) => !n.wpa1 && matches!(n.pairwise.algorithm(), Algorithm::Ccm | Algorithm::Gcm | Algorithm::Eccm { .. }),
+            Some(n) => {
+                n.amsdu_allowed && !n.wpa1 && matches!(n.pairwise.algorithm(), Algorithm::Ccm | Algorithm::Gcm | Algorithm::Eccm { .. })
+            }
             None => self.cfg.security.is_open(),
         };
         let max = p.qos.max_amsdu.filter(|_| p.qos.qos && ccm_gcm)?;
@@ -158,10 +160,13 @@ impl AccessPoint {
         } else {
             std::borrow::Cow::Borrowed(mpdu)
         };
-        // wsec advertises no SPP A-MSDU capability, so no link negotiates it or requires it
-        // (9.4.2.24.4).
-        let pairwise = self.peers.get(&sa).and_then(|p| p.negotiated).map(|n| n.pairwise);
-        let link = amsdu::Link { pairwise, spp: false, allowed: true, open: self.cfg.security.is_open() };
+        let n = self.peers.get(&sa).and_then(|p| p.negotiated);
+        let link = amsdu::Link {
+            pairwise: n.map(|n| n.pairwise),
+            spp: n.is_some_and(|n| n.spp_amsdu),
+            allowed: n.is_none_or(|n| n.amsdu_allowed),
+            open: self.cfg.security.is_open(),
+        };
         let policy = self.cfg.amsdu_rx;
         amsdu::each_msdu(self, &hdr, &plain, policy, link, out, |ap, m, len, out| ap.rx_msdu(now, sa, fc, m, len, out));
         if let std::borrow::Cow::Owned(v) = plain {

@@ -453,6 +453,8 @@ impl AccessPoint {
         let c = s.choice;
         let use_mfp = c.group_mgmt.is_some();
         let sta_rsne = FtElements::find(ies).rsne.map(|r| r.to_vec()).unwrap_or_default();
+        let (spp_amsdu, amsdu_allowed) = self.spp_amsdu_of(Some(&sta_rsne));
+        self.dp.keys().set_spp_amsdu(*sta, spp_amsdu);
         let (mde, fte) = self.ft_initial_resp_ies().unwrap_or_default();
         let cfg = self.cfg.ft.clone();
         let hc = handshake::Config {
@@ -489,7 +491,7 @@ impl AccessPoint {
         p.aid = aid;
         p.last_rx = now;
         p.associated_at = now;
-        p.negotiated = Some(Negotiated { akm: c.akm, pairwise: c.pairwise, wpa1: false });
+        p.negotiated = Some(Negotiated { akm: c.akm, pairwise: c.pairwise, wpa1: false, spp_amsdu, amsdu_allowed });
         p.state = PeerState::Associated(Association {
             mfp: use_mfp,
             sa_query: None,

@@ -86,6 +86,11 @@ pub struct ApConfig {
     /// `extended_key_id`): 0 off (Key ID 0 only), 1 on when the station also sets it and
     /// the pairwise cipher is not TKIP, 2 as 1 with the first PTK under Key ID 1.
     pub extended_key_id: u8,
+    /// SPP A-MSDUs (hostapd `spp_amsdu`; 9.4.2.24.4, 12.5.3.3.3): 0 off, 1 SPP A-MSDU
+    /// Capable in the RSN element (SPP A-MSDUs with stations that set it too), 2 also SPP
+    /// A-MSDU Required (no A-MSDUs with stations that cannot do SPP; a wsec extension).
+    /// Only with a CCMP or GCMP (or ECCMP) pairwise cipher.
+    pub spp_amsdu: u8,
     /// IEEE 802.1X (hostapd `ieee8021x=1` with `wpa_key_mgmt=WPA-EAP...`): the RADIUS
     /// servers and the authenticator's settings; `None` without.
     pub dot1x: Option<Dot1xSettings>,
@@ -144,6 +149,7 @@ impl ApConfig {
             ignore_broadcast_ssid: 0,
             transition_disable: 0,
             extended_key_id: 0,
+            spp_amsdu: 0,
             dot1x: None,
             ft: None,
             bss_transition: false,
@@ -250,6 +256,9 @@ struct Negotiated {
     pairwise: CipherSuite,
     /// WPA1 (the WPA element) rather than RSN.
     wpa1: bool,
+    /// SPP A-MSDUs, and A-MSDUs at all ([`AccessPoint::spp_amsdu_of`]).
+    spp_amsdu: bool,
+    amsdu_allowed: bool,
 }
 
 /// One station the AP has state for.
@@ -451,6 +460,15 @@ pub fn with_extended_key_id(rsne: &[u8]) -> crate::Result<Vec<u8>> {
     e.to_bytes()
 }
 
+/// `rsne` with SPP A-MSDU Capable (b10) and, when `required`, SPP A-MSDU Required (b11)
+/// set in its RSN Capabilities (9.4.2.24.4).
+pub fn with_spp_amsdu(rsne: &[u8], required: bool) -> crate::Result<Vec<u8>> {
+    let mut e = RsnElementRepr::parse(rsne)?;
+    let caps = e.capabilities.unwrap_or_default();
+    e.capabilities = Some(RsnCapabilities(caps.0 | RsnCapabilities::SPP_AMSDU_CAPABLE).with(RsnCapabilities::SPP_AMSDU_REQUIRED, required));
+    e.to_bytes()
+}
+
 /// The WPA1 element an AP with `akms`, `pairwise` and `group` advertises (WPA v3.1; the
 /// layout of hostapd's `wpa_write_wpa_ie`: no Capabilities field, the defaults apply).
 /// Only PSK and the WPA1 ciphers (TKIP, CCMP) have selectors here.
@@ -543,6 +561,9 @@ impl AccessPoint {
                     let mut e = ap_rsn_element_mfp(akms, pairwise, g, cfg.mfp, cfg.group_mgmt_cipher)?;
                     if cfg.extended_key_id > 0 && pairwise.iter().any(|&c| c != CipherSuite::Tkip) {
                         e = with_extended_key_id(&e)?;
+                    }
+                    if cfg.spp_amsdu > 0 && pairwise.iter().any(|&c| c != CipherSuite::Tkip) {
+                        e = with_spp_amsdu(&e, cfg.spp_amsdu == 2)?;
                     }
                     rsne = Some(e);
                 } else if mgmt.is_some() {

@@ -24,6 +24,10 @@ use super::{owe, Link, Negotiated, Rsna, State, Station, OWE_ASSOC_WAIT_MS};
 /// `ext_key_id` (wpa_supplicant `extended_key_id`) sets Extended Key ID in the station's
 /// RSN Capabilities unless the pairwise cipher is TKIP (12.6.21); it is in use when the
 /// AP's element sets it too ([`handshake::Config::extended_key_id`]).
+///
+/// `spp` ([`super::StaConfig::spp_amsdu`]) sets SPP A-MSDU Capable (1) and Required (2)
+/// unless the pairwise cipher is TKIP; SPP A-MSDUs are used when the AP is capable too,
+/// and A-MSDUs not at all when one side requires SPP and the other cannot (9.4.2.24.4).
 pub(super) fn negotiate(
     ap_rsne: &[u8],
     akms: &[Akm],
@@ -31,6 +35,7 @@ pub(super) fn negotiate(
     groups: &[CipherSuite],
     mfp: Mfp,
     ext_key_id: bool,
+    spp: u8,
 ) -> Option<Negotiated> {
     let e = RsnElementRepr::parse(ap_rsne).ok()?;
     let mgmt = mfp::sta_decide(mfp, &e).ok()?;
@@ -52,6 +57,10 @@ pub(super) fn negotiate(
         None => (pick(true)?, None),
     };
     let akm = *akms.iter().find(|a| offered_akm.contains(a))?;
+    let spp = if pw == CipherSuite::Tkip { 0 } else { spp };
+    let ap_caps = e.capabilities.unwrap_or_default();
+    let spp_amsdu = spp > 0 && ap_caps.spp_amsdu_capable();
+    let amsdu_allowed = spp_amsdu || !(spp == 2 || ap_caps.spp_amsdu_required());
     let sta = RsnElementRepr {
         version: 1,
         group_cipher: Some(Suite::from_cipher(group)),
@@ -61,11 +70,22 @@ pub(super) fn negotiate(
             let caps = if mgmt.is_some() { mfp.capabilities() } else { RsnCapabilities(0) };
             let ext = if ext_key_id && pw != CipherSuite::Tkip { RsnCapabilities::EXTENDED_KEY_ID } else { 0 };
             RsnCapabilities(caps.0 | ext)
+                .with(RsnCapabilities::SPP_AMSDU_CAPABLE, spp > 0)
+                .with(RsnCapabilities::SPP_AMSDU_REQUIRED, spp == 2)
         }),
         pmkids: vec![],
         group_mgmt_cipher: mgmt.and_then(|g| mfp::group_mgmt_field(mfp, g)),
     };
-    Some(Negotiated { akm, pairwise: pw, group, ap_rsne: ap_rsne.to_vec(), sta_rsne: sta.to_bytes().ok()?, group_mgmt: mgmt })
+    Some(Negotiated {
+        akm,
+        pairwise: pw,
+        group,
+        ap_rsne: ap_rsne.to_vec(),
+        sta_rsne: sta.to_bytes().ok()?,
+        group_mgmt: mgmt,
+        spp_amsdu,
+        amsdu_allowed,
+    })
 }
 
 /// WPA1 (WPA v3.1): AKM, pairwise and group cipher from the AP's WPA element and the
@@ -101,7 +121,16 @@ fn negotiate_wpa1(ap_ie: &[u8], akms: &[Akm], pairwise: &[CipherSuite], groups: 
         akms: vec![Suite::wpa_akm(Akm::Psk)?],
         capabilities: None,
     };
-    Some(Negotiated { akm: Akm::Psk, pairwise: pw, group, ap_rsne: ap_ie.to_vec(), sta_rsne: sta.to_bytes().ok()?, group_mgmt: None })
+    Some(Negotiated {
+        akm: Akm::Psk,
+        pairwise: pw,
+        group,
+        ap_rsne: ap_ie.to_vec(),
+        sta_rsne: sta.to_bytes().ok()?,
+        group_mgmt: None,
+        spp_amsdu: false,
+        amsdu_allowed: true,
+    })
 }
 
 /// The fields of a (Re)Association Response the station acts on (9.3.3.7).
@@ -140,7 +169,7 @@ impl Station {
                     .rsne
                     .as_deref()
                     .filter(|_| self.cfg.proto_rsn)
-                    .and_then(|r| negotiate(r, akms, pairwise, groups, self.cfg.mfp, self.cfg.extended_key_id));
+                    .and_then(|r| negotiate(r, akms, pairwise, groups, self.cfg.mfp, self.cfg.extended_key_id, self.cfg.spp_amsdu));
                 let n = rsn.or_else(|| {
                     let w = info.wpa_ie.as_deref().filter(|_| self.cfg.proto_wpa1)?;
                     negotiate_wpa1(w, akms, pairwise, groups, self.cfg.mfp)
@@ -236,18 +265,12 @@ impl Station {
     }
 
     /// What the AP's (Re)Association Response `ies` say of QoS and A-MSDUs, against what
-    /// we sent. An AP requiring SPP A-MSDUs gets none: wsec is not SPP A-MSDU capable
-    /// (9.4.2.24.4, Table 9-153).
+    /// we sent: none when SPP A-MSDU rules them out (9.4.2.24.4, Table 9-153).
     fn ap_qos(&self, ies: &[u8]) -> crate::node::qos::PeerQos {
         let sent = self.assoc_qos_elements();
         let our_ht = crate::wire::element::find(&sent, crate::wire::element::id::HT_CAPABILITIES).ok().flatten().is_some();
         let mut q = crate::node::qos::PeerQos::from_ies(ies, our_ht, !sent.is_empty(), crate::wire::wmm::SUBTYPE_PARAM);
-        let spp_required = self
-            .neg()
-            .and_then(|n| crate::rsn::ie::RsnElementRepr::parse(&n.ap_rsne).ok())
-            .and_then(|e| e.capabilities)
-            .is_some_and(|c| c.spp_amsdu_required());
-        if spp_required {
+        if self.neg().is_some_and(|n| !n.amsdu_allowed) {
             q.max_amsdu = None;
         }
         q

@@ -42,9 +42,13 @@ impl Station {
         } else {
             std::borrow::Cow::Borrowed(mpdu)
         };
-        // wsec advertises no SPP A-MSDU capability, so no link negotiates it or requires it
-        // (9.4.2.24.4).
-        let link = amsdu::Link { pairwise: self.neg().map(|n| n.pairwise), spp: false, allowed: true, open: self.link_open() };
+        let n = self.neg();
+        let link = amsdu::Link {
+            pairwise: n.map(|n| n.pairwise),
+            spp: n.is_some_and(|n| n.spp_amsdu),
+            allowed: n.is_none_or(|n| n.amsdu_allowed),
+            open: self.link_open(),
+        };
         let policy = self.cfg.amsdu_rx;
         amsdu::each_msdu(self, &hdr, &plain, policy, link, out, |sta, m, len, out| sta.rx_msdu(now, bssid, fc, m, len, out));
         if let std::borrow::Cow::Owned(v) = plain {
@@ -127,7 +131,8 @@ impl Station {
         let l = self.state.link()?;
         let ccm_gcm = match l.neg.as_ref() {
             Some(n) => {
-                !crate::rsn::ie::is_wpa_element(&n.ap_rsne)
+                n.amsdu_allowed
+                    && !crate::rsn::ie::is_wpa_element(&n.ap_rsne)
                     && matches!(n.pairwise.algorithm(), Algorithm::Ccm | Algorithm::Gcm | Algorithm::Eccm { .. })
             }
             None => self.link_open(),

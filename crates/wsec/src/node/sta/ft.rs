@@ -176,7 +176,7 @@ impl Station {
         let neg = info
             .rsne
             .as_deref()
-            .and_then(|r| super::assoc::negotiate(r, akms, pairwise, groups, self.cfg.mfp, self.cfg.extended_key_id))
+            .and_then(|r| super::assoc::negotiate(r, akms, pairwise, groups, self.cfg.mfp, self.cfg.extended_key_id, self.cfg.spp_amsdu))
             .filter(|n| n.akm == md.akm)
             .ok_or("target security not acceptable")?;
         let snonce = crate::rng::array::<32>(&mut *self.rng);
@@ -405,6 +405,7 @@ impl Station {
         self.dp.keys().remove_peer(&from);
         let target = r.target.bssid;
         let n = r.neg.clone();
+        self.dp.keys().set_spp_amsdu(target, n.spp_amsdu);
         let ok = self.dp.keys().install(Some(target), KeyType::Pairwise, 0, n.pairwise, k.ptk.tk(), None).is_ok()
             && self.dp.keys().install(Some(target), KeyType::Group, g.gtk_id, n.group, &g.gtk, Some(g.rsc)).is_ok()
             && match (&g.igtk, n.group_mgmt) {

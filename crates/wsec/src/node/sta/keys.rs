@@ -29,6 +29,8 @@ impl Station {
             match e {
                 handshake::Event::InstallPtk { tk, cipher, key_id } => {
                     let rekey = self.dp.has_pairwise(&bssid);
+                    let spp = self.neg().is_some_and(|n| n.spp_amsdu);
+                    self.dp.keys().set_spp_amsdu(bssid, spp);
                     if self.dp.keys().install(Some(bssid), KeyType::Pairwise, key_id, cipher, &tk, None).is_err() {
                         return self.leave(now, ReasonCode::UNSPECIFIED, out);
                     }
@@ -37,6 +39,8 @@ impl Station {
                     }
                 }
                 handshake::Event::InstallPtkRx { tk, cipher, key_id } => {
+                    let spp = self.neg().is_some_and(|n| n.spp_amsdu);
+                    self.dp.keys().set_spp_amsdu(bssid, spp);
                     if self.dp.keys().install_rx(bssid, key_id, cipher, &tk).is_err() {
                         return self.leave(now, ReasonCode::UNSPECIFIED, out);
                     }

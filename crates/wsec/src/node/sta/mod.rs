@@ -67,6 +67,11 @@ pub struct StaConfig {
     /// wpa_supplicant `extended_key_id`: announce Extended Key ID for Individually
     /// Addressed Frames (12.6.21; not with TKIP), used when the AP announces it too.
     pub extended_key_id: bool,
+    /// SPP A-MSDUs (9.4.2.24.4, 12.5.3.3.3; as the AP's hostapd `spp_amsdu`): 0 off, 1 SPP
+    /// A-MSDU Capable in the station's RSN element (SPP A-MSDUs with an AP that sets it
+    /// too), 2 also SPP A-MSDU Required (no A-MSDUs with an AP that cannot do SPP). Not
+    /// with TKIP.
+    pub spp_amsdu: u8,
     /// IEEE 802.1X (`key_mgmt=WPA-EAP...`): the EAP peer's identity and method settings.
     pub eap: Option<crate::eap::PeerConfig>,
     /// wpa_supplicant `eapol_version` (1 by default).
@@ -118,6 +123,7 @@ impl StaConfig {
             owe_group: 0,
             owe_only: false,
             extended_key_id: false,
+            spp_amsdu: 0,
             eap: None,
             eapol_version: 1,
             okc: false,
@@ -141,6 +147,10 @@ struct Negotiated {
     sta_rsne: Vec<u8>,
     /// The group management cipher when MFP is negotiated (12.6.3).
     group_mgmt: Option<CipherSuite>,
+    /// SPP A-MSDUs (both SPP A-MSDU Capable), and A-MSDUs at all (not when one side
+    /// requires SPP and the other cannot; 9.4.2.24.4, Table 9-153).
+    spp_amsdu: bool,
+    amsdu_allowed: bool,
 }
 
 /// Where the station is in joining a BSS (11.3.1, 12.6.1): each state owns the data that

@@ -145,11 +145,9 @@ impl Station {
             Security::Open => !privacy && plain,
             Security::Wep { .. } => privacy && plain,
             Security::Rsn { akms, pairwise, groups, .. } => {
-                let rsn = info
-                    .rsne
-                    .as_deref()
-                    .filter(|_| self.cfg.proto_rsn)
-                    .and_then(|r| super::assoc::negotiate(r, akms, pairwise, groups, self.cfg.mfp, self.cfg.extended_key_id));
+                let rsn = info.rsne.as_deref().filter(|_| self.cfg.proto_rsn).and_then(|r| {
+                    super::assoc::negotiate(r, akms, pairwise, groups, self.cfg.mfp, self.cfg.extended_key_id, self.cfg.spp_amsdu)
+                });
                 rsn.is_some() || (self.cfg.proto_wpa1 && info.wpa_ie.is_some())
             }
         }
