@@ -105,8 +105,9 @@ const MIN_PER_THREAD: usize = 8;
 
 /// Buffers the engine keeps for reuse.
 const POOL_MAX: usize = 256;
-/// A buffer bigger than this (a reassembled MSDU) is not kept.
-const POOL_BUF_MAX: usize = 4096;
+/// A buffer bigger than this is not kept: room for the largest A-MSDU a medium carries
+/// (16 KiB on the hub and `shm:`; a protected frame's buffer has a power-of-two capacity).
+const POOL_BUF_MAX: usize = 32 * 1024;
 
 impl Engine {
     pub fn new(role: Role) -> Engine {

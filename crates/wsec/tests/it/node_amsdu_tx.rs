@@ -531,3 +531,43 @@ fn spp_amsdu_required_against_a_peer_without_spp_means_no_amsdus() {
         assert_eq!(o.host, up);
     }
 }
+
+/// A TAP burst (44 full-size MSDUs, what one 64 KiB TCP segment from a TAP with offloads
+/// becomes) to a CCMP peer: the A-MSDUs are sized so the multi-buffer kernel's passes are
+/// full (`qos::Aggregator::balanced`): 15 of 3 MSDUs where the peer's 7935-octet bound
+/// alone makes 9 (eight side by side and a ninth alone). A GCMP link (no lanes across
+/// frames) keeps the peer's bound; every MSDU arrives, in order, either way.
+#[test]
+fn a_tap_burst_over_ccmp_fills_the_batch_kernels_lanes() {
+    let lanes = wsec_kernel::aead::batch_lanes();
+    for (cipher, want) in [
+        (
+            CipherSuite::Ccmp128,
+            match lanes {
+                8 => 15,
+                4 => 11,
+                _ => 9,
+            },
+        ),
+        (CipherSuite::Gcmp128, 9),
+    ] {
+        let mut ap = ht_ap(rsn(cipher));
+        ap.ht_capab = Some(HtCapInfo(HtCapInfo::SM_PS_DISABLED | HtCapInfo::MAX_AMSDU_7935));
+        let (mut ap, mut stas, now, _) = network(ap, vec![StaConfig::new(STA1, SSID, rsn(cipher))]);
+        let up = burst(WIRED, STA1, 44, 1500);
+        let mut out = Output::default();
+        stas[0].handle_host_batch(now, up.iter().map(|e| &e[..]), &mut out);
+        assert_eq!(out.air.len(), want, "{cipher:?} with {lanes} lanes");
+        assert_eq!(stas[0].counters.amsdu_tx_msdus, 44);
+        let mut o = Output::default();
+        for f in &out.air {
+            ap.handle_air(now, f, &mut o);
+        }
+        assert_eq!(o.host, up, "{cipher:?}");
+        // A batch too small to fill the lanes is packed to the peer's bound.
+        let few = burst(WIRED, STA1, 10, 1500);
+        let mut out = Output::default();
+        stas[0].handle_host_batch(now, few.iter().map(|e| &e[..]), &mut out);
+        assert_eq!(out.air.len(), 2, "{cipher:?}");
+    }
+}
