@@ -209,7 +209,7 @@ fn measure(mode: &Mode, a: &LiveArgs, builtin: bool, n: usize) -> Result<Row, St
             .iter()
             .flat_map(|l| {
                 let last = |what: &str| l.lines().rev().find(|x| x.contains(what)).map(str::to_string);
-                [last(" tap: "), last(" counters: ")]
+                [last(" tap: "), last(" counters: "), last("  engine protected ")]
             })
             .flatten()
             .collect(),

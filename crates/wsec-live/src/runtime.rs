@@ -1008,13 +1008,17 @@ impl<N: Served> Runtime<N> {
         let dp = self.core.datapath();
         let (e, card) = (dp.engine_stats(), dp.card().busy_ns());
         format!(
-            "{}{}\n  engine protected {} unprotected {} octets {} card busy {} ns",
+            "{}{}\n  engine protected {} unprotected {} octets {} card busy {} ns; batches sealed {} ({} frames), opened {} ({} frames)",
             self.core.counters(),
             self.core.counters_detail(),
             e.protected,
             e.unprotected,
             e.octets,
-            card
+            card,
+            e.batches,
+            e.batch_frames,
+            e.open_batches,
+            e.open_batch_frames
         )
     }
 

@@ -187,15 +187,6 @@ impl Backend {
         }
     }
 
-    /// Messages [`seal_batch`] interleaves on this backend (1: one at a time).
-    pub fn batch_lanes(self) -> usize {
-        match self {
-            Backend::Portable => 1,
-            Backend::AesNi => 4,
-            Backend::Vaes256 | Backend::Avx512 => 8,
-        }
-    }
-
     #[cfg(target_arch = "x86_64")]
     fn level(self) -> Option<aesni::Level> {
         match self {
@@ -611,11 +602,6 @@ impl<'a> CcmJob<'a> {
 /// `"aesni-mb4"` (eight, eight and four messages interleaved) or `"serial"` (portable: one at a time).
 pub fn batch_backend() -> &'static str {
     current().unwrap_or_else(|_| Backend::detected()).batch_name()
-}
-
-/// Messages the batch path of keys made now interleaves ([`Backend::batch_lanes`]).
-pub fn batch_lanes() -> usize {
-    current().unwrap_or_else(|_| Backend::detected()).batch_lanes()
 }
 
 /// Seals every job of the batch: the result is byte-identical to calling

@@ -293,11 +293,14 @@ pub fn cores_busy(started: std::time::Instant) -> f64 {
 pub fn engine_status(dp: &wsec::node::datapath::Datapath, ctx: &Ctx<'_>) -> String {
     let e = dp.engine_stats();
     let fpb = if e.batches == 0 { 0.0 } else { e.batch_frames as f64 / e.batches as f64 };
+    let opb = if e.open_batches == 0 { 0.0 } else { e.open_batch_frames as f64 / e.open_batches as f64 };
     format!(
-        "engine_threads={}\nengine_batches={}\nengine_frames_per_batch={fpb:.2}\nengine_protected={}\nengine_unprotected={}\n\
+        "engine_threads={}\nengine_batches={}\nengine_frames_per_batch={fpb:.2}\nengine_open_batches={}\n\
+         engine_open_frames_per_batch={opb:.2}\nengine_protected={}\nengine_unprotected={}\n\
          engine_octets={}\ncard_busy_ns={}\ncores_busy={:.3}\nbad_fcs={}\n",
         dp.threads(),
         e.batches,
+        e.open_batches,
         e.protected,
         e.unprotected,
         e.octets,

@@ -150,7 +150,7 @@ impl Datapath {
     }
 
     pub fn engine_stats(&self) -> EngineStats {
-        self.engine.stats
+        self.engine.stats()
     }
 
     pub fn card(&self) -> &CardModel {
@@ -348,22 +348,6 @@ pub(crate) trait Core {
     /// Before a batch is protected: what the core still holds back (an A-MSDU being
     /// built, `super::qos`) joins it.
     fn before_end_batch(&mut self, _now: u64, _out: &mut Output) {}
-
-    /// The batch about to be packed into A-MSDUs (`None` once it is done; `super::qos`).
-    fn plan_batch(&mut self, _plan: Option<super::qos::BatchPlan>) {}
-}
-
-/// The A-MSDU plan of a batch whose frames (Ethernet frames from the host, or MPDUs to be
-/// relayed) have lengths `lens`: each becomes a subframe of about its length plus 8 octets
-/// (subframe header and LLC/SNAP for the Ethernet header), padded to 4.
-fn plan_of(lens: impl Iterator<Item = usize>) -> Option<super::qos::BatchPlan> {
-    let (mut octets, mut largest) = (0usize, 0usize);
-    for l in lens {
-        let sub = (l + 8).next_multiple_of(4).min(crate::wire::amsdu::MAX_MSDU_LEN + 14);
-        octets += sub;
-        largest = largest.max(sub);
-    }
-    Some(super::qos::BatchPlan { octets, largest, lanes: wsec_kernel::aead::batch_lanes() })
 }
 
 fn air_parsed<C: Core>(
@@ -403,7 +387,6 @@ pub(crate) fn air_batch<'a, C: Core>(
     mut on_air: impl FnMut(&mut C, u64, RxFrame<'_>, &mut Output),
 ) {
     let mut frames: Vec<Option<RxFrame<'a>>> = mpdus.into_iter().map(RxFrame::parse).collect();
-    core.plan_batch(plan_of(frames.iter().flatten().map(|f| f.mpdu.len())));
     let (dp, _) = core.datapath_mut();
     dp.open_ahead(&mut frames);
     dp.begin_batch();
@@ -411,7 +394,6 @@ pub(crate) fn air_batch<'a, C: Core>(
         air_parsed(core, now, rx, out, &mut on_air);
     }
     core.before_end_batch(now, out);
-    core.plan_batch(None);
     let (dp, counters) = core.datapath_mut();
     dp.end_batch(now, counters, out);
 }
@@ -425,14 +407,11 @@ pub(crate) fn host_batch<'a, C: Core>(
     out: &mut Output,
     mut on_host: impl FnMut(&mut C, u64, &[u8], &mut Output),
 ) {
-    let eths: Vec<&[u8]> = eths.into_iter().collect();
-    core.plan_batch(plan_of(eths.iter().map(|e| e.len())));
     core.datapath_mut().0.begin_batch();
     for e in eths {
         on_host(core, now, e, out);
     }
     core.before_end_batch(now, out);
-    core.plan_batch(None);
     let (dp, counters) = core.datapath_mut();
     dp.end_batch(now, counters, out);
 }

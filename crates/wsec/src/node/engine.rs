@@ -39,6 +39,9 @@ pub struct EngineStats {
     /// batch is their ratio).
     pub batches: u64,
     pub batch_frames: u64,
+    /// Received batches opened ahead ([`Engine::open_ahead`]) and the CCMP frames in them.
+    pub open_batches: u64,
+    pub open_batch_frames: u64,
 }
 
 /// One frame of a batch for [`Engine::protect_batch`].
@@ -72,6 +75,8 @@ pub struct Engine {
     /// Peers with SPP A-MSDUs negotiated (both SPP A-MSDU Capable, 9.4.2.24.4): their
     /// pairwise keys keep the A-MSDU Present bit in the AAD (12.5.3.3.3).
     spp: std::collections::HashSet<MacAddr>,
+    /// [`EngineStats::open_batches`] and `open_batch_frames` (open_ahead takes `&self`).
+    open_stats: [std::sync::atomic::AtomicU64; 2],
 }
 
 /// A monotonic clock in nanoseconds, given by the runtime so that the engine can say how
@@ -126,6 +131,7 @@ impl Engine {
             meter: None,
             crypto_ns: Default::default(),
             spp: Default::default(),
+            open_stats: Default::default(),
         }
     }
 
@@ -145,6 +151,12 @@ impl Engine {
     fn aad_options(&self, peer: Option<&MacAddr>, kt: KeyType) -> AadOptions {
         let spp_amsdu = kt == KeyType::Pairwise && peer.is_some_and(|p| self.spp.contains(p));
         AadOptions { spp_amsdu, ..AadOptions::default() }
+    }
+
+    /// What the engine counted.
+    pub fn stats(&self) -> EngineStats {
+        let o = |i: usize| self.open_stats[i].load(std::sync::atomic::Ordering::Relaxed);
+        EngineStats { open_batches: o(0), open_batch_frames: o(1), ..self.stats }
     }
 
     /// Measures the time of each AEAD pass with `m` ([`Engine::crypto_ns`]); None: not
@@ -540,6 +552,10 @@ impl Engine {
                 }
                 None => plan.push(None),
             }
+        }
+        if !items.is_empty() {
+            self.open_stats[0].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.open_stats[1].fetch_add(items.len() as u64, std::sync::atomic::Ordering::Relaxed);
         }
         self.spread(&mut items, decapsulate_batch);
         let mut items: Vec<Option<RxItem>> = items.into_iter().map(Some).collect();

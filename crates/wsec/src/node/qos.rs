@@ -173,24 +173,7 @@ pub struct Built {
 #[derive(Debug, Default)]
 pub struct Aggregator {
     pending: Option<Pending>,
-    /// The batch being packed ([`Aggregator::plan`]).
-    batch: Option<BatchPlan>,
 }
-
-/// A batch about to be packed ([`Aggregator::plan`]).
-#[derive(Debug, Clone, Copy)]
-pub struct BatchPlan {
-    /// Octets of its subframes (MSDUs with their subframe headers and padding), about.
-    pub octets: usize,
-    /// The longest subframe.
-    pub largest: usize,
-    /// Frames the CCMP batch kernel interleaves (`wsec_kernel::aead::batch_lanes`).
-    pub lanes: usize,
-}
-
-/// Below this many octets per lane a batch is packed as it comes (splitting it further
-/// costs more MPDUs than the kernel's idle lanes cost).
-const BALANCE_MIN_PER_LANE: usize = 3000;
 
 impl Aggregator {
     /// Whether an MSDU of `msdu_len` octets (LLC/SNAP header included) joins the A-MSDU
@@ -204,25 +187,6 @@ impl Aggregator {
 
     pub fn is_empty(&self) -> bool {
         self.pending.is_none()
-    }
-
-    /// A batch is about to be packed (`None`: the batch is done).
-    pub fn plan(&mut self, batch: Option<BatchPlan>) {
-        self.batch = batch.filter(|b| b.lanes > 1 && b.octets >= b.lanes * BALANCE_MIN_PER_LANE);
-    }
-
-    /// The A-MSDU bound for a CCMP link during a planned batch: `max`, or less so that the
-    /// batch makes a whole number of kernel passes with every lane busy. A batch of `n`
-    /// octets in A-MSDUs of at most `max` needs at least `ceil(n / max)` frames; rounded up
-    /// to a multiple of the lanes, each frame gets an equal share (plus the largest
-    /// subframe, so the greedy packing never makes more frames than that). Bursts of 64
-    /// KiB from a TAP with offloads (44 MSDUs) in 7935-octet A-MSDUs made 9 frames: one
-    /// pass of 8 lanes and a ninth frame alone; as 15 frames of 3 MSDUs they take two
-    /// passes of 8 lanes.
-    pub fn balanced(&self, max: usize) -> usize {
-        let Some(b) = self.batch else { return max };
-        let frames = b.octets.div_ceil(b.lanes * max.max(1)) * b.lanes;
-        (b.octets.div_ceil(frames) + b.largest).min(max)
     }
 
     /// Starts an A-MSDU for `peer` under `header` (a [`qos_header`] with A-MSDU Present)

@@ -52,10 +52,8 @@ impl AccessPoint {
             }
             None => self.cfg.security.is_open(),
         };
-        let max = p.qos.max_amsdu.filter(|_| p.qos.qos && ccm_gcm)?.min(self.cfg.amsdu_max_len);
-        // CCMP goes through the multi-buffer kernel: A-MSDUs sized to keep its lanes busy.
-        let ccmp = p.negotiated.is_some_and(|n| matches!(n.pairwise, CipherSuite::Ccmp128 | CipherSuite::Ccmp256));
-        Some(if ccmp { self.agg.balanced(max) } else { max })
+        let max = p.qos.max_amsdu.filter(|_| p.qos.qos && ccm_gcm)?;
+        Some(max.min(self.cfg.amsdu_max_len))
     }
 
     /// One individually addressed MSDU to the established station `ra` (from `sa` to `da`):

@@ -757,8 +757,4 @@ impl datapath::Core for AccessPoint {
     fn before_end_batch(&mut self, now: u64, out: &mut Output) {
         self.flush_amsdu(now, out);
     }
-
-    fn plan_batch(&mut self, plan: Option<super::qos::BatchPlan>) {
-        self.agg.plan(plan);
-    }
 }

@@ -137,11 +137,8 @@ impl Station {
             }
             None => self.link_open(),
         };
-        let max = l.qos.max_amsdu.filter(|_| l.qos.qos && ccm_gcm)?.min(self.cfg.amsdu_max_len);
-        // CCMP goes through the multi-buffer kernel: A-MSDUs sized to keep its lanes busy.
-        let ccmp =
-            l.neg.as_ref().is_some_and(|n| matches!(n.pairwise, crate::cipher::CipherSuite::Ccmp128 | crate::cipher::CipherSuite::Ccmp256));
-        Some(if ccmp { self.agg.balanced(max) } else { max })
+        let max = l.qos.max_amsdu.filter(|_| l.qos.qos && ccm_gcm)?;
+        Some(max.min(self.cfg.amsdu_max_len))
     }
 
     /// Ethernet frames from the host's TAP device, as [`Station::handle_host`] one by one,
