@@ -67,6 +67,8 @@ use subtle::ConstantTimeEq;
 #[cfg(target_arch = "x86_64")]
 mod aesni;
 #[cfg(target_arch = "x86_64")]
+mod eccmz;
+#[cfg(target_arch = "x86_64")]
 mod gcm;
 #[cfg(target_arch = "x86_64")]
 mod mb;
@@ -538,6 +540,15 @@ impl CcmKey {
             return self.seal_in_place(nonce, aad, data, tag);
         }
         let m = tag.len();
+        check(aad, data.len(), m)?;
+        check_lanes(k, aad)?;
+        #[cfg(target_arch = "x86_64")]
+        if let Inner::Ni(key) = &self.inner {
+            if let Some(full) = key.eccm_fused(k, m, nonce, aad, data, true) {
+                tag.copy_from_slice(&full[..m]);
+                return Ok(());
+            }
+        }
         let t = self.lane_mac(k, m, nonce, aad, data)?;
         let s0 = self.tag_mask(nonce);
         self.ctr_fast(nonce, data);
@@ -556,6 +567,16 @@ impl CcmKey {
         let m = tag.len();
         check(aad, data.len(), m)?;
         check_lanes(k, aad)?;
+        #[cfg(target_arch = "x86_64")]
+        if let Inner::Ni(key) = &self.inner {
+            if let Some(full) = key.eccm_fused(k, m, nonce, aad, data, false) {
+                if tag_eq(&full[..m], tag) {
+                    return Ok(());
+                }
+                self.ctr_fast(nonce, data);
+                return Err(Error::MicFailure);
+            }
+        }
         self.ctr_fast(nonce, data);
         let t = self.lane_mac(k, m, nonce, aad, data)?;
         let s0 = self.tag_mask(nonce);
