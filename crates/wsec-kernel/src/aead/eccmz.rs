@@ -86,6 +86,23 @@ fn lane_mask(j0: usize, n: usize) -> u8 {
     ((1u16 << (2 * live)) - 1) as u8
 }
 
+/// Rounds 1 to `NR - 1` of the chains `a` and the keystream blocks `b`, interleaved.
+///
+/// # Safety
+/// AVX-512F and VAES enabled by the caller.
+#[inline(always)]
+unsafe fn middle_rounds<const NR: usize, const G: usize>(a: &mut [__m512i; G], b: &mut [__m512i; G], kz: &[__m512i; 15]) {
+    for r in 1..NR {
+        for g in 0..G {
+            // SAFETY: VAES and AVX-512F enabled by the caller.
+            unsafe {
+                a[g] = _mm512_aesenc_epi128(a[g], kz[r]);
+                b[g] = _mm512_aesenc_epi128(b[g], kz[r]);
+            }
+        }
+    }
+}
+
 /// # Safety
 /// AVX-512 F/BW/VL and VAES enabled by the caller; the conditions of [`run`].
 #[inline(always)]
@@ -138,12 +155,7 @@ unsafe fn body<const NR: usize, const G: usize, const ENCRYPT: bool>(
             st[g] = _mm512_xor_si512(_mm512_loadu_si512(dom[4 * g..].as_ptr().cast()), kz[0]);
             ks[g] = _mm512_xor_si512(ctr_block(0, g), kz[0]);
         }
-        for r in 1..NR {
-            for g in 0..G {
-                st[g] = _mm512_aesenc_epi128(st[g], kz[r]);
-                ks[g] = _mm512_aesenc_epi128(ks[g], kz[r]);
-            }
-        }
+        middle_rounds::<NR, G>(&mut st, &mut ks, &kz);
         for g in 0..G {
             ks[g] = _mm512_aesenclast_epi128(ks[g], kz[NR]);
         }
@@ -181,12 +193,7 @@ unsafe fn body<const NR: usize, const G: usize, const ENCRYPT: bool>(
                 x[g] = _mm512_aesenclast_epi128(st[g], _mm512_xor_si512(kx, blk));
                 kn[g] = _mm512_xor_si512(ctr_block(s + 1, g), kz[0]);
             }
-            for r in 1..NR {
-                for g in 0..G {
-                    x[g] = _mm512_aesenc_epi128(x[g], kz[r]);
-                    kn[g] = _mm512_aesenc_epi128(kn[g], kz[r]);
-                }
-            }
+            middle_rounds::<NR, G>(&mut x, &mut kn, &kz);
             for g in 0..G {
                 ks[g] = _mm512_aesenclast_epi128(kn[g], kz[NR]);
                 st[g] = _mm512_mask_blend_epi64(lane_mask(k * s + 4 * g, n), st[g], x[g]);

@@ -418,6 +418,16 @@ fn spp_network(ap_spp: u8, sta_spp: u8) -> (AccessPoint, Vec<Station>, u64, Vec<
     network(ap, vec![sta])
 }
 
+/// The elements of the first (Re)Association Request among `seen`.
+fn assoc_req_ies(seen: &[Vec<u8>]) -> Vec<u8> {
+    seen.iter()
+        .find_map(|f| match frames::parse_mgmt(f) {
+            Ok(Mgmt::AssocReq { ies, .. }) => Some(ies.to_vec()),
+            _ => None,
+        })
+        .expect("an association request")
+}
+
 /// RSN Capabilities of the RSN element in `ies`.
 fn rsn_caps(ies: &[u8]) -> u16 {
     let e = wsec::wire::element::find(ies, 48).unwrap().expect("an RSN element");
@@ -444,13 +454,7 @@ fn spp_amsdus_put_the_amsdu_present_bit_under_the_mic() {
                 _ => None,
             })
             .expect("a beacon with an RSN element");
-        let req = seen
-            .iter()
-            .find_map(|f| match frames::parse_mgmt(f) {
-                Ok(Mgmt::AssocReq { ies, .. }) => Some(ies.to_vec()),
-                _ => None,
-            })
-            .unwrap();
+        let req = assoc_req_ies(&seen);
         assert_eq!(rsn_caps(&beacon) & (SPP_CAPABLE | SPP_REQUIRED), if spp { SPP_CAPABLE } else { 0 });
         assert_eq!(rsn_caps(&req) & (SPP_CAPABLE | SPP_REQUIRED), if spp { SPP_CAPABLE } else { 0 });
 
@@ -506,13 +510,7 @@ fn spp_amsdus_put_the_amsdu_present_bit_under_the_mic() {
 fn spp_amsdu_required_against_a_peer_without_spp_means_no_amsdus() {
     for (ap_spp, sta_spp, amsdus) in [(2, 0, false), (0, 2, false), (2, 1, true), (1, 2, true), (2, 2, true)] {
         let (mut ap, mut stas, now, seen) = spp_network(ap_spp, sta_spp);
-        let req = seen
-            .iter()
-            .find_map(|f| match frames::parse_mgmt(f) {
-                Ok(Mgmt::AssocReq { ies, .. }) => Some(ies.to_vec()),
-                _ => None,
-            })
-            .unwrap();
+        let req = assoc_req_ies(&seen);
         assert_eq!(rsn_caps(&req) >> 10 & 3, [0, 1, 3][sta_spp as usize], "the station's SPP bits");
         let eths = burst(STA1, WIRED, 12, 500);
         let mut out = Output::default();
