@@ -730,17 +730,24 @@ impl NiKey {
         t
     }
 
-    /// Enhanced CCMP with `k` lanes in one pass on AVX-512 ([`super::eccmz`]): `data`
-    /// sealed (`encrypt`) or opened in place and the full masked tag; `None` (nothing done)
-    /// unless this key runs on AVX-512 and `k` is 4 or 8 with an AAD of 15 to 30 octets
+    /// Enhanced CCMP with `k` lanes in one pass on VAES ([`super::eccmz`]): `data` sealed
+    /// (`encrypt`) or opened in place and the full masked tag; `None` (nothing done) unless
+    /// this key runs on AVX-512 or VAES-256 and `k` is 4 or 8 with an AAD of 15 to 30 octets
     /// (every 802.11 AAD). The caller checked `m` and the length ([`super::check`]).
     pub(crate) fn eccm_fused(&self, k: usize, m: usize, nonce: &[u8; 13], aad: &[u8], data: &mut [u8], encrypt: bool) -> Option<[u8; 16]> {
-        if self.level != Level::Z512 || !(k == 4 || k == 8) || !(15..=30).contains(&aad.len()) || data.len() > 65535 {
+        if self.level == Level::Ni || !(k == 4 || k == 8) || !(15..=30).contains(&aad.len()) || data.len() > 65535 {
             return None;
         }
-        // SAFETY: a Z512 key exists only on a CPU with AVX-512 F/BW/VL and VAES
-        // (NiKey::new); k, the AAD and the length are checked above, m by the caller.
-        Some(unsafe { super::eccmz::run(&self.rk, self.nr, k, m, nonce, aad, data, encrypt) })
+        // SAFETY: a Z512 key exists only on a CPU with AVX-512 F/BW/VL and VAES, a Y256 key
+        // on one with AVX2 and VAES (NiKey::new); k, the AAD and the length are checked
+        // above, m by the caller.
+        Some(unsafe {
+            if self.level == Level::Z512 {
+                super::eccmz::run(&self.rk, self.nr, k, m, nonce, aad, data, encrypt)
+            } else {
+                super::eccmz::run_y(&self.rk, self.nr, k, m, nonce, aad, data, encrypt)
+            }
+        })
     }
 
     /// `E(A_0)`, the tag mask.

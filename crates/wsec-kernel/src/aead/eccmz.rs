@@ -1,5 +1,5 @@
-//! Enhanced CCMP (docs/eccmp.md) with 4 or 8 lanes on AVX-512 + VAES, the lane MACs and
-//! CTR in one pass.
+//! Enhanced CCMP (docs/eccmp.md) with 4 or 8 lanes on VAES (AVX-512: [`run`]; AVX2 only,
+//! AMD Zen 3 and Intel client cores: [`run_y`]), the lane MACs and CTR in one pass.
 //!
 //! # Why
 //! The lane kernel of `aesni.rs` runs the `k` lane chains in 128-bit registers and CTR as
@@ -206,6 +206,204 @@ unsafe fn body<const NR: usize, const G: usize, const ENCRYPT: bool>(
         let lo = _mm_xor_si128(_mm512_extracti32x4_epi32::<0>(y), _mm512_extracti32x4_epi32::<1>(y));
         let hi = _mm_xor_si128(_mm512_extracti32x4_epi32::<2>(y), _mm512_extracti32x4_epi32::<3>(y));
         let t = _mm_xor_si128(_mm_xor_si128(lo, hi), s0);
+        let mut out = [0u8; 16];
+        _mm_storeu_si128(out.as_mut_ptr().cast(), t);
+        out
+    }
+}
+
+/// [`run`] on AVX2 + VAES (256-bit registers, two lanes each; no AVX-512).
+///
+/// # Safety
+/// The CPU has AES-NI, AVX2 and VAES; otherwise as [`run`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn run_y(rk: &Rk, nr: u8, k: usize, m: usize, nonce: &[u8; 13], aad: &[u8], data: &mut [u8], encrypt: bool) -> [u8; 16] {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        match (nr, k, encrypt) {
+            (10, 4, true) => ye10_4(rk, m, nonce, aad, data),
+            (10, 4, false) => yd10_4(rk, m, nonce, aad, data),
+            (10, _, true) => ye10_8(rk, m, nonce, aad, data),
+            (10, _, false) => yd10_8(rk, m, nonce, aad, data),
+            (_, 4, true) => ye14_4(rk, m, nonce, aad, data),
+            (_, 4, false) => yd14_4(rk, m, nonce, aad, data),
+            (_, _, true) => ye14_8(rk, m, nonce, aad, data),
+            (_, _, false) => yd14_8(rk, m, nonce, aad, data),
+        }
+    }
+}
+
+macro_rules! entry_y {
+    ($name:ident, $nr:literal, $g:literal, $enc:literal) => {
+        /// # Safety
+        /// As [`run_y`].
+        #[target_feature(enable = "aes,sse2,ssse3,sse4.1,avx,avx2,vaes")]
+        unsafe fn $name(rk: &Rk, m: usize, nonce: &[u8; 13], aad: &[u8], data: &mut [u8]) -> [u8; 16] {
+            // SAFETY: features enabled here; the rest from the caller.
+            unsafe { body_y::<$nr, $g, $enc>(rk, m, nonce, aad, data) }
+        }
+    };
+}
+entry_y!(ye10_4, 10, 2, true);
+entry_y!(yd10_4, 10, 2, false);
+entry_y!(ye10_8, 10, 4, true);
+entry_y!(yd10_8, 10, 4, false);
+entry_y!(ye14_4, 14, 2, true);
+entry_y!(yd14_4, 14, 2, false);
+entry_y!(ye14_8, 14, 4, true);
+entry_y!(yd14_8, 14, 4, false);
+
+/// [`middle_rounds`] on 256-bit registers.
+///
+/// # Safety
+/// AVX2 and VAES enabled by the caller.
+#[inline(always)]
+unsafe fn middle_rounds_y<const NR: usize, const G: usize>(a: &mut [__m256i; G], b: &mut [__m256i; G], kz: &[__m256i; 15]) {
+    for r in 1..NR {
+        for g in 0..G {
+            // SAFETY: VAES and AVX2 enabled by the caller.
+            unsafe {
+                a[g] = _mm256_aesenc_epi128(a[g], kz[r]);
+                b[g] = _mm256_aesenc_epi128(b[g], kz[r]);
+            }
+        }
+    }
+}
+
+/// The scheme of [`body`] with two lanes per register (`G = K / 2` registers). A step whose
+/// 16 K octets are all payload inside the message is loaded and stored whole; step 0 (B0
+/// and the AAD blocks) and the last, partial steps go block by block through the stack, so
+/// nothing outside the message is read or written.
+///
+/// # Safety
+/// AVX2 and VAES enabled by the caller; the conditions of [`run`].
+#[inline(always)]
+unsafe fn body_y<const NR: usize, const G: usize, const ENCRYPT: bool>(
+    rk: &Rk,
+    m: usize,
+    nonce: &[u8; 13],
+    aad: &[u8],
+    data: &mut [u8],
+) -> [u8; 16] {
+    const { assert!(G == 2 || G == 4) };
+    let k = 2 * G;
+    let len = data.len();
+    let n = 3 + len.div_ceil(16);
+    let steps = n.div_ceil(k);
+    let (b0, a0) = super::b0_a0(nonce, aad.len(), m, len);
+    let mut pre = [[0u8; 16]; 3];
+    pre[0] = b0;
+    pre[1][0] = (aad.len() >> 8) as u8;
+    pre[1][1] = aad.len() as u8;
+    let first = aad.len().min(14);
+    pre[1][2..2 + first].copy_from_slice(&aad[..first]);
+    pre[2][..aad.len() - first].copy_from_slice(&aad[first..]);
+    let mut dom = [[0u8; 16]; 8];
+    for (l, d) in dom.iter_mut().enumerate().take(k) {
+        d[0] = super::aesni::lane_flags(l, k, 2);
+        d[1..14].copy_from_slice(nonce);
+        d[14] = (len >> 8) as u8;
+        d[15] = len as u8;
+    }
+    let p = data.as_mut_ptr();
+    // SAFETY: (whole body) AVX2 and VAES are enabled by the entry points; the whole-step
+    // loads and stores are of 16 K octets inside `data` (checked against `len`), the
+    // others of single blocks inside it or of stack arrays.
+    unsafe {
+        let mut kz = [_mm256_setzero_si256(); 15];
+        for (i, z) in kz.iter_mut().enumerate().take(NR + 1) {
+            *z = _mm256_broadcastsi128_si256(_mm_loadu_si128(rk[i].as_ptr().cast()));
+        }
+        let kx = _mm256_xor_si256(kz[NR], kz[0]);
+        let base = _mm256_broadcastsi128_si256(_mm_loadu_si128(a0.as_ptr().cast()));
+        let to_be = _mm256_broadcastsi128_si256(_mm_set_epi8(12, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+        // Register g of step s holds stream blocks K s + 2 g and K s + 2 g + 1, so counters
+        // K s + 2 g - 2 and K s + 2 g - 1.
+        let ctr_block = |s: usize, g: usize| -> __m256i {
+            let c0 = (k * s + 2 * g) as i32 - 2;
+            let c = _mm256_set_epi32(c0 + 1, 0, 0, 0, c0, 0, 0, 0);
+            _mm256_or_si256(base, _mm256_shuffle_epi8(c, to_be))
+        };
+        let mut st = [_mm256_setzero_si256(); G];
+        let mut ks = [_mm256_setzero_si256(); G];
+        for g in 0..G {
+            st[g] = _mm256_xor_si256(_mm256_loadu_si256(dom[2 * g..].as_ptr().cast()), kz[0]);
+            ks[g] = _mm256_xor_si256(ctr_block(0, g), kz[0]);
+        }
+        middle_rounds_y::<NR, G>(&mut st, &mut ks, &kz);
+        for g in 0..G {
+            ks[g] = _mm256_aesenclast_epi128(ks[g], kz[NR]);
+        }
+        // A_0 is counter 0: stream position 2 of step 0, register 1 lane 0.
+        let s0 = _mm256_castsi256_si128(ks[1]);
+        for s in 0..steps {
+            let mut x = [_mm256_setzero_si256(); G];
+            let mut kn = [_mm256_setzero_si256(); G];
+            let j0 = k * s;
+            if j0 >= 3 && (j0 + k - 3) * 16 <= len {
+                for g in 0..G {
+                    let off = (j0 + 2 * g - 3) * 16;
+                    let d = _mm256_loadu_si256(p.add(off).cast());
+                    let o = _mm256_xor_si256(d, ks[g]);
+                    _mm256_storeu_si256(p.add(off).cast(), o);
+                    let plain = if ENCRYPT { d } else { o };
+                    x[g] = _mm256_aesenclast_epi128(st[g], _mm256_xor_si256(kx, plain));
+                    kn[g] = _mm256_xor_si256(ctr_block(s + 1, g), kz[0]);
+                }
+                middle_rounds_y::<NR, G>(&mut x, &mut kn, &kz);
+                for g in 0..G {
+                    ks[g] = _mm256_aesenclast_epi128(kn[g], kz[NR]);
+                    st[g] = x[g];
+                }
+                continue;
+            }
+            // Block by block: the chain inputs of this step into `blk`.
+            let mut kb = [[0u8; 16]; 8];
+            for g in 0..G {
+                _mm256_storeu_si256(kb[2 * g..].as_mut_ptr().cast(), ks[g]);
+            }
+            let mut blk = [[0u8; 16]; 8];
+            for t in 0..k {
+                let j = j0 + t;
+                if j < 3 {
+                    blk[t] = pre[j];
+                    continue;
+                }
+                if j >= n {
+                    continue;
+                }
+                let off = (j - 3) * 16;
+                let r = (len - off).min(16);
+                let mut c = [0u8; 16];
+                core::ptr::copy_nonoverlapping(p.add(off), c.as_mut_ptr(), r);
+                let mut o = [0u8; 16];
+                for i in 0..16 {
+                    o[i] = c[i] ^ kb[t][i];
+                }
+                core::ptr::copy_nonoverlapping(o.as_ptr(), p.add(off), r);
+                if ENCRYPT {
+                    blk[t] = c;
+                } else {
+                    blk[t][..r].copy_from_slice(&o[..r]);
+                }
+            }
+            for g in 0..G {
+                x[g] = _mm256_aesenclast_epi128(st[g], _mm256_xor_si256(kx, _mm256_loadu_si256(blk[2 * g..].as_ptr().cast())));
+                kn[g] = _mm256_xor_si256(ctr_block(s + 1, g), kz[0]);
+            }
+            middle_rounds_y::<NR, G>(&mut x, &mut kn, &kz);
+            for g in 0..G {
+                ks[g] = _mm256_aesenclast_epi128(kn[g], kz[NR]);
+                let live = |t: usize| if j0 + 2 * g + t < n { -1i64 } else { 0 };
+                let mask = _mm256_set_epi64x(live(1), live(1), live(0), live(0));
+                st[g] = _mm256_blendv_epi8(st[g], x[g], mask);
+            }
+        }
+        let mut y = _mm256_setzero_si256();
+        for g in 0..G {
+            y = _mm256_xor_si256(y, _mm256_aesenclast_epi128(st[g], kz[NR]));
+        }
+        let t = _mm_xor_si128(_mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256::<1>(y)), s0);
         let mut out = [0u8; 16];
         _mm_storeu_si128(out.as_mut_ptr().cast(), t);
         out
