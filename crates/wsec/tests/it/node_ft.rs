@@ -339,3 +339,53 @@ fn a_request_repeated_while_the_pull_is_out_waits_for_it() {
     assert_eq!(n.count(1, |p| matches!(p, Phase::FtFailed { .. })), 0, "{:?}", n.events);
     n.traffic(1, b"after the pull");
 }
+
+/// QoS and A-MSDU survive a transition (9.3.3.8): the station's FT Reassociation Request
+/// carries its HT Capabilities and WMM Information after the FT elements and the target's
+/// response its HT and WMM elements, as in an initial association, so after the roam a
+/// burst goes in A-MSDUs both ways and arrives whole.
+#[test]
+fn ft_keeps_qos_and_amsdus_with_the_target() {
+    use wsec::node::frames;
+    use wsec::wire::ht::HtCapInfo;
+    use wsec::wire::mac::Mpdu;
+    use wsec::wire::EtherType;
+    let ht = |mut c: ApConfig| {
+        c.ht_capab = Some(HtCapInfo(HtCapInfo::SM_PS_DISABLED));
+        c.wmm = true;
+        c
+    };
+    let aps = vec![
+        ht(ap_cfg(AP1, "ap1.example", Akm::FtPsk, [0xa1, 0xb2], true)),
+        ht(ap_cfg(AP2, "ap2.example", Akm::FtPsk, [0xa1, 0xb2], true)),
+    ];
+    let mut n = net(aps, sta_cfg(Akm::FtPsk, Some(AP1)), false);
+    assert!(n.run_until(5_000, |n| n.established()), "{:?}", n.events);
+    n.run_until(300, |_| false);
+    assert!(n.roam(AP2), "roam to AP 2: {:?}", n.phases(STA_ID));
+    let wired = MacAddr([0x02, 0, 0, 0, 0, 0x99]);
+    let burst = |da: MacAddr, sa: MacAddr| -> Vec<Vec<u8>> {
+        (0..12u8).map(|i| frames::ethernet(&da, &sa, EtherType::IPV4, &[[0x45, i].as_slice(), &[0u8; 498]].concat())).collect()
+    };
+    let amsdu = |f: &Vec<u8>| Mpdu::new_checked(&f[..]).unwrap().qos_control().is_some_and(|q| q.amsdu_present());
+    // Down: AP 2 packs for the station.
+    let down = burst(STA, wired);
+    let mut out = Output::default();
+    n.aps[1].handle_host_batch(n.now, down.iter().map(|e| &e[..]), &mut out);
+    assert!(!out.air.is_empty() && out.air.len() < down.len() && out.air.iter().all(amsdu), "{} frames", out.air.len());
+    let mut o = Output::default();
+    for f in &out.air {
+        n.sta.handle_air(n.now, f, &mut o);
+    }
+    assert_eq!(o.host, down);
+    // Up: the station packs for AP 2.
+    let up = burst(wired, STA);
+    let mut out = Output::default();
+    n.sta.handle_host_batch(n.now, up.iter().map(|e| &e[..]), &mut out);
+    assert!(!out.air.is_empty() && out.air.len() < up.len() && out.air.iter().all(amsdu), "{} frames", out.air.len());
+    let mut o = Output::default();
+    for f in &out.air {
+        n.aps[1].handle_air(n.now, f, &mut o);
+    }
+    assert_eq!(o.host, up);
+}

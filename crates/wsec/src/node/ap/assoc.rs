@@ -328,7 +328,7 @@ impl AccessPoint {
 
     /// What a station's (Re)Association Request `ies` say of QoS and A-MSDUs, against what
     /// we advertise: none when SPP A-MSDU rules them out ([`AccessPoint::spp_amsdu_of`]).
-    fn station_qos(&self, ies: &[u8], rsne: Option<&[u8]>) -> crate::node::qos::PeerQos {
+    pub(super) fn station_qos(&self, ies: &[u8], rsne: Option<&[u8]>) -> crate::node::qos::PeerQos {
         let mut q =
             crate::node::qos::PeerQos::from_ies(ies, !self.ht_ies.is_empty(), !self.wmm_ie.is_empty(), crate::wire::wmm::SUBTYPE_INFO);
         if !self.spp_amsdu_of(rsne).1 {

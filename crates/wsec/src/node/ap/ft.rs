@@ -355,10 +355,18 @@ impl AccessPoint {
             return;
         }
         let Some(gk) = self.group_for_new_station(session.choice.group_mgmt.is_some()) else { return };
-        let resp_ies = match self.ft_reassoc_resp_ies(sta, &session, &gk) {
+        let mut resp_ies = match self.ft_reassoc_resp_ies(sta, &session, &gk) {
             Ok(v) => v,
             Err(_) => return self.counters.drop("ft reassociation response not built"),
         };
+        // HT Capabilities, HT Operation, WMM Parameter after the FT elements (9.3.3.8), as
+        // in any association response; the station's QoS from its request.
+        resp_ies.extend_from_slice(&self.ht_ies);
+        resp_ies.extend_from_slice(&self.wmm_ie);
+        let qos = self.station_qos(ies, FtElements::find(ies).rsne);
+        if let Some(p) = self.peers.get_mut(sta) {
+            (p.qos, p.tid_seq) = (qos, Default::default());
+        }
         f.extend_from_slice(&resp_ies);
         self.tx_mgmt(f, out);
         let done = FtDone { snonce: session.snonce, anonce: session.anonce, resp_ies };

@@ -257,7 +257,11 @@ impl Station {
     /// both are HT, the WMM Information element when both do WMM (wpa_supplicant and
     /// mac80211 send HT only to a QoS AP).
     fn assoc_qos_elements(&self) -> Vec<u8> {
-        let Some(bss) = self.state.link().map(|l| &l.bss) else { return Vec::new() };
+        self.state.link().map(|l| self.qos_elements_for(&l.bss)).unwrap_or_default()
+    }
+
+    /// [`Station::assoc_qos_elements`] for the AP `bss` (also an FT target).
+    pub(super) fn qos_elements_for(&self, bss: &crate::node::frames::BssInfo) -> Vec<u8> {
         if !self.cfg.wmm || bss.wmm.is_none() {
             return Vec::new();
         }
@@ -266,7 +270,7 @@ impl Station {
 
     /// What the AP's (Re)Association Response `ies` say of QoS and A-MSDUs, against what
     /// we sent: none when SPP A-MSDU rules them out (9.4.2.24.4, Table 9-153).
-    fn ap_qos(&self, ies: &[u8]) -> crate::node::qos::PeerQos {
+    pub(super) fn ap_qos(&self, ies: &[u8]) -> crate::node::qos::PeerQos {
         let sent = self.assoc_qos_elements();
         let our_ht = crate::wire::element::find(&sent, crate::wire::element::id::HT_CAPABILITIES).ok().flatten().is_some();
         let mut q = crate::node::qos::PeerQos::from_ies(ies, our_ht, !sent.is_empty(), crate::wire::wmm::SUBTYPE_PARAM);

@@ -325,7 +325,9 @@ impl Station {
             mic[0] ^= 0x01;
         }
         ft::set_fte_mic(&mut fte, &mic)?;
-        Ok([rsne, mde, fte].concat())
+        // HT Capabilities and WMM Information after the FT elements (9.3.3.8), as in an
+        // initial association: the target learns QoS and A-MSDU from this request.
+        Ok([rsne, mde, fte, self.qos_elements_for(&r.target)].concat())
     }
 
     /// The target's Reassociation Response (13.8.5): checked as wpa_supplicant's
@@ -341,6 +343,7 @@ impl Station {
             return self.ft_give_up(status.0, "target refused the reassociation", out);
         }
         let Some(r) = self.ft.roam.as_ref() else { return };
+        let target = r.target.bssid;
         let keys = match self.ft_check_reassoc_resp(r, ies) {
             Ok(k) => k,
             Err(why) => {
@@ -350,6 +353,14 @@ impl Station {
         };
         let Some(r) = self.ft.roam.take() else { return };
         self.ft_switch(now, r, aid, keys, out);
+        // QoS and A-MSDU with the target as its response says (the link is the target's now).
+        if self.bssid() == Some(target) {
+            let qos = self.ap_qos(ies);
+            self.tid_seq = Default::default();
+            if let Some(l) = self.state.link_mut() {
+                l.qos = qos;
+            }
+        }
     }
 
     fn ft_check_reassoc_resp(&self, r: &Roam, ies: &[u8]) -> Result<GroupFromFt, &'static str> {
