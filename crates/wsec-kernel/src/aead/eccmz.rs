@@ -24,48 +24,78 @@
 use super::aesni::Rk;
 use core::arch::x86_64::*;
 
-/// The full (16-octet) masked tag `T ^ S_0` of an ECCMP-`k` message, and `data` encrypted
-/// (`encrypt`) or decrypted in place.
-///
-/// # Safety
-/// The CPU has AES-NI, AVX-512 F/BW/VL and VAES; `k` is 4 or 8; `nr` 10 or 14 with `rk` its
-/// expanded key; `aad` has 15 to 30 octets; `data` at most 65 535; `m` is 4 to 16 and even.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn run(rk: &Rk, nr: u8, k: usize, m: usize, nonce: &[u8; 13], aad: &[u8], data: &mut [u8], encrypt: bool) -> [u8; 16] {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        match (nr, k, encrypt) {
-            (10, 4, true) => e10_4(rk, m, nonce, aad, data),
-            (10, 4, false) => d10_4(rk, m, nonce, aad, data),
-            (10, _, true) => e10_8(rk, m, nonce, aad, data),
-            (10, _, false) => d10_8(rk, m, nonce, aad, data),
-            (_, 4, true) => e14_4(rk, m, nonce, aad, data),
-            (_, 4, false) => d14_4(rk, m, nonce, aad, data),
-            (_, _, true) => e14_8(rk, m, nonce, aad, data),
-            (_, _, false) => d14_8(rk, m, nonce, aad, data),
-        }
-    }
-}
-
-macro_rules! entry {
-    ($name:ident, $nr:literal, $g:literal, $enc:literal) => {
-        /// # Safety
-        /// As [`run`].
-        #[target_feature(enable = "aes,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes")]
-        unsafe fn $name(rk: &Rk, m: usize, nonce: &[u8; 13], aad: &[u8], data: &mut [u8]) -> [u8; 16] {
-            // SAFETY: features enabled here; the rest from the caller.
-            unsafe { body::<$nr, $g, $enc>(rk, m, nonce, aad, data) }
+/// A dispatcher `$run` over key size, lane count and direction to `$body`, compiled in one
+/// generic entry point with the features `$feat`; `$g4` and `$g8` are the registers of
+/// 4 and 8 lanes.
+macro_rules! dispatch {
+    ($(#[$doc:meta])* $run:ident, $body:ident, $feat:literal, $g4:literal, $g8:literal) => {
+        $(#[$doc])*
+        #[allow(clippy::too_many_arguments)]
+        pub(crate) unsafe fn $run(
+            rk: &Rk,
+            nr: u8,
+            k: usize,
+            m: usize,
+            nonce: &[u8; 13],
+            aad: &[u8],
+            data: &mut [u8],
+            encrypt: bool,
+        ) -> [u8; 16] {
+            /// # Safety
+            /// As the dispatcher.
+            #[target_feature(enable = $feat)]
+            unsafe fn entry<const NR: usize, const G: usize, const E: bool>(
+                rk: &Rk,
+                m: usize,
+                nonce: &[u8; 13],
+                aad: &[u8],
+                data: &mut [u8],
+            ) -> [u8; 16] {
+                // SAFETY: features enabled here; the rest from the caller.
+                unsafe { $body::<NR, G, E>(rk, m, nonce, aad, data) }
+            }
+            // SAFETY: forwarded from the caller.
+            unsafe {
+                match (nr, k, encrypt) {
+                    (10, 4, true) => entry::<10, $g4, true>(rk, m, nonce, aad, data),
+                    (10, 4, false) => entry::<10, $g4, false>(rk, m, nonce, aad, data),
+                    (10, _, true) => entry::<10, $g8, true>(rk, m, nonce, aad, data),
+                    (10, _, false) => entry::<10, $g8, false>(rk, m, nonce, aad, data),
+                    (_, 4, true) => entry::<14, $g4, true>(rk, m, nonce, aad, data),
+                    (_, 4, false) => entry::<14, $g4, false>(rk, m, nonce, aad, data),
+                    (_, _, true) => entry::<14, $g8, true>(rk, m, nonce, aad, data),
+                    (_, _, false) => entry::<14, $g8, false>(rk, m, nonce, aad, data),
+                }
+            }
         }
     };
 }
-entry!(e10_4, 10, 1, true);
-entry!(d10_4, 10, 1, false);
-entry!(e10_8, 10, 2, true);
-entry!(d10_8, 10, 2, false);
-entry!(e14_4, 14, 1, true);
-entry!(d14_4, 14, 1, false);
-entry!(e14_8, 14, 2, true);
-entry!(d14_8, 14, 2, false);
+
+dispatch!(
+    /// The full (16-octet) masked tag `T ^ S_0` of an ECCMP-`k` message, and `data` encrypted
+    /// (`encrypt`) or decrypted in place.
+    ///
+    /// # Safety
+    /// The CPU has AES-NI, AVX-512 F/BW/VL and VAES; `k` is 4 or 8; `nr` 10 or 14 with `rk` its
+    /// expanded key; `aad` has 15 to 30 octets; `data` at most 65 535; `m` is 4 to 16 and even.
+    run,
+    body,
+    "aes,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes",
+    1,
+    2
+);
+
+dispatch!(
+    /// [`run`] on AVX2 + VAES (256-bit registers, two lanes each; no AVX-512).
+    ///
+    /// # Safety
+    /// The CPU has AES-NI, AVX2 and VAES; otherwise as [`run`].
+    run_y,
+    body_y,
+    "aes,sse2,ssse3,sse4.1,avx,avx2,vaes",
+    2,
+    4
+);
 
 /// Mask of the octets `off..off + 64` of a `len`-octet buffer that exist.
 #[inline(always)]
@@ -211,47 +241,6 @@ unsafe fn body<const NR: usize, const G: usize, const ENCRYPT: bool>(
         out
     }
 }
-
-/// [`run`] on AVX2 + VAES (256-bit registers, two lanes each; no AVX-512).
-///
-/// # Safety
-/// The CPU has AES-NI, AVX2 and VAES; otherwise as [`run`].
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn run_y(rk: &Rk, nr: u8, k: usize, m: usize, nonce: &[u8; 13], aad: &[u8], data: &mut [u8], encrypt: bool) -> [u8; 16] {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        match (nr, k, encrypt) {
-            (10, 4, true) => ye10_4(rk, m, nonce, aad, data),
-            (10, 4, false) => yd10_4(rk, m, nonce, aad, data),
-            (10, _, true) => ye10_8(rk, m, nonce, aad, data),
-            (10, _, false) => yd10_8(rk, m, nonce, aad, data),
-            (_, 4, true) => ye14_4(rk, m, nonce, aad, data),
-            (_, 4, false) => yd14_4(rk, m, nonce, aad, data),
-            (_, _, true) => ye14_8(rk, m, nonce, aad, data),
-            (_, _, false) => yd14_8(rk, m, nonce, aad, data),
-        }
-    }
-}
-
-macro_rules! entry_y {
-    ($name:ident, $nr:literal, $g:literal, $enc:literal) => {
-        /// # Safety
-        /// As [`run_y`].
-        #[target_feature(enable = "aes,sse2,ssse3,sse4.1,avx,avx2,vaes")]
-        unsafe fn $name(rk: &Rk, m: usize, nonce: &[u8; 13], aad: &[u8], data: &mut [u8]) -> [u8; 16] {
-            // SAFETY: features enabled here; the rest from the caller.
-            unsafe { body_y::<$nr, $g, $enc>(rk, m, nonce, aad, data) }
-        }
-    };
-}
-entry_y!(ye10_4, 10, 2, true);
-entry_y!(yd10_4, 10, 2, false);
-entry_y!(ye10_8, 10, 4, true);
-entry_y!(yd10_8, 10, 4, false);
-entry_y!(ye14_4, 14, 2, true);
-entry_y!(yd14_4, 14, 2, false);
-entry_y!(ye14_8, 14, 4, true);
-entry_y!(yd14_8, 14, 4, false);
 
 /// [`middle_rounds`] on 256-bit registers.
 ///
