@@ -268,7 +268,7 @@ fn batched(suite: CipherSuite, frame: &[u8], runs: usize, iters: usize, wsec_ns:
         let keys: Vec<Ccmp> = (0..n).map(|i| Ccmp::new(&[i as u8 + 1; 16]).unwrap()).collect();
         let mut items: Vec<TxItem> = keys
             .iter()
-            .map(|k| TxItem { key: k, mpdu: frame, pn: 1, key_id: 0, out: Vec::with_capacity(frame.len() + 16), status: Ok(()) })
+            .map(|k| TxItem { key: k.into(), mpdu: frame, pn: 1, key_id: 0, out: Vec::with_capacity(frame.len() + 16), status: Ok(()) })
             .collect();
         let (ns, tpb) = measure(runs, (iters / n).max(10), len * n, || {
             for it in items.iter_mut() {

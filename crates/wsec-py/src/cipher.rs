@@ -7,7 +7,7 @@ use crate::errors::{self, IntoPy};
 use pyo3::buffer::PyBuffer;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use wsec::cipher::ccmp::{self, Ccmp, RxItem, TxItem};
+use wsec::cipher::ccmp::{self, BatchKey, Ccmp, RxItem, TxItem};
 use wsec::cipher::kernel::Backend;
 use wsec::cipher::{AadOptions, Algorithm, CcmBackend, CipherSuite, KeyOptions, OrderRule, Pn, SuiteKey};
 use wsec::link::replay;
@@ -201,8 +201,11 @@ const CHUNK: usize = 64;
 fn seal_chunk(key: &SuiteKey, frames: &[&[u8]], pns: &[u64], key_id: u8) -> wsec::Result<Vec<Vec<u8>>> {
     match key {
         SuiteKey::Ccmp(c) => {
-            let mut items: Vec<TxItem<'_>> =
-                frames.iter().zip(pns).map(|(m, &pn)| TxItem { key: c, mpdu: m, pn, key_id, out: Vec::new(), status: Ok(()) }).collect();
+            let mut items: Vec<TxItem<'_>> = frames
+                .iter()
+                .zip(pns)
+                .map(|(m, &pn)| TxItem { key: BatchKey::Ccmp(c), mpdu: m, pn, key_id, out: Vec::new(), status: Ok(()) })
+                .collect();
             ccmp::encapsulate_batch(&mut items);
             items.into_iter().map(|it| it.status.map(|()| it.out)).collect()
         }
@@ -221,8 +224,10 @@ fn open_chunk(key: &SuiteKey, frames: &[&[u8]]) -> Vec<wsec::Result<Vec<u8>>> {
     match key {
         SuiteKey::Ccmp(c) => {
             let c: &Ccmp = c;
-            let mut items: Vec<RxItem<'_>> =
-                frames.iter().map(|m| RxItem { key: c, mpdu: m, out: Vec::new(), result: Err(wsec::Error::Truncated) }).collect();
+            let mut items: Vec<RxItem<'_>> = frames
+                .iter()
+                .map(|m| RxItem { key: BatchKey::Ccmp(c), mpdu: m, out: Vec::new(), result: Err(wsec::Error::Truncated) })
+                .collect();
             ccmp::decapsulate_batch(&mut items);
             items.into_iter().map(|it| it.result.map(|_| it.out)).collect()
         }

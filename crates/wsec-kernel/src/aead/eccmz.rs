@@ -398,3 +398,162 @@ unsafe fn body_y<const NR: usize, const G: usize, const ENCRYPT: bool>(
         out
     }
 }
+
+/// Two ECCMP-4 messages under one key in one pass (AVX-512): frame `g`'s four lane chains
+/// fill register `g` of the chains, its keystream register `g` of the keystream, so the
+/// eight chains and eight keystream blocks of a step go through the same rounds as
+/// ECCMP-8's. Each frame runs [`body`]'s scheme with `K = 4` on its own nonce and length;
+/// the shorter one idles (masked loads, stores and chain updates) until the longer ends.
+/// Returns each frame's full masked tag; the data are encrypted (`encrypt`) or decrypted in
+/// place.
+///
+/// # Safety
+/// The CPU has AES-NI, AVX-512 F/BW/VL and VAES; `nr` is 10 or 14 with `rk` its expanded
+/// key; every AAD has 15 to 30 octets; every data at most 65 535; `m` is 4 to 16 and even.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn run_pair(
+    rk: &Rk,
+    nr: u8,
+    m: usize,
+    nonce: [&[u8; 13]; 2],
+    aad: [&[u8]; 2],
+    data: [&mut [u8]; 2],
+    encrypt: bool,
+) -> [[u8; 16]; 2] {
+    /// # Safety
+    /// As [`run_pair`].
+    #[target_feature(enable = "aes,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes")]
+    unsafe fn entry<const NR: usize, const E: bool>(
+        rk: &Rk,
+        m: usize,
+        nonce: [&[u8; 13]; 2],
+        aad: [&[u8]; 2],
+        data: [&mut [u8]; 2],
+    ) -> [[u8; 16]; 2] {
+        // SAFETY: features enabled here; the rest from the caller.
+        unsafe { body_pair::<NR, E>(rk, m, nonce, aad, data) }
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        match (nr, encrypt) {
+            (10, true) => entry::<10, true>(rk, m, nonce, aad, data),
+            (10, false) => entry::<10, false>(rk, m, nonce, aad, data),
+            (_, true) => entry::<14, true>(rk, m, nonce, aad, data),
+            (_, false) => entry::<14, false>(rk, m, nonce, aad, data),
+        }
+    }
+}
+
+/// # Safety
+/// AVX-512 F/BW/VL and VAES enabled by the caller; the conditions of [`run_pair`].
+#[inline(always)]
+unsafe fn body_pair<const NR: usize, const ENCRYPT: bool>(
+    rk: &Rk,
+    m: usize,
+    nonce: [&[u8; 13]; 2],
+    aad: [&[u8]; 2],
+    data: [&mut [u8]; 2],
+) -> [[u8; 16]; 2] {
+    const K: usize = 4;
+    let len = [data[0].len(), data[1].len()];
+    let n = [3 + len[0].div_ceil(16), 3 + len[1].div_ceil(16)];
+    let steps = n[0].max(n[1]).div_ceil(K);
+    let mut b0 = [[0u8; 16]; 2];
+    let mut a0 = [[0u8; 16]; 2];
+    let mut ab = [[0u8; 32]; 2];
+    let mut dom = [[[0u8; 16]; 4]; 2];
+    for g in 0..2 {
+        (b0[g], a0[g]) = super::b0_a0(nonce[g], aad[g].len(), m, len[g]);
+        ab[g][0] = (aad[g].len() >> 8) as u8;
+        ab[g][1] = aad[g].len() as u8;
+        ab[g][2..2 + aad[g].len()].copy_from_slice(aad[g]);
+        for (l, d) in dom[g].iter_mut().enumerate() {
+            d[0] = super::aesni::lane_flags(l, K, 2);
+            d[1..14].copy_from_slice(nonce[g]);
+            d[14] = (len[g] >> 8) as u8;
+            d[15] = len[g] as u8;
+        }
+    }
+    let [d0, d1] = data;
+    let p = [d0.as_mut_ptr(), d1.as_mut_ptr()];
+    // SAFETY: (whole body) the features are enabled by the entry point; every load and
+    // store of a frame is masked to its `len` octets, the others are of stack arrays.
+    unsafe {
+        let mut kz = [_mm512_setzero_si512(); 15];
+        for (i, z) in kz.iter_mut().enumerate().take(NR + 1) {
+            *z = _mm512_broadcast_i32x4(_mm_loadu_si128(rk[i].as_ptr().cast()));
+        }
+        let kx = _mm512_xor_si512(kz[NR], kz[0]);
+        let base = [
+            _mm512_broadcast_i32x4(_mm_loadu_si128(a0[0].as_ptr().cast())),
+            _mm512_broadcast_i32x4(_mm_loadu_si128(a0[1].as_ptr().cast())),
+        ];
+        let to_be = _mm512_broadcast_i32x4(_mm_set_epi8(12, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+        // Step s of a frame holds its stream blocks 4 s .. 4 s + 3: counters 4 s - 2 ..
+        // 4 s + 1 (as `body`'s register 0).
+        let ctr_block = |s: usize, g: usize| -> __m512i {
+            let c0 = (K * s) as i32 - 2;
+            let c = _mm512_set_epi32(c0 + 3, 0, 0, 0, c0 + 2, 0, 0, 0, c0 + 1, 0, 0, 0, c0, 0, 0, 0);
+            _mm512_or_si512(base[g], _mm512_shuffle_epi8(c, to_be))
+        };
+        let mut st = [_mm512_setzero_si512(); 2];
+        let mut ks = [_mm512_setzero_si512(); 2];
+        for g in 0..2 {
+            st[g] = _mm512_xor_si512(_mm512_loadu_si512(dom[g].as_ptr().cast()), kz[0]);
+            ks[g] = _mm512_xor_si512(ctr_block(0, g), kz[0]);
+        }
+        middle_rounds::<NR, 2>(&mut st, &mut ks, &kz);
+        for g in 0..2 {
+            ks[g] = _mm512_aesenclast_epi128(ks[g], kz[NR]);
+        }
+        let s0 = [_mm512_extracti32x4_epi32::<2>(ks[0]), _mm512_extracti32x4_epi32::<2>(ks[1])];
+        for s in 0..steps {
+            let mut x = [_mm512_setzero_si512(); 2];
+            let mut kn = [_mm512_setzero_si512(); 2];
+            for g in 0..2 {
+                let (p, len) = (p[g], len[g]);
+                let blk = if s == 0 {
+                    // B0, X_1, X_2 and payload block 0 (lane 3).
+                    let bm = byte_mask(len, 0) as u16;
+                    let d = _mm_maskz_loadu_epi8(bm, p.cast());
+                    let k1 = _mm512_extracti32x4_epi32::<3>(ks[g]);
+                    let (plain, out) = if ENCRYPT {
+                        (d, _mm_xor_si128(d, k1))
+                    } else {
+                        let pl = _mm_maskz_mov_epi8(bm, _mm_xor_si128(d, k1));
+                        (pl, pl)
+                    };
+                    _mm_mask_storeu_epi8(p.cast(), bm, out);
+                    let mut z = _mm512_castsi128_si512(_mm_loadu_si128(b0[g].as_ptr().cast()));
+                    z = _mm512_inserti32x4::<1>(z, _mm_loadu_si128(ab[g].as_ptr().cast()));
+                    z = _mm512_inserti32x4::<2>(z, _mm_loadu_si128(ab[g][16..].as_ptr().cast()));
+                    _mm512_inserti32x4::<3>(z, plain)
+                } else {
+                    let off = (K * s - 3) * 16;
+                    let bm = byte_mask(len, off);
+                    let at = p.add(off.min(len));
+                    let d = _mm512_maskz_loadu_epi8(bm, at.cast());
+                    let pl = _mm512_maskz_mov_epi8(bm, _mm512_xor_si512(d, ks[g]));
+                    let (plain, out) = if ENCRYPT { (d, pl) } else { (pl, pl) };
+                    _mm512_mask_storeu_epi8(at.cast(), bm, out);
+                    plain
+                };
+                x[g] = _mm512_aesenclast_epi128(st[g], _mm512_xor_si512(kx, blk));
+                kn[g] = _mm512_xor_si512(ctr_block(s + 1, g), kz[0]);
+            }
+            middle_rounds::<NR, 2>(&mut x, &mut kn, &kz);
+            for g in 0..2 {
+                ks[g] = _mm512_aesenclast_epi128(kn[g], kz[NR]);
+                st[g] = _mm512_mask_blend_epi64(lane_mask(K * s, n[g]), st[g], x[g]);
+            }
+        }
+        let mut out = [[0u8; 16]; 2];
+        for g in 0..2 {
+            let y = _mm512_aesenclast_epi128(st[g], kz[NR]);
+            let lo = _mm_xor_si128(_mm512_extracti32x4_epi32::<0>(y), _mm512_extracti32x4_epi32::<1>(y));
+            let hi = _mm_xor_si128(_mm512_extracti32x4_epi32::<2>(y), _mm512_extracti32x4_epi32::<3>(y));
+            _mm_storeu_si128(out[g].as_mut_ptr().cast(), _mm_xor_si128(_mm_xor_si128(lo, hi), s0[g]));
+        }
+        out
+    }
+}

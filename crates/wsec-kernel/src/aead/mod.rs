@@ -611,11 +611,21 @@ pub struct CcmJob<'a> {
     /// The job's outcome, as [`CcmKey::seal_in_place`] / [`CcmKey::open_in_place`] would
     /// return it (a failed `open` leaves the ciphertext in `data`).
     pub status: Result<()>,
+    /// Enhanced CCMP lanes (docs/eccmp.md): 1 is CCM; 2, 4 or 8 as
+    /// [`CcmKey::seal_lanes`] / [`CcmKey::open_lanes`]. (An octet: it fits the padding
+    /// after `nonce`, so collecting the statuses in place reallocates nothing.)
+    pub lanes: u8,
 }
 
 impl<'a> CcmJob<'a> {
     pub fn new(key: &'a CcmKey, nonce: [u8; 13], aad: &'a [u8], data: &'a mut [u8], tag: &'a mut [u8]) -> Self {
-        CcmJob { key, nonce, aad, data, tag, status: Ok(()) }
+        CcmJob { key, nonce, aad, data, tag, status: Ok(()), lanes: 1 }
+    }
+
+    /// The job as Enhanced CCMP with `k` lanes.
+    pub fn with_lanes(mut self, k: u8) -> Self {
+        self.lanes = k;
+        self
     }
 }
 
@@ -642,8 +652,11 @@ pub fn open_batch(jobs: &mut [CcmJob<'_>]) {
 }
 
 fn serial(j: &mut CcmJob<'_>, encrypt: bool) {
-    j.status =
-        if encrypt { j.key.seal_in_place(&j.nonce, j.aad, j.data, j.tag) } else { j.key.open_in_place(&j.nonce, j.aad, j.data, j.tag) };
+    j.status = if encrypt {
+        j.key.seal_lanes(j.lanes as usize, &j.nonce, j.aad, j.data, j.tag)
+    } else {
+        j.key.open_lanes(j.lanes as usize, &j.nonce, j.aad, j.data, j.tag)
+    };
 }
 
 fn batch(jobs: &mut [CcmJob<'_>], encrypt: bool) {
@@ -710,10 +723,23 @@ fn batch_window(jobs: &mut [CcmJob<'_>], encrypt: bool) {
     // first, so lanes that run together have similar lengths), index.
     let mut keys = [0u64; 64];
     let mut nk = 0;
+    // ECCMP-4 jobs that go two to a pass ([`eccmz::run_pair`]).
+    let mut pairs = [0u64; 64];
+    let mut np = 0;
     for (i, j) in jobs.iter_mut().enumerate() {
         let m = j.tag.len();
         if let Err(e) = check(j.aad, j.data.len(), m) {
             j.status = Err(e);
+            continue;
+        }
+        if j.lanes != 1 {
+            match &j.key.inner {
+                Inner::Ni(k) if j.lanes == 4 && k.level() == aesni::Level::Z512 && (15..=30).contains(&j.aad.len()) => {
+                    pairs[np] = ((0xFFFF - j.data.len()) as u64) << 8 | i as u64;
+                    np += 1;
+                }
+                _ => serial(j, encrypt),
+            }
             continue;
         }
         match &j.key.inner {
@@ -802,6 +828,63 @@ fn batch_window(jobs: &mut [CcmJob<'_>], encrypt: bool) {
                 if let Inner::Ni(k) = &j.key.inner {
                     k.ctr_xor(&j.nonce, j.data);
                 }
+                j.status = Err(Error::MicFailure);
+            }
+        }
+    }
+    if np > 0 {
+        eccmp_pairs(jobs, &mut pairs[..np], encrypt);
+    }
+}
+
+/// The ECCMP-4 jobs of [`batch_window`] (`idx`: its sort keys, length then index) two to
+/// a pass on [`eccmz::run_pair`]: longest first, each with the next job of the same key
+/// schedule and tag length; a job left without a partner runs alone.
+#[cfg(target_arch = "x86_64")]
+fn eccmp_pairs(jobs: &mut [CcmJob<'_>], idx: &mut [u64], encrypt: bool) {
+    idx.sort_unstable();
+    let same = |x: &CcmJob<'_>, y: &CcmJob<'_>| match (&x.key.inner, &y.key.inner) {
+        (Inner::Ni(p), Inner::Ni(q)) => core::ptr::eq(p.schedule().0, q.schedule().0) && x.tag.len() == y.tag.len(),
+        _ => false,
+    };
+    let mut done = [false; 64];
+    for a in 0..idx.len() {
+        let ia = (idx[a] & 0xff) as usize;
+        if done[ia] {
+            continue;
+        }
+        done[ia] = true;
+        let partner = idx[a + 1..].iter().map(|&k| (k & 0xff) as usize).find(|&ib| !done[ib] && same(&jobs[ia], &jobs[ib]));
+        let Some(ib) = partner else {
+            serial(&mut jobs[ia], encrypt);
+            continue;
+        };
+        done[ib] = true;
+        let (ja, jb) = if ia < ib {
+            let (l, r) = jobs.split_at_mut(ib);
+            (&mut l[ia], &mut r[0])
+        } else {
+            let (l, r) = jobs.split_at_mut(ia);
+            (&mut r[0], &mut l[ib])
+        };
+        let Inner::Ni(k) = &ja.key.inner else { unreachable!() };
+        let (rk, nr) = k.schedule();
+        let m = ja.tag.len();
+        // SAFETY: both jobs use this one key schedule (`same`), a Z512 NiKey (checked in
+        // batch_window), which NiKey::new makes only on a CPU with AVX-512 F/BW/VL and
+        // VAES; both AADs are 15..=30 octets and the lengths and `m` passed `check`.
+        let full =
+            unsafe { eccmz::run_pair(rk, nr as u8, m, [&ja.nonce, &jb.nonce], [ja.aad, jb.aad], [&mut *ja.data, &mut *jb.data], encrypt) };
+        count_mb_run(Backend::Avx512);
+        for (j, t) in [ja, jb].into_iter().zip(full) {
+            if encrypt {
+                j.tag.copy_from_slice(&t[..m]);
+                j.status = Ok(());
+            } else if tag_eq(&t[..m], j.tag) {
+                j.status = Ok(());
+            } else {
+                // Put the ciphertext back (CTR is its own inverse).
+                k.ctr_xor(&j.nonce, j.data);
                 j.status = Err(Error::MicFailure);
             }
         }

@@ -76,9 +76,60 @@ impl Protection for Ccmp {
     }
 }
 
+/// The key of a batched frame: CCMP, or Enhanced CCMP (CCMP's framing and MIC length,
+/// the MIC over lanes: [`super::eccmp`]), whose frames share the batch's passes (ECCMP-4
+/// two frames to a pass on AVX-512).
+#[derive(Clone, Copy, Debug)]
+pub enum BatchKey<'a> {
+    Ccmp(&'a Ccmp),
+    Eccmp(&'a super::eccmp::Eccmp),
+}
+
+impl<'a> BatchKey<'a> {
+    fn kernel(self) -> &'a CcmKey {
+        match self {
+            BatchKey::Ccmp(c) => &c.key,
+            BatchKey::Eccmp(e) => e.kernel(),
+        }
+    }
+
+    fn mic_len(self) -> usize {
+        match self {
+            BatchKey::Ccmp(c) => c.mic_len(),
+            BatchKey::Eccmp(_) => super::eccmp::MIC_LEN,
+        }
+    }
+
+    fn opts(self) -> AadOptions {
+        match self {
+            BatchKey::Ccmp(c) => c.opts,
+            BatchKey::Eccmp(e) => e.opts,
+        }
+    }
+
+    fn lanes(self) -> u8 {
+        match self {
+            BatchKey::Ccmp(_) => 1,
+            BatchKey::Eccmp(e) => e.lanes() as u8,
+        }
+    }
+}
+
+impl<'a> From<&'a Ccmp> for BatchKey<'a> {
+    fn from(c: &'a Ccmp) -> Self {
+        BatchKey::Ccmp(c)
+    }
+}
+
+impl<'a> From<&'a super::eccmp::Eccmp> for BatchKey<'a> {
+    fn from(e: &'a super::eccmp::Eccmp) -> Self {
+        BatchKey::Eccmp(e)
+    }
+}
+
 /// One MPDU of a batch for [`encapsulate_batch`].
 pub struct TxItem<'a> {
-    pub key: &'a Ccmp,
+    pub key: BatchKey<'a>,
     /// Plaintext MPDU (Protected clear).
     pub mpdu: &'a [u8],
     pub pn: Pn,
@@ -90,7 +141,7 @@ pub struct TxItem<'a> {
 
 /// One MPDU of a batch for [`decapsulate_batch`].
 pub struct RxItem<'a> {
-    pub key: &'a Ccmp,
+    pub key: BatchKey<'a>,
     /// Protected MPDU.
     pub mpdu: &'a [u8],
     /// The plaintext MPDU when `result` is Ok.
@@ -107,7 +158,7 @@ struct Pending {
     mic: usize,
 }
 
-/// CCMP encapsulation of a batch of MPDUs (keys may differ): the 802.11 framing of each frame
+/// CCMP (and ECCMP) encapsulation of a batch of MPDUs (keys may differ): the 802.11 framing of each frame
 /// as [`Protection::encapsulate`] does it, then one multi-buffer CCM pass over all frames
 /// ([`super::kernel::seal_batch`]: eight frames' CBC-MAC chains interleaved on VAES). The
 /// output of each item is byte-identical to `item.key.encapsulate(...)`.
@@ -117,7 +168,7 @@ pub fn encapsulate_batch(items: &mut [TxItem<'_>]) {
         let mic_len = it.key.mic_len();
         let mut p = None;
         let pn = it.pn;
-        it.status = mpdu::encapsulate(it.mpdu, pn, it.key_id, mic_len, it.key.opts, &mut it.out, |n, aad, data, _| {
+        it.status = mpdu::encapsulate(it.mpdu, pn, it.key_id, mic_len, it.key.opts(), &mut it.out, |n, aad, data, _| {
             let a = aad.as_bytes();
             let mut buf = [0u8; 32];
             buf[..a.len()].copy_from_slice(a);
@@ -133,7 +184,7 @@ pub fn encapsulate_batch(items: &mut [TxItem<'_>]) {
             let n = it.out.len();
             let (head, mic) = it.out.split_at_mut(n - p.mic);
             let body = &mut head[n - p.mic - p.body..];
-            jobs.push(super::kernel::CcmJob::new(&it.key.key, p.nonce, &p.aad[..p.aad_len], body, mic));
+            jobs.push(super::kernel::CcmJob::new(it.key.kernel(), p.nonce, &p.aad[..p.aad_len], body, mic).with_lanes(it.key.lanes()));
             which.push(i);
         }
     }
@@ -154,7 +205,7 @@ pub fn decapsulate_batch(items: &mut [RxItem<'_>]) {
     for it in items.iter_mut() {
         let mic_len = it.key.mic_len();
         let mut p = None;
-        let r = mpdu::decapsulate(it.mpdu, mic_len, it.key.opts, &mut it.out, |n, aad, pn, data, mic| {
+        let r = mpdu::decapsulate(it.mpdu, mic_len, it.key.opts(), &mut it.out, |n, aad, pn, data, mic| {
             let a = aad.as_bytes();
             let mut buf = [0u8; 32];
             buf[..a.len()].copy_from_slice(a);
@@ -174,7 +225,10 @@ pub fn decapsulate_batch(items: &mut [RxItem<'_>]) {
     for (i, (it, p)) in items.iter_mut().zip(pend.iter_mut()).enumerate() {
         if let Some((p, mic, _)) = p {
             let n = it.out.len();
-            jobs.push(super::kernel::CcmJob::new(&it.key.key, p.nonce, &p.aad[..p.aad_len], &mut it.out[n - p.body..], &mut mic[..p.mic]));
+            jobs.push(
+                super::kernel::CcmJob::new(it.key.kernel(), p.nonce, &p.aad[..p.aad_len], &mut it.out[n - p.body..], &mut mic[..p.mic])
+                    .with_lanes(it.key.lanes()),
+            );
             which.push(i);
         }
     }

@@ -44,6 +44,11 @@ impl Eccmp {
     pub fn lanes(&self) -> usize {
         self.lanes
     }
+
+    /// The CCM kernel key (for the batch path, [`super::ccmp::BatchKey`]).
+    pub(crate) fn kernel(&self) -> &CcmKey {
+        &self.key
+    }
 }
 
 impl Eccmp {

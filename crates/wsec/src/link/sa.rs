@@ -16,7 +16,7 @@ use super::defrag::{FragMeta, Reassembler};
 use super::mic_failure::{MicFailureAction, MicFailureTracker};
 use super::pn::PnGenerator;
 use super::replay::ReplayCounters;
-use crate::cipher::ccmp::Ccmp;
+use crate::cipher::ccmp::BatchKey;
 use crate::cipher::tkip::{MichaelDirection, TkipKey};
 // Each installed key is the cipher's own type, as the one constructor builds it.
 use crate::cipher::device::{CcmDevice, DeviceKey};
@@ -324,15 +324,15 @@ impl SecurityAssociation {
         }
     }
 
-    /// First half of [`Self::protect`] for batching: when the transmit key of `mpdu` is CCMP,
-    /// allocates its PN and returns (key type, Key ID, PN); `None` when it is another cipher
+    /// First half of [`Self::protect`] for batching: when the transmit key of `mpdu` is CCMP
+    /// or ECCMP, allocates its PN and returns (key type, Key ID, PN); `None` when it is another cipher
     /// (use [`Self::protect`]). The frame must then be sealed with [`Self::ccmp_key`] and
     /// that PN (e.g. by [`crate::cipher::ccmp::encapsulate_batch`]) or the PN is skipped,
     /// never reused.
     pub fn tx_ccmp_pn(&mut self, mpdu: &[u8]) -> Result<Option<(KeyType, u8, Pn)>> {
         let (kt, id) = self.tx_slot(&Mpdu::new_checked(mpdu)?);
         let slot = self.tx_key(kt, id)?;
-        if !matches!(slot.key, Key::Ccmp(_)) {
+        if !matches!(slot.key, Key::Ccmp(_) | Key::Eccmp(_)) {
             return Ok(None);
         }
         Ok(Some((kt, id, slot.tx.next_pn()?)))
@@ -352,32 +352,34 @@ impl SecurityAssociation {
         }
     }
 
-    /// The CCMP key in a slot (see [`Self::tx_ccmp_pn`]).
-    pub fn ccmp_key(&self, kt: KeyType, key_id: u8) -> Option<&Ccmp> {
+    /// The CCMP or ECCMP key in a slot (see [`Self::tx_ccmp_pn`]).
+    pub fn ccmp_key(&self, kt: KeyType, key_id: u8) -> Option<BatchKey<'_>> {
         match &self.slot(kt, key_id)?.key {
-            Key::Ccmp(c) => Some(c),
+            Key::Ccmp(c) => Some(BatchKey::Ccmp(c)),
+            Key::Eccmp(e) => Some(BatchKey::Eccmp(e)),
             _ => None,
         }
     }
 
     /// First half of [`Self::unprotect`] for batched receive: when `mpdu` is a whole (not
-    /// fragmented) MPDU under a CCMP key of this association, that key and the slot it
+    /// fragmented) MPDU under a CCMP or ECCMP key of this association, that key and the slot it
     /// sits in. The frame can then be opened anywhere (e.g. by
     /// [`crate::cipher::ccmp::decapsulate_batch`] on another thread) and finished by
     /// [`Self::unprotect_opened`]; nothing here changes the association.
-    pub fn rx_ccmp_key(&self, mpdu: &[u8]) -> Option<(RxSlot, &Ccmp)> {
+    pub fn rx_ccmp_key(&self, mpdu: &[u8]) -> Option<(RxSlot, BatchKey<'_>)> {
         self.rx_ccmp_key_parsed(&Mpdu::new_checked(mpdu).ok()?)
     }
 
     /// [`Self::rx_ccmp_key`] of an MPDU whose header was checked once.
-    pub fn rx_ccmp_key_parsed(&self, m: &Mpdu<'_>) -> Option<(RxSlot, &Ccmp)> {
+    pub fn rx_ccmp_key_parsed(&self, m: &Mpdu<'_>) -> Option<(RxSlot, BatchKey<'_>)> {
         if m.is_fragment() {
             return None;
         }
         let (kt, id) = self.rx_slot(m).ok()?;
         let slot = self.slot(kt, id)?;
         match &slot.key {
-            Key::Ccmp(c) => Some((RxSlot { kt, id, tag: slot.tag }, c)),
+            Key::Ccmp(c) => Some((RxSlot { kt, id, tag: slot.tag }, BatchKey::Ccmp(c))),
+            Key::Eccmp(e) => Some((RxSlot { kt, id, tag: slot.tag }, BatchKey::Eccmp(e))),
             _ => None,
         }
     }
@@ -416,12 +418,16 @@ impl SecurityAssociation {
             return None;
         }
         let slot = self.slot(at.kt, at.id)?;
-        let Key::Ccmp(c) = &slot.key else { return None };
+        let opts = match &slot.key {
+            Key::Ccmp(c) => c.opts,
+            Key::Eccmp(e) => e.opts,
+            _ => return None,
+        };
         if slot.tag != at.tag {
             return None;
         }
         let replay_slot = ReplayCounters::slot_of(m);
-        let checked = mpdu::peek_parsed(m, c.opts).and_then(|p| {
+        let checked = mpdu::peek_parsed(m, opts).and_then(|p| {
             slot.rx.check(replay_slot, p.pn)?;
             Ok((replay_slot, opened?))
         });

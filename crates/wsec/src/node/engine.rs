@@ -7,8 +7,9 @@
 //! of frames waiting for the card and their release [`super::datapath`]'s.
 //!
 //! Batches: [`Engine::protect_batch`] protects a batch of frames together (multi-buffer
-//! CCMP: eight frames' CBC-MAC chains and CTR interleaved, whatever their peers);
-//! [`Engine::open_ahead`] opens the CCMP frames of a received batch ahead of their turn,
+//! CCMP: eight frames' CBC-MAC chains and CTR interleaved, whatever their peers; ECCMP-4:
+//! two frames of a key to a pass); [`Engine::open_ahead`] opens the CCMP and ECCMP frames
+//! of a received batch ahead of their turn,
 //! each result belonging to the frame at the same position, for
 //! [`Engine::unprotect_opened`].
 //!
@@ -382,10 +383,10 @@ impl Engine {
     }
 
     /// Protects a batch of frames. Each job's result is what [`Engine::protect`] would
-    /// give, byte for byte: CCMP frames get their PNs in job order and then go through the
-    /// multi-buffer kernel together ([`crate::cipher::ccmp::encapsulate_batch`]: eight
-    /// frames' CBC-MAC chains interleaved, whatever their peers and keys); other ciphers
-    /// one at a time.
+    /// give, byte for byte: CCMP and ECCMP frames get their PNs in job order and then go
+    /// through the multi-buffer kernels together ([`crate::cipher::ccmp::encapsulate_batch`]:
+    /// eight CCMP frames' CBC-MAC chains interleaved, whatever their peers and keys, or two
+    /// ECCMP-4 frames of one key); other ciphers one at a time.
     pub fn protect_batch(&mut self, jobs: &mut [TxJob]) {
         use crate::cipher::ccmp::{encapsulate_batch, TxItem};
         if !jobs.is_empty() {
@@ -520,11 +521,11 @@ impl Engine {
         Ok(plain)
     }
 
-    /// Opens the CCMP frames of a received batch ahead of their turn, on the engine's
+    /// Opens the CCMP and ECCMP frames of a received batch ahead of their turn, on the engine's
     /// threads, each with its transmitter's key (`frames`: transmitter address and MPDU,
     /// in arrival order). Nothing is accepted here: result `i` belongs to `frames[i]`, and
     /// goes with that frame to [`Engine::unprotect_opened`] in its turn. Frames that are
-    /// not whole CCMP MPDUs under a known key get `None`.
+    /// not whole CCMP or ECCMP MPDUs under a known key get `None`.
     pub fn open_ahead(&self, frames: &[(MacAddr, &[u8])]) -> Vec<Option<Opened>> {
         let parsed: Vec<(MacAddr, Option<Mpdu<'_>>)> = frames.iter().map(|(p, m)| (*p, Mpdu::new_checked(m).ok())).collect();
         self.open_ahead_with(&parsed, Vec::new)

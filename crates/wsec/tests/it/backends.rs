@@ -265,14 +265,16 @@ fn vectors(b: Backend) {
         let mut back = Vec::new();
         c.decapsulate(&prot, &mut back).unwrap();
         assert_eq!(back, plain, "{b}: decapsulate");
-        let mut tx: Vec<TxItem> =
-            (0..8).map(|_| TxItem { key: &c, mpdu: &plain, pn: v.pn, key_id: v.key_id, out: Vec::new(), status: Ok(()) }).collect();
+        let mut tx: Vec<TxItem> = (0..8)
+            .map(|_| TxItem { key: (&c).into(), mpdu: &plain, pn: v.pn, key_id: v.key_id, out: Vec::new(), status: Ok(()) })
+            .collect();
         encapsulate_batch(&mut tx);
         for t in &tx {
             assert_eq!(t.status, Ok(()));
             assert_eq!(hex::encode(&t.out), v.protected, "{b}: batch encapsulate");
         }
-        let mut rx: Vec<RxItem> = (0..8).map(|_| RxItem { key: &c, mpdu: &prot, out: Vec::new(), result: Err(Error::Truncated) }).collect();
+        let mut rx: Vec<RxItem> =
+            (0..8).map(|_| RxItem { key: (&c).into(), mpdu: &prot, out: Vec::new(), result: Err(Error::Truncated) }).collect();
         decapsulate_batch(&mut rx);
         for r in &rx {
             assert!(r.result.is_ok(), "{b}: batch decapsulate {:?}", r.result);
