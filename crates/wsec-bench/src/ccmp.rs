@@ -492,6 +492,59 @@ fn cases(size: usize, quick: bool, b: Backend) -> Vec<Case> {
             );
         }
     }
+    // ECCMP-4 in batches: frames of one key (a station's uplink), two to a pass on
+    // AVX-512 (`eccmz::run_pair`), one at a time elsewhere.
+    for &n in &fifs[..fifs.len().min(2)] {
+        let frames: Vec<Frame> = (0..n).map(|i| Frame::new(size, i as u8)).collect();
+        let mut sealed: Vec<(Vec<u8>, [u8; M])> = Vec::with_capacity(n);
+        for f in &frames {
+            let (mut c, mut t) = (f.pt.clone(), [0u8; M]);
+            key.seal_lanes(4, &f.nonce, &f.aad, &mut c, &mut t).expect("seal");
+            sealed.push((c, t));
+        }
+        {
+            let (frames, key) = (frames.clone(), key.clone());
+            let mut bufs: Vec<Vec<u8>> = frames.iter().map(|f| f.pt.clone()).collect();
+            let mut tags = vec![[0u8; M]; n];
+            add(
+                "wsec-eccmp-mb",
+                "encap",
+                4,
+                n,
+                Box::new(move || {
+                    let mut jobs: Vec<CcmJob> = frames
+                        .iter()
+                        .zip(bufs.iter_mut().zip(tags.iter_mut()))
+                        .map(|(f, (b, t))| CcmJob::new(&key, f.nonce, &f.aad, b, t).with_lanes(4))
+                        .collect();
+                    kernel::seal_batch(black_box(&mut jobs));
+                }),
+            );
+        }
+        {
+            let key = key.clone();
+            let mut bufs: Vec<Vec<u8>> = sealed.iter().map(|s| s.0.clone()).collect();
+            let mut tags: Vec<[u8; M]> = sealed.iter().map(|s| s.1).collect();
+            add(
+                "wsec-eccmp-mb",
+                "decap",
+                4,
+                n,
+                Box::new(move || {
+                    for (b, s) in bufs.iter_mut().zip(&sealed) {
+                        b.copy_from_slice(&s.0);
+                    }
+                    let mut jobs: Vec<CcmJob> = frames
+                        .iter()
+                        .zip(bufs.iter_mut().zip(tags.iter_mut()))
+                        .map(|(f, (b, t))| CcmJob::new(&key, f.nonce, &f.aad, b, t).with_lanes(4))
+                        .collect();
+                    kernel::open_batch(black_box(&mut jobs));
+                    debug_assert!(jobs.iter().all(|j| j.status.is_ok()));
+                }),
+            );
+        }
+    }
     v
 }
 
