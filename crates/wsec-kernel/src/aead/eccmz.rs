@@ -557,3 +557,187 @@ unsafe fn body_pair<const NR: usize, const ENCRYPT: bool>(
         out
     }
 }
+
+/// [`run_pair`] on AVX2 + VAES (256-bit registers): frame `g`'s four chains in registers
+/// `2 g` and `2 g + 1`, as [`body_y`] keeps one ECCMP-4 frame.
+///
+/// # Safety
+/// The CPU has AES-NI, AVX2 and VAES; otherwise as [`run_pair`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn run_pair_y(
+    rk: &Rk,
+    nr: u8,
+    m: usize,
+    nonce: [&[u8; 13]; 2],
+    aad: [&[u8]; 2],
+    data: [&mut [u8]; 2],
+    encrypt: bool,
+) -> [[u8; 16]; 2] {
+    /// # Safety
+    /// As [`run_pair_y`].
+    #[target_feature(enable = "aes,sse2,ssse3,sse4.1,avx,avx2,vaes")]
+    unsafe fn entry<const NR: usize, const E: bool>(
+        rk: &Rk,
+        m: usize,
+        nonce: [&[u8; 13]; 2],
+        aad: [&[u8]; 2],
+        data: [&mut [u8]; 2],
+    ) -> [[u8; 16]; 2] {
+        // SAFETY: features enabled here; the rest from the caller.
+        unsafe { body_pair_y::<NR, E>(rk, m, nonce, aad, data) }
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        match (nr, encrypt) {
+            (10, true) => entry::<10, true>(rk, m, nonce, aad, data),
+            (10, false) => entry::<10, false>(rk, m, nonce, aad, data),
+            (_, true) => entry::<14, true>(rk, m, nonce, aad, data),
+            (_, false) => entry::<14, false>(rk, m, nonce, aad, data),
+        }
+    }
+}
+
+/// # Safety
+/// AVX2 and VAES enabled by the caller; the conditions of [`run_pair_y`].
+#[inline(always)]
+unsafe fn body_pair_y<const NR: usize, const ENCRYPT: bool>(
+    rk: &Rk,
+    m: usize,
+    nonce: [&[u8; 13]; 2],
+    aad: [&[u8]; 2],
+    data: [&mut [u8]; 2],
+) -> [[u8; 16]; 2] {
+    const K: usize = 4;
+    let len = [data[0].len(), data[1].len()];
+    let n = [3 + len[0].div_ceil(16), 3 + len[1].div_ceil(16)];
+    let steps = n[0].max(n[1]).div_ceil(K);
+    let mut a0 = [[0u8; 16]; 2];
+    let mut pre = [[[0u8; 16]; 3]; 2];
+    let mut dom = [[[0u8; 16]; 4]; 2];
+    for f in 0..2 {
+        let b0;
+        (b0, a0[f]) = super::b0_a0(nonce[f], aad[f].len(), m, len[f]);
+        pre[f][0] = b0;
+        pre[f][1][0] = (aad[f].len() >> 8) as u8;
+        pre[f][1][1] = aad[f].len() as u8;
+        let first = aad[f].len().min(14);
+        pre[f][1][2..2 + first].copy_from_slice(&aad[f][..first]);
+        pre[f][2][..aad[f].len() - first].copy_from_slice(&aad[f][first..]);
+        for (l, d) in dom[f].iter_mut().enumerate() {
+            d[0] = super::aesni::lane_flags(l, K, 2);
+            d[1..14].copy_from_slice(nonce[f]);
+            d[14] = (len[f] >> 8) as u8;
+            d[15] = len[f] as u8;
+        }
+    }
+    let [d0, d1] = data;
+    let p = [d0.as_mut_ptr(), d1.as_mut_ptr()];
+    // SAFETY: (whole body) AVX2 and VAES are enabled by the entry point; the whole-step
+    // loads and stores are of 64 octets inside their frame (checked against its length),
+    // the others of single blocks inside it or of stack arrays.
+    unsafe {
+        let mut kz = [_mm256_setzero_si256(); 15];
+        for (i, z) in kz.iter_mut().enumerate().take(NR + 1) {
+            *z = _mm256_broadcastsi128_si256(_mm_loadu_si128(rk[i].as_ptr().cast()));
+        }
+        let kx = _mm256_xor_si256(kz[NR], kz[0]);
+        let base = [
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(a0[0].as_ptr().cast())),
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(a0[1].as_ptr().cast())),
+        ];
+        let to_be = _mm256_broadcastsi128_si256(_mm_set_epi8(12, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+        // Register r = 2 f + h of step s holds frame f's stream blocks 4 s + 2 h and
+        // 4 s + 2 h + 1: counters 4 s + 2 h - 2 and 4 s + 2 h - 1.
+        let ctr_block = |s: usize, r: usize| -> __m256i {
+            let c0 = (K * s + 2 * (r & 1)) as i32 - 2;
+            let c = _mm256_set_epi32(c0 + 1, 0, 0, 0, c0, 0, 0, 0);
+            _mm256_or_si256(base[r / 2], _mm256_shuffle_epi8(c, to_be))
+        };
+        let mut st = [_mm256_setzero_si256(); 4];
+        let mut ks = [_mm256_setzero_si256(); 4];
+        for r in 0..4 {
+            st[r] = _mm256_xor_si256(_mm256_loadu_si256(dom[r / 2][2 * (r & 1)..].as_ptr().cast()), kz[0]);
+            ks[r] = _mm256_xor_si256(ctr_block(0, r), kz[0]);
+        }
+        middle_rounds_y::<NR, 4>(&mut st, &mut ks, &kz);
+        for r in 0..4 {
+            ks[r] = _mm256_aesenclast_epi128(ks[r], kz[NR]);
+        }
+        // A_0 is counter 0: stream position 2 of step 0, the frame's second register, lane 0.
+        let s0 = [_mm256_castsi256_si128(ks[1]), _mm256_castsi256_si128(ks[3])];
+        for s in 0..steps {
+            let mut x = [_mm256_setzero_si256(); 4];
+            let mut kn = [_mm256_setzero_si256(); 4];
+            let mut live = [[0i64; 2]; 4];
+            let j0 = K * s;
+            for f in 0..2 {
+                let (p, len, n) = (p[f], len[f], n[f]);
+                if j0 >= 3 && (j0 + K - 3) * 16 <= len {
+                    for h in 0..2 {
+                        let r = 2 * f + h;
+                        let off = (j0 + 2 * h - 3) * 16;
+                        let d = _mm256_loadu_si256(p.add(off).cast());
+                        let o = _mm256_xor_si256(d, ks[r]);
+                        _mm256_storeu_si256(p.add(off).cast(), o);
+                        let plain = if ENCRYPT { d } else { o };
+                        x[r] = _mm256_aesenclast_epi128(st[r], _mm256_xor_si256(kx, plain));
+                        live[r] = [-1, -1];
+                    }
+                    continue;
+                }
+                // Block by block (step 0, the last steps, or past the frame's end).
+                let mut kb = [[0u8; 16]; 4];
+                _mm256_storeu_si256(kb.as_mut_ptr().cast(), ks[2 * f]);
+                _mm256_storeu_si256(kb[2..].as_mut_ptr().cast(), ks[2 * f + 1]);
+                let mut blk = [[0u8; 16]; 4];
+                for t in 0..K {
+                    let j = j0 + t;
+                    if j < n {
+                        live[2 * f + t / 2][t % 2] = -1;
+                    }
+                    if j < 3 {
+                        blk[t] = pre[f][j];
+                        continue;
+                    }
+                    if j >= n {
+                        continue;
+                    }
+                    let off = (j - 3) * 16;
+                    let r = (len - off).min(16);
+                    let mut c = [0u8; 16];
+                    core::ptr::copy_nonoverlapping(p.add(off), c.as_mut_ptr(), r);
+                    let mut o = [0u8; 16];
+                    for i in 0..16 {
+                        o[i] = c[i] ^ kb[t][i];
+                    }
+                    core::ptr::copy_nonoverlapping(o.as_ptr(), p.add(off), r);
+                    if ENCRYPT {
+                        blk[t] = c;
+                    } else {
+                        blk[t][..r].copy_from_slice(&o[..r]);
+                    }
+                }
+                for h in 0..2 {
+                    let r = 2 * f + h;
+                    x[r] = _mm256_aesenclast_epi128(st[r], _mm256_xor_si256(kx, _mm256_loadu_si256(blk[2 * h..].as_ptr().cast())));
+                }
+            }
+            for r in 0..4 {
+                kn[r] = _mm256_xor_si256(ctr_block(s + 1, r), kz[0]);
+            }
+            middle_rounds_y::<NR, 4>(&mut x, &mut kn, &kz);
+            for r in 0..4 {
+                ks[r] = _mm256_aesenclast_epi128(kn[r], kz[NR]);
+                let mask = _mm256_set_epi64x(live[r][1], live[r][1], live[r][0], live[r][0]);
+                st[r] = _mm256_blendv_epi8(st[r], x[r], mask);
+            }
+        }
+        let mut out = [[0u8; 16]; 2];
+        for f in 0..2 {
+            let y = _mm256_xor_si256(_mm256_aesenclast_epi128(st[2 * f], kz[NR]), _mm256_aesenclast_epi128(st[2 * f + 1], kz[NR]));
+            let t = _mm_xor_si128(_mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256::<1>(y)), s0[f]);
+            _mm_storeu_si128(out[f].as_mut_ptr().cast(), t);
+        }
+        out
+    }
+}
