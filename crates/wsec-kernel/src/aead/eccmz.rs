@@ -399,50 +399,74 @@ unsafe fn body_y<const NR: usize, const G: usize, const ENCRYPT: bool>(
     }
 }
 
-/// Two ECCMP-4 messages under one key in one pass (AVX-512): frame `g`'s four lane chains
-/// fill register `g` of the chains, its keystream register `g` of the keystream, so the
-/// eight chains and eight keystream blocks of a step go through the same rounds as
-/// ECCMP-8's. Each frame runs [`body`]'s scheme with `K = 4` on its own nonce and length;
-/// the shorter one idles (masked loads, stores and chain updates) until the longer ends.
-/// Returns each frame's full masked tag; the data are encrypted (`encrypt`) or decrypted in
-/// place.
-///
-/// # Safety
-/// The CPU has AES-NI, AVX-512 F/BW/VL and VAES; `nr` is 10 or 14 with `rk` its expanded
-/// key; every AAD has 15 to 30 octets; every data at most 65 535; `m` is 4 to 16 and even.
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn run_pair(
-    rk: &Rk,
-    nr: u8,
-    m: usize,
-    nonce: [&[u8; 13]; 2],
-    aad: [&[u8]; 2],
-    data: [&mut [u8]; 2],
-    encrypt: bool,
-) -> [[u8; 16]; 2] {
-    /// # Safety
-    /// As [`run_pair`].
-    #[target_feature(enable = "aes,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes")]
-    unsafe fn entry<const NR: usize, const E: bool>(
-        rk: &Rk,
-        m: usize,
-        nonce: [&[u8; 13]; 2],
-        aad: [&[u8]; 2],
-        data: [&mut [u8]; 2],
-    ) -> [[u8; 16]; 2] {
-        // SAFETY: features enabled here; the rest from the caller.
-        unsafe { body_pair::<NR, E>(rk, m, nonce, aad, data) }
-    }
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        match (nr, encrypt) {
-            (10, true) => entry::<10, true>(rk, m, nonce, aad, data),
-            (10, false) => entry::<10, false>(rk, m, nonce, aad, data),
-            (_, true) => entry::<14, true>(rk, m, nonce, aad, data),
-            (_, false) => entry::<14, false>(rk, m, nonce, aad, data),
+/// A dispatcher `$run` over key size and direction to the pair body `$body`, compiled in
+/// one generic entry point with the features `$feat`.
+macro_rules! dispatch_pair {
+    ($(#[$doc:meta])* $run:ident, $body:ident, $feat:literal) => {
+        $(#[$doc])*
+        #[allow(clippy::too_many_arguments)]
+        pub(crate) unsafe fn $run(
+            rk: &Rk,
+            nr: u8,
+            m: usize,
+            nonce: [&[u8; 13]; 2],
+            aad: [&[u8]; 2],
+            data: [&mut [u8]; 2],
+            encrypt: bool,
+        ) -> [[u8; 16]; 2] {
+            /// # Safety
+            /// As the dispatcher.
+            #[target_feature(enable = $feat)]
+            unsafe fn entry<const NR: usize, const E: bool>(
+                rk: &Rk,
+                m: usize,
+                nonce: [&[u8; 13]; 2],
+                aad: [&[u8]; 2],
+                data: [&mut [u8]; 2],
+            ) -> [[u8; 16]; 2] {
+                // SAFETY: features enabled here; the rest from the caller.
+                unsafe { $body::<NR, E>(rk, m, nonce, aad, data) }
+            }
+            // SAFETY: forwarded from the caller.
+            unsafe {
+                match (nr, encrypt) {
+                    (10, true) => entry::<10, true>(rk, m, nonce, aad, data),
+                    (10, false) => entry::<10, false>(rk, m, nonce, aad, data),
+                    (_, true) => entry::<14, true>(rk, m, nonce, aad, data),
+                    (_, false) => entry::<14, false>(rk, m, nonce, aad, data),
+                }
+            }
         }
-    }
+    };
 }
+
+dispatch_pair!(
+    /// Two ECCMP-4 messages under one key in one pass (AVX-512): frame `g`'s four lane chains
+    /// fill register `g` of the chains, its keystream register `g` of the keystream, so the
+    /// eight chains and eight keystream blocks of a step go through the same rounds as
+    /// ECCMP-8's. Each frame runs [`body`]'s scheme with `K = 4` on its own nonce and length;
+    /// the shorter one idles (masked loads, stores and chain updates) until the longer ends.
+    /// Returns each frame's full masked tag; the data are encrypted (`encrypt`) or decrypted
+    /// in place.
+    ///
+    /// # Safety
+    /// The CPU has AES-NI, AVX-512 F/BW/VL and VAES; `nr` is 10 or 14 with `rk` its expanded
+    /// key; every AAD has 15 to 30 octets; every data at most 65 535; `m` is 4 to 16 and even.
+    run_pair,
+    body_pair,
+    "aes,sse2,ssse3,sse4.1,avx,avx2,avx512f,avx512vl,avx512bw,vaes"
+);
+
+dispatch_pair!(
+    /// [`run_pair`] on AVX2 + VAES (256-bit registers): frame `g`'s four chains in registers
+    /// `2 g` and `2 g + 1`, as [`body_y`] keeps one ECCMP-4 frame.
+    ///
+    /// # Safety
+    /// The CPU has AES-NI, AVX2 and VAES; otherwise as [`run_pair`].
+    run_pair_y,
+    body_pair_y,
+    "aes,sse2,ssse3,sse4.1,avx,avx2,vaes"
+);
 
 /// # Safety
 /// AVX-512 F/BW/VL and VAES enabled by the caller; the conditions of [`run_pair`].
@@ -555,45 +579,6 @@ unsafe fn body_pair<const NR: usize, const ENCRYPT: bool>(
             _mm_storeu_si128(out[g].as_mut_ptr().cast(), _mm_xor_si128(_mm_xor_si128(lo, hi), s0[g]));
         }
         out
-    }
-}
-
-/// [`run_pair`] on AVX2 + VAES (256-bit registers): frame `g`'s four chains in registers
-/// `2 g` and `2 g + 1`, as [`body_y`] keeps one ECCMP-4 frame.
-///
-/// # Safety
-/// The CPU has AES-NI, AVX2 and VAES; otherwise as [`run_pair`].
-#[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn run_pair_y(
-    rk: &Rk,
-    nr: u8,
-    m: usize,
-    nonce: [&[u8; 13]; 2],
-    aad: [&[u8]; 2],
-    data: [&mut [u8]; 2],
-    encrypt: bool,
-) -> [[u8; 16]; 2] {
-    /// # Safety
-    /// As [`run_pair_y`].
-    #[target_feature(enable = "aes,sse2,ssse3,sse4.1,avx,avx2,vaes")]
-    unsafe fn entry<const NR: usize, const E: bool>(
-        rk: &Rk,
-        m: usize,
-        nonce: [&[u8; 13]; 2],
-        aad: [&[u8]; 2],
-        data: [&mut [u8]; 2],
-    ) -> [[u8; 16]; 2] {
-        // SAFETY: features enabled here; the rest from the caller.
-        unsafe { body_pair_y::<NR, E>(rk, m, nonce, aad, data) }
-    }
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        match (nr, encrypt) {
-            (10, true) => entry::<10, true>(rk, m, nonce, aad, data),
-            (10, false) => entry::<10, false>(rk, m, nonce, aad, data),
-            (_, true) => entry::<14, true>(rk, m, nonce, aad, data),
-            (_, false) => entry::<14, false>(rk, m, nonce, aad, data),
-        }
     }
 }
 

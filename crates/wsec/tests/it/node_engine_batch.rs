@@ -27,6 +27,19 @@ fn engine(keys: &[(u8, CipherSuite, Vec<u8>)], gtk: &[u8]) -> Engine {
     e
 }
 
+/// A random key for peer `i` of each suite `suites[i]`.
+fn random_keys(rng: &mut StdRng, suites: &[CipherSuite]) -> Vec<(u8, CipherSuite, Vec<u8>)> {
+    suites
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut k = vec![0u8; c.key_len()];
+            rng.fill_bytes(&mut k);
+            (i as u8, *c, k)
+        })
+        .collect()
+}
+
 fn frame(rng: &mut StdRng, da: MacAddr, len: usize) -> Vec<u8> {
     let mut f = vec![0x08, 0x02, 0, 0];
     f.extend(da.0);
@@ -55,15 +68,7 @@ fn batch_equals_one_frame_at_a_time() {
         CipherSuite::Eccmp8,
         CipherSuite::Eccmp2,
     ];
-    let keys: Vec<(u8, CipherSuite, Vec<u8>)> = suites
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let mut k = vec![0u8; c.key_len()];
-            rng.fill_bytes(&mut k);
-            (i as u8, *c, k)
-        })
-        .collect();
+    let keys = random_keys(&mut rng, &suites);
     let gtk = [0x5au8; 16];
     let mut one = engine(&keys, &gtk);
     let mut bat = engine(&keys, &gtk);
@@ -111,15 +116,7 @@ fn batch_equals_one_frame_at_a_time() {
 fn open_ahead_equals_one_frame_at_a_time() {
     let mut rng = StdRng::seed_from_u64(0x0be7_a4ead);
     let suites = [CipherSuite::Eccmp4, CipherSuite::Eccmp4, CipherSuite::Ccmp128, CipherSuite::Eccmp8, CipherSuite::Eccmp2];
-    let keys: Vec<(u8, CipherSuite, Vec<u8>)> = suites
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let mut k = vec![0u8; c.key_len()];
-            rng.fill_bytes(&mut k);
-            (i as u8, *c, k)
-        })
-        .collect();
+    let keys = random_keys(&mut rng, &suites);
     // Each station's own engine protects its uplink frames.
     let mut stas: Vec<Engine> = keys
         .iter()
@@ -187,15 +184,7 @@ fn open_ahead_equals_one_frame_at_a_time() {
 fn card_model_serves_a_batch_as_one_frame_at_a_time() {
     let mut rng = StdRng::seed_from_u64(0xca7d);
     let suites = [CipherSuite::Ccmp128, CipherSuite::Tkip, CipherSuite::Gcmp128, CipherSuite::Ccmp128];
-    let keys: Vec<(u8, CipherSuite, Vec<u8>)> = suites
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let mut k = vec![0u8; c.key_len()];
-            rng.fill_bytes(&mut k);
-            (i as u8, *c, k)
-        })
-        .collect();
+    let keys = random_keys(&mut rng, &suites);
     let gtk = [0x3cu8; 16];
     let card = Offload::Card { ns_per_frame: 5_000, ns_per_byte: 7 };
     let mut one = Datapath::new(engine(&keys, &gtk), card);
