@@ -468,6 +468,29 @@ dispatch_pair!(
     "aes,sse2,ssse3,sse4.1,avx,avx2,vaes"
 );
 
+/// One ECCMP-4 frame's blocks for the pair kernels, as arrays of 16-octet blocks:
+/// `[B0, X_1, X_2]` (the two formatted AAD blocks), `A_0`, and the four lanes' domain
+/// blocks.
+#[allow(clippy::type_complexity)]
+fn pair_blocks(m: usize, nonce: &[u8; 13], aad: &[u8], len: usize) -> ([[u8; 16]; 3], [u8; 16], [[u8; 16]; 4]) {
+    let (b0, a0) = super::b0_a0(nonce, aad.len(), m, len);
+    let mut ab = [0u8; 32];
+    ab[0] = (aad.len() >> 8) as u8;
+    ab[1] = aad.len() as u8;
+    ab[2..2 + aad.len()].copy_from_slice(aad);
+    let mut pre = [b0, [0; 16], [0; 16]];
+    pre[1].copy_from_slice(&ab[..16]);
+    pre[2].copy_from_slice(&ab[16..]);
+    let mut dom = [[0u8; 16]; 4];
+    for (l, d) in dom.iter_mut().enumerate() {
+        d[0] = super::aesni::lane_flags(l, 4, 2);
+        d[1..14].copy_from_slice(nonce);
+        d[14] = (len >> 8) as u8;
+        d[15] = len as u8;
+    }
+    (pre, a0, dom)
+}
+
 /// # Safety
 /// AVX-512 F/BW/VL and VAES enabled by the caller; the conditions of [`run_pair`].
 #[inline(always)]
@@ -482,22 +505,8 @@ unsafe fn body_pair<const NR: usize, const ENCRYPT: bool>(
     let len = [data[0].len(), data[1].len()];
     let n = [3 + len[0].div_ceil(16), 3 + len[1].div_ceil(16)];
     let steps = n[0].max(n[1]).div_ceil(K);
-    let mut b0 = [[0u8; 16]; 2];
-    let mut a0 = [[0u8; 16]; 2];
-    let mut ab = [[0u8; 32]; 2];
-    let mut dom = [[[0u8; 16]; 4]; 2];
-    for g in 0..2 {
-        (b0[g], a0[g]) = super::b0_a0(nonce[g], aad[g].len(), m, len[g]);
-        ab[g][0] = (aad[g].len() >> 8) as u8;
-        ab[g][1] = aad[g].len() as u8;
-        ab[g][2..2 + aad[g].len()].copy_from_slice(aad[g]);
-        for (l, d) in dom[g].iter_mut().enumerate() {
-            d[0] = super::aesni::lane_flags(l, K, 2);
-            d[1..14].copy_from_slice(nonce[g]);
-            d[14] = (len[g] >> 8) as u8;
-            d[15] = len[g] as u8;
-        }
-    }
+    let ((pre0, a00, dom0), (pre1, a01, dom1)) = (pair_blocks(m, nonce[0], aad[0], len[0]), pair_blocks(m, nonce[1], aad[1], len[1]));
+    let (pre, a0, dom) = ([pre0, pre1], [a00, a01], [dom0, dom1]);
     let [d0, d1] = data;
     let p = [d0.as_mut_ptr(), d1.as_mut_ptr()];
     // SAFETY: (whole body) the features are enabled by the entry point; every load and
@@ -548,9 +557,9 @@ unsafe fn body_pair<const NR: usize, const ENCRYPT: bool>(
                         (pl, pl)
                     };
                     _mm_mask_storeu_epi8(p.cast(), bm, out);
-                    let mut z = _mm512_castsi128_si512(_mm_loadu_si128(b0[g].as_ptr().cast()));
-                    z = _mm512_inserti32x4::<1>(z, _mm_loadu_si128(ab[g].as_ptr().cast()));
-                    z = _mm512_inserti32x4::<2>(z, _mm_loadu_si128(ab[g][16..].as_ptr().cast()));
+                    let mut z = _mm512_castsi128_si512(_mm_loadu_si128(pre[g][0].as_ptr().cast()));
+                    z = _mm512_inserti32x4::<1>(z, _mm_loadu_si128(pre[g][1].as_ptr().cast()));
+                    z = _mm512_inserti32x4::<2>(z, _mm_loadu_si128(pre[g][2].as_ptr().cast()));
                     _mm512_inserti32x4::<3>(z, plain)
                 } else {
                     let off = (K * s - 3) * 16;
@@ -596,25 +605,8 @@ unsafe fn body_pair_y<const NR: usize, const ENCRYPT: bool>(
     let len = [data[0].len(), data[1].len()];
     let n = [3 + len[0].div_ceil(16), 3 + len[1].div_ceil(16)];
     let steps = n[0].max(n[1]).div_ceil(K);
-    let mut a0 = [[0u8; 16]; 2];
-    let mut pre = [[[0u8; 16]; 3]; 2];
-    let mut dom = [[[0u8; 16]; 4]; 2];
-    for f in 0..2 {
-        let b0;
-        (b0, a0[f]) = super::b0_a0(nonce[f], aad[f].len(), m, len[f]);
-        pre[f][0] = b0;
-        pre[f][1][0] = (aad[f].len() >> 8) as u8;
-        pre[f][1][1] = aad[f].len() as u8;
-        let first = aad[f].len().min(14);
-        pre[f][1][2..2 + first].copy_from_slice(&aad[f][..first]);
-        pre[f][2][..aad[f].len() - first].copy_from_slice(&aad[f][first..]);
-        for (l, d) in dom[f].iter_mut().enumerate() {
-            d[0] = super::aesni::lane_flags(l, K, 2);
-            d[1..14].copy_from_slice(nonce[f]);
-            d[14] = (len[f] >> 8) as u8;
-            d[15] = len[f] as u8;
-        }
-    }
+    let ((pre0, a00, dom0), (pre1, a01, dom1)) = (pair_blocks(m, nonce[0], aad[0], len[0]), pair_blocks(m, nonce[1], aad[1], len[1]));
+    let (pre, a0, dom) = ([pre0, pre1], [a00, a01], [dom0, dom1]);
     let [d0, d1] = data;
     let p = [d0.as_mut_ptr(), d1.as_mut_ptr()];
     // SAFETY: (whole body) AVX2 and VAES are enabled by the entry point; the whole-step
